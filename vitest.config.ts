@@ -1,8 +1,24 @@
 import { defineConfig } from 'vitest/config';
+import { alias } from './vitest.shared.js';
 
-// One run over every package; each package's vitest.config.ts is a project.
+// Unit projects: one per package (packages/*/vitest.config.ts), pure and fast.
+// Integration project: every *.int.test.ts of every package, against real kube-apiservers
+// that @noderepair/envtest's global setup starts once per worker.
 export default defineConfig({
   test: {
-    projects: ['packages/*/vitest.config.ts'],
+    projects: [
+      'packages/*/vitest.config.ts',
+      {
+        resolve: { alias },
+        test: {
+          name: 'integration',
+          root: '.',
+          include: ['packages/*/src/**/*.int.test.ts', 'packages/*/test/**/*.int.test.ts'],
+          globalSetup: ['packages/envtest/src/vitest/global-setup.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 240_000,
+        },
+      },
+    ],
   },
 });

@@ -18,7 +18,7 @@ export function project(name: string, extra: NonNullable<ViteUserConfig['test']>
     test: {
       name,
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-      exclude: ['**/*.int.test.ts', '**/node_modules/**', '**/dist/**'],
+      exclude: ['**/*.int.test.ts', '**/*.vm.test.ts', '**/node_modules/**', '**/dist/**'],
       testTimeout: 60_000,
       hookTimeout: 120_000,
       ...extra,

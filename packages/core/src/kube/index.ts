@@ -1,1 +1,13 @@
-export {};
+// @noderepair/core kube: the client port, its types and errors, and the default adapter
+// (@kubernetes/client-node). The kubernetes-fluent-client adapter is @noderepair/core/kfc.
+export * from './object.js';
+export * from './resource.js';
+export * from './status.js';
+export * from './errors.js';
+export type * from './client.js';
+export * from './types.js';
+export * from './pagination.js';
+export * from './typed.js';
+export { decodeWatchStream, decodeWatchLine, WatchDecodeError } from './watch-decoder.js';
+export { RestKubeClient, type HttpTransport, type HttpRequest, type HttpResponse, type HttpStream } from './rest-client.js';
+export { createKubeClient, type ClientNodeTransportOptions } from './client-node/index.js';

@@ -1,0 +1,113 @@
+// HTTP transport authenticated by an injected @kubernetes/client-node KubeConfig.
+// client-node does the hard part (client certs, tokens, exec/OIDC plugins, refresh); we keep
+// one keep-alive agent per TLS identity instead of its agent-per-request, and stream watches.
+import http from 'node:http';
+import https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { HttpRequest, HttpResponse, HttpStream, HttpTransport } from '../rest-client.js';
+
+export interface ClientNodeTransportOptions {
+  /** per-request timeout for non-watch calls (ms); default 30 s. */
+  requestTimeoutMs?: number;
+  userAgent?: string;
+}
+
+type TlsMaterial = Pick<https.AgentOptions, 'ca' | 'cert' | 'key' | 'pfx' | 'passphrase' | 'rejectUnauthorized' | 'servername'>;
+
+function sameTls(a: TlsMaterial, b: TlsMaterial): boolean {
+  const keys: (keyof TlsMaterial)[] = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'];
+  return keys.every((k) => String(a[k] ?? '') === String(b[k] ?? ''));
+}
+
+export class ClientNodeTransport implements HttpTransport {
+  private agent: http.Agent | undefined;
+  private tls: TlsMaterial = {};
+  private readonly server: URL;
+
+  constructor(private readonly kubeConfig: KubeConfig, private readonly opts: ClientNodeTransportOptions = {}) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new TypeError('KubeConfig has no current cluster (set current-context)');
+    this.server = new URL(cluster.server);
+  }
+
+  /** Fresh auth per request (tokens expire), agent reused while the TLS identity is unchanged. */
+  private async prepare(req: HttpRequest): Promise<http.RequestOptions> {
+    const o: https.RequestOptions = {};
+    await this.kubeConfig.applyToHTTPSOptions(o);
+    const cluster = this.kubeConfig.getCurrentCluster();
+    const tls: TlsMaterial = {
+      ca: o.ca, cert: o.cert, key: o.key, pfx: o.pfx, passphrase: o.passphrase,
+      rejectUnauthorized: cluster?.skipTLSVerify ? false : o.rejectUnauthorized,
+      servername: cluster?.tlsServerName ?? o.servername,
+    };
+    const isHttps = this.server.protocol === 'https:';
+    if (!this.agent || !sameTls(tls, this.tls)) {
+      this.agent?.destroy();
+      this.tls = tls;
+      this.agent = isHttps ? new https.Agent({ ...tls, keepAlive: true }) : new http.Agent({ keepAlive: true });
+    }
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    for (const [k, v] of Object.entries(o.headers ?? {})) if (v !== undefined) headers[k] = String(v);
+    if (o.auth) headers['Authorization'] = `Basic ${Buffer.from(o.auth).toString('base64')}`;
+    if (req.contentType) headers['Content-Type'] = req.contentType;
+    if (this.opts.userAgent) headers['User-Agent'] = this.opts.userAgent;
+    const basePath = this.server.pathname.replace(/\/$/, '');
+    return {
+      protocol: this.server.protocol,
+      hostname: this.server.hostname.replace(/^\[|\]$/g, ''),
+      port: this.server.port || (isHttps ? 443 : 80),
+      path: basePath + req.path,
+      method: req.method,
+      headers,
+      agent: this.agent,
+    };
+  }
+
+  private open(req: HttpRequest, options: http.RequestOptions, timeoutMs: number | undefined): Promise<http.IncomingMessage> {
+    const mod = this.server.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const r = mod.request(options, resolve);
+      r.on('error', reject);
+      if (timeoutMs) r.setTimeout(timeoutMs, () => r.destroy(new Error(`request timed out after ${timeoutMs} ms`)));
+      if (req.signal) {
+        if (req.signal.aborted) r.destroy(abortError());
+        req.signal.addEventListener('abort', () => r.destroy(abortError()), { once: true });
+      }
+      r.end(req.body);
+    });
+  }
+
+  async request(req: HttpRequest): Promise<HttpResponse> {
+    const res = await this.open(req, await this.prepare(req), this.opts.requestTimeoutMs ?? 30_000);
+    const parts: Buffer[] = [];
+    for await (const c of res) parts.push(c as Buffer);
+    return { status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8') };
+  }
+
+  async stream(req: HttpRequest): Promise<HttpStream> {
+    // No socket timeout: watches are long-lived; the reflector's inactivity timer aborts
+    // silent ones through the signal.
+    const res = await this.open(req, await this.prepare(req), undefined);
+    const signal = req.signal;
+    const body = async function* (): AsyncGenerator<Uint8Array> {
+      try {
+        for await (const c of res) yield c as Buffer;
+      } finally {
+        res.destroy();
+      }
+      if (signal?.aborted) return;
+    };
+    return { status: res.statusCode ?? 0, body: body() };
+  }
+
+  close(): void {
+    this.agent?.destroy();
+    this.agent = undefined;
+  }
+}
+
+function abortError(): Error {
+  const e = new Error('request aborted');
+  e.name = 'AbortError';
+  return e;
+}

@@ -1,0 +1,160 @@
+// A KubeClient over any HTTP transport: the REST conventions (paths, verbs, content types,
+// KubeStatus errors) live here once; adapters only supply authenticated HTTP.
+import type {
+  ApplyOptions, DeleteOptions, KubeClient, ListOptions, NamespaceOption, KubePatch, WatchEvent, WatchOptions, WriteOptions,
+} from './client.js';
+import { errorFromResponse, KubeConnectionError } from './errors.js';
+import type { KubeObject, ObjectList } from './object.js';
+import {
+  APPLY_CONTENT_TYPE, deleteBody, listQuery, patchBody, patchContentType, queryString, watchQuery, writeQuery,
+} from './request.js';
+import { apiVersionOf, EvictionResource, PodResource, resourcePath, type ResourceType } from './resource.js';
+import { decodeWatchStream } from './watch-decoder.js';
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** path + query string, relative to the server URL. */
+  path: string;
+  body?: string | undefined;
+  contentType?: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface HttpResponse {
+  status: number;
+  body: string;
+}
+
+export interface HttpStream {
+  status: number;
+  /** the raw body; for non-2xx it holds the KubeStatus JSON. */
+  body: AsyncIterable<Uint8Array>;
+}
+
+export interface HttpTransport {
+  request(req: HttpRequest): Promise<HttpResponse>;
+  stream(req: HttpRequest): Promise<HttpStream>;
+}
+
+async function readAll(body: AsyncIterable<Uint8Array>): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const c of body) parts.push(Buffer.from(c));
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function describe(verb: string, rt: ResourceType, name?: string, ns?: string): string {
+  const where = ns ? `${ns}/` : '';
+  return `${verb} ${rt.kind}${name !== undefined ? ` ${where}${name}` : ns ? ` in ${ns}` : ''}`;
+}
+
+export class RestKubeClient implements KubeClient {
+  constructor(private readonly http: HttpTransport) {}
+
+  private async call<R>(req: HttpRequest, context: string): Promise<R> {
+    let res: HttpResponse;
+    try {
+      res = await this.http.request(req);
+    } catch (e) {
+      if (e instanceof Error && e.name === 'AbortError') throw e;
+      throw new KubeConnectionError(`${context}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+    if (res.status < 200 || res.status >= 300) throw errorFromResponse(res.status, res.body, context);
+    return (res.body ? JSON.parse(res.body) : undefined) as R;
+  }
+
+  get<T extends KubeObject>(rt: ResourceType, name: string, opts: NamespaceOption & { subresource?: string } = {}): Promise<T> {
+    const path = resourcePath(rt, { namespace: opts.namespace, name, subresource: opts.subresource });
+    return this.call<T>({ method: 'GET', path }, describe('get', rt, name, opts.namespace));
+  }
+
+  async list<T extends KubeObject>(rt: ResourceType, opts: ListOptions = {}): Promise<ObjectList<T>> {
+    const path = resourcePath(rt, { namespace: opts.namespace }) + queryString(listQuery(opts));
+    const list = await this.call<ObjectList<T>>({ method: 'GET', path }, describe('list', rt, undefined, opts.namespace));
+    // Items in a list carry no apiVersion/kind on the wire; restore them so every object
+    // a caller sees is self-describing (same as a get).
+    const apiVersion = apiVersionOf(rt);
+    for (const item of list.items ?? []) {
+      item.apiVersion ??= apiVersion;
+      item.kind ??= rt.kind;
+    }
+    list.items ??= [];
+    list.metadata ??= {};
+    return list;
+  }
+
+  async *watch<T extends KubeObject>(rt: ResourceType, opts: WatchOptions = {}): AsyncGenerator<WatchEvent<T>> {
+    const path = resourcePath(rt, { namespace: opts.namespace }) + queryString(watchQuery(opts));
+    const context = describe('watch', rt, undefined, opts.namespace);
+    let stream: HttpStream;
+    try {
+      stream = await this.http.stream({ method: 'GET', path, signal: opts.signal });
+    } catch (e) {
+      if (opts.signal?.aborted) return;
+      throw new KubeConnectionError(`${context}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+    if (stream.status !== 200) throw errorFromResponse(stream.status, await readAll(stream.body), context);
+    try {
+      yield* decodeWatchStream<T>(stream.body);
+    } catch (e) {
+      if (opts.signal?.aborted) return;
+      if (e instanceof Error && e.name === 'WatchDecodeError') throw e;
+      throw new KubeConnectionError(`${context}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+  }
+
+  create<T extends KubeObject>(rt: ResourceType, obj: T, opts: WriteOptions = {}): Promise<T> {
+    const namespace = opts.namespace ?? obj.metadata?.namespace;
+    const path = resourcePath(rt, { namespace }) + queryString(writeQuery(opts));
+    const body = JSON.stringify({ apiVersion: apiVersionOf(rt), kind: rt.kind, ...obj });
+    return this.call<T>({ method: 'POST', path, body, contentType: 'application/json' }, describe('create', rt, obj.metadata?.name ?? obj.metadata?.generateName, namespace));
+  }
+
+  update<T extends KubeObject>(rt: ResourceType, obj: T, opts: WriteOptions = {}): Promise<T> {
+    const { name, namespace } = this.identify(rt, obj, opts);
+    const path = resourcePath(rt, { namespace, name, subresource: opts.subresource }) + queryString(writeQuery(opts));
+    const body = JSON.stringify({ apiVersion: apiVersionOf(rt), kind: rt.kind, ...obj });
+    return this.call<T>({ method: 'PUT', path, body, contentType: 'application/json' }, describe('update', rt, name, namespace));
+  }
+
+  apply<T extends KubeObject>(rt: ResourceType, obj: T, opts: ApplyOptions): Promise<T> {
+    if (!opts.fieldManager) throw new TypeError('apply: fieldManager is required for server-side apply');
+    const { name, namespace } = this.identify(rt, obj, opts);
+    const path = resourcePath(rt, { namespace, name, subresource: opts.subresource }) + queryString(writeQuery(opts));
+    const body = JSON.stringify({ apiVersion: apiVersionOf(rt), kind: rt.kind, ...obj });
+    return this.call<T>({ method: 'PATCH', path, body, contentType: APPLY_CONTENT_TYPE }, describe('apply', rt, name, namespace));
+  }
+
+  patch<T extends KubeObject>(rt: ResourceType, name: string, patch: KubePatch, opts: WriteOptions = {}): Promise<T> {
+    const path = resourcePath(rt, { namespace: opts.namespace, name, subresource: opts.subresource }) + queryString(writeQuery(opts));
+    return this.call<T>(
+      { method: 'PATCH', path, body: JSON.stringify(patchBody(patch)), contentType: patchContentType(patch) },
+      describe(`${patch.type}-patch`, rt, name, opts.namespace),
+    );
+  }
+
+  async delete(rt: ResourceType, name: string, opts: DeleteOptions = {}): Promise<void> {
+    const path = resourcePath(rt, { namespace: opts.namespace, name });
+    const { namespace: _ns, ...rest } = opts;
+    await this.call<unknown>(
+      { method: 'DELETE', path, body: JSON.stringify(deleteBody(rest)), contentType: 'application/json' },
+      describe('delete', rt, name, opts.namespace),
+    );
+  }
+
+  async evict(namespace: string, podName: string, opts: { deleteOptions?: Omit<DeleteOptions, 'namespace'>; dryRun?: boolean } = {}): Promise<void> {
+    const path = resourcePath(PodResource, { namespace, name: podName, subresource: 'eviction' }) + queryString(writeQuery({ dryRun: opts.dryRun }));
+    const body = {
+      apiVersion: apiVersionOf(EvictionResource),
+      kind: 'Eviction',
+      metadata: { name: podName, namespace },
+      ...(opts.deleteOptions ? { deleteOptions: deleteBody(opts.deleteOptions) } : {}),
+    };
+    await this.call<unknown>({ method: 'POST', path, body: JSON.stringify(body), contentType: 'application/json' }, `evict Pod ${namespace}/${podName}`);
+  }
+
+  private identify(rt: ResourceType, obj: KubeObject, opts: NamespaceOption): { name: string; namespace: string | undefined } {
+    const name = obj.metadata?.name;
+    if (!name) throw new TypeError(`${rt.kind}: metadata.name is required`);
+    return { name, namespace: opts.namespace ?? obj.metadata?.namespace };
+  }
+}

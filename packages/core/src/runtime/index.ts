@@ -1,1 +1,5 @@
-export {};
+// @noderepair/core runtime: the controller runtime (informers, queue, controllers, leader
+// election, manager) and reconcile helpers.
+export * from './clock.js';
+export * from './backoff.js';
+export * from './queue/index.js';

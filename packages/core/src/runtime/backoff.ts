@@ -1,0 +1,37 @@
+// Exponential backoff with jitter (client-go wait.Backoff semantics): a pure step function
+// plus a small stateful wrapper that resets after a quiet period of success.
+
+export interface BackoffPolicy {
+  initialMs: number;
+  maxMs: number;
+  factor: number;
+  /** 0 = none; 1.0 = each delay is uniformly in [d, 2d) before the cap. */
+  jitter: number;
+}
+
+/** client-go reflector defaults: 800 ms doubling to 30 s, jitter 1.0. */
+export const DEFAULT_WATCH_BACKOFF: BackoffPolicy = { initialMs: 800, maxMs: 30_000, factor: 2, jitter: 1 };
+
+/** Delay for the n-th consecutive failure (n >= 0); random in [0,1) is injected. */
+export function backoffDelay(policy: BackoffPolicy, attempt: number, random: number): number {
+  const base = Math.min(policy.maxMs, policy.initialMs * policy.factor ** Math.max(0, attempt));
+  const jittered = base + base * policy.jitter * random;
+  return Math.min(policy.maxMs, jittered);
+}
+
+export class Backoff {
+  private attempt = 0;
+  constructor(
+    private readonly policy: BackoffPolicy = DEFAULT_WATCH_BACKOFF,
+    private readonly random: () => number = Math.random,
+  ) {}
+  next(): number {
+    return backoffDelay(this.policy, this.attempt++, this.random());
+  }
+  reset(): void {
+    this.attempt = 0;
+  }
+  get failures(): number {
+    return this.attempt;
+  }
+}

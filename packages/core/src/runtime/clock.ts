@@ -1,0 +1,77 @@
+// Time as a dependency: everything that waits takes a Clock so tests run in virtual time.
+
+export type CancelTimer = () => void;
+
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): CancelTimer;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout(fn, ms) {
+    const h = setTimeout(fn, Math.max(0, ms));
+    // A pending requeue must never keep a process alive on its own.
+    h.unref?.();
+    return () => clearTimeout(h);
+  },
+};
+
+/**
+ * A deterministic clock for tests and simulations: time moves only on advance(), and due
+ * timers fire in time order (ties in scheduling order).
+ */
+export class ManualClock implements Clock {
+  private t: number;
+  private seq = 0;
+  private timers: { at: number; seq: number; fn: () => void }[] = [];
+  constructor(start = 0) {
+    this.t = start;
+  }
+  now(): number {
+    return this.t;
+  }
+  setTimeout(fn: () => void, ms: number): CancelTimer {
+    const timer = { at: this.t + Math.max(0, ms), seq: this.seq++, fn };
+    this.timers.push(timer);
+    return () => {
+      this.timers = this.timers.filter((x) => x !== timer);
+    };
+  }
+  /** Number of timers not yet fired. */
+  get pending(): number {
+    return this.timers.length;
+  }
+  advance(ms: number): void {
+    const end = this.t + ms;
+    for (;;) {
+      this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+      const next = this.timers[0];
+      if (!next || next.at > end) break;
+      this.timers.shift();
+      this.t = next.at;
+      next.fn();
+    }
+    this.t = end;
+  }
+}
+
+/** Resolves after ms on the clock, or rejects with the signal's reason when aborted. */
+export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal));
+    const onAbort = () => {
+      cancel();
+      reject(abortReason(signal!));
+    };
+    const cancel = clock.setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : Object.assign(new Error('aborted'), { name: 'AbortError' });
+}

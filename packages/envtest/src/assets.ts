@@ -1,0 +1,180 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The Kubernetes release the tools modules pin (tools/kube/go.mod). */
+export const KUBERNETES_VERSION = 'v1.35.4';
+/** The etcd release k8s.io/kubernetes v1.35.4 pins (tools/etcd/go.mod). */
+export const ETCD_VERSION = 'v3.6.5';
+
+export interface Assets {
+  dir: string;
+  etcd: string;
+  kubeApiserver: string;
+  /** Absent when the assets came from a directory without it (KUBEBUILDER_ASSETS). */
+  kubeControllerManager: string | undefined;
+  source: 'KUBEBUILDER_ASSETS' | 'setup-envtest' | 'noderepair-cache' | 'built';
+}
+
+const toolsDir = fileURLToPath(new URL('../tools/', import.meta.url));
+
+/** Where built binaries are cached: outside any repository, one folder per version. */
+export function cacheDir(version = KUBERNETES_VERSION): string {
+  const base =
+    process.env.NODEREPAIR_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'noderepair');
+  return join(base, 'envtest', version);
+}
+
+function fromDir(dir: string): Omit<Assets, 'source'> | undefined {
+  const etcd = join(dir, 'etcd');
+  const kubeApiserver = join(dir, 'kube-apiserver');
+  if (!isExecutable(etcd) || !isExecutable(kubeApiserver)) return undefined;
+  const kcm = join(dir, 'kube-controller-manager');
+  return { dir, etcd, kubeApiserver, kubeControllerManager: isExecutable(kcm) ? kcm : undefined };
+}
+
+function isExecutable(p: string): boolean {
+  try {
+    const s = statSync(p);
+    return s.isFile() && (s.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+/** setup-envtest's store: ~/.local/share/kubebuilder-envtest/k8s/<version>-linux-amd64. */
+function setupEnvtestDirs(): string[] {
+  const root = join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'kubebuilder-envtest', 'k8s');
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .filter((d) => d.endsWith(`-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}`))
+    .sort()
+    .reverse()
+    .map((d) => join(root, d));
+}
+
+/**
+ * Finds etcd and kube-apiserver without building: KUBEBUILDER_ASSETS first (the
+ * controller-runtime convention), then our cache, then setup-envtest's store.
+ */
+export function findAssets(opts: { needControllerManager?: boolean } = {}): Assets | undefined {
+  const candidates: Array<[string, Assets['source']]> = [];
+  if (process.env.KUBEBUILDER_ASSETS) candidates.push([process.env.KUBEBUILDER_ASSETS, 'KUBEBUILDER_ASSETS']);
+  candidates.push([cacheDir(), 'noderepair-cache']);
+  for (const d of setupEnvtestDirs()) candidates.push([d, 'setup-envtest']);
+  for (const [dir, source] of candidates) {
+    const a = fromDir(dir);
+    if (a && (!opts.needControllerManager || a.kubeControllerManager)) return { ...a, source };
+  }
+  return undefined;
+}
+
+type Progress = (line: string) => void;
+
+function run(cmd: string, args: string[], cwd: string, progress: Progress, env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let tail = '';
+    const onData = (b: Buffer) => {
+      const s = b.toString();
+      tail = (tail + s).slice(-4000);
+      for (const line of s.split('\n')) if (line.trim()) progress(`  ${line}`);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', (err) =>
+      reject(
+        (err as NodeJS.ErrnoException).code === 'ENOENT'
+          ? new Error(`'${cmd}' was not found on PATH. ${NO_ASSETS_HELP}`)
+          : err,
+      ),
+    );
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')} failed (exit ${code}):\n${tail}`)),
+    );
+  });
+}
+
+export const NO_ASSETS_HELP =
+  'envtest needs etcd and kube-apiserver. Either set KUBEBUILDER_ASSETS to a directory holding them ' +
+  '(e.g. from `setup-envtest use -p path`), or install Go >= 1.25 and run `pnpm envtest:assets`, ' +
+  'which builds them from the Kubernetes Go modules into ' +
+  cacheDir();
+
+/**
+ * Returns the binaries, building them from their Go modules when no cached copy exists.
+ * Concurrent callers (parallel test workers) wait on one build through a lock directory.
+ */
+export async function ensureAssets(
+  opts: { needControllerManager?: boolean; progress?: Progress } = {},
+): Promise<Assets> {
+  const found = findAssets(opts);
+  if (found) return found;
+  const progress = opts.progress ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const dir = cacheDir();
+  mkdirSync(dir, { recursive: true });
+  const lock = join(dir, '.build-lock');
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      // Someone else is building; a lock older than an hour is from a dead build.
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > 3_600_000) rmSync(lock, { recursive: true, force: true });
+      } catch {
+        /* raced with its removal */
+      }
+      await new Promise((r) => setTimeout(r, 2_000));
+      const now = findAssets(opts);
+      if (now) return now;
+    }
+  }
+  try {
+    const again = findAssets(opts);
+    if (again) return again;
+    const env = { ...process.env, GOFLAGS: '-mod=mod', CGO_ENABLED: '0' };
+    const tmp = join(dir, `.tmp-${process.pid}`);
+    rmSync(tmp, { recursive: true, force: true });
+    mkdirSync(tmp, { recursive: true });
+    const [, maj, min] = /^v(\d+)\.(\d+)/.exec(KUBERNETES_VERSION) ?? [];
+    const ldflags = [
+      '-s -w',
+      `-X k8s.io/component-base/version.gitVersion=${KUBERNETES_VERSION}`,
+      `-X k8s.io/component-base/version.gitMajor=${maj}`,
+      `-X k8s.io/component-base/version.gitMinor=${min}`,
+      '-X k8s.io/component-base/version.gitTreeState=clean',
+    ].join(' ');
+    progress(`envtest: building etcd ${ETCD_VERSION} from go.etcd.io/etcd/server/v3 (first run only)...`);
+    await run('go', ['build', '-trimpath', '-ldflags', '-s -w', '-o', join(tmp, 'etcd'), '.'], join(toolsDir, 'etcd'), progress, env);
+    progress(
+      `envtest: building kube-apiserver and kube-controller-manager ${KUBERNETES_VERSION} from k8s.io/kubernetes (first run only, ~10-20 min on 2 cores)...`,
+    );
+    await run(
+      'go',
+      [
+        'build',
+        '-trimpath',
+        '-ldflags',
+        ldflags,
+        '-o',
+        `${tmp}/`,
+        'k8s.io/kubernetes/cmd/kube-apiserver',
+        'k8s.io/kubernetes/cmd/kube-controller-manager',
+      ],
+      join(toolsDir, 'kube'),
+      progress,
+      env,
+    );
+    for (const b of ['etcd', 'kube-apiserver', 'kube-controller-manager']) renameSync(join(tmp, b), join(dir, b));
+    rmSync(tmp, { recursive: true, force: true });
+    progress(`envtest: binaries ready in ${dir}`);
+    const built = findAssets(opts);
+    if (!built) throw new Error(`built binaries are missing from ${dir}`);
+    return { ...built, source: 'built' };
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}

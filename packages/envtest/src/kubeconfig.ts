@@ -1,0 +1,41 @@
+import { writeFileSync } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
+
+export interface KubeconfigParams {
+  server: string;
+  caPem: string;
+  token: string;
+  user?: string;
+}
+
+/** A kubeconfig document (YAML is a superset of JSON, so JSON is written). */
+export function kubeconfigDocument(p: KubeconfigParams): object {
+  const user = p.user ?? 'envtest-admin';
+  return {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [
+      { name: 'envtest', cluster: { server: p.server, 'certificate-authority-data': Buffer.from(p.caPem).toString('base64') } },
+    ],
+    users: [{ name: user, user: { token: p.token } }],
+    contexts: [{ name: user === 'envtest-admin' ? 'envtest' : `envtest-${user}`, context: { cluster: 'envtest', user } }],
+    'current-context': user === 'envtest-admin' ? 'envtest' : `envtest-${user}`,
+  };
+}
+
+export function writeKubeconfig(path: string, p: KubeconfigParams): void {
+  writeFileSync(path, JSON.stringify(kubeconfigDocument(p), null, 2), { mode: 0o600 });
+}
+
+export function kubeConfigFor(p: KubeconfigParams): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromString(JSON.stringify(kubeconfigDocument(p)));
+  return kc;
+}
+
+/** Loads a kubeconfig file into a fresh KubeConfig (never the global default). */
+export function loadKubeConfig(path: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(path);
+  return kc;
+}

@@ -1,0 +1,139 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
+
+/**
+ * A child process that cannot outlive us.
+ *
+ * Each component runs in its own process group (detached), so one kill reaches everything it
+ * forked. Three layers make sure nothing is left behind:
+ *  1. stop() kills the group (TERM, then KILL after a grace period);
+ *  2. an 'exit' hook kills every live group synchronously when Node exits normally;
+ *  3. a watchdog shell per process blocks reading a pipe from us. When this Node process
+ *     dies in any way (even SIGKILL), the kernel closes the pipe, `read` returns and the
+ *     watchdog kills the group. That is the only layer that survives a crashed test worker.
+ */
+export class ManagedProcess {
+  readonly name: string;
+  readonly logFile: string;
+  private child: ChildProcess | undefined;
+  private watchdog: ChildProcess | undefined;
+  private log: WriteStream | undefined;
+  private exited: Promise<number | null> = Promise.resolve(null);
+  private exitCode: number | null | undefined;
+
+  constructor(
+    name: string,
+    private readonly command: string,
+    private readonly args: readonly string[],
+    logFile: string,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
+    this.name = name;
+    this.logFile = logFile;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.exitCode === undefined;
+  }
+
+  start(): void {
+    if (this.running) throw new Error(`${this.name} is already running`);
+    this.log ??= createWriteStream(this.logFile, { flags: 'a' });
+    this.log.write(`\n=== ${new Date().toISOString()} start ${this.command} ${this.args.join(' ')}\n`);
+    const child = spawn(this.command, this.args, {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: this.env,
+    });
+    this.child = child;
+    this.exitCode = undefined;
+    child.stdout?.pipe(this.log, { end: false });
+    child.stderr?.pipe(this.log, { end: false });
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exitCode = code;
+        this.log?.write(`=== ${new Date().toISOString()} exit code=${code} signal=${signal}\n`);
+        live.delete(this);
+        resolve(code);
+      });
+      child.once('error', (err) => {
+        this.exitCode = -1;
+        this.log?.write(`=== spawn error: ${err.message}\n`);
+        live.delete(this);
+        resolve(-1);
+      });
+    });
+    if (child.pid !== undefined) {
+      this.watchdog = spawn(
+        '/bin/sh',
+        ['-c', 'read _ignored; kill -KILL -- "-$1" 2>/dev/null; exit 0', 'envtest-watchdog', String(child.pid)],
+        { detached: true, stdio: ['pipe', 'ignore', 'ignore'] },
+      );
+      this.watchdog.unref();
+      (this.watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+      live.add(this);
+    }
+    child.unref();
+    (child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
+    (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+  }
+
+  /** Resolves with the exit code once the process has exited. */
+  waitExit(): Promise<number | null> {
+    return this.exited;
+  }
+
+  signal(sig: NodeJS.Signals): void {
+    const pid = this.child?.pid;
+    if (pid === undefined || !this.running) return;
+    try {
+      process.kill(-pid, sig);
+    } catch {
+      // The group is already gone.
+    }
+  }
+
+  async stop(graceMs = 5_000): Promise<void> {
+    if (!this.running) {
+      this.releaseWatchdog();
+      return;
+    }
+    this.signal('SIGCONT'); // a paused process cannot handle TERM
+    this.signal('SIGTERM');
+    const timer = setTimeout(() => this.signal('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+    this.releaseWatchdog();
+  }
+
+  /** Kills synchronously; for exit hooks. */
+  killNow(): void {
+    this.signal('SIGKILL');
+    this.releaseWatchdog();
+  }
+
+  private releaseWatchdog(): void {
+    // Closing the pipe lets the watchdog run its kill (a no-op now) and exit.
+    this.watchdog?.stdin?.end();
+    this.watchdog = undefined;
+  }
+
+  closeLog(): void {
+    this.log?.end();
+    this.log = undefined;
+  }
+}
+
+const live = new Set<ManagedProcess>();
+process.once('exit', () => {
+  for (const p of live) p.killNow();
+});
+
+/** Processes started by this module that are still running (for tests and diagnostics). */
+export function liveProcesses(): readonly ManagedProcess[] {
+  return [...live];
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// Runs every test suite, each with vitest's JSON reporter into reports/, then sums the
+// reports and prints `N passed, N failed` as the last line (CI reads it). Exits non-zero when
+// any test failed, any suite crashed, or no test ran at all.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const reports = join(root, 'reports');
+rmSync(reports, { recursive: true, force: true });
+mkdirSync(reports, { recursive: true });
+
+/** Each suite: a name and the pnpm arguments of a vitest run (reporters are appended). */
+const suites = [
+  { name: 'lint', kind: 'check', args: ['run', 'lint'] },
+  { name: 'unit+integration', args: ['exec', 'vitest', 'run'] },
+];
+for (const [name, pkg, script] of [['overlayfs-vm', 'overlayfs-gen', 'test:vm']]) {
+  const manifest = JSON.parse(readFileSync(join(root, 'packages', pkg, 'package.json'), 'utf8'));
+  if (manifest.scripts?.[script]) suites.push({ name, args: ['--filter', `@noderepair/${pkg}`, 'run', script, '--'] });
+}
+
+const results = [];
+for (const s of suites) {
+  console.log(`\n==> ${s.name}`);
+  const file = join(reports, `${s.name}.json`);
+  const args = s.kind === 'check' ? s.args : [...s.args, '--reporter=default', '--reporter=json', `--outputFile.json=${file}`];
+  const r = spawnSync('pnpm', args, { stdio: 'inherit', cwd: root });
+  let passed = 0;
+  let failed = 0;
+  if (s.kind !== 'check' && existsSync(file)) {
+    const j = JSON.parse(readFileSync(file, 'utf8'));
+    passed = j.numPassedTests ?? 0;
+    failed = (j.numFailedTests ?? 0) + (j.numPendingTests ?? 0) + (j.numTodoTests ?? 0);
+  }
+  results.push({ name: s.name, status: r.status, passed, failed });
+}
+
+console.log('\n==> summary');
+for (const r of results) console.log(`${r.name.padEnd(20)} exit=${r.status} passed=${r.passed} failed=${r.failed}`);
+const passed = results.reduce((a, r) => a + r.passed, 0);
+const failed = results.reduce((a, r) => a + r.failed, 0);
+const crashed = results.filter((r) => r.status !== 0);
+if (crashed.length) console.log(`suites that exited non-zero: ${crashed.map((r) => r.name).join(', ')}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(crashed.length || failed || passed === 0 ? 1 : 0);

@@ -1,1 +1,2 @@
-export {};
+// @noderepair/capo-remediation public API.
+export * from './openstack/index.js';

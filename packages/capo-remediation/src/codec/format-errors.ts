@@ -1,0 +1,34 @@
+// io-ts's PathReporter prints the offending value. Our inputs carry passwords and tokens, so
+// this reporter names the field and what was expected and never prints a value.
+import type * as t from 'io-ts';
+
+type Tagged = { readonly _tag?: string };
+
+function tagOf(type: t.Decoder<unknown, unknown>): string | undefined {
+  return (type as Tagged)._tag;
+}
+
+function pathOf(err: t.ValidationError, root: string): string {
+  let path = root;
+  err.context.forEach((entry, i) => {
+    if (i === 0 || entry.key === '') return;
+    const parent = err.context[i - 1];
+    const tag = parent ? tagOf(parent.type) : undefined;
+    // Union and intersection members are keyed by their index; they are not fields.
+    if (tag === 'UnionType' || tag === 'IntersectionType' || tag === 'RefinementType') return;
+    path += tag === 'ArrayType' || tag === 'ReadonlyArrayType' ? `[${entry.key}]` : `.${entry.key}`;
+  });
+  return path;
+}
+
+/** One line per distinct failing field: `<root>.a.b: expected <type>`. */
+export function formatErrors(errors: t.Errors, root = 'value'): string[] {
+  const lines = new Set<string>();
+  for (const e of errors) {
+    const last = e.context[e.context.length - 1];
+    const expected = last ? last.type.name : 'a valid value';
+    const what = e.message ?? (e.value === undefined ? `is required (${expected})` : `expected ${expected}`);
+    lines.add(`${pathOf(e, root)}: ${what}`);
+  }
+  return [...lines];
+}

@@ -1,0 +1,1 @@
+export { formatErrors } from './format-errors.js';

@@ -1,0 +1,34 @@
+// Keystone v3 + Nova client of our own (no maintained JavaScript one exists).
+export { Secret, REDACTED, redact } from './secret.js';
+export { OpenStackError, ServerNotFound, ServerConflict, isOpenStackError } from './errors.js';
+export type { OpenStackErrorCode } from './errors.js';
+export { parseCloudsYaml, normaliseAuthUrl } from './clouds-yaml.js';
+export type {
+  CloudConfig,
+  CloudAuth,
+  PasswordAuth,
+  ApplicationCredentialAuth,
+  EndpointInterface,
+  DomainRef,
+  UserRef,
+  ProjectRef,
+  ParseCloudsOptions,
+} from './clouds-yaml.js';
+export { parseProviderID, formatProviderID } from './provider-id.js';
+export type { OpenStackProviderID } from './provider-id.js';
+export { selectEndpoint, Catalog } from './catalog.js';
+export type { EndpointQuery, CatalogEndpoint, CatalogService } from './catalog.js';
+export { tokenRequestBody, decodeTokenBody } from './keystone.js';
+export type { TokenInfo } from './keystone.js';
+export { defaultRetryPolicy, backoffDelay, parseRetryAfter, isRetriableStatus } from './retry.js';
+export type { RetryPolicy } from './retry.js';
+export { createHttpTransport } from './transport.js';
+export type { Transport, HttpRequest, HttpResponse, HttpTransport, HttpTransportOptions } from './transport.js';
+export { KeystoneSession } from './session.js';
+export type { SessionOptions, ServiceRequest, ServiceResponse, OpenStackLogger } from './session.js';
+export { decodeServer, isServerSettledActive } from './server.js';
+export type { ServerInfo } from './server.js';
+export { NovaClient, faultMessage } from './nova.js';
+export type { RebootType, NovaClientOptions } from './nova.js';
+export { createOpenStackClient, openStackClientFromCloudsYaml } from './client.js';
+export type { OpenStackClient, OpenStackClientOptions } from './client.js';

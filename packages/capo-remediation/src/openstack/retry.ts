@@ -1,0 +1,48 @@
+// When to try an OpenStack request again, and after how long. Pure: the session and the Nova
+// client ask; tests check the numbers. No jitter, so behaviour is reproducible; the
+// controller already spreads load because each remediation has its own schedule.
+
+export interface RetryPolicy {
+  /** Attempts in total for 5xx replies, timeouts and connection errors. */
+  readonly maxAttempts: number;
+  /** First backoff; doubles on every further failure. */
+  readonly baseDelayMs: number;
+  /** Upper bound for any single wait, Retry-After included. */
+  readonly maxDelayMs: number;
+  /** Attempts in total when Nova answers 409 (server busy with another task). */
+  readonly conflictAttempts: number;
+  /** Wait between 409 retries: Nova's tasks (a reboot, a stop) take seconds. */
+  readonly conflictDelayMs: number;
+  /** Per-request timeout. */
+  readonly timeoutMs: number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = {
+  maxAttempts: 5,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+  conflictAttempts: 6,
+  conflictDelayMs: 5_000,
+  timeoutMs: 30_000,
+};
+
+/** Retry-After: delta-seconds or an HTTP date; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null | undefined, nowMs: number): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - nowMs);
+}
+
+/** Backoff after the given failed attempt (1-based); the server's Retry-After is honoured up to maxDelayMs. */
+export function backoffDelay(p: RetryPolicy, failedAttempt: number, retryAfterMs?: number): number {
+  const exp = Math.min(p.maxDelayMs, p.baseDelayMs * 2 ** Math.max(0, failedAttempt - 1));
+  return Math.min(p.maxDelayMs, Math.max(exp, retryAfterMs ?? 0));
+}
+
+/** Status codes that mean "the service is (temporarily) not able to answer". */
+export function isRetriableStatus(status: number): boolean {
+  return status === 500 || status === 502 || status === 503 || status === 504;
+}

@@ -1,0 +1,279 @@
+// A Keystone v3 session: one project-scoped token, cached and renewed before it expires or
+// when a service answers 401, and the HTTP plumbing every service call shares (endpoint from
+// the catalog, backoff on 5xx and timeouts). Service-specific replies (Nova's 404/409) are
+// left to the service client.
+import * as E from 'fp-ts/lib/Either.js';
+import type { CloudConfig } from './clouds-yaml.js';
+import { selectEndpoint } from './catalog.js';
+import { OpenStackError } from './errors.js';
+import { decodeTokenBody, secretsOf, tokenRequestBody } from './keystone.js';
+import type { TokenInfo } from './keystone.js';
+import { backoffDelay, defaultRetryPolicy, isRetriableStatus, parseRetryAfter } from './retry.js';
+import type { RetryPolicy } from './retry.js';
+import { REDACTED, redact, Secret } from './secret.js';
+import type { HttpResponse, Transport } from './transport.js';
+
+/** A pino-compatible subset; only method, path, status and timings are ever logged. */
+export interface OpenStackLogger {
+  debug(obj: Record<string, unknown>, msg: string): void;
+  warn(obj: Record<string, unknown>, msg: string): void;
+}
+
+export interface SessionOptions {
+  readonly cloud: CloudConfig;
+  readonly transport: Transport;
+  readonly retry?: Partial<RetryPolicy> | undefined;
+  /** Renew the token when less than this is left (default 5 minutes, at most half its life). */
+  readonly refreshMarginMs?: number | undefined;
+  readonly now?: (() => number) | undefined;
+  readonly sleep?: ((ms: number) => Promise<void>) | undefined;
+  readonly logger?: OpenStackLogger | undefined;
+  readonly userAgent?: string | undefined;
+}
+
+export interface ServiceRequest {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Path below the service endpoint, starting with '/'. */
+  readonly path: string;
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
+export interface ServiceResponse {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  /** Body text with every known secret redacted. */
+  readonly text: string;
+  /** How many attempts were made (> 1 after retries); lets callers spot ambiguous retries. */
+  readonly attempts: number;
+  /** True when an earlier attempt failed without a clear answer (timeout, connection, 5xx). */
+  readonly hadAmbiguousFailure: boolean;
+}
+
+interface CachedToken {
+  readonly value: Secret;
+  readonly info: TokenInfo;
+  readonly issuedAt: number;
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class KeystoneSession {
+  readonly #cloud: CloudConfig;
+  readonly #transport: Transport;
+  readonly #retry: RetryPolicy;
+  readonly #refreshMarginMs: number;
+  readonly #now: () => number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #logger: OpenStackLogger | undefined;
+  readonly #userAgent: string;
+  #token: CachedToken | undefined;
+  #pending: Promise<CachedToken> | undefined;
+  /** Every token this session has held: redacted from any server text too. */
+  readonly #secrets: Secret[];
+
+  constructor(opts: SessionOptions) {
+    this.#cloud = opts.cloud;
+    this.#transport = opts.transport;
+    this.#retry = { ...defaultRetryPolicy, ...opts.retry };
+    this.#refreshMarginMs = opts.refreshMarginMs ?? 5 * 60_000;
+    this.#now = opts.now ?? Date.now;
+    this.#sleep = opts.sleep ?? realSleep;
+    this.#logger = opts.logger;
+    this.#userAgent = opts.userAgent ?? 'noderepair-capo-remediation';
+    this.#secrets = [...secretsOf(opts.cloud.auth)];
+  }
+
+  get cloudName(): string {
+    return this.#cloud.cloudName;
+  }
+
+  get retryPolicy(): RetryPolicy {
+    return this.#retry;
+  }
+
+  /** For callers that wait between their own retries (Nova's 409), on the same clock. */
+  sleep(ms: number): Promise<void> {
+    return this.#sleep(ms);
+  }
+
+  /** Redacts every secret this session knows from a text. */
+  redact(text: string): string {
+    return redact(text, this.#secrets);
+  }
+
+  /** Forget the cached token; the next call authenticates again. */
+  invalidate(): void {
+    this.#token = undefined;
+  }
+
+  /** The cached token's expiry, or undefined when none is cached. */
+  get tokenExpiresAt(): number | undefined {
+    return this.#token?.info.expiresAt;
+  }
+
+  #fresh(tok: CachedToken): boolean {
+    const life = tok.info.expiresAt - tok.issuedAt;
+    const margin = Math.min(this.#refreshMarginMs, Math.max(0, life / 2));
+    return this.#now() < tok.info.expiresAt - margin;
+  }
+
+  async #currentToken(): Promise<CachedToken> {
+    const tok = this.#token;
+    if (tok && this.#fresh(tok)) return tok;
+    // Concurrent callers share one authentication instead of each asking Keystone.
+    this.#pending ??= this.#authenticate().finally(() => {
+      this.#pending = undefined;
+    });
+    return this.#pending;
+  }
+
+  async #authenticate(): Promise<CachedToken> {
+    const url = `${this.#cloud.authUrl}/auth/tokens`;
+    const res = await this.#send('identity', {
+      method: 'POST',
+      url,
+      body: tokenRequestBody(this.#cloud.auth),
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    });
+    if (res.status === 401 || res.status === 403 || res.status === 404) {
+      throw new OpenStackError(
+        'AuthFailed',
+        `Keystone rejected the ${this.#cloud.auth.type} credentials of cloud "${this.#cloud.cloudName}" (HTTP ${res.status})`,
+        res.status,
+      );
+    }
+    if (res.status !== 201 && res.status !== 200) {
+      throw new OpenStackError(
+        isRetriableStatus(res.status) ? 'ServiceUnavailable' : 'AuthFailed',
+        `Keystone token request for cloud "${this.#cloud.cloudName}" failed with HTTP ${res.status}`,
+        res.status,
+      );
+    }
+    const subject = res.headers.get('x-subject-token');
+    if (!subject) throw new OpenStackError('InvalidResponse', 'Keystone token reply has no X-Subject-Token header');
+    const value = new Secret(subject);
+    this.#secrets.push(value);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(res.text);
+    } catch {
+      throw new OpenStackError('InvalidResponse', 'Keystone token reply is not JSON');
+    }
+    const info = decodeTokenBody(parsed);
+    if (E.isLeft(info)) throw new OpenStackError('InvalidResponse', info.left);
+    const tok: CachedToken = { value, info: info.right, issuedAt: this.#now() };
+    this.#token = tok;
+    this.#logger?.debug({ cloud: this.#cloud.cloudName, expiresAt: new Date(info.right.expiresAt).toISOString() }, 'keystone token issued');
+    return tok;
+  }
+
+  /** The endpoint URL of a service from the current token's catalog. */
+  async endpoint(serviceType: string): Promise<string> {
+    const tok = await this.#currentToken();
+    return this.#endpointOf(tok, serviceType);
+  }
+
+  #endpointOf(tok: CachedToken, serviceType: string): string {
+    const ep = selectEndpoint(tok.info.catalog, {
+      serviceType,
+      interface: this.#cloud.interface,
+      region: this.#cloud.region,
+    });
+    if (E.isLeft(ep)) throw new OpenStackError('EndpointNotFound', `cloud "${this.#cloud.cloudName}": ${ep.left}`);
+    return ep.right;
+  }
+
+  /**
+   * One authenticated call to a service. 401 -> authenticate again and repeat once;
+   * 5xx, timeouts and connection errors -> backoff and repeat (bounded). Any other status is
+   * returned for the service client to interpret.
+   */
+  async request(serviceType: string, req: ServiceRequest): Promise<ServiceResponse> {
+    let reauthed = false;
+    for (;;) {
+      const tok = await this.#currentToken();
+      const base = this.#endpointOf(tok, serviceType);
+      const res = await this.#send(serviceType, {
+        method: req.method,
+        url: `${base}${req.path}`,
+        body: req.body === undefined ? undefined : JSON.stringify(req.body),
+        headers: {
+          Accept: 'application/json',
+          ...(req.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+          ...req.headers,
+          'X-Auth-Token': tok.value.reveal(),
+        },
+      });
+      if (res.status === 401 && !reauthed) {
+        // The token was revoked or expired early (Keystone restarted, clock skew): renew once.
+        this.#logger?.debug({ service: serviceType, path: req.path }, 'token rejected with 401, authenticating again');
+        if (this.#token === tok) this.#token = undefined;
+        reauthed = true;
+        continue;
+      }
+      return res;
+    }
+  }
+
+  async #send(
+    service: string,
+    r: { method: ServiceRequest['method']; url: string; body: string | undefined; headers: Record<string, string> },
+  ): Promise<ServiceResponse> {
+    const path = new URL(r.url).pathname;
+    let ambiguous = false;
+    for (let attempt = 1; ; attempt++) {
+      let res: HttpResponse | undefined;
+      let text = '';
+      let failure: OpenStackError | undefined;
+      try {
+        res = await this.#transport({
+          method: r.method,
+          url: r.url,
+          headers: { 'User-Agent': this.#userAgent, ...r.headers },
+          body: r.body,
+          timeoutMs: this.#retry.timeoutMs,
+        });
+        text = this.redact(await res.text());
+      } catch (e) {
+        failure =
+          e instanceof OpenStackError
+            ? e
+            : new OpenStackError((e as { name?: string })?.name === 'TimeoutError' ? 'Timeout' : 'TransportError', `${r.method} ${path}: reply could not be read`);
+        res = undefined;
+      }
+      if (res && !isRetriableStatus(res.status)) {
+        this.#logger?.debug({ service, method: r.method, path, status: res.status, attempt }, 'openstack request');
+        return { status: res.status, headers: res.headers, text, attempts: attempt, hadAmbiguousFailure: ambiguous };
+      }
+      ambiguous = true;
+      const status = res?.status;
+      if (attempt >= this.#retry.maxAttempts) {
+        if (failure) throw new OpenStackError(failure.code, this.redact(`${failure.message} (after ${attempt} attempts)`));
+        throw new OpenStackError(
+          'ServiceUnavailable',
+          `${service}: ${r.method} ${path} failed with HTTP ${status} after ${attempt} attempts`,
+          status,
+        );
+      }
+      const delay = backoffDelay(this.#retry, attempt, parseRetryAfter(res?.headers.get('retry-after'), this.#now()));
+      this.#logger?.warn(
+        { service, method: r.method, path, status, error: failure?.code, attempt, retryInMs: delay },
+        'openstack request failed, retrying',
+      );
+      await this.#sleep(delay);
+    }
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { cloud: this.#cloud.cloudName, authUrl: this.#cloud.authUrl, token: this.#token ? REDACTED : undefined };
+  }
+
+  toString(): string {
+    return `KeystoneSession(${this.#cloud.cloudName})`;
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return this.toString();
+  }
+}

@@ -1,0 +1,81 @@
+// The HTTP layer: one function from request to response, so the session can run over a real
+// connection (undici, with our CA bundle) or in memory against FakeOpenStack in unit tests.
+// We use undici's own fetch with an undici Agent: Node 20's global fetch is an older bundled
+// undici, and handing it a dispatcher from a newer undici is not supported.
+import { Agent, fetch as undiciFetch } from 'undici';
+import { OpenStackError } from './errors.js';
+
+export interface HttpRequest {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string | undefined;
+  readonly timeoutMs: number;
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+
+/** Must throw OpenStackError('Timeout' | 'TransportError') for failures without a response. */
+export type Transport = (req: HttpRequest) => Promise<HttpResponse>;
+
+export interface HttpTransportOptions {
+  /** PEM CA bundle; it replaces the system trust store, as clouds.yaml's cacert does. */
+  readonly caCert?: string | undefined;
+  /** TLS verification; true unless explicitly disabled. */
+  readonly verify?: boolean | undefined;
+}
+
+export interface HttpTransport {
+  readonly transport: Transport;
+  close(): Promise<void>;
+}
+
+function causeCode(e: unknown): string | undefined {
+  let cur: unknown = e;
+  for (let i = 0; i < 4 && cur && typeof cur === 'object'; i++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Maps a failed fetch to a typed error; only the URL's origin and path and an error code are kept. */
+export function transportError(e: unknown, req: HttpRequest): OpenStackError {
+  const u = new URL(req.url);
+  const where = `${req.method} ${u.origin}${u.pathname}`;
+  const name = (e as { name?: unknown } | null)?.name;
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return new OpenStackError('Timeout', `${where}: no reply within ${req.timeoutMs} ms`);
+  }
+  const code = causeCode(e);
+  return new OpenStackError('TransportError', `${where}: connection failed${code ? ` (${code})` : ''}`);
+}
+
+export function createHttpTransport(opts: HttpTransportOptions = {}): HttpTransport {
+  const agent = new Agent({
+    connect: {
+      ...(opts.caCert ? { ca: opts.caCert } : {}),
+      rejectUnauthorized: opts.verify !== false,
+    },
+  });
+  const transport: Transport = async (req) => {
+    try {
+      const res = await undiciFetch(req.url, {
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        dispatcher: agent,
+        signal: AbortSignal.timeout(req.timeoutMs),
+      });
+      return res;
+    } catch (e) {
+      throw transportError(e, req);
+    }
+  };
+  return { transport, close: () => agent.close() };
+}

@@ -1,0 +1,181 @@
+// FAKE Nova servers (tests only): the vm_state/task_state machine of the reboot, start, stop
+// and rebuild actions with the preconditions Nova's compute API checks, so the client and
+// controller meet the same 202s and 409s a real cloud gives. Transitions complete lazily,
+// `transitionDelayMs` after they began on the injected clock, so tests need no timers.
+import { randomUUID } from 'node:crypto';
+
+export type FakeVmState = 'active' | 'stopped' | 'error' | 'building';
+
+export interface FakeServerState {
+  readonly id: string;
+  readonly name: string;
+  readonly projectId: string;
+  vmState: FakeVmState;
+  taskState: string | null;
+  locked: boolean;
+  /** Actions answer 403, as if the cloud's policy forbade them. */
+  policyDenied: boolean;
+  imageRef: string;
+  /** Completed boots (reboots, starts, rebuilds). */
+  boots: number;
+  pending: { readonly at: number; readonly finish: () => void } | undefined;
+  updatedAt: number;
+}
+
+export interface AddServerOptions {
+  readonly id?: string;
+  readonly name?: string;
+  readonly projectId?: string;
+  /** Initial Nova status. */
+  readonly status?: 'ACTIVE' | 'SHUTOFF' | 'ERROR' | 'BUILD';
+  readonly locked?: boolean;
+  readonly imageRef?: string;
+}
+
+export type ActionOutcome =
+  | { readonly status: 202 }
+  | { readonly status: 400 | 403 | 409; readonly fault: 'badRequest' | 'forbidden' | 'conflictingRequest'; readonly message: string };
+
+const HARD_PENDING = new Set(['reboot_pending_hard', 'reboot_started_hard']);
+// Nova: a HARD reboot may interrupt these tasks (task_states.ALLOW_REBOOT).
+const ALLOW_HARD = new Set<string | null>([null, 'rebooting', 'reboot_pending', 'reboot_started', 'rebooting_hard', 'resuming', 'pausing', 'unpausing', 'suspending']);
+
+/** Nova's status as the API derives it from vm_state and task_state. */
+export function novaStatus(s: Pick<FakeServerState, 'vmState' | 'taskState'>): string {
+  const t = s.taskState;
+  if (t === 'rebuilding') return 'REBUILD';
+  if (s.vmState === 'building') return 'BUILD';
+  if (s.vmState === 'error') return 'ERROR';
+  if (t !== null && (t.endsWith('_hard') || t === 'rebooting_hard')) return 'HARD_REBOOT';
+  if (s.vmState === 'stopped') return 'SHUTOFF';
+  if (t === 'rebooting' || t === 'reboot_pending' || t === 'reboot_started') return 'REBOOT';
+  return 'ACTIVE';
+}
+
+function conflict(s: FakeServerState, action: string): ActionOutcome {
+  return {
+    status: 409,
+    fault: 'conflictingRequest',
+    message: `Cannot '${action}' instance ${s.id} while it is in vm_state ${s.vmState}${s.taskState ? ` and task_state ${s.taskState}` : ''}`,
+  };
+}
+
+export class FakeCompute {
+  readonly servers = new Map<string, FakeServerState>();
+  transitionDelayMs: number;
+  readonly #now: () => number;
+  readonly #images: readonly string[] | undefined;
+
+  constructor(transitionDelayMs: number, images: readonly string[] | undefined, now: () => number) {
+    this.transitionDelayMs = transitionDelayMs;
+    this.#images = images;
+    this.#now = now;
+  }
+
+  add(opts: AddServerOptions, defaultProjectId: string): FakeServerState {
+    const id = opts.id ?? randomUUID();
+    const vm: Record<NonNullable<AddServerOptions['status']>, FakeVmState> = {
+      ACTIVE: 'active',
+      SHUTOFF: 'stopped',
+      ERROR: 'error',
+      BUILD: 'building',
+    };
+    const s: FakeServerState = {
+      id,
+      name: opts.name ?? `server-${id.slice(0, 8)}`,
+      projectId: opts.projectId ?? defaultProjectId,
+      vmState: vm[opts.status ?? 'ACTIVE'],
+      taskState: null,
+      locked: opts.locked ?? false,
+      policyDenied: false,
+      imageRef: opts.imageRef ?? 'fake-image',
+      boots: 0,
+      pending: undefined,
+      updatedAt: this.#now(),
+    };
+    this.servers.set(id, s);
+    return s;
+  }
+
+  /** Completes a transition whose time has come (called before every read or action). */
+  settle(s: FakeServerState): void {
+    if (s.pending && this.#now() >= s.pending.at) {
+      const p = s.pending;
+      s.pending = undefined;
+      p.finish();
+      s.updatedAt = this.#now();
+    }
+  }
+
+  get(id: string): FakeServerState | undefined {
+    const s = this.servers.get(id);
+    if (s) this.settle(s);
+    return s;
+  }
+
+  #begin(s: FakeServerState, task: string, finish: () => void): ActionOutcome {
+    s.taskState = task;
+    s.updatedAt = this.#now();
+    s.pending = {
+      at: this.#now() + this.transitionDelayMs,
+      finish: () => {
+        s.taskState = null;
+        finish();
+      },
+    };
+    this.settle(s); // a zero delay completes at once
+    return { status: 202 };
+  }
+
+  /** The body of POST /servers/{id}/action for a settled, visible server. */
+  act(s: FakeServerState, body: Record<string, unknown>): ActionOutcome {
+    const keys = Object.keys(body);
+    const action = keys[0];
+    if (keys.length !== 1 || action === undefined) return { status: 400, fault: 'badRequest', message: 'Exactly one action is required' };
+    if (s.policyDenied) return { status: 403, fault: 'forbidden', message: `Policy doesn't allow ${action} to be performed.` };
+    const known = ['reboot', 'os-start', 'os-stop', 'rebuild'];
+    if (!known.includes(action)) return { status: 400, fault: 'badRequest', message: `Unsupported action ${action}` };
+    if (s.locked) return { status: 409, fault: 'conflictingRequest', message: `Instance ${s.id} is locked` };
+    const boot = () => {
+      s.vmState = 'active';
+      s.boots += 1;
+    };
+    switch (action) {
+      case 'reboot': {
+        const type = (body.reboot as { type?: unknown } | null)?.type;
+        if (type !== 'SOFT' && type !== 'HARD') return { status: 400, fault: 'badRequest', message: "reboot.type must be 'SOFT' or 'HARD'" };
+        if (type === 'SOFT') {
+          if (s.vmState !== 'active' || s.taskState !== null) return conflict(s, 'reboot');
+          return this.#begin(s, 'reboot_started', boot);
+        }
+        const allowedVm = s.vmState === 'active' || s.vmState === 'stopped' || s.vmState === 'error';
+        if (!allowedVm || !ALLOW_HARD.has(s.taskState) || (s.taskState !== null && HARD_PENDING.has(s.taskState))) {
+          return conflict(s, 'reboot');
+        }
+        // A hard reboot overrides a soft one in progress, as in Nova.
+        s.pending = undefined;
+        return this.#begin(s, 'reboot_started_hard', boot);
+      }
+      case 'os-start':
+        if (s.vmState !== 'stopped' || s.taskState !== null) return conflict(s, 'start');
+        return this.#begin(s, 'powering-on', boot);
+      case 'os-stop':
+        if ((s.vmState !== 'active' && s.vmState !== 'error') || s.taskState !== null) return conflict(s, 'stop');
+        return this.#begin(s, 'powering-off', () => {
+          s.vmState = 'stopped';
+        });
+      default: {
+        const imageRef = (body.rebuild as { imageRef?: unknown } | null)?.imageRef;
+        if (typeof imageRef !== 'string' || imageRef === '') return { status: 400, fault: 'badRequest', message: 'rebuild.imageRef is required' };
+        if (this.#images && !this.#images.includes(imageRef)) return { status: 400, fault: 'badRequest', message: `Invalid imageRef provided.` };
+        if (s.vmState === 'building' || s.taskState !== null) return conflict(s, 'rebuild');
+        const wasStopped = s.vmState === 'stopped';
+        return this.#begin(s, 'rebuilding', () => {
+          s.imageRef = imageRef;
+          s.vmState = wasStopped ? 'stopped' : 'active';
+          if (!wasStopped) s.boots += 1;
+        });
+      }
+    }
+  }
+}

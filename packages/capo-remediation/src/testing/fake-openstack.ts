@@ -1,0 +1,453 @@
+// FakeOpenStack: a FAKE Keystone v3 + Nova for tests, following shared/reference/openstack.md.
+// It is not OpenStack: it implements only what remediation uses (token issue, catalog,
+// server GET and the reboot/start/stop/rebuild actions) with the documented status codes
+// (202/400/401/403/404/406/409), plus fault injection and a request log so tests can count
+// reboots per server. Two ways in:
+//   - `fake.transport`: in memory, for unit tests (no sockets);
+//   - `await fake.listen()`: a real HTTP(S) server on a random loopback port.
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { OpenStackError } from '../openstack/errors.js';
+import type { HttpRequest, HttpResponse, Transport } from '../openstack/transport.js';
+import { FakeCompute, novaStatus, type AddServerOptions, type FakeServerState } from './fake-compute.js';
+import { FakeIdentity, type FakeApplicationCredential, type FakeProject, type FakeUser } from './fake-identity.js';
+
+export type FakeInterface = 'public' | 'internal' | 'admin';
+export type FakeService = 'identity' | 'compute';
+
+export interface FakeOpenStackOptions {
+  /** Regions with a compute endpoint (each interface gets its own URL). Default ['RegionOne']. */
+  readonly regions?: readonly string[];
+  readonly users?: readonly FakeUser[];
+  readonly projects?: readonly FakeProject[];
+  readonly applicationCredentials?: readonly FakeApplicationCredential[];
+  readonly tokenTtlSeconds?: number;
+  /** Time for a reboot/start/stop/rebuild to complete. Default 2000 ms. */
+  readonly transitionDelayMs?: number;
+  /** Highest compute microversion; default 2.96. The lowest is 2.1. */
+  readonly maxMicroversion?: string;
+  /** When set, rebuild accepts only these image ids (else 400). */
+  readonly images?: readonly string[];
+  /** The clock for token expiry and server transitions. */
+  readonly now?: () => number;
+}
+
+export interface FakeRequestLogEntry {
+  readonly at: number;
+  readonly method: string;
+  readonly path: string;
+  readonly service: FakeService | 'unknown';
+  readonly region?: string | undefined;
+  readonly interface?: FakeInterface | undefined;
+  readonly serverId?: string | undefined;
+  /** reboot, os-start, os-stop, rebuild */
+  readonly action?: string | undefined;
+  readonly rebootType?: string | undefined;
+  readonly microversion?: string | undefined;
+  readonly status: number;
+  /** True when the status came from fault injection. */
+  readonly injected: boolean;
+}
+
+export interface FaultSpec {
+  /** 5xx as during outages, or 401 to make a service reject even fresh tokens. */
+  readonly status: 401 | 500 | 502 | 503 | 504;
+  readonly retryAfterSeconds?: number | undefined;
+  /** Only requests to this service are affected (default: any). */
+  readonly service?: FakeService | undefined;
+}
+
+interface RawRequest {
+  readonly method: string;
+  readonly url: URL;
+  readonly headers: { get(name: string): string | null };
+  readonly body: string;
+}
+
+interface RawResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** The fake's default identity, usable in clouds.yaml produced by cloudsYaml(). */
+export const FAKE_DEFAULTS = {
+  domain: 'Default',
+  project: { id: 'f0000000000000000000000000000001', name: 'capi', domain: 'Default' },
+  user: { id: 'u0000000000000000000000000000001', name: 'capo', domain: 'Default', password: 'fake-password-7hQx2Lm9' },
+  applicationCredential: {
+    id: 'ac000000000000000000000000000001',
+    name: 'capo-remediation',
+    secret: 'fake-app-secret-Zp4Kw8Rt',
+  },
+} as const;
+
+const MIN_MINOR = 1;
+
+function parseMinor(v: string): number | undefined {
+  const m = /^2\.(\d+)$/.exec(v);
+  return m ? Number(m[1]) : undefined;
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): RawResponse {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? '' : JSON.stringify(body) };
+}
+
+function fault(status: number, kind: string, message: string, headers: Record<string, string> = {}): RawResponse {
+  return json(status, { [kind]: { code: status, message } }, headers);
+}
+
+export class FakeOpenStack {
+  readonly identity: FakeIdentity;
+  readonly compute: FakeCompute;
+  readonly regions: readonly string[];
+  readonly #log: FakeRequestLogEntry[] = [];
+  readonly #faults: FaultSpec[] = [];
+  readonly #now: () => number;
+  readonly #maxMinor: number;
+  #latencyMs = 0;
+  #baseUrl = 'http://openstack.fake.invalid';
+  #server: Server | undefined;
+
+  constructor(opts: FakeOpenStackOptions = {}) {
+    this.#now = opts.now ?? Date.now;
+    this.regions = opts.regions ?? ['RegionOne'];
+    const maxMinor = parseMinor(opts.maxMicroversion ?? '2.96');
+    if (maxMinor === undefined) throw new Error(`FakeOpenStack: maxMicroversion must look like 2.<minor>`);
+    this.#maxMinor = maxMinor;
+    const d = FAKE_DEFAULTS;
+    this.identity = new FakeIdentity(
+      {
+        users: [...(opts.users ?? [{ ...d.user, projects: [d.project.id] }])],
+        projects: [...(opts.projects ?? [d.project])],
+        applicationCredentials: [
+          ...(opts.applicationCredentials ?? [{ ...d.applicationCredential, userId: d.user.id, projectId: d.project.id }]),
+        ],
+        tokenTtlMs: (opts.tokenTtlSeconds ?? 3600) * 1000,
+      },
+      this.#now,
+    );
+    this.compute = new FakeCompute(opts.transitionDelayMs ?? 2000, opts.images, this.#now);
+  }
+
+  /** Creates a fake and starts its HTTP(S) server on 127.0.0.1 with a random port. */
+  static async start(opts: FakeOpenStackOptions & { tls?: { cert: string; key: string } } = {}): Promise<FakeOpenStack> {
+    const f = new FakeOpenStack(opts);
+    await f.listen(opts.tls);
+    return f;
+  }
+
+  get baseUrl(): string {
+    return this.#baseUrl;
+  }
+
+  /** Keystone v3 base URL for clouds.yaml auth_url. */
+  get authUrl(): string {
+    return `${this.#baseUrl}/identity/v3`;
+  }
+
+  /** The compute endpoint the catalog lists for a region and interface. */
+  computeUrl(region: string, iface: FakeInterface = 'public'): string {
+    return `${this.#baseUrl}/compute/${region}/${iface}/v2.1`;
+  }
+
+  // ---- scenario controls -------------------------------------------------------------
+
+  addServer(opts: AddServerOptions = {}): string {
+    return this.compute.add(opts, this.identity.projects[0]?.id ?? FAKE_DEFAULTS.project.id).id;
+  }
+
+  /** A snapshot of a server as Nova would show it (undefined when deleted or unknown). */
+  server(id: string): { id: string; status: string; taskState: string | null; vmState: string; locked: boolean; boots: number; imageRef: string } | undefined {
+    const s = this.compute.get(id);
+    if (!s) return undefined;
+    return { id: s.id, status: novaStatus(s), taskState: s.taskState, vmState: s.vmState, locked: s.locked, boots: s.boots, imageRef: s.imageRef };
+  }
+
+  deleteServer(id: string): void {
+    this.compute.servers.delete(id);
+  }
+
+  setLocked(id: string, locked: boolean): void {
+    this.#mustServer(id).locked = locked;
+  }
+
+  /** Puts a server into Nova's ERROR state (vm_state error, no task). */
+  setError(id: string): void {
+    const s = this.#mustServer(id);
+    s.vmState = 'error';
+    s.taskState = null;
+    s.pending = undefined;
+  }
+
+  /** Actions on this server answer 403 (policy). */
+  denyActions(id: string, denied = true): void {
+    this.#mustServer(id).policyDenied = denied;
+  }
+
+  #mustServer(id: string): FakeServerState {
+    const s = this.compute.get(id);
+    if (!s) throw new Error(`FakeOpenStack: no server ${id}`);
+    return s;
+  }
+
+  /** The next `count` requests (optionally of one service) fail with the given status. */
+  failNext(count: number, spec: FaultSpec): void {
+    for (let i = 0; i < count; i++) this.#faults.push(spec);
+  }
+
+  /** Every reply is delayed by this much (after the request took effect, like a slow link). */
+  setLatency(ms: number): void {
+    this.#latencyMs = ms;
+  }
+
+  /** Revokes every issued token: the next service call gets 401. */
+  revokeTokens(): void {
+    this.identity.revokeAll();
+  }
+
+  // ---- request log -------------------------------------------------------------------
+
+  get requests(): readonly FakeRequestLogEntry[] {
+    return this.#log;
+  }
+
+  /** Accepted (202) actions on a server, optionally of one kind. */
+  acceptedActions(serverId: string, action?: string): FakeRequestLogEntry[] {
+    return this.#log.filter((e) => e.serverId === serverId && e.action !== undefined && e.status === 202 && (!action || e.action === action));
+  }
+
+  /** How many reboots Nova accepted for a server (optionally SOFT or HARD only). */
+  rebootCount(serverId: string, type?: 'SOFT' | 'HARD'): number {
+    return this.acceptedActions(serverId, 'reboot').filter((e) => !type || e.rebootType === type).length;
+  }
+
+  /** Successful token issues. */
+  get tokenIssues(): number {
+    return this.#log.filter((e) => e.service === 'identity' && e.status === 201).length;
+  }
+
+  clearLog(): void {
+    this.#log.length = 0;
+  }
+
+  // ---- request handling --------------------------------------------------------------
+
+  #catalog(): unknown[] {
+    const ifaces: FakeInterface[] = ['public', 'internal', 'admin'];
+    return [
+      {
+        type: 'identity',
+        name: 'keystone',
+        endpoints: this.regions.flatMap((r) => ifaces.map((i) => ({ interface: i, region_id: r, region: r, url: this.authUrl.replace(/\/v3$/, '') }))),
+      },
+      {
+        type: 'compute',
+        name: 'nova',
+        endpoints: this.regions.flatMap((r) => ifaces.map((i) => ({ interface: i, region_id: r, region: r, url: this.computeUrl(r, i) }))),
+      },
+    ];
+  }
+
+  #handle(req: RawRequest): { res: RawResponse; entry: Omit<FakeRequestLogEntry, 'status' | 'injected' | 'at'> } {
+    const path = req.url.pathname.replace(/\/+$/, '');
+    const base = { method: req.method, path };
+    if (path.startsWith('/identity')) {
+      const entry = { ...base, service: 'identity' as const };
+      if (path !== '/identity/v3/auth/tokens' || req.method !== 'POST') return { res: fault(404, 'error', 'Not Found'), entry };
+      let body: unknown;
+      try {
+        body = JSON.parse(req.body);
+      } catch {
+        return { res: json(400, { error: { code: 400, message: 'Malformed JSON', title: 'Bad Request' } }), entry };
+      }
+      const r = this.identity.authenticate(body);
+      if (!r.ok) return { res: json(r.status, { error: { code: r.status, message: r.message, title: r.status === 401 ? 'Unauthorized' : 'Bad Request' } }), entry };
+      const project = this.identity.projectOf(r.record.projectId);
+      return {
+        res: json(
+          201,
+          {
+            token: {
+              methods: [r.record.method],
+              expires_at: new Date(r.record.expiresAt).toISOString().replace('Z', '000Z'),
+              issued_at: new Date(this.#now()).toISOString().replace('Z', '000Z'),
+              user: { id: r.record.userId },
+              project: { id: project?.id, name: project?.name, domain: { id: 'default', name: project?.domain } },
+              catalog: this.#catalog(),
+            },
+          },
+          { 'x-subject-token': r.token },
+        ),
+        entry,
+      };
+    }
+    const m = /^\/compute\/([^/]+)\/(public|internal|admin)\/v2\.1(\/.*)?$/.exec(path);
+    if (!m) return { res: fault(404, 'itemNotFound', 'The resource could not be found.'), entry: { ...base, service: 'unknown' } };
+    const region = m[1] as string;
+    const iface = m[2] as FakeInterface;
+    const rest = m[3] ?? '';
+    const sm = /^\/servers\/([^/]+)(\/action)?$/.exec(rest);
+    const serverId = sm ? decodeURIComponent(sm[1] as string) : undefined;
+    let action: string | undefined;
+    let rebootType: string | undefined;
+    let body: Record<string, unknown> | undefined;
+    if (sm?.[2] && req.method === 'POST') {
+      try {
+        const parsed = JSON.parse(req.body) as unknown;
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+      } catch {
+        body = undefined;
+      }
+      action = body ? Object.keys(body)[0] : undefined;
+      const t = (body?.reboot as { type?: unknown } | undefined)?.type;
+      rebootType = typeof t === 'string' ? t : undefined;
+    }
+    const mvHeader = req.headers.get('openstack-api-version');
+    const entry = { ...base, service: 'compute' as const, region, interface: iface, serverId, action, rebootType, microversion: mvHeader ?? undefined };
+    if (!this.regions.includes(region)) return { res: fault(404, 'itemNotFound', 'Unknown region endpoint'), entry };
+
+    const token = this.identity.validate(req.headers.get('x-auth-token') ?? undefined);
+    if (!token) return { res: json(401, { error: { code: 401, message: 'The request you have made requires authentication.', title: 'Unauthorized' } }), entry };
+
+    // Microversion negotiation, as Nova does it: absent -> 2.1; "latest" -> the maximum.
+    let minor = MIN_MINOR;
+    if (mvHeader !== null) {
+      const mm = /^compute\s+(\S+)$/i.exec(mvHeader.trim());
+      if (!mm) return { res: fault(400, 'badRequest', 'Invalid OpenStack-API-Version header'), entry };
+      const v = mm[1] as string;
+      const parsed = v === 'latest' ? this.#maxMinor : parseMinor(v);
+      if (parsed === undefined) return { res: fault(400, 'badRequest', `Invalid format for API version ${v}`), entry };
+      if (parsed < MIN_MINOR || parsed > this.#maxMinor) {
+        return { res: fault(406, 'computeFault', `Version 2.${parsed} is not supported by the API. Minimum is 2.${MIN_MINOR} and maximum is 2.${this.#maxMinor}.`), entry };
+      }
+      minor = parsed;
+    }
+    const mvHeaders = { 'openstack-api-version': `compute 2.${minor}`, vary: 'OpenStack-API-Version' };
+    if (!sm || serverId === undefined) return { res: fault(404, 'itemNotFound', 'The resource could not be found.', mvHeaders), entry };
+    const s = this.compute.get(serverId);
+    // Nova hides other projects' servers from non-admins: 404, not 403.
+    if (!s || s.projectId !== token.projectId) {
+      return { res: fault(404, 'itemNotFound', `Instance ${serverId} could not be found.`, mvHeaders), entry };
+    }
+    if (!sm[2]) {
+      if (req.method !== 'GET') return { res: fault(405, 'badRequest', 'Method not allowed', mvHeaders), entry };
+      const server: Record<string, unknown> = {
+        id: s.id,
+        name: s.name,
+        status: novaStatus(s),
+        'OS-EXT-STS:task_state': s.taskState,
+        'OS-EXT-STS:vm_state': s.vmState,
+        'OS-EXT-STS:power_state': s.vmState === 'active' ? 1 : 4,
+        updated: new Date(s.updatedAt).toISOString().replace(/\.\d+Z$/, 'Z'),
+        image: { id: s.imageRef },
+      };
+      if (minor >= 9) server.locked = s.locked;
+      return { res: json(200, { server }, mvHeaders), entry };
+    }
+    if (req.method !== 'POST') return { res: fault(405, 'badRequest', 'Method not allowed', mvHeaders), entry };
+    if (!body) return { res: fault(400, 'badRequest', 'Malformed request body', mvHeaders), entry };
+    const out = this.compute.act(s, body);
+    if (out.status === 202) return { res: { status: 202, headers: mvHeaders, body: '' }, entry };
+    return { res: fault(out.status, out.fault, out.message, mvHeaders), entry };
+  }
+
+  #dispatch(req: RawRequest): RawResponse {
+    const at = this.#now();
+    const fi = this.#faults.findIndex((f) => !f.service || req.url.pathname.startsWith(`/${f.service}`));
+    if (fi >= 0) {
+      const f = this.#faults.splice(fi, 1)[0] as FaultSpec;
+      const service: FakeService | 'unknown' = req.url.pathname.startsWith('/identity') ? 'identity' : req.url.pathname.startsWith('/compute') ? 'compute' : 'unknown';
+      this.#log.push({ at, method: req.method, path: req.url.pathname, service, status: f.status, injected: true });
+      return fault(f.status, f.status === 401 ? 'error' : 'computeFault', `Injected fault (HTTP ${f.status})`, f.retryAfterSeconds !== undefined ? { 'retry-after': String(f.retryAfterSeconds) } : {});
+    }
+    const { res, entry } = this.#handle(req);
+    this.#log.push({ ...entry, at, status: res.status, injected: false });
+    return res;
+  }
+
+  // ---- transports --------------------------------------------------------------------
+
+  /** In-memory transport for the client: same handling, no sockets. Honours latency and timeouts. */
+  readonly transport: Transport = async (req: HttpRequest): Promise<HttpResponse> => {
+    const url = new URL(req.url);
+    if (url.origin !== new URL(this.#baseUrl).origin) {
+      throw new OpenStackError('TransportError', `${req.method} ${url.origin}${url.pathname}: connection failed (ECONNREFUSED)`);
+    }
+    const headers = new Headers(req.headers);
+    const res = this.#dispatch({ method: req.method, url, headers, body: req.body ?? '' });
+    const latency = this.#latencyMs;
+    if (latency > 0) {
+      await new Promise((r) => setTimeout(r, Math.min(latency, req.timeoutMs)));
+      if (latency >= req.timeoutMs) throw new OpenStackError('Timeout', `${req.method} ${url.origin}${url.pathname}: no reply within ${req.timeoutMs} ms`);
+    }
+    return new Response(res.status === 202 || res.body === '' ? null : res.body, { status: res.status, headers: res.headers });
+  };
+
+  /** Starts serving on 127.0.0.1:<random> (HTTPS when a certificate is given). */
+  async listen(tls?: { cert: string; key: string }): Promise<string> {
+    if (this.#server) throw new Error('FakeOpenStack: already listening');
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const raw = this.#dispatch({
+          method: req.method ?? 'GET',
+          url: new URL(req.url ?? '/', this.#baseUrl),
+          headers: { get: (n: string) => { const v = req.headers[n.toLowerCase()]; return Array.isArray(v) ? v.join(', ') : (v ?? null); } },
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
+        const send = () => {
+          res.writeHead(raw.status, raw.headers);
+          res.end(raw.body);
+        };
+        if (this.#latencyMs > 0) setTimeout(send, this.#latencyMs);
+        else send();
+      });
+    };
+    const server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, handler) : createHttpServer(handler);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    this.#server = server;
+    const port = (server.address() as AddressInfo).port;
+    this.#baseUrl = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
+    return this.#baseUrl;
+  }
+
+  async close(): Promise<void> {
+    const s = this.#server;
+    this.#server = undefined;
+    if (!s) return;
+    s.closeAllConnections?.();
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
+
+  /** A clouds.yaml for this fake with the default credentials. */
+  cloudsYaml(opts: { cloudName?: string; auth?: 'password' | 'application_credential'; region?: string; interface?: FakeInterface; cacertPath?: string } = {}): string {
+    const d = FAKE_DEFAULTS;
+    const name = opts.cloudName ?? 'openstack';
+    const lines = [`clouds:`, `  ${name}:`, `    auth:`, `      auth_url: ${this.authUrl}`];
+    if ((opts.auth ?? 'password') === 'password') {
+      lines.push(
+        `      username: ${d.user.name}`,
+        `      password: ${d.user.password}`,
+        `      user_domain_name: ${d.domain}`,
+        `      project_name: ${d.project.name}`,
+        `      project_domain_name: ${d.domain}`,
+        `    auth_type: password`,
+      );
+    } else {
+      lines.push(
+        `      application_credential_id: ${d.applicationCredential.id}`,
+        `      application_credential_secret: ${d.applicationCredential.secret}`,
+        `    auth_type: v3applicationcredential`,
+      );
+    }
+    lines.push(`    region_name: ${opts.region ?? this.regions[0] ?? 'RegionOne'}`, `    interface: ${opts.interface ?? 'public'}`, `    identity_api_version: 3`);
+    if (opts.cacertPath) lines.push(`    cacert: ${opts.cacertPath}`);
+    return `${lines.join('\n')}\n`;
+  }
+}

@@ -3,3 +3,5 @@
 export * from './clock.js';
 export * from './backoff.js';
 export * from './queue/index.js';
+export * from './logger.js';
+export * from './reflector/index.js';

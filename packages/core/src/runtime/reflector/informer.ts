@@ -1,0 +1,160 @@
+// An informer: a Reflector feeding a Store, announcing changes to handlers and as an rxjs
+// Observable. Handlers run synchronously in event order; a throwing handler is logged and
+// never stops the informer.
+import { Observable } from 'rxjs';
+import type { KubeClient } from '../../kube/client.js';
+import { objectKeyOf, type KubeObject } from '../../kube/object.js';
+import type { ResourceType } from '../../kube/resource.js';
+import { errorFields, silentLogger, type RuntimeLogger } from '../logger.js';
+import { listWatcherFor, type ListWatcher, type SelectorOptions } from './list-watcher.js';
+import { Reflector, type ReflectorOptions, type ReflectorSink } from './reflector.js';
+import { Store, type IndexFunc } from './store.js';
+import { dropManagedFields, type Transform } from './transform.js';
+
+export interface InformerHandlers<U> {
+  /** inInitialList: the object came from the first list, not from a later change. */
+  onAdd?(obj: U, inInitialList: boolean): void;
+  onUpdate?(old: U, cur: U): void;
+  onDelete?(obj: U): void;
+}
+
+export type InformerEvent<U> =
+  | { type: 'add'; object: U; inInitialList: boolean }
+  | { type: 'update'; old: U; object: U }
+  | { type: 'delete'; object: U };
+
+export interface InformerOptions<T extends KubeObject, U> extends ReflectorOptions {
+  /**
+   * Runs on every object before it is cached; default drops managedFields. The result must
+   * keep metadata.resourceVersion for a relist to skip unchanged objects; metadata.name and
+   * namespace are taken from the original object.
+   */
+  transform?: Transform<T, U>;
+  indexers?: Record<string, IndexFunc<U>>;
+  /** name used in logs and metrics; defaults to the list-watcher description. */
+  name?: string;
+}
+
+export class Informer<T extends KubeObject, U = T> {
+  readonly name: string;
+  readonly store: Store<U>;
+  private readonly handlers = new Set<InformerHandlers<U>>();
+  private readonly reflector: Reflector<T>;
+  private readonly transform: Transform<T, U>;
+  private readonly log: RuntimeLogger;
+  private synced = false;
+  private syncWaiters: (() => void)[] = [];
+
+  constructor(lw: ListWatcher<T>, opts: InformerOptions<T, U> = {}) {
+    this.name = opts.name ?? lw.description;
+    this.transform = opts.transform ?? (dropManagedFields as unknown as Transform<T, U>);
+    this.store = new Store<U>(opts.indexers ?? {}, (o) => (o as KubeObject).metadata?.resourceVersion);
+    this.log = (opts.logger ?? silentLogger).child({ informer: this.name });
+    const sink: ReflectorSink<T> = { replace: (items) => this.onReplace(items), apply: (type, obj) => this.onEvent(type, obj) };
+    this.reflector = new Reflector<T>(lw, sink, { ...opts, logger: opts.logger ?? silentLogger });
+  }
+
+  /** true once the first list has been stored and announced. */
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** Resolves when synced; rejects if the signal aborts first. */
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    if (this.synced) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const done = () => { signal?.removeEventListener('abort', onAbort); resolve(); };
+      const onAbort = () => {
+        this.syncWaiters = this.syncWaiters.filter((w) => w !== done);
+        reject(new Error(`informer ${this.name} stopped before it synced`));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.syncWaiters.push(done);
+    });
+  }
+
+  /** Registers handlers; if already synced, replays the cache as adds (like client-go). */
+  addHandlers(h: InformerHandlers<U>): () => void {
+    this.handlers.add(h);
+    if (this.synced && h.onAdd) for (const o of this.store.list()) this.call(() => h.onAdd!(o, true));
+    return () => this.handlers.delete(h);
+  }
+
+  /** Every change as an Observable; subscribing after sync first replays the cache as adds. */
+  events$(): Observable<InformerEvent<U>> {
+    return new Observable<InformerEvent<U>>((sub) =>
+      this.addHandlers({
+        onAdd: (object, inInitialList) => sub.next({ type: 'add', object, inInitialList }),
+        onUpdate: (old, object) => sub.next({ type: 'update', old, object }),
+        onDelete: (object) => sub.next({ type: 'delete', object }),
+      }));
+  }
+
+  get(key: string): U | undefined {
+    return this.store.get(key);
+  }
+  list(): U[] {
+    return this.store.list();
+  }
+  byIndex(indexName: string, value: string): U[] {
+    return this.store.byIndex(indexName, value);
+  }
+  get lastSyncResourceVersion(): string | undefined {
+    return this.reflector.lastSyncResourceVersion;
+  }
+
+  /** Runs the list/watch loop until the signal aborts. */
+  run(signal: AbortSignal): Promise<void> {
+    return this.reflector.run(signal);
+  }
+
+  private call(fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      this.log.error(errorFields(e), 'informer handler threw');
+    }
+  }
+
+  private onReplace(items: T[]): void {
+    const initial = !this.synced;
+    const diff = this.store.replace(items.map((raw) => [objectKeyOf(raw), this.transform(raw)] as [string, U]));
+    for (const h of this.handlers) {
+      for (const o of diff.added) if (h.onAdd) this.call(() => h.onAdd!(o, initial));
+      for (const [a, b] of diff.updated) if (h.onUpdate) this.call(() => h.onUpdate!(a, b));
+      for (const o of diff.deleted) if (h.onDelete) this.call(() => h.onDelete!(o));
+    }
+    if (initial) {
+      this.synced = true;
+      for (const w of this.syncWaiters.splice(0)) w();
+    }
+  }
+
+  private onEvent(type: 'ADDED' | 'MODIFIED' | 'DELETED', raw: T): void {
+    const key = objectKeyOf(raw);
+    const obj = this.transform(raw);
+    if (type === 'DELETED') {
+      const old = this.store.remove(key);
+      for (const h of this.handlers) if (h.onDelete) this.call(() => h.onDelete!(old ?? obj));
+      return;
+    }
+    const old = this.store.upsert(key, obj);
+    for (const h of this.handlers) {
+      if (old === undefined) { if (h.onAdd) this.call(() => h.onAdd!(obj, false)); }
+      else if (h.onUpdate) this.call(() => h.onUpdate!(old, obj));
+    }
+  }
+}
+
+/** An informer for a resource type through a KubeClient. */
+export function createInformer<T extends KubeObject, U = T>(
+  client: KubeClient, rt: ResourceType, opts: InformerOptions<T, U> & SelectorOptions = {},
+): Informer<T, U> {
+  const { namespace, labelSelector, fieldSelector, ...rest } = opts;
+  const sel: SelectorOptions = {};
+  if (namespace) sel.namespace = namespace;
+  if (labelSelector) sel.labelSelector = labelSelector;
+  if (fieldSelector) sel.fieldSelector = fieldSelector;
+  return new Informer<T, U>(listWatcherFor<T>(client, rt, sel), rest);
+}

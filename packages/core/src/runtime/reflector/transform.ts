@@ -1,0 +1,11 @@
+// Transforms run on every object before it is cached. Dropping managedFields (often half
+// of an object's JSON) is the default; a projection keeps only what a controller reads.
+import type { KubeObject } from '../../kube/object.js';
+
+export type Transform<T, U> = (obj: T) => U;
+
+/** Default transform: removes metadata.managedFields in place (the parsed JSON is ours). */
+export function dropManagedFields<T extends KubeObject>(obj: T): T {
+  if (obj.metadata && 'managedFields' in obj.metadata) delete obj.metadata.managedFields;
+  return obj;
+}

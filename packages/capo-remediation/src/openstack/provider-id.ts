@@ -18,6 +18,9 @@ export function parseProviderID(providerID: string): E.Either<string, OpenStackP
   }
   const rest = providerID.slice(PREFIX.length);
   const parts = rest.split('/');
+  if (parts.length === 1) {
+    return E.left(`providerID ${shown}: the server uuid must follow a slash (openstack:///<server-uuid>, note the three slashes)`);
+  }
   if (parts.length !== 2) {
     return E.left(`providerID ${shown}: expected exactly openstack://<region>/<server-uuid> or openstack:///<server-uuid>`);
   }

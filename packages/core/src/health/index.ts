@@ -1,1 +1,49 @@
-export {};
+// health/: the NotReady state machine. Pure, deterministic, clock injected.
+export { classifyNode, ReasonNodeStatusNeverUpdated, ReasonNodeStatusUnknown, type Cause, type CauseKind, type ClassifyOptions } from './cause.js';
+export { assessNode, type Assessment, type HealthSignal } from './assess.js';
+export { decideRepair, recordOutcome, actionIdFor, type RepairAction, type RepairDecision, type ActionOutcome, type DecideContext } from './decide.js';
+export {
+  RepairPolicyInput,
+  RemediationStepKind,
+  defaultRepairPolicy,
+  resolveRepairPolicy,
+  parseCountOrPercent,
+  scaleCountOrPercent,
+  type RepairPolicy,
+  type LadderStep,
+  type UnhealthyCondition,
+  type StormGuardPolicy,
+  type CountOrPercent,
+} from './policy.js';
+export {
+  RepairState,
+  RepairPhase,
+  RepairIntent,
+  RepairStateVersion,
+  initialRepairState,
+  parseRepairState,
+  serializeRepairState,
+  type Remediation,
+  type LastRemediation,
+  type ActionResult,
+} from './state.js';
+export { stormGuard, isInFlight, type StormEntry, type StormVerdict, type StormReport } from './storm-guard.js';
+export {
+  getCondition,
+  hasTaint,
+  lastHeartbeat,
+  AnnotationCapiPaused,
+  AnnotationCapiSkipRemediation,
+  TaintOutOfService,
+  TaintUnreachable,
+  TaintNotReady,
+  type NodeSnapshot,
+  type NodeConditionSnapshot,
+  type TaintSnapshot,
+  type HealthObservation,
+} from './node.js';
+export { DurationMs, IsoTime, parseDuration, formatDuration, toMillis, type TimeInput } from './time.js';
+export { formatValidationErrors } from './errors.js';
+export { decideFleet, type FleetMember, type FleetDecision } from './fleet.js';
+export { runRepairLoop, type TimedObservation, type RepairLoopOptions, type ActionExecutor, type RemediateAction } from './runner.js';
+export { buildNode, readyTexts, type NodeBuilderInput, type ReadyText } from './builders.js';

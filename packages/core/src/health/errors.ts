@@ -1,0 +1,38 @@
+// Turns io-ts validation errors into one readable line per problem: the path of the field
+// and what was expected, never a dump of the whole input (it may hold unrelated secrets).
+import type * as t from 'io-ts';
+
+function isCombinator(type: t.Decoder<unknown, unknown>): boolean {
+  const tag = (type as { _tag?: string })._tag;
+  return tag === 'IntersectionType' || tag === 'UnionType';
+}
+
+/** "spec.checks.unhealthyNodeConditions[0].type" style path of one error. */
+export function errorPath(e: t.ValidationError): string {
+  let path = '';
+  e.context.forEach((c, i) => {
+    if (c.key === '') return;
+    const parent = e.context[i - 1];
+    // io-ts numbers the members of unions and intersections; they are not part of the data.
+    if (parent !== undefined && isCombinator(parent.type)) return;
+    const parentTag = (parent?.type as { _tag?: string } | undefined)?._tag;
+    path += parentTag === 'ArrayType' && /^\d+$/.test(c.key) ? `[${c.key}]` : `${path === '' ? '' : '.'}${c.key}`;
+  });
+  return path;
+}
+
+export function formatValidationErrors(errors: t.Errors, root = ''): string {
+  const lines = errors.map((e) => {
+    const path = [root, errorPath(e)].filter((p) => p !== '').join('.');
+    const last = e.context[e.context.length - 1];
+    const expected = e.message ?? `expected ${last?.type.name ?? 'a valid value'}`;
+    const got = e.value === undefined ? 'nothing' : short(e.value);
+    return `${path || '(root)'}: ${expected}, got ${got}`;
+  });
+  return [...new Set(lines)].join('; ');
+}
+
+function short(v: unknown): string {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}

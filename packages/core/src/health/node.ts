@@ -1,0 +1,73 @@
+// The slice of a Node the health code reads. Structural, so a @kubernetes/client-node V1Node,
+// a kubernetes-fluent-client object or a parsed JSON trace line all fit without conversion.
+import { toMillis, type TimeInput } from './time.js';
+
+export interface NodeConditionSnapshot {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: TimeInput;
+  lastHeartbeatTime?: TimeInput;
+}
+
+export interface TaintSnapshot {
+  key: string;
+  value?: string;
+  effect: string;
+  timeAdded?: TimeInput;
+}
+
+export interface NodeSnapshot {
+  metadata?: {
+    name?: string;
+    creationTimestamp?: TimeInput;
+    deletionTimestamp?: TimeInput;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  spec?: { unschedulable?: boolean; taints?: TaintSnapshot[]; providerID?: string };
+  status?: { conditions?: NodeConditionSnapshot[]; capacity?: Record<string, unknown> };
+}
+
+/** What one reconcile sees about one node. `node` undefined means the Node object is gone. */
+export interface HealthObservation {
+  nodeName: string;
+  node: NodeSnapshot | undefined;
+  /** renewTime of the node's Lease in kube-node-lease, when the caller reads it. */
+  leaseRenewTime?: TimeInput;
+}
+
+// Well-known names (Kubernetes and Cluster API).
+export const NodeReady = 'Ready';
+export const TaintUnreachable = 'node.kubernetes.io/unreachable';
+export const TaintNotReady = 'node.kubernetes.io/not-ready';
+export const TaintOutOfService = 'node.kubernetes.io/out-of-service';
+export const TaintUnschedulable = 'node.kubernetes.io/unschedulable';
+export const AnnotationCapiPaused = 'cluster.x-k8s.io/paused';
+export const AnnotationCapiSkipRemediation = 'cluster.x-k8s.io/skip-remediation';
+
+export function getCondition(node: NodeSnapshot | undefined, type: string): NodeConditionSnapshot | undefined {
+  return node?.status?.conditions?.find((c) => c.type === type);
+}
+
+export function hasTaint(node: NodeSnapshot | undefined, key: string, effect?: string): boolean {
+  return (node?.spec?.taints ?? []).some((t) => t.key === key && (effect === undefined || t.effect === effect));
+}
+
+export function annotation(node: NodeSnapshot | undefined, key: string): string | undefined {
+  return node?.metadata?.annotations?.[key];
+}
+
+export function label(node: NodeSnapshot | undefined, key: string): string | undefined {
+  return node?.metadata?.labels?.[key];
+}
+
+/** Latest sign of life from the kubelet: the Ready heartbeat or the Lease renewal, whichever is newer. */
+export function lastHeartbeat(obs: HealthObservation): number | undefined {
+  const ready = toMillis(getCondition(obs.node, NodeReady)?.lastHeartbeatTime);
+  const lease = toMillis(obs.leaseRenewTime);
+  if (ready === undefined) return lease;
+  if (lease === undefined) return ready;
+  return Math.max(ready, lease);
+}

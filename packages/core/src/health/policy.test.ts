@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { either } from 'fp-ts';
+import { defaultRepairPolicy, resolveRepairPolicy, scaleCountOrPercent } from './policy.js';
+import { parseDuration, formatDuration } from './time.js';
+
+const right = <A>(e: either.Either<string, A>): A => {
+  if (either.isLeft(e)) throw new Error(e.left);
+  return e.right;
+};
+const left = (e: either.Either<string, unknown>): string => {
+  if (either.isRight(e)) throw new Error('expected an error');
+  return e.left;
+};
+
+describe('repair policy', () => {
+  it('an empty policy is the documented default', () => {
+    expect(right(resolveRepairPolicy({}))).toEqual(defaultRepairPolicy);
+    expect(defaultRepairPolicy.unhealthyConditions).toEqual([
+      { type: 'Ready', status: 'False', timeoutMs: 600_000 },
+      { type: 'Ready', status: 'Unknown', timeoutMs: 600_000 },
+    ]);
+  });
+
+  it('parses durations as text or seconds and fills step defaults', () => {
+    const p = right(
+      resolveRepairPolicy({
+        unhealthyConditions: [{ type: 'Ready', status: 'Unknown', timeout: '90s' }],
+        nodeStartupTimeout: 0,
+        ladder: [{ action: 'HardReboot', timeout: '1h30m', attempts: 3 }, { action: 'Replace' }],
+        stormGuard: { maxUnhealthy: '25%', failureDomainLabel: 'topology.kubernetes.io/zone', maxUnhealthyPerDomain: 1 },
+        flap: { episodes: 4, window: 7200 },
+      }),
+    );
+    expect(p.unhealthyConditions).toEqual([{ type: 'Ready', status: 'Unknown', timeoutMs: 90_000 }]);
+    expect(p.nodeStartupTimeoutMs).toBe(0);
+    expect(p.ladder).toEqual([
+      { action: 'HardReboot', timeoutMs: 5_400_000, attempts: 3 },
+      { action: 'Replace', timeoutMs: 600_000, attempts: 1 },
+    ]);
+    expect(p.stormGuard.maxUnhealthy).toEqual({ percent: 25 });
+    expect(p.stormGuard.maxUnhealthyPerDomain).toEqual({ count: 1 });
+    expect(p.flap).toEqual({ episodes: 4, windowMs: 7_200_000, escalateWithinMs: 3_600_000 });
+  });
+
+  it('names the field and what was expected on bad input', () => {
+    expect(left(resolveRepairPolicy({ ladder: [{ action: 'Reimage' }] }))).toMatch(/ladder\[0\]\.action: expected RemediationStepKind/);
+    expect(left(resolveRepairPolicy({ minHealthyPeriod: '5 minutes' }))).toMatch(/minHealthyPeriod: expected a duration/);
+    expect(left(resolveRepairPolicy({ ladder: [] }))).toMatch(/ladder: expected at least one step/);
+    expect(left(resolveRepairPolicy({ ladder: [{ action: 'Replace' }, { action: 'SoftReboot' }] }))).toMatch(/Replace must be the last step/);
+    expect(left(resolveRepairPolicy({ stormGuard: { maxUnhealthy: '140%' } }))).toMatch(/stormGuard.maxUnhealthy: a percentage must be at most 100%/);
+    expect(left(resolveRepairPolicy({ nodeStartupTimeout: '10s' }))).toMatch(/at least 30s/);
+    expect(left(resolveRepairPolicy({ ladder: [{ action: 'SoftReboot', attempts: 0 }] }))).toMatch(/ladder\[0\]\.attempts: expected an integer >= 1/);
+    expect(left(resolveRepairPolicy({ stormGuard: { maxUnhealthyPerDomain: 1 } }))).toMatch(/needs stormGuard.failureDomainLabel/);
+  });
+
+  it('percentages round down', () => {
+    expect(scaleCountOrPercent({ percent: 40 }, 7)).toBe(2);
+    expect(scaleCountOrPercent({ percent: 40 }, 2)).toBe(0);
+    expect(scaleCountOrPercent({ count: 3 }, 2)).toBe(3);
+  });
+
+  it('durations round-trip through text', () => {
+    for (const ms of [0, 1000, 90_000, 600_000, 5_400_000, 3_600_000]) {
+      expect(right(parseDuration(formatDuration(ms)))).toBe(ms);
+    }
+    expect(right(parseDuration('250ms'))).toBe(250);
+    expect(either.isLeft(parseDuration('10 m'))).toBe(true);
+    expect(either.isLeft(parseDuration(-1))).toBe(true);
+  });
+});

@@ -1,0 +1,221 @@
+// The repair policy: what counts as unhealthy, how long to wait, which repairs to try in
+// which order, and the brakes (flap memory, storm guard, pause annotations, dry-run).
+// Users write it as YAML/JSON with durations as text ("10m") or seconds; every field has a
+// default, so `{}` is a complete, conservative policy.
+import * as t from 'io-ts';
+import { either } from 'fp-ts';
+import { pipe } from 'fp-ts/lib/function.js';
+import { DurationMs } from './time.js';
+import { formatValidationErrors } from './errors.js';
+
+/** The repairs the escalation ladder can name, cheapest first by convention. */
+export const RemediationStepKind = t.keyof({ SoftReboot: null, HardReboot: null, Replace: null }, 'RemediationStepKind');
+export type RemediationStepKind = t.TypeOf<typeof RemediationStepKind>;
+
+const ConditionStatus = t.keyof({ True: null, False: null, Unknown: null }, 'ConditionStatus');
+
+const UnhealthyConditionInput = t.intersection([
+  t.type({ type: t.string, status: ConditionStatus }),
+  t.partial({ timeout: DurationMs }),
+]);
+
+const LadderStepInput = t.intersection([
+  t.type({ action: RemediationStepKind }),
+  t.partial({ timeout: DurationMs, attempts: t.number }),
+]);
+
+/** A count ("3") or a percentage of the total ("40%"), like intstr.IntOrString. */
+const IntOrPercent = t.union([t.number, t.string], 'IntOrPercent');
+
+/** The policy as written by a user: everything optional. */
+export const RepairPolicyInput = t.partial(
+  {
+    dryRun: t.boolean,
+    unhealthyConditions: t.array(UnhealthyConditionInput),
+    nodeStartupTimeout: DurationMs,
+    staleHeartbeatTimeout: DurationMs,
+    minHealthyPeriod: DurationMs,
+    retryBackoff: DurationMs,
+    ladder: t.array(LadderStepInput),
+    flap: t.partial({ episodes: t.number, window: DurationMs, escalateWithin: DurationMs }),
+    stormGuard: t.partial({
+      maxUnhealthy: IntOrPercent,
+      maxInFlight: t.number,
+      minUnhealthyAllowed: t.number,
+      failureDomainLabel: t.string,
+      maxUnhealthyPerDomain: IntOrPercent,
+      recheckInterval: DurationMs,
+    }),
+    drain: t.partial({ enabled: t.boolean, timeout: DurationMs, outOfServiceAfter: DurationMs }),
+    annotations: t.partial({ state: t.string, trigger: t.string }),
+  },
+  'RepairPolicy',
+);
+export type RepairPolicyInput = t.TypeOf<typeof RepairPolicyInput>;
+
+export interface UnhealthyCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  timeoutMs: number;
+}
+
+export interface LadderStep {
+  action: RemediationStepKind;
+  /** After the action completes: how long the node has to become Ready before the attempt counts as failed. */
+  timeoutMs: number;
+  attempts: number;
+}
+
+export type CountOrPercent = { count: number } | { percent: number };
+
+export interface StormGuardPolicy {
+  maxUnhealthy: CountOrPercent;
+  /**
+   * Floor for the resolved limit, so that `40%` of a 2-node cluster still lets one node be
+   * repaired. Deliberately unlike Cluster API's maxUnhealthy (mhc/ keeps CAPI's exact rule).
+   */
+  minUnhealthyAllowed: number;
+  maxInFlight: number;
+  failureDomainLabel?: string;
+  maxUnhealthyPerDomain?: CountOrPercent;
+  recheckIntervalMs: number;
+}
+
+/** The resolved policy: every field present, durations in ms. */
+export interface RepairPolicy {
+  dryRun: boolean;
+  unhealthyConditions: UnhealthyCondition[];
+  /** 0 disables the startup check (as in Cluster API). */
+  nodeStartupTimeoutMs: number;
+  /** 0 disables; otherwise Ready=True with no heartbeat for this long is unhealthy. */
+  staleHeartbeatTimeoutMs: number;
+  minHealthyPeriodMs: number;
+  retryBackoffMs: number;
+  ladder: LadderStep[];
+  /** Flap detection: `episodes` NotReady episodes within `windowMs` make the node unhealthy at once. */
+  flap: { episodes: number; windowMs: number; escalateWithinMs: number };
+  stormGuard: StormGuardPolicy;
+  drain: { enabled: boolean; timeoutMs: number; outOfServiceAfterMs: number };
+  annotations: { state: string; trigger: string };
+}
+
+const MIN = 60_000;
+
+export const defaultRepairPolicy: RepairPolicy = {
+  dryRun: false,
+  unhealthyConditions: [
+    { type: 'Ready', status: 'False', timeoutMs: 10 * MIN },
+    { type: 'Ready', status: 'Unknown', timeoutMs: 10 * MIN },
+  ],
+  nodeStartupTimeoutMs: 10 * MIN,
+  staleHeartbeatTimeoutMs: 0,
+  minHealthyPeriodMs: 5 * MIN,
+  retryBackoffMs: 1 * MIN,
+  ladder: [
+    { action: 'SoftReboot', timeoutMs: 10 * MIN, attempts: 1 },
+    { action: 'HardReboot', timeoutMs: 15 * MIN, attempts: 2 },
+    { action: 'Replace', timeoutMs: 30 * MIN, attempts: 1 },
+  ],
+  flap: { episodes: 3, windowMs: 60 * MIN, escalateWithinMs: 60 * MIN },
+  stormGuard: { maxUnhealthy: { percent: 40 }, minUnhealthyAllowed: 1, maxInFlight: 1, recheckIntervalMs: 30_000 },
+  drain: { enabled: true, timeoutMs: 15 * MIN, outOfServiceAfterMs: 5 * MIN },
+  annotations: { state: 'noderepair.io/repair-state', trigger: 'noderepair.io/repair-now' },
+};
+
+export function parseCountOrPercent(v: number | string, field: string): either.Either<string, CountOrPercent> {
+  if (typeof v === 'number') {
+    return Number.isInteger(v) && v >= 0 ? either.right({ count: v }) : either.left(`${field}: expected a non-negative integer or "N%", got ${v}`);
+  }
+  const m = /^(\d+)%$/.exec(v.trim());
+  if (m) {
+    const p = Number(m[1]);
+    return p <= 100 ? either.right({ percent: p }) : either.left(`${field}: a percentage must be at most 100%, got "${v}"`);
+  }
+  if (/^\d+$/.test(v.trim())) return either.right({ count: Number(v.trim()) });
+  return either.left(`${field}: expected a non-negative integer or "N%", got "${v}"`);
+}
+
+/** Resolves a count-or-percentage against a total; percentages round DOWN (as intstr does with roundUp=false). */
+export function scaleCountOrPercent(v: CountOrPercent, total: number): number {
+  return 'count' in v ? v.count : Math.floor((v.percent * total) / 100);
+}
+
+function nonNegativeInt(v: number, field: string): either.Either<string, number> {
+  return Number.isInteger(v) && v >= 0 ? either.right(v) : either.left(`${field}: expected an integer >= 0, got ${v}`);
+}
+
+function positiveInt(v: number, field: string): either.Either<string, number> {
+  return Number.isInteger(v) && v >= 1 ? either.right(v) : either.left(`${field}: expected an integer >= 1, got ${v}`);
+}
+
+/** Validates a user policy and fills the defaults. Left carries a readable message naming the field. */
+export function resolveRepairPolicy(input: unknown): either.Either<string, RepairPolicy> {
+  return pipe(
+    RepairPolicyInput.decode(input ?? {}),
+    either.mapLeft((errs) => `invalid repair policy: ${formatValidationErrors(errs)}`),
+    either.chain((p) => {
+      const d = defaultRepairPolicy;
+      const problems: string[] = [];
+      const take = <A>(e: either.Either<string, A>, fallback: A): A => {
+        if (either.isLeft(e)) {
+          problems.push(e.left);
+          return fallback;
+        }
+        return e.right;
+      };
+      const unhealthyConditions =
+        p.unhealthyConditions?.map((c) => ({ type: c.type, status: c.status, timeoutMs: c.timeout ?? 10 * MIN })) ?? d.unhealthyConditions;
+      const ladder =
+        p.ladder?.map((s, i) => ({
+          action: s.action,
+          timeoutMs: s.timeout ?? 10 * MIN,
+          attempts: take(positiveInt(s.attempts ?? 1, `ladder[${i}].attempts`), 1),
+        })) ?? d.ladder;
+      if (ladder.length === 0) problems.push('ladder: expected at least one step');
+      const replaceAt = ladder.findIndex((s) => s.action === 'Replace');
+      if (replaceAt !== -1 && replaceAt !== ladder.length - 1) problems.push('ladder: Replace must be the last step (nothing can follow a replacement)');
+      const nodeStartupTimeoutMs = p.nodeStartupTimeout ?? d.nodeStartupTimeoutMs;
+      if (nodeStartupTimeoutMs !== 0 && nodeStartupTimeoutMs < 30_000) {
+        problems.push('nodeStartupTimeout: expected 0 (disabled) or at least 30s, as Cluster API requires');
+      }
+      const sg = p.stormGuard ?? {};
+      const stormGuard: StormGuardPolicy = {
+        maxUnhealthy: sg.maxUnhealthy === undefined ? d.stormGuard.maxUnhealthy : take(parseCountOrPercent(sg.maxUnhealthy, 'stormGuard.maxUnhealthy'), { count: 0 }),
+        maxInFlight: take(positiveInt(sg.maxInFlight ?? d.stormGuard.maxInFlight, 'stormGuard.maxInFlight'), 1),
+        minUnhealthyAllowed: take(nonNegativeInt(sg.minUnhealthyAllowed ?? d.stormGuard.minUnhealthyAllowed, 'stormGuard.minUnhealthyAllowed'), 0),
+        recheckIntervalMs: sg.recheckInterval ?? d.stormGuard.recheckIntervalMs,
+        ...(sg.failureDomainLabel !== undefined ? { failureDomainLabel: sg.failureDomainLabel } : {}),
+        ...(sg.maxUnhealthyPerDomain !== undefined
+          ? { maxUnhealthyPerDomain: take(parseCountOrPercent(sg.maxUnhealthyPerDomain, 'stormGuard.maxUnhealthyPerDomain'), { count: 0 }) }
+          : {}),
+      };
+      if (stormGuard.maxUnhealthyPerDomain !== undefined && stormGuard.failureDomainLabel === undefined) {
+        problems.push('stormGuard.maxUnhealthyPerDomain: needs stormGuard.failureDomainLabel (e.g. topology.kubernetes.io/zone)');
+      }
+      if (stormGuard.recheckIntervalMs < 1000) problems.push('stormGuard.recheckInterval: expected at least 1s');
+      const flap = {
+        episodes: take(positiveInt(p.flap?.episodes ?? d.flap.episodes, 'flap.episodes'), 1),
+        windowMs: p.flap?.window ?? d.flap.windowMs,
+        escalateWithinMs: p.flap?.escalateWithin ?? d.flap.escalateWithinMs,
+      };
+      const policy: RepairPolicy = {
+        dryRun: p.dryRun ?? d.dryRun,
+        unhealthyConditions,
+        nodeStartupTimeoutMs,
+        staleHeartbeatTimeoutMs: p.staleHeartbeatTimeout ?? d.staleHeartbeatTimeoutMs,
+        minHealthyPeriodMs: p.minHealthyPeriod ?? d.minHealthyPeriodMs,
+        retryBackoffMs: p.retryBackoff ?? d.retryBackoffMs,
+        ladder,
+        flap,
+        stormGuard,
+        drain: {
+          enabled: p.drain?.enabled ?? d.drain.enabled,
+          timeoutMs: p.drain?.timeout ?? d.drain.timeoutMs,
+          outOfServiceAfterMs: p.drain?.outOfServiceAfter ?? d.drain.outOfServiceAfterMs,
+        },
+        annotations: { state: p.annotations?.state ?? d.annotations.state, trigger: p.annotations?.trigger ?? d.annotations.trigger },
+      };
+      return problems.length > 0 ? either.left(`invalid repair policy: ${problems.join('; ')}`) : either.right(policy);
+    }),
+  );
+}

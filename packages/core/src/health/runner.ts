@@ -1,0 +1,102 @@
+// Drives the state machine through time with an rxjs scheduler. With a TestScheduler or
+// VirtualTimeScheduler, hours of policy (timeouts, backoffs, healthy periods) run in
+// milliseconds of real time and deterministically; with asyncScheduler it is a real loop.
+import { Observable, Subscription, type SchedulerLike } from 'rxjs';
+import { recordOutcome, type ActionOutcome, type RepairAction, type RepairDecision } from './decide.js';
+import { decideFleet } from './fleet.js';
+import type { HealthObservation } from './node.js';
+import type { RepairPolicy } from './policy.js';
+import type { RepairState } from './state.js';
+
+/** One observation of one node at an absolute time (epoch ms). */
+export interface TimedObservation {
+  at: number;
+  obs: HealthObservation;
+}
+
+export type RemediateAction = Extract<RepairAction, { type: 'Remediate' }>;
+
+/** What executing a Remediate action did. undefined: the controller died before recording it. */
+export type ActionExecutor = (action: RemediateAction, node: string, now: number) => Omit<ActionOutcome, 'actionId' | 'at'> | undefined;
+
+export interface RepairLoopOptions {
+  policy: RepairPolicy;
+  scheduler: SchedulerLike;
+  /** Observations in any order; grouped by time, applied in time order. */
+  observations: readonly TimedObservation[];
+  /** Epoch ms that virtual time zero stands for; default: the first observation's time. */
+  epochMs?: number;
+  initialStates?: ReadonlyMap<string, RepairState>;
+  /** Default: every action succeeds at once. */
+  execute?: ActionExecutor;
+  /** Keep following requeues this long after the last observation (default 24 h). */
+  horizonMs?: number;
+}
+
+/** Every per-node decision of every pass, in time order; completes when nothing is left to wake for. */
+export function runRepairLoop(opts: RepairLoopOptions): Observable<RepairDecision> {
+  return new Observable<RepairDecision>((subscriber) => {
+    const { policy, scheduler } = opts;
+    const execute: ActionExecutor = opts.execute ?? (() => ({ result: 'Succeeded' }));
+    const sorted = [...opts.observations].sort((a, b) => a.at - b.at);
+    const epoch = opts.epochMs ?? sorted[0]?.at ?? 0;
+    const base = scheduler.now();
+    const now = () => epoch + (scheduler.now() - base);
+    const stopAt = (sorted[sorted.length - 1]?.at ?? epoch) + (opts.horizonMs ?? 24 * 3_600_000);
+    const latest = new Map<string, HealthObservation>();
+    const states = new Map<string, RepairState>(opts.initialStates ?? []);
+    const subs = new Subscription();
+    let wake: Subscription | undefined;
+    let batchesLeft = 0;
+
+    const pass = () => {
+      const t = now();
+      const members = [...latest.values()].sort((a, b) => (a.nodeName < b.nodeName ? -1 : 1)).map((obs) => ({ obs, state: states.get(obs.nodeName) }));
+      const { decisions } = decideFleet(members, policy, t);
+      let nextWake = Number.POSITIVE_INFINITY;
+      for (const d of decisions) {
+        if (d.nextState === undefined) {
+          states.delete(d.node);
+          latest.delete(d.node);
+        } else {
+          let st = d.nextState;
+          for (const action of d.actions) {
+            if (action.type !== 'Remediate') continue;
+            const result = execute(action, d.node, t);
+            if (result !== undefined) st = recordOutcome(st, { ...result, actionId: action.actionId, at: t });
+          }
+          states.set(d.node, st);
+          // An action just ran: look again right away so the outcome is acted upon.
+          if (d.actions.some((a) => a.type === 'Remediate')) nextWake = Math.min(nextWake, 1);
+        }
+        subscriber.next(d);
+        if (d.requeueAfterMs !== undefined) nextWake = Math.min(nextWake, d.requeueAfterMs);
+      }
+      wake?.unsubscribe();
+      wake = undefined;
+      if (Number.isFinite(nextWake) && t + nextWake <= stopAt) {
+        wake = scheduler.schedule(() => {
+          wake = undefined;
+          pass();
+        }, nextWake);
+        subs.add(wake);
+      }
+      if (wake === undefined && batchesLeft === 0) subscriber.complete();
+    };
+
+    const batches = new Map<number, TimedObservation[]>();
+    for (const o of sorted) batches.set(o.at, [...(batches.get(o.at) ?? []), o]);
+    batchesLeft = batches.size;
+    for (const [at, batch] of batches) {
+      subs.add(
+        scheduler.schedule(() => {
+          for (const o of batch) latest.set(o.obs.nodeName, o.obs);
+          batchesLeft -= 1;
+          pass();
+        }, Math.max(0, at - epoch)),
+      );
+    }
+    if (batchesLeft === 0) subscriber.complete();
+    return () => subs.unsubscribe();
+  });
+}

@@ -1,0 +1,102 @@
+// The repair state persisted on the Node as one JSON annotation (default key
+// noderepair.io/repair-state). Level-triggered controllers forget everything on restart;
+// this is what they must not forget: the phase, the attempt in progress, the intent of an
+// action that may or may not have happened, the flap history and the last repair.
+import * as t from 'io-ts';
+import { either } from 'fp-ts';
+import { pipe } from 'fp-ts/lib/function.js';
+import { IsoTime } from './time.js';
+import { RemediationStepKind } from './policy.js';
+import { formatValidationErrors } from './errors.js';
+
+export const RepairStateVersion = 1;
+
+export const RepairPhase = t.keyof(
+  { Healthy: null, Suspect: null, Waiting: null, Unhealthy: null, Remediating: null, Verifying: null, Failed: null },
+  'RepairPhase',
+);
+export type RepairPhase = t.TypeOf<typeof RepairPhase>;
+
+const ActionResult = t.keyof({ Succeeded: null, Failed: null }, 'ActionResult');
+export type ActionResult = t.TypeOf<typeof ActionResult>;
+
+/**
+ * An action we decided to take. Written BEFORE the action runs and completed AFTER, so a
+ * controller that dies in between finds an intent without `completedAt` and re-issues the
+ * very same `actionId`; providers must treat a repeated id as the same request (see docs).
+ */
+export const RepairIntent = t.intersection([
+  t.type({ actionId: t.string, action: RemediationStepKind, step: t.number, attempt: t.number, issuedAt: IsoTime }),
+  t.partial({ completedAt: IsoTime, result: ActionResult, message: t.string, replays: t.number }),
+]);
+export type RepairIntent = t.TypeOf<typeof RepairIntent>;
+
+export const Remediation = t.intersection([
+  t.type({
+    /** Stable id of this remediation: node name + start time. Action ids derive from it. */
+    id: t.string,
+    startedAt: IsoTime,
+    cause: t.string,
+    /** Index into the policy ladder; never decreases within one remediation. */
+    step: t.number,
+    /** 1-based attempt within the step. */
+    attempt: t.number,
+    /** True when we cordoned the node (so we uncordon only what we cordoned). */
+    cordoned: t.boolean,
+  }),
+  t.partial({ intent: RepairIntent }),
+]);
+export type Remediation = t.TypeOf<typeof Remediation>;
+
+export const LastRemediation = t.type({ id: t.string, endedAt: IsoTime, step: t.number, result: t.keyof({ Succeeded: null, Failed: null }) });
+export type LastRemediation = t.TypeOf<typeof LastRemediation>;
+
+export const RepairState = t.intersection(
+  [
+    t.type({
+      v: t.literal(RepairStateVersion),
+      phase: RepairPhase,
+      /** When the phase was entered. */
+      since: IsoTime,
+      /** lastTransitionTime of each NotReady episode seen within the flap window. */
+      episodes: t.array(IsoTime),
+    }),
+    t.partial({
+      remediation: Remediation,
+      lastRemediation: LastRemediation,
+      /** Start of the current continuous Ready period, as the controller first saw it after a repair action. */
+      healthySince: IsoTime,
+      /** Value of the manual trigger annotation already acted upon (so it fires once per value). */
+      handledTrigger: t.string,
+    }),
+  ],
+  'RepairState',
+);
+export type RepairState = t.TypeOf<typeof RepairState>;
+
+export function initialRepairState(now: number): RepairState {
+  return { v: RepairStateVersion, phase: 'Healthy', since: now, episodes: [] };
+}
+
+/** Parses the annotation value. Left says what is wrong; the caller decides (we start over and emit an event). */
+export function parseRepairState(value: string | undefined): either.Either<string, RepairState | undefined> {
+  if (value === undefined || value === '') return either.right(undefined);
+  let json: unknown;
+  try {
+    json = JSON.parse(value);
+  } catch {
+    return either.left('repair-state annotation: expected JSON, got text that does not parse');
+  }
+  if (typeof json === 'object' && json !== null && 'v' in json && json.v !== RepairStateVersion) {
+    return either.left(`repair-state annotation: version ${String(json.v)} is not understood by this controller (it understands ${RepairStateVersion})`);
+  }
+  return pipe(
+    RepairState.decode(json),
+    either.mapLeft((errs) => `repair-state annotation: ${formatValidationErrors(errs)}`),
+  );
+}
+
+/** The annotation value: compact JSON with RFC 3339 times, stable key order. */
+export function serializeRepairState(state: RepairState): string {
+  return JSON.stringify(RepairState.encode(state));
+}

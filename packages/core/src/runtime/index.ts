@@ -5,3 +5,4 @@ export * from './backoff.js';
 export * from './queue/index.js';
 export * from './logger.js';
 export * from './reflector/index.js';
+export * from './controller/index.js';

@@ -16,7 +16,8 @@ function pathOf(err: t.ValidationError, root: string): string {
     const tag = parent ? tagOf(parent.type) : undefined;
     // Union and intersection members are keyed by their index; they are not fields.
     if (tag === 'UnionType' || tag === 'IntersectionType' || tag === 'RefinementType') return;
-    path += tag === 'ArrayType' || tag === 'ReadonlyArrayType' ? `[${entry.key}]` : `.${entry.key}`;
+    const isArray = tag === 'ArrayType' || tag === 'ReadonlyArrayType' || (parent?.type.name.startsWith('Array<') ?? false);
+    path += isArray ? `[${entry.key}]` : `.${entry.key}`;
   });
   return path;
 }

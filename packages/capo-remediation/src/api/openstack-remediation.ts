@@ -1,0 +1,47 @@
+// OpenStackRemediation: created by Cluster API's MachineHealthCheck from the template, named
+// after the unhealthy Machine; our controller drives it.
+import * as E from 'fp-ts/lib/Either.js';
+import { formatErrors } from '../codec/index.js';
+import { customResourceDefinition, type CustomResourceDefinition } from './crd.js';
+import { API_VERSION, REMEDIATION_KIND } from './group-version.js';
+import { topLevelMetadata, typeMetaFields } from './object-meta.js';
+import { remediationSpecNode } from './remediation-spec.js';
+import { remediationStatusNode } from './remediation-status.js';
+import { s } from './schema/index.js';
+
+export const openStackRemediationNode = s.object({
+  ...typeMetaFields,
+  metadata: topLevelMetadata(),
+  spec: s.defaultedToEmpty(remediationSpecNode),
+  status: s.optional(remediationStatusNode),
+});
+
+export type OpenStackRemediation = s.TypeOf<typeof openStackRemediationNode>;
+export const OpenStackRemediationCodec = openStackRemediationNode.codec;
+
+export function openStackRemediationCRD(): CustomResourceDefinition {
+  return customResourceDefinition({
+    kind: REMEDIATION_KIND,
+    plural: 'openstackremediations',
+    singular: 'openstackremediation',
+    shortNames: ['osr'],
+    description:
+      'OpenStackRemediation repairs the OpenStack server behind an unhealthy Cluster API Machine: drain, then an escalation ladder of Nova reboots (and rebuilds); when the ladder is exhausted the Machine is handed back to Cluster API for replacement. Created by a MachineHealthCheck from an OpenStackRemediationTemplate.',
+    schema: openStackRemediationNode.openAPI(),
+    statusSubresource: true,
+    printerColumns: [
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Remediation phase' },
+      { name: 'Step', type: 'integer', jsonPath: '.status.currentStep', description: 'Index of the current step' },
+      { name: 'Retries', type: 'integer', jsonPath: '.status.retryCount', description: 'Retries of the current step' },
+      { name: 'Last Remediated', type: 'date', jsonPath: '.status.lastRemediated', description: 'When the last action was sent' },
+      { name: 'Server', type: 'string', jsonPath: '.status.serverID', priority: 1, description: 'Nova server uuid' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+  });
+}
+
+/** Decodes (and defaults) an OpenStackRemediation, with an error that names each bad field. */
+export function decodeOpenStackRemediation(u: unknown): E.Either<string, OpenStackRemediation> {
+  const r = OpenStackRemediationCodec.decode(u);
+  return E.isLeft(r) ? E.left(`invalid ${API_VERSION} ${REMEDIATION_KIND}: ${formatErrors(r.left, 'object').join('; ')}`) : E.right(r.right);
+}

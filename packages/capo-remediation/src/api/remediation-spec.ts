@@ -1,0 +1,84 @@
+// OpenStackRemediation .spec (also a template's .spec.template.spec): the escalation ladder,
+// drain options and how long a node must stay Ready to count as repaired.
+import { s } from './schema/index.js';
+
+export const STEP_TYPES = ['SoftReboot', 'HardReboot', 'Rebuild'] as const;
+export type StepType = (typeof STEP_TYPES)[number];
+
+export const stepNode = s.object(
+  {
+    type: s.required(
+      s.enumOf(STEP_TYPES, {
+        description:
+          'SoftReboot: Nova reboot SOFT (ACPI, the guest shuts down cleanly). HardReboot: Nova reboot HARD (power cycle). Rebuild: Nova rebuild from imageRef (reinstalls the root disk).',
+      }),
+    ),
+    timeoutSeconds: s.defaulted(
+      s.integer({ minimum: 30, maximum: 86400, description: 'How long to wait after the action for the node to be Ready again before the attempt counts as failed.' }),
+      600,
+    ),
+    retries: s.defaulted(
+      s.integer({ minimum: 0, maximum: 10, description: 'Further attempts of this step after the first one failed, before escalating to the next step.' }),
+      0,
+    ),
+    imageRef: s.optional(
+      s.string({ minLength: 1, maxLength: 255, description: 'Glance image id for Rebuild; required for Rebuild, forbidden otherwise.' }),
+    ),
+  },
+  {
+    description: 'One rung of the escalation ladder.',
+    rules: [
+      {
+        rule: "self.type == 'Rebuild' ? has(self.imageRef) : !has(self.imageRef)",
+        message: 'imageRef is required for Rebuild and not allowed for other step types',
+        fieldPath: '.imageRef',
+        check: (st) => (st.type === 'Rebuild') === (st.imageRef !== undefined),
+      },
+    ],
+  },
+);
+export type Step = s.TypeOf<typeof stepNode>;
+
+export const DEFAULT_STEPS: Step[] = [
+  { type: 'SoftReboot', timeoutSeconds: 600, retries: 0 },
+  { type: 'HardReboot', timeoutSeconds: 600, retries: 1 },
+];
+
+export const drainNode = s.object(
+  {
+    enabled: s.defaulted(s.boolean({ description: 'Cordon the node and evict its pods (honouring PodDisruptionBudgets) before the first action.' }), true),
+    timeoutSeconds: s.defaulted(
+      s.integer({ minimum: 0, maximum: 86400, description: 'Give up draining after this long and act anyway; 0 waits for ever.' }),
+      300,
+    ),
+    outOfServiceTaint: s.defaulted(
+      s.boolean({
+        description:
+          'When the node is unreachable (Ready=Unknown) add node.kubernetes.io/out-of-service=nodeshutdown:NoExecute, so stateful pods and volumes move off it; removed once the node is Ready.',
+      }),
+      true,
+    ),
+  },
+  { description: 'How to drain the node before acting on the server.' },
+);
+export type DrainOptions = s.TypeOf<typeof drainNode>;
+
+export const remediationSpecNode = s.object(
+  {
+    steps: s.defaulted(
+      s.array(stepNode, {
+        minItems: 1,
+        maxItems: 10,
+        description: 'The escalation ladder, cheapest first. When every step is exhausted the Machine is handed to Cluster API for replacement.',
+      }),
+      DEFAULT_STEPS,
+    ),
+    drain: s.defaultedToEmpty(drainNode),
+    minHealthySeconds: s.defaulted(
+      s.integer({ minimum: 0, maximum: 3600, description: 'The node must stay Ready this long after an action before the remediation counts as successful.' }),
+      60,
+    ),
+  },
+  { description: 'OpenStackRemediationSpec: how to repair the server behind an unhealthy Machine.' },
+);
+export type RemediationSpec = s.TypeOf<typeof remediationSpecNode>;

@@ -52,7 +52,7 @@ export interface ApplyOptions extends WriteOptions {
 export type KubePatch =
   /** RFC 7386 merge patch. resourceVersion, when set, is added as a precondition. */
   | { type: 'merge'; body: Record<string, unknown>; resourceVersion?: string | undefined }
-  /** RFC 6902 JSON patch. resourceVersion, when set, becomes a leading `test` operation. */
+  /** RFC 6902 JSON patch. resourceVersion, when set, is replaced first: a stale one -> ConflictError. */
   | { type: 'json'; ops: JsonPatchOp[]; resourceVersion?: string | undefined }
   | { type: 'strategic'; body: Record<string, unknown>; resourceVersion?: string | undefined };
 

@@ -55,7 +55,9 @@ export function patchBody(p: KubePatch): unknown {
   if (p.type === 'json') {
     return p.resourceVersion === undefined
       ? p.ops
-      : [{ op: 'test', path: '/metadata/resourceVersion', value: p.resourceVersion }, ...p.ops];
+      // Setting resourceVersion (rather than a `test` op) makes the API server run its own
+      // precondition check, so a stale version fails as 409 Conflict like every other write.
+      : [{ op: 'replace', path: '/metadata/resourceVersion', value: p.resourceVersion }, ...p.ops];
   }
   if (p.resourceVersion === undefined) return p.body;
   const meta = (p.body['metadata'] ?? {}) as Record<string, unknown>;

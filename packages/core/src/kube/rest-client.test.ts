@@ -41,7 +41,7 @@ describe('RestKubeClient', () => {
     expect(t.seen[0]!.contentType).toBe('application/merge-patch+json');
     expect(JSON.parse(t.seen[0]!.body!)).toEqual({ metadata: { labels: { x: 'y' }, resourceVersion: '42' } });
     expect(t.seen[1]!.path).toBe('/api/v1/nodes/n/status');
-    expect(JSON.parse(t.seen[1]!.body!)[0]).toEqual({ op: 'test', path: '/metadata/resourceVersion', value: '7' });
+    expect(JSON.parse(t.seen[1]!.body!)[0]).toEqual({ op: 'replace', path: '/metadata/resourceVersion', value: '7' });
   });
 
   it('delete sends preconditions; errors are typed', async () => {

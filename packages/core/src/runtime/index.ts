@@ -6,3 +6,5 @@ export * from './queue/index.js';
 export * from './logger.js';
 export * from './reflector/index.js';
 export * from './controller/index.js';
+export * from './conditions/index.js';
+export * from './helpers/index.js';

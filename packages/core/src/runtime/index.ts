@@ -8,3 +8,4 @@ export * from './reflector/index.js';
 export * from './controller/index.js';
 export * from './conditions/index.js';
 export * from './helpers/index.js';
+export * from './leader/index.js';

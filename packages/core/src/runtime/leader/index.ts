@@ -1,0 +1,2 @@
+export * from './lease-decision.js';
+export * from './leader-elector.js';

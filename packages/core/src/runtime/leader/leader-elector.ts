@@ -1,0 +1,180 @@
+// Lease leader election (coordination.k8s.io/v1). run() campaigns until it holds the Lease,
+// then renews it every retryPeriod; if no renewal succeeds within renewDeadline the term
+// ends: the term's AbortSignal aborts and onStoppedLeading fires, so work stops before
+// another candidate can take over (leaseDuration > renewDeadline). On shutdown it releases
+// the Lease so a successor does not have to wait for expiry.
+import type { KubeClient } from '../../kube/client.js';
+import { NotFoundError } from '../../kube/errors.js';
+import { LeaseResource } from '../../kube/resource.js';
+import type { KubeLease } from '../../kube/types.js';
+import { sleep, systemClock, type Clock } from '../clock.js';
+import { microTime } from '../helpers/event-recorder.js';
+import { errorFields, silentLogger, type RuntimeLogger } from '../logger.js';
+import { DEFAULT_LEASE_TIMINGS, decideLease, leaseFingerprint, validateLeaseTimings, type LeaseTimings } from './lease-decision.js';
+
+export interface LeaderElectionOptions extends Partial<LeaseTimings> {
+  client: KubeClient;
+  namespace: string;
+  /** the Lease name, shared by all candidates. */
+  name: string;
+  /** unique per candidate, e.g. pod name + random suffix. */
+  identity: string;
+  /** release the Lease when run() is aborted (default true). */
+  releaseOnCancel?: boolean;
+  clock?: Clock;
+  random?: () => number;
+  logger?: RuntimeLogger;
+  /** leading is aborted when the term ends. */
+  onStartedLeading?: (leading: AbortSignal) => void;
+  onStoppedLeading?: () => void;
+  onNewLeader?: (identity: string) => void;
+}
+
+export class LeaderElector {
+  private readonly timings: LeaseTimings;
+  private readonly clock: Clock;
+  private readonly log: RuntimeLogger;
+  private readonly random: () => number;
+  private observed: { fingerprint: string; atMs: number; lease: KubeLease | undefined } = { fingerprint: '', atMs: 0, lease: undefined };
+  private leader = false;
+  private lastLeader = '';
+
+  constructor(private readonly opts: LeaderElectionOptions) {
+    if (!opts.identity) throw new TypeError('leader election: identity is required');
+    if (!opts.name || !opts.namespace) throw new TypeError('leader election: Lease name and namespace are required');
+    this.timings = validateLeaseTimings({
+      leaseDurationMs: opts.leaseDurationMs ?? DEFAULT_LEASE_TIMINGS.leaseDurationMs,
+      renewDeadlineMs: opts.renewDeadlineMs ?? DEFAULT_LEASE_TIMINGS.renewDeadlineMs,
+      retryPeriodMs: opts.retryPeriodMs ?? DEFAULT_LEASE_TIMINGS.retryPeriodMs,
+    });
+    this.clock = opts.clock ?? systemClock;
+    this.random = opts.random ?? Math.random;
+    this.log = (opts.logger ?? silentLogger).child({ lease: `${opts.namespace}/${opts.name}`, identity: opts.identity });
+  }
+
+  isLeader(): boolean {
+    return this.leader;
+  }
+
+  /** The holder as last observed ('' when none). */
+  get currentLeader(): string {
+    return this.lastLeader;
+  }
+
+  /**
+   * Campaigns, leads, and returns when the term ends (lease lost) or the signal aborts.
+   * 'lost' when renewals failed for renewDeadline, 'aborted' when the signal ended it.
+   */
+  async run(signal: AbortSignal): Promise<'aborted' | 'lost'> {
+    try {
+      await this.acquire(signal);
+    } catch {
+      return 'aborted';
+    }
+    const term = new AbortController();
+    this.leader = true;
+    this.log.info({}, 'became leader');
+    this.opts.onStartedLeading?.(term.signal);
+    const outcome = await this.renewLoop(signal);
+    this.leader = false;
+    term.abort();
+    this.log.warn({ outcome }, 'stopped leading');
+    this.opts.onStoppedLeading?.();
+    if (outcome === 'aborted' && (this.opts.releaseOnCancel ?? true)) await this.release();
+    return outcome;
+  }
+
+  private async acquire(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      if (signal.aborted) throw new Error('aborted');
+      if (await this.tryAcquireOrRenew()) return;
+      await sleep(this.clock, this.timings.retryPeriodMs * (1 + 1.2 * this.random()), signal);
+    }
+  }
+
+  private async renewLoop(signal: AbortSignal): Promise<'aborted' | 'lost'> {
+    let lastRenew = this.clock.now();
+    for (;;) {
+      try {
+        await sleep(this.clock, this.timings.retryPeriodMs, signal);
+      } catch {
+        return 'aborted';
+      }
+      const left = this.timings.renewDeadlineMs - (this.clock.now() - lastRenew);
+      // A hung request must not outlive the deadline: race it against what is left.
+      const ok = await Promise.race([
+        this.tryAcquireOrRenew(),
+        sleep(this.clock, Math.max(0, left)).then(() => false),
+      ]);
+      if (signal.aborted) return 'aborted';
+      if (ok) lastRenew = this.clock.now();
+      else if (this.clock.now() - lastRenew >= this.timings.renewDeadlineMs) return 'lost';
+    }
+  }
+
+  private observe(lease: KubeLease | undefined): void {
+    const fp = leaseFingerprint(lease);
+    if (fp !== this.observed.fingerprint) this.observed = { fingerprint: fp, atMs: this.clock.now(), lease };
+    else this.observed.lease = lease;
+    const holder = lease?.spec?.holderIdentity ?? '';
+    if (holder !== this.lastLeader) {
+      this.lastLeader = holder;
+      if (holder) this.opts.onNewLeader?.(holder);
+    }
+  }
+
+  /** One attempt; true when we hold the Lease afterwards. Errors count as "not held". */
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const { client, namespace, name, identity } = this.opts;
+    try {
+      let lease: KubeLease | undefined;
+      try {
+        lease = await client.get<KubeLease>(LeaseResource, name, { namespace });
+      } catch (e) {
+        if (!(e instanceof NotFoundError)) throw e;
+      }
+      this.observe(lease);
+      const now = this.clock.now();
+      const d = decideLease(lease, identity, this.observed.atMs, now, this.timings.leaseDurationMs);
+      if (d.action === 'wait') return false;
+      const durationSeconds = Math.ceil(this.timings.leaseDurationMs / 1000);
+      const ts = microTime(now);
+      if (d.action === 'create') {
+        const created = await client.create<KubeLease>(LeaseResource, {
+          metadata: { name, namespace },
+          spec: { holderIdentity: identity, leaseDurationSeconds: durationSeconds, acquireTime: ts, renewTime: ts, leaseTransitions: 0 },
+        });
+        this.observe(created);
+        return true;
+      }
+      const spec = lease!.spec ?? {};
+      const updated = await client.update<KubeLease>(LeaseResource, {
+        ...lease!,
+        spec: d.action === 'renew'
+          ? { ...spec, renewTime: ts, leaseDurationSeconds: durationSeconds }
+          : { ...spec, holderIdentity: identity, leaseDurationSeconds: durationSeconds, acquireTime: ts, renewTime: ts, leaseTransitions: d.transitions },
+      });
+      this.observe(updated);
+      return true;
+    } catch (e) {
+      this.log.debug(errorFields(e), 'lease attempt failed');
+      return false;
+    }
+  }
+
+  /** Gives the Lease up (holder cleared, 1 s duration) so a successor can take it at once. */
+  private async release(): Promise<void> {
+    const lease = this.observed.lease;
+    if (!lease || lease.spec?.holderIdentity !== this.opts.identity) return;
+    try {
+      const ts = microTime(this.clock.now());
+      await this.opts.client.update<KubeLease>(LeaseResource, {
+        ...lease,
+        spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: ts, acquireTime: ts },
+      });
+      this.log.info({}, 'released lease');
+    } catch (e) {
+      this.log.warn(errorFields(e), 'could not release lease');
+    }
+  }
+}

@@ -9,3 +9,4 @@ export * from './controller/index.js';
 export * from './conditions/index.js';
 export * from './helpers/index.js';
 export * from './leader/index.js';
+export * from './manager/index.js';

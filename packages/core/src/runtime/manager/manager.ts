@@ -1,0 +1,215 @@
+// The manager runs a process's informers and controllers: informers always (warm caches on
+// standby replicas), controllers only while leading when leader election is on. It serves
+// probes and metrics, logs JSON, and shuts down gracefully on abort or SIGTERM: stop taking
+// work, let in-flight reconciles finish, release the Lease, stop watches.
+import type http from 'node:http';
+import { Registry } from 'prom-client';
+import type { KubeClient } from '../../kube/client.js';
+import type { KubeObject } from '../../kube/object.js';
+import type { ResourceType } from '../../kube/resource.js';
+import { sleep, systemClock, type Clock } from '../clock.js';
+import { Controller, type ControllerOptions } from '../controller/controller.js';
+import { LeaderElector, type LeaderElectionOptions } from '../leader/leader-elector.js';
+import { errorFields, type RuntimeLogger } from '../logger.js';
+import type { SelectorOptions } from '../reflector/list-watcher.js';
+import { createInformer, type Informer, type InformerOptions } from '../reflector/informer.js';
+import { createRuntimeLogger } from './logging.js';
+import { RuntimeMetrics } from './metrics.js';
+import { serverPort, startProbeServer } from './probes.js';
+
+/** Anything the manager starts; start() runs until the signal aborts. */
+export interface Runnable {
+  name: string;
+  start(signal: AbortSignal): Promise<void>;
+  /** only run while this instance leads (default true for controllers). */
+  needLeaderElection?: boolean;
+}
+
+export interface ManagerOptions {
+  name?: string;
+  logger?: RuntimeLogger;
+  /** metrics registry; default a new Registry (never prom-client's global). */
+  registry?: Registry;
+  /** probe/metrics server; false to disable. Port 0 picks a free port. */
+  probes?: { port: number; host?: string } | false;
+  leaderElection?: Omit<LeaderElectionOptions, 'onStartedLeading' | 'onStoppedLeading' | 'logger'>;
+  /** install SIGTERM/SIGINT handlers that stop the manager. */
+  handleSignals?: boolean;
+  gracefulShutdownTimeoutMs?: number;
+  clock?: Clock;
+}
+
+export class LeadershipLostError extends Error {
+  constructor(lease: string) {
+    super(`leader election lost for Lease ${lease}; stopping so a fresh process can rejoin`);
+    this.name = 'LeadershipLostError';
+  }
+}
+
+export class Manager {
+  readonly name: string;
+  readonly log: RuntimeLogger;
+  readonly metrics: RuntimeMetrics;
+  private readonly clock: Clock;
+  private readonly informers: Informer<KubeObject, unknown>[] = [];
+  private readonly runnables: Runnable[] = [];
+  private readonly stopper = new AbortController();
+  private server: http.Server | undefined;
+  private elector: LeaderElector | undefined;
+  private running = false;
+  private stopping = false;
+
+  constructor(private readonly opts: ManagerOptions = {}) {
+    this.name = opts.name ?? 'noderepair';
+    this.log = opts.logger ?? createRuntimeLogger({ name: this.name });
+    this.metrics = new RuntimeMetrics(opts.registry ?? new Registry());
+    this.clock = opts.clock ?? systemClock;
+  }
+
+  /** A shared informer wired to this manager's logs and metrics. */
+  informer<T extends KubeObject, U = T>(client: KubeClient, rt: ResourceType, opts: InformerOptions<T, U> & SelectorOptions = {}): Informer<T, U> {
+    let name = opts.name;
+    const inf = createInformer<T, U>(client, rt, {
+      logger: this.log,
+      ...opts,
+      onRelist: (r) => { this.metrics.informerRelisted(name ?? rt.plural); opts.onRelist?.(r); },
+      onError: (e) => { this.metrics.informerError(name ?? rt.plural); opts.onError?.(e); },
+    });
+    name = inf.name;
+    this.addInformer(inf);
+    return inf;
+  }
+
+  addInformer(inf: Informer<never, unknown> | Informer<KubeObject, unknown> | { name: string; run(s: AbortSignal): Promise<void>; hasSynced(): boolean }): void {
+    if (this.running) throw new Error('manager: add informers before start()');
+    this.informers.push(inf as Informer<KubeObject, unknown>);
+  }
+
+  /** A controller wired to this manager's logs and metrics; started while leading. */
+  controller(opts: Omit<ControllerOptions, 'logger' | 'metrics' | 'clock'> & { clock?: Clock }): Controller {
+    const c = new Controller({ clock: this.clock, ...opts, logger: this.log, metrics: this.metrics });
+    this.add({ name: c.name, start: (s) => c.start(s), needLeaderElection: true });
+    return c;
+  }
+
+  add(r: Runnable): void {
+    if (this.running) throw new Error('manager: add runnables before start()');
+    this.runnables.push(r);
+  }
+
+  /** Port of the probe server once started. */
+  get probePort(): number | undefined {
+    return this.server ? serverPort(this.server) : undefined;
+  }
+
+  isLeader(): boolean {
+    return this.opts.leaderElection ? (this.elector?.isLeader() ?? false) : true;
+  }
+
+  /** Requests a graceful stop; start() resolves when it is complete. */
+  stop(): void {
+    this.stopper.abort();
+  }
+
+  /**
+   * Runs until stop(), the signal, or SIGTERM. Rejects with LeadershipLostError if the
+   * Lease is lost (the process should exit and restart, as controller-runtime does).
+   */
+  async start(signal?: AbortSignal): Promise<void> {
+    if (this.running) throw new Error('manager already started');
+    this.running = true;
+    const stop = this.stopper;
+    signal?.addEventListener('abort', () => stop.abort(), { once: true });
+    const onSignal = (sig: string) => {
+      this.log.info({ signal: sig }, 'signal received; shutting down');
+      stop.abort();
+    };
+    const sigterm = () => onSignal('SIGTERM');
+    const sigint = () => onSignal('SIGINT');
+    if (this.opts.handleSignals) {
+      process.once('SIGTERM', sigterm);
+      process.once('SIGINT', sigint);
+    }
+
+    if (this.opts.probes !== false) {
+      this.server = await startProbeServer({
+        healthy: () => !this.stopping,
+        notReadyReason: () => {
+          if (this.stopping) return 'shutting down';
+          const pending = this.informers.filter((i) => !i.hasSynced()).map((i) => i.name);
+          return pending.length ? `informers not synced: ${pending.join(', ')}` : null;
+        },
+      }, this.metrics.registry, this.opts.probes ?? { port: 8081 });
+      this.log.info({ port: this.probePort }, 'probe and metrics server listening');
+    }
+
+    const informersStop = new AbortController();
+    const informerRuns = this.informers.map((i) => i.run(informersStop.signal));
+    const always = this.runnables.filter((r) => r.needLeaderElection === false);
+    const leaderOnly = this.runnables.filter((r) => r.needLeaderElection !== false);
+    const runAll = (rs: Runnable[], s: AbortSignal) => rs.map((r) => r.start(s).catch((e) => {
+      this.log.error({ ...errorFields(e), runnable: r.name }, 'runnable failed');
+    }));
+
+    let lost = false;
+    const alwaysRuns = runAll(always, stop.signal);
+    let leaderRuns: Promise<void>[] = [];
+    let electionDone: Promise<unknown> = Promise.resolve();
+    if (this.opts.leaderElection) {
+      const le = this.opts.leaderElection;
+      const leaseName = `${le.namespace}/${le.name}`;
+      this.elector = new LeaderElector({
+        ...le,
+        logger: this.log,
+        onStartedLeading: (term) => {
+          this.metrics.leaderStatus(le.name, true);
+          leaderRuns = runAll(leaderOnly, AbortSignal.any([term, stop.signal]));
+        },
+        onStoppedLeading: () => this.metrics.leaderStatus(le.name, false),
+      });
+      this.metrics.leaderStatus(le.name, false);
+      // The elector releases the Lease on abort, but only after controllers stopped: it is
+      // aborted from the shutdown sequence below, not directly by stop.
+      const electionStop = new AbortController();
+      stop.signal.addEventListener('abort', () => {
+        void Promise.all(leaderRuns).then(() => electionStop.abort());
+      }, { once: true });
+      electionDone = this.elector.run(electionStop.signal).then((outcome) => {
+        if (outcome === 'lost') {
+          lost = true;
+          this.log.error({ lease: leaseName }, 'leadership lost');
+          stop.abort();
+        }
+      });
+    } else {
+      leaderRuns = runAll(leaderOnly, stop.signal);
+    }
+
+    await new Promise<void>((resolve) => {
+      if (stop.signal.aborted) resolve();
+      else stop.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    this.stopping = true;
+    const timeout = this.opts.gracefulShutdownTimeoutMs ?? 30_000;
+    const graceful = (async () => {
+      await Promise.all([...leaderRuns, ...alwaysRuns]);
+      await electionDone;
+    })();
+    const finished = await Promise.race([graceful.then(() => true), sleep(this.clock, timeout).then(() => false)]);
+    if (!finished) this.log.warn({ timeoutMs: timeout }, 'graceful shutdown timed out');
+    informersStop.abort();
+    await Promise.race([Promise.all(informerRuns), sleep(this.clock, 5000)]);
+    if (this.server) {
+      const server = this.server;
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections();
+      await closed;
+    }
+    if (this.opts.handleSignals) {
+      process.off('SIGTERM', sigterm);
+      process.off('SIGINT', sigint);
+    }
+    this.log.info({}, 'manager stopped');
+    if (lost && this.opts.leaderElection) throw new LeadershipLostError(`${this.opts.leaderElection.namespace}/${this.opts.leaderElection.name}`);
+  }
+}

@@ -4,9 +4,11 @@ import { ApiException, CustomObjectsApi, KubernetesObjectApi, type KubernetesObj
 import { installCRDs } from '@noderepair/envtest';
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import * as E from 'fp-ts/lib/Either.js';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { installObjects } from '../manifests/index.js';
 import {
   DEFAULT_STEPS,
@@ -98,6 +100,13 @@ describe('OpenStackRemediation CRDs on a real kube-apiserver', () => {
       body: { ...withoutStatus, metadata: { ...withoutStatus.metadata, resourceVersion: obj.metadata.resourceVersion }, status },
     })) as { status: unknown };
     expect(updated.status).toEqual(status);
+  });
+
+  it('accepts the template from examples/capi-openstack', async () => {
+    const file = join(crdDir, '..', '..', '..', '..', 'examples', 'capi-openstack', 'openstackremediationtemplate.yaml');
+    const t = parse(readFileSync(file, 'utf8')) as { metadata: { namespace?: string }; spec: unknown };
+    const created = (await create('openstackremediationtemplates', { ...t, metadata: { ...t.metadata, namespace: ns } })) as { spec: unknown };
+    expect(created.spec).toEqual(t.spec);
   });
 
   it('rejects every spec violation, naming the field', async () => {

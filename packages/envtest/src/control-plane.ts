@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,8 +81,10 @@ export class ControlPlane {
     const kcmOpts: ControllerManagerOptions | undefined =
       opts.controllerManager === true ? {} : opts.controllerManager || undefined;
     const assets = await ensureAssets({ needControllerManager: kcmOpts !== undefined, progress: opts.progress });
-    const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'noderepair-envtest-'));
+    if (!opts.dir) sweepOrphanDirs();
+    const dir = opts.dir ?? mkdtempSync(join(tmpdir(), DIR_PREFIX));
     mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, OWNER_FILE), String(process.pid));
     const timeout = opts.startTimeoutMs ?? 60_000;
     const started: ManagedProcess[] = [];
     try {
@@ -199,6 +201,31 @@ export class ControlPlane {
 /** Starts a control plane; see ControlPlane. */
 export function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
   return ControlPlane.start(opts);
+}
+
+const DIR_PREFIX = 'noderepair-envtest-';
+const OWNER_FILE = 'owner.pid';
+
+/**
+ * Removes temp dirs left by owners that died without stopping (a SIGKILLed test worker: its
+ * watchdogs killed the processes, but nobody removed the data).
+ */
+function sweepOrphanDirs(): void {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(DIR_PREFIX)) continue;
+    const dir = join(tmpdir(), name);
+    try {
+      const pid = Number(readFileSync(join(dir, OWNER_FILE), 'utf8'));
+      if (!Number.isInteger(pid) || pid <= 0) continue;
+      try {
+        process.kill(pid, 0);
+      } catch {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    } catch {
+      // No owner file yet (being created) or already gone.
+    }
+  }
 }
 
 function etcdArgs(dir: string, url: string, peerPort: number): string[] {

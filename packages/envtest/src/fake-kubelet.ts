@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import {
   CoordinationV1Api,
   CoreV1Api,
+  PatchStrategy,
+  setHeaderOptions,
   type KubeConfig,
   type V1Lease,
   type V1Node,
@@ -175,11 +177,14 @@ export class FakeKubelet {
   }
 
   private async renewLease(): Promise<void> {
-    const now = new Date();
+    // Lease times are metav1.MicroTime (microseconds). client-node serialises Dates with
+    // millisecond precision, which the API server rejects, so renewTime goes in a merge
+    // patch as a string in the MicroTime format.
+    const renewTime = new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+    const patch = { spec: { holderIdentity: this.name, leaseDurationSeconds: 40, renewTime } };
+    const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
     try {
-      const lease = await this.coordination.readNamespacedLease({ name: this.name, namespace: LEASE_NAMESPACE });
-      lease.spec = { ...lease.spec, holderIdentity: this.name, leaseDurationSeconds: 40, renewTime: now };
-      await this.coordination.replaceNamespacedLease({ name: this.name, namespace: LEASE_NAMESPACE, body: lease });
+      await this.coordination.patchNamespacedLease({ name: this.name, namespace: LEASE_NAMESPACE, body: patch }, mergePatch);
     } catch (err) {
       if ((err as { code?: number }).code !== 404) throw err;
       const node = await this.core.readNode({ name: this.name });
@@ -189,9 +194,10 @@ export class FakeKubelet {
           namespace: LEASE_NAMESPACE,
           ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: this.name, uid: node.metadata?.uid as string }],
         },
-        spec: { holderIdentity: this.name, leaseDurationSeconds: 40, renewTime: now },
+        spec: { holderIdentity: this.name, leaseDurationSeconds: 40 },
       };
       await this.coordination.createNamespacedLease({ namespace: LEASE_NAMESPACE, body });
+      await this.coordination.patchNamespacedLease({ name: this.name, namespace: LEASE_NAMESPACE, body: patch }, mergePatch);
     }
   }
 

@@ -69,7 +69,7 @@ export class ManagedProcess {
     });
     if (child.pid !== undefined) {
       this.watchdog = spawn(
-        '/bin/sh',
+        '/bin/bash',
         ['-c', 'read _ignored; kill -KILL -- "-$1" 2>/dev/null; exit 0', 'envtest-watchdog', String(child.pid)],
         { detached: true, stdio: ['pipe', 'ignore', 'ignore'] },
       );

@@ -62,7 +62,7 @@ export class RestKubeClient implements KubeClient {
     return (res.body ? JSON.parse(res.body) : undefined) as R;
   }
 
-  get<T extends KubeObject>(rt: ResourceType, name: string, opts: NamespaceOption & { subresource?: string } = {}): Promise<T> {
+  async get<T extends KubeObject>(rt: ResourceType, name: string, opts: NamespaceOption & { subresource?: string } = {}): Promise<T> {
     const path = resourcePath(rt, { namespace: opts.namespace, name, subresource: opts.subresource });
     return this.call<T>({ method: 'GET', path }, describe('get', rt, name, opts.namespace));
   }
@@ -102,21 +102,21 @@ export class RestKubeClient implements KubeClient {
     }
   }
 
-  create<T extends KubeObject>(rt: ResourceType, obj: T, opts: WriteOptions = {}): Promise<T> {
+  async create<T extends KubeObject>(rt: ResourceType, obj: T, opts: WriteOptions = {}): Promise<T> {
     const namespace = opts.namespace ?? obj.metadata?.namespace;
     const path = resourcePath(rt, { namespace }) + queryString(writeQuery(opts));
     const body = JSON.stringify({ apiVersion: apiVersionOf(rt), kind: rt.kind, ...obj });
     return this.call<T>({ method: 'POST', path, body, contentType: 'application/json' }, describe('create', rt, obj.metadata?.name ?? obj.metadata?.generateName, namespace));
   }
 
-  update<T extends KubeObject>(rt: ResourceType, obj: T, opts: WriteOptions = {}): Promise<T> {
+  async update<T extends KubeObject>(rt: ResourceType, obj: T, opts: WriteOptions = {}): Promise<T> {
     const { name, namespace } = this.identify(rt, obj, opts);
     const path = resourcePath(rt, { namespace, name, subresource: opts.subresource }) + queryString(writeQuery(opts));
     const body = JSON.stringify({ apiVersion: apiVersionOf(rt), kind: rt.kind, ...obj });
     return this.call<T>({ method: 'PUT', path, body, contentType: 'application/json' }, describe('update', rt, name, namespace));
   }
 
-  apply<T extends KubeObject>(rt: ResourceType, obj: T, opts: ApplyOptions): Promise<T> {
+  async apply<T extends KubeObject>(rt: ResourceType, obj: T, opts: ApplyOptions): Promise<T> {
     if (!opts.fieldManager) throw new TypeError('apply: fieldManager is required for server-side apply');
     const { name, namespace } = this.identify(rt, obj, opts);
     const path = resourcePath(rt, { namespace, name, subresource: opts.subresource }) + queryString(writeQuery(opts));
@@ -124,7 +124,7 @@ export class RestKubeClient implements KubeClient {
     return this.call<T>({ method: 'PATCH', path, body, contentType: APPLY_CONTENT_TYPE }, describe('apply', rt, name, namespace));
   }
 
-  patch<T extends KubeObject>(rt: ResourceType, name: string, patch: KubePatch, opts: WriteOptions = {}): Promise<T> {
+  async patch<T extends KubeObject>(rt: ResourceType, name: string, patch: KubePatch, opts: WriteOptions = {}): Promise<T> {
     const path = resourcePath(rt, { namespace: opts.namespace, name, subresource: opts.subresource }) + queryString(writeQuery(opts));
     return this.call<T>(
       { method: 'PATCH', path, body: JSON.stringify(patchBody(patch)), contentType: patchContentType(patch) },

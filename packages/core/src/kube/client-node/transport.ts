@@ -50,6 +50,9 @@ export class ClientNodeTransport implements HttpTransport {
     for (const [k, v] of Object.entries(o.headers ?? {})) if (v !== undefined) headers[k] = String(v);
     if (o.auth) headers['Authorization'] = `Basic ${Buffer.from(o.auth).toString('base64')}`;
     if (req.contentType) headers['Content-Type'] = req.contentType;
+    // An explicit length: Go's server ignores a chunked DELETE body and the unread chunks
+    // then corrupt the next request on the kept-alive connection.
+    if (req.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(req.body));
     if (this.opts.userAgent) headers['User-Agent'] = this.opts.userAgent;
     const basePath = this.server.pathname.replace(/\/$/, '');
     return {

@@ -136,6 +136,8 @@ export function decideRepair(
         next,
         [{ type: 'Remediate', action: intent.action, actionId: intent.actionId, step: intent.step, attempt: intent.attempt, replay: true, dryRun, reason: `re-issuing in-flight ${intent.action} ${intent.actionId} issued at ${iso(intent.issuedAt)} with no recorded completion` }],
         `intent ${intent.actionId} has no completion: re-issued with the same id`,
+        // If the completion is still missing next time, look again at a calm pace.
+        policy.stormGuard.recheckIntervalMs,
       );
     }
     const step = policy.ladder[rem.step];

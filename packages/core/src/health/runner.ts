@@ -60,14 +60,19 @@ export function runRepairLoop(opts: RepairLoopOptions): Observable<RepairDecisio
           latest.delete(d.node);
         } else {
           let st = d.nextState;
+          let recorded = false;
           for (const action of d.actions) {
             if (action.type !== 'Remediate') continue;
             const result = execute(action, d.node, t);
-            if (result !== undefined) st = recordOutcome(st, { ...result, actionId: action.actionId, at: t });
+            if (result !== undefined) {
+              st = recordOutcome(st, { ...result, actionId: action.actionId, at: t });
+              recorded = true;
+            }
           }
           states.set(d.node, st);
-          // An action just ran: look again right away so the outcome is acted upon.
-          if (d.actions.some((a) => a.type === 'Remediate')) nextWake = Math.min(nextWake, 1);
+          // An outcome was just recorded: look again right away so it is acted upon. (A
+          // missing outcome is a simulated crash; the decision's own requeue paces the replay.)
+          if (recorded) nextWake = Math.min(nextWake, 1);
         }
         subscriber.next(d);
         if (d.requeueAfterMs !== undefined) nextWake = Math.min(nextWake, d.requeueAfterMs);

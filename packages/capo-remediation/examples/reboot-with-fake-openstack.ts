@@ -1,4 +1,8 @@
-import { FakeOpenStack, openStackClientFromCloudsYaml, ServerNotFound } from '@noderepair/capo-remediation';
+import {
+  FakeOpenStack,
+  openStackClientFromCloudsYaml,
+  ServerNotFound,
+} from '@noderepair/capo-remediation';
 
 export async function demo() {
   // A FAKE Keystone + Nova on a random loopback port (tests and demos only).

@@ -4,6 +4,11 @@ import { demo } from '../examples/reboot-with-fake-openstack.js';
 
 describe('README example', () => {
   it('reboots a server on FakeOpenStack and escalates on 404', async () => {
-    expect(await demo()).toEqual({ during: 'REBOOT', after: 'ACTIVE', reboots: 2, goneIsServerNotFound: true });
+    expect(await demo()).toEqual({
+      during: 'REBOOT',
+      after: 'ACTIVE',
+      reboots: 2,
+      goneIsServerNotFound: true,
+    });
   });
 });

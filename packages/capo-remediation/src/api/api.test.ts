@@ -27,20 +27,50 @@ function arbitraryOf(s: JSONSchemaProps, depth = 0): fc.Arbitrary<unknown> {
     case 'integer':
       return fc.integer({ min: s.minimum ?? -1000, max: s.maximum ?? 100_000 });
     case 'string':
-      if (s.format === 'date-time') return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString().replace(/\.\d+Z$/, 'Z'));
-      if (s.pattern) return fc.stringMatching(new RegExp(s.pattern)).filter((x) => x.length >= (s.minLength ?? 0) && x.length <= (s.maxLength ?? Infinity));
+      if (s.format === 'date-time')
+        return fc
+          .date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+          .map((d) => d.toISOString().replace(/\.\d+Z$/, 'Z'));
+      if (s.pattern)
+        return fc
+          .stringMatching(new RegExp(s.pattern))
+          .filter((x) => x.length >= (s.minLength ?? 0) && x.length <= (s.maxLength ?? Infinity));
       return fc.string({ minLength: s.minLength ?? 0, maxLength: Math.min(s.maxLength ?? 20, 20) });
     case 'array': {
       const item = arbitraryOf(s.items as JSONSchemaProps, depth + 1);
       const keys = s['x-kubernetes-list-map-keys'];
-      const arr = fc.array(item, { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? 3, 4) });
-      return keys ? arr.map((xs) => xs.filter((x, i) => xs.findIndex((y) => keys.every((k) => (y as Record<string, unknown>)[k] === (x as Record<string, unknown>)[k])) === i)).filter((xs) => xs.length >= (s.minItems ?? 0)) : arr;
+      const arr = fc.array(item, {
+        minLength: s.minItems ?? 0,
+        maxLength: Math.min(s.maxItems ?? 3, 4),
+      });
+      return keys
+        ? arr
+            .map((xs) =>
+              xs.filter(
+                (x, i) =>
+                  xs.findIndex((y) =>
+                    keys.every(
+                      (k) =>
+                        (y as Record<string, unknown>)[k] === (x as Record<string, unknown>)[k],
+                    ),
+                  ) === i,
+              ),
+            )
+            .filter((xs) => xs.length >= (s.minItems ?? 0))
+        : arr;
     }
     case 'object': {
-      if (s.additionalProperties) return fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), arbitraryOf(s.additionalProperties, depth + 1), { maxKeys: 3 });
+      if (s.additionalProperties)
+        return fc.dictionary(
+          fc.string({ minLength: 1, maxLength: 8 }),
+          arbitraryOf(s.additionalProperties, depth + 1),
+          { maxKeys: 3 },
+        );
       if (!s.properties) return fc.constant({});
       const req = new Set(s.required ?? []);
-      const entries = Object.fromEntries(Object.entries(s.properties).map(([k, p]) => [k, arbitraryOf(p, depth + 1)]));
+      const entries = Object.fromEntries(
+        Object.entries(s.properties).map(([k, p]) => [k, arbitraryOf(p, depth + 1)]),
+      );
       return fc.record(entries, { requiredKeys: [...req] });
     }
     default:
@@ -57,11 +87,17 @@ function celMessages(s: JSONSchemaProps): string[] {
 describe('OpenStackRemediation API', () => {
   it('decodes the complete examples unchanged', () => {
     expect(decodeOpenStackRemediation(exampleRemediation())).toEqual(E.right(exampleRemediation()));
-    expect(decodeOpenStackRemediationTemplate(exampleRemediationTemplate())).toEqual(E.right(exampleRemediationTemplate()));
+    expect(decodeOpenStackRemediationTemplate(exampleRemediationTemplate())).toEqual(
+      E.right(exampleRemediationTemplate()),
+    );
   });
 
   it('applies the same defaults the schema declares', () => {
-    const r = decodeOpenStackRemediation({ apiVersion: 'remediation.noderepair.dev/v1alpha1', kind: 'OpenStackRemediation', metadata: { name: 'm' } });
+    const r = decodeOpenStackRemediation({
+      apiVersion: 'remediation.noderepair.dev/v1alpha1',
+      kind: 'OpenStackRemediation',
+      metadata: { name: 'm' },
+    });
     expect(E.isRight(r) && r.right.spec).toEqual({
       steps: DEFAULT_STEPS,
       drain: { enabled: true, timeoutSeconds: 300, outOfServiceTaint: true },
@@ -73,7 +109,9 @@ describe('OpenStackRemediation API', () => {
     expect(spec.properties?.minHealthySeconds?.default).toBe(60);
     expect(spec.properties?.drain?.properties?.timeoutSeconds?.default).toBe(300);
     const step = decodeOpenStackRemediation({ spec: { steps: [{ type: 'HardReboot' }] } });
-    expect(E.isRight(step) && step.right.spec.steps).toEqual([{ type: 'HardReboot', timeoutSeconds: 600, retries: 0 }]);
+    expect(E.isRight(step) && step.right.spec.steps).toEqual([
+      { type: 'HardReboot', timeoutSeconds: 600, retries: 0 },
+    ]);
   });
 
   it('accepts everything the schema admits, and round-trips it', () => {
@@ -101,7 +139,10 @@ describe('OpenStackRemediation API', () => {
     fc.assert(
       fc.property(arbitraryOf(openStackRemediationTemplateNode.openAPI()), (x) => {
         const r = OpenStackRemediationTemplateCodec.decode(x);
-        if (E.isRight(r)) expect(OpenStackRemediationTemplateCodec.decode(JSON.parse(JSON.stringify(r.right)))).toEqual(E.right(r.right));
+        if (E.isRight(r))
+          expect(
+            OpenStackRemediationTemplateCodec.decode(JSON.parse(JSON.stringify(r.right))),
+          ).toEqual(E.right(r.right));
       }),
       { numRuns: 100 },
     );
@@ -117,17 +158,23 @@ describe('OpenStackRemediation API', () => {
       for (const v of vs) {
         const r = node.codec.decode(v.value);
         expect(E.isLeft(r), `${v.path} ${v.constraint}`).toBe(true);
-        if (E.isLeft(r)) expect(formatErrors(r.left, 'object').join('\n')).toContain(`object.${v.path}`);
+        if (E.isLeft(r))
+          expect(formatErrors(r.left, 'object').join('\n')).toContain(`object.${v.path}`);
       }
     }
   });
 
   it('enforces the Rebuild/imageRef rule with its CEL twin in the schema', () => {
     const rebuild = decodeOpenStackRemediation({ spec: { steps: [{ type: 'Rebuild' }] } });
-    expect(E.isLeft(rebuild) && rebuild.left).toContain('object.spec.steps[0].imageRef: imageRef is required for Rebuild');
-    const soft = decodeOpenStackRemediation({ spec: { steps: [{ type: 'SoftReboot', imageRef: 'x' }] } });
+    expect(E.isLeft(rebuild) && rebuild.left).toContain(
+      'object.spec.steps[0].imageRef: imageRef is required for Rebuild',
+    );
+    const soft = decodeOpenStackRemediation({
+      spec: { steps: [{ type: 'SoftReboot', imageRef: 'x' }] },
+    });
     expect(E.isLeft(soft)).toBe(true);
-    const step = (openStackRemediationNode.openAPI().properties?.spec?.properties?.steps?.items ?? {}) as JSONSchemaProps;
+    const step = (openStackRemediationNode.openAPI().properties?.spec?.properties?.steps?.items ??
+      {}) as JSONSchemaProps;
     expect(step['x-kubernetes-validations']?.[0]?.rule).toContain("self.type == 'Rebuild'");
   });
 
@@ -135,7 +182,9 @@ describe('OpenStackRemediation API', () => {
     const o = exampleRemediation();
     o.status.conditions.push({ ...o.status.conditions[0]! });
     const r = decodeOpenStackRemediation(o);
-    expect(E.isLeft(r) && r.left).toContain('object.status.conditions[2]: duplicate entry for key type');
+    expect(E.isLeft(r) && r.left).toContain(
+      'object.status.conditions[2]: duplicate entry for key type',
+    );
   });
 
   it('drops unknown fields as structural pruning does', () => {
@@ -147,22 +196,38 @@ describe('OpenStackRemediation API', () => {
 describe('CRDs', () => {
   it('have the group, version, short names, status subresource and printer columns', () => {
     const [template, remediation] = crds();
-    expect(template?.metadata.name).toBe('openstackremediationtemplates.remediation.noderepair.dev');
+    expect(template?.metadata.name).toBe(
+      'openstackremediationtemplates.remediation.noderepair.dev',
+    );
     expect(template?.spec.names.shortNames).toEqual(['osrt']);
     expect(template?.spec.versions[0]?.subresources).toBeUndefined();
     expect(remediation?.spec.names.shortNames).toEqual(['osr']);
     expect(remediation?.spec.versions[0]?.subresources).toEqual({ status: {} });
-    expect(remediation?.spec.versions[0]?.additionalPrinterColumns.map((c) => c.name)).toEqual(['Phase', 'Step', 'Retries', 'Last Remediated', 'Server', 'Age']);
+    expect(remediation?.spec.versions[0]?.additionalPrinterColumns.map((c) => c.name)).toEqual([
+      'Phase',
+      'Step',
+      'Retries',
+      'Last Remediated',
+      'Server',
+      'Age',
+    ]);
   });
 
   it('are structural: every node has a type, objects declare properties or preserve unknown fields', () => {
     const problems: string[] = [];
     const walk = (s: JSONSchemaProps, path: string) => {
       if (!s.type) problems.push(`${path}: no type`);
-      if (s.type === 'object' && !s.properties && !s.additionalProperties && !s['x-kubernetes-preserve-unknown-fields'] && path !== 'metadata') {
+      if (
+        s.type === 'object' &&
+        !s.properties &&
+        !s.additionalProperties &&
+        !s['x-kubernetes-preserve-unknown-fields'] &&
+        path !== 'metadata'
+      ) {
         problems.push(`${path}: object without properties`);
       }
-      if (s.properties && s.additionalProperties) problems.push(`${path}: properties and additionalProperties`);
+      if (s.properties && s.additionalProperties)
+        problems.push(`${path}: properties and additionalProperties`);
       for (const [k, p] of Object.entries(s.properties ?? {})) walk(p, path ? `${path}.${k}` : k);
       if (s.items) walk(s.items, `${path}[]`);
     };

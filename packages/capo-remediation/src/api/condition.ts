@@ -8,12 +8,23 @@ export const conditionNode = s.object(
       s.string({
         description: 'Type of condition in CamelCase or in foo.example.com/CamelCase.',
         maxLength: 316,
-        pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+        pattern:
+          '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
       }),
     ),
-    status: s.required(s.enumOf(['True', 'False', 'Unknown'] as const, { description: 'Status of the condition.' })),
-    observedGeneration: s.optional(s.integer({ minimum: 0, format: 'int64', description: 'The .metadata.generation the condition was set for.' })),
-    lastTransitionTime: s.required(s.dateTime({ description: 'When the condition last changed status.' })),
+    status: s.required(
+      s.enumOf(['True', 'False', 'Unknown'] as const, { description: 'Status of the condition.' }),
+    ),
+    observedGeneration: s.optional(
+      s.integer({
+        minimum: 0,
+        format: 'int64',
+        description: 'The .metadata.generation the condition was set for.',
+      }),
+    ),
+    lastTransitionTime: s.required(
+      s.dateTime({ description: 'When the condition last changed status.' }),
+    ),
     reason: s.required(
       s.string({
         description: 'A programmatic identifier for the last transition, in CamelCase.',
@@ -22,9 +33,14 @@ export const conditionNode = s.object(
         pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$',
       }),
     ),
-    message: s.required(s.string({ description: 'A human readable message about the transition.', maxLength: 32768 })),
+    message: s.required(
+      s.string({ description: 'A human readable message about the transition.', maxLength: 32768 }),
+    ),
   },
-  { description: 'Condition contains details for one aspect of the current state of this API resource (metav1.Condition).' },
+  {
+    description:
+      'Condition contains details for one aspect of the current state of this API resource (metav1.Condition).',
+  },
 );
 
 export type Condition = s.TypeOf<typeof conditionNode>;

@@ -1,6 +1,11 @@
 // The real kube-apiserver accepts our generated CRDs, applies the schema's defaults, and
 // rejects every violation the schema derives (the same ones the codec rejects), naming the field.
-import { ApiException, CustomObjectsApi, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  ApiException,
+  CustomObjectsApi,
+  KubernetesObjectApi,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import { installCRDs } from '@noderepair/envtest';
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import * as E from 'fp-ts/lib/Either.js';
@@ -26,7 +31,8 @@ const env = useControlPlane();
 const crdDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'config', 'crd');
 
 function bodyText(e: unknown): string {
-  if (e instanceof ApiException) return typeof e.body === 'string' ? e.body : JSON.stringify(e.body);
+  if (e instanceof ApiException)
+    return typeof e.body === 'string' ? e.body : JSON.stringify(e.body);
   return String(e);
 }
 
@@ -52,7 +58,14 @@ describe('OpenStackRemediation CRDs on a real kube-apiserver', () => {
     ns = await env.namespace('osr');
   });
 
-  const create = (plural: string, body: object) => api.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural, body });
+  const create = (plural: string, body: object) =>
+    api.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: ns,
+      plural,
+      body,
+    });
 
   it('serves both kinds with their short names and the status subresource', async () => {
     const res = await api.getAPIResources({ group: GROUP, version: VERSION });
@@ -78,7 +91,12 @@ describe('OpenStackRemediation CRDs on a real kube-apiserver', () => {
   });
 
   it('the apiserver and the codec default identically', async () => {
-    const body = { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenStackRemediation', metadata: { name: 'partial' }, spec: { steps: [{ type: 'HardReboot' }], drain: { enabled: false } } };
+    const body = {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'OpenStackRemediation',
+      metadata: { name: 'partial' },
+      spec: { steps: [{ type: 'HardReboot' }], drain: { enabled: false } },
+    };
     const created = (await create('openstackremediations', body)) as { spec: unknown };
     const decoded = OpenStackRemediationCodec.decode(body);
     expect(E.isRight(decoded) && decoded.right.spec).toEqual(created.spec);
@@ -90,30 +108,58 @@ describe('OpenStackRemediation CRDs on a real kube-apiserver', () => {
     expect(created.spec).toEqual(t.spec);
     const r = exampleRemediation('complete', ns);
     const { status, ...withoutStatus } = r;
-    const obj = (await create('openstackremediations', withoutStatus)) as { metadata: { resourceVersion: string } };
+    const obj = (await create('openstackremediations', withoutStatus)) as {
+      metadata: { resourceVersion: string };
+    };
     const updated = (await api.replaceNamespacedCustomObjectStatus({
       group: GROUP,
       version: VERSION,
       namespace: ns,
       plural: 'openstackremediations',
       name: 'complete',
-      body: { ...withoutStatus, metadata: { ...withoutStatus.metadata, resourceVersion: obj.metadata.resourceVersion }, status },
+      body: {
+        ...withoutStatus,
+        metadata: { ...withoutStatus.metadata, resourceVersion: obj.metadata.resourceVersion },
+        status,
+      },
     })) as { status: unknown };
     expect(updated.status).toEqual(status);
   });
 
   it('accepts the template from examples/capi-openstack', async () => {
-    const file = join(crdDir, '..', '..', '..', '..', 'examples', 'capi-openstack', 'openstackremediationtemplate.yaml');
-    const t = parse(readFileSync(file, 'utf8')) as { metadata: { namespace?: string }; spec: unknown };
-    const created = (await create('openstackremediationtemplates', { ...t, metadata: { ...t.metadata, namespace: ns } })) as { spec: unknown };
+    const file = join(
+      crdDir,
+      '..',
+      '..',
+      '..',
+      '..',
+      'examples',
+      'capi-openstack',
+      'openstackremediationtemplate.yaml',
+    );
+    const t = parse(readFileSync(file, 'utf8')) as {
+      metadata: { namespace?: string };
+      spec: unknown;
+    };
+    const created = (await create('openstackremediationtemplates', {
+      ...t,
+      metadata: { ...t.metadata, namespace: ns },
+    })) as { spec: unknown };
     expect(created.spec).toEqual(t.spec);
   });
 
   it('rejects every spec violation, naming the field', async () => {
-    const skipTop = (p: string) => p === 'apiVersion' || p === 'kind' || p === 'metadata' || p.startsWith('status');
+    const skipTop = (p: string) =>
+      p === 'apiVersion' || p === 'kind' || p === 'metadata' || p.startsWith('status');
     const cases = [
-      ...violations(openStackRemediationTemplateNode.openAPI(), exampleRemediationTemplate('x', ns), skipTop).map((v) => ({ plural: 'openstackremediationtemplates', v })),
-      ...violations(openStackRemediationNode.openAPI(), exampleRemediation('x', ns), skipTop).map((v) => ({ plural: 'openstackremediations', v })),
+      ...violations(
+        openStackRemediationTemplateNode.openAPI(),
+        exampleRemediationTemplate('x', ns),
+        skipTop,
+      ).map((v) => ({ plural: 'openstackremediationtemplates', v })),
+      ...violations(openStackRemediationNode.openAPI(), exampleRemediation('x', ns), skipTop).map(
+        (v) => ({ plural: 'openstackremediations', v }),
+      ),
     ];
     expect(cases.length).toBeGreaterThan(30);
     const wrong: string[] = [];
@@ -123,7 +169,8 @@ describe('OpenStackRemediation CRDs on a real kube-apiserver', () => {
       body.metadata.name = `bad-${i++}`;
       delete body.status;
       const r = await rejected(create(plural, body));
-      if (r.code !== 422 || !r.text.includes(v.path)) wrong.push(`${plural} ${v.path} (${v.constraint}): ${r.code} ${r.text.slice(0, 300)}`);
+      if (r.code !== 422 || !r.text.includes(v.path))
+        wrong.push(`${plural} ${v.path} (${v.constraint}): ${r.code} ${r.text.slice(0, 300)}`);
     }
     expect(wrong).toEqual([]);
   });
@@ -131,25 +178,50 @@ describe('OpenStackRemediation CRDs on a real kube-apiserver', () => {
   it('rejects every status violation on the status subresource, naming the field', async () => {
     const { status, ...base } = exampleRemediation('status-check', ns);
     await create('openstackremediations', base);
-    const vs = violations(openStackRemediationNode.openAPI(), { ...base, status }, (p) => !p.startsWith('status.'));
+    const vs = violations(
+      openStackRemediationNode.openAPI(),
+      { ...base, status },
+      (p) => !p.startsWith('status.'),
+    );
     expect(vs.length).toBeGreaterThan(20);
     const wrong: string[] = [];
     for (const v of vs) {
-      const current = (await api.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: 'openstackremediations', name: 'status-check' })) as {
+      const current = (await api.getNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace: ns,
+        plural: 'openstackremediations',
+        name: 'status-check',
+      })) as {
         metadata: { resourceVersion: string };
       };
       const body = structuredClone(v.value) as { metadata: Record<string, unknown> };
       body.metadata = { ...body.metadata, resourceVersion: current.metadata.resourceVersion };
       const r = await rejected(
-        api.replaceNamespacedCustomObjectStatus({ group: GROUP, version: VERSION, namespace: ns, plural: 'openstackremediations', name: 'status-check', body }),
+        api.replaceNamespacedCustomObjectStatus({
+          group: GROUP,
+          version: VERSION,
+          namespace: ns,
+          plural: 'openstackremediations',
+          name: 'status-check',
+          body,
+        }),
       );
-      if (r.code !== 422 || !r.text.includes(v.path)) wrong.push(`${v.path} (${v.constraint}): ${r.code} ${r.text.slice(0, 300)}`);
+      if (r.code !== 422 || !r.text.includes(v.path))
+        wrong.push(`${v.path} (${v.constraint}): ${r.code} ${r.text.slice(0, 300)}`);
     }
     expect(wrong).toEqual([]);
   });
 
   it('enforces the Rebuild/imageRef CEL rule', async () => {
-    const r = await rejected(create('openstackremediations', { apiVersion: `${GROUP}/${VERSION}`, kind: 'OpenStackRemediation', metadata: { name: 'cel' }, spec: { steps: [{ type: 'Rebuild' }] } }));
+    const r = await rejected(
+      create('openstackremediations', {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: 'OpenStackRemediation',
+        metadata: { name: 'cel' },
+        spec: { steps: [{ type: 'Rebuild' }] },
+      }),
+    );
     expect(r.code).toBe(422);
     expect(r.text).toContain('spec.steps[0].imageRef');
     expect(r.text).toContain('imageRef is required for Rebuild');
@@ -163,9 +235,12 @@ describe('OpenStackRemediation CRDs on a real kube-apiserver', () => {
       if (!(e instanceof ApiException && e.code === 409)) throw e;
     });
     const failures: string[] = [];
-    for (const o of all.filter((x) => x.kind !== 'CustomResourceDefinition' && x.kind !== 'Namespace')) {
+    for (const o of all.filter(
+      (x) => x.kind !== 'CustomResourceDefinition' && x.kind !== 'Namespace',
+    )) {
       const r = await rejected(objects.create(o, undefined, 'All'));
-      if (r.code !== 0) failures.push(`${o.kind} ${o.metadata?.name}: ${r.code} ${r.text.slice(0, 300)}`);
+      if (r.code !== 0)
+        failures.push(`${o.kind} ${o.metadata?.name}: ${r.code} ${r.text.slice(0, 300)}`);
     }
     expect(failures).toEqual([]);
   });

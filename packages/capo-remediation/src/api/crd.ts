@@ -27,7 +27,14 @@ export interface CustomResourceDefinition {
   metadata: { name: string; labels: Record<string, string> };
   spec: {
     group: string;
-    names: { kind: string; listKind: string; plural: string; singular: string; shortNames: string[]; categories: string[] };
+    names: {
+      kind: string;
+      listKind: string;
+      plural: string;
+      singular: string;
+      shortNames: string[];
+      categories: string[];
+    };
     scope: 'Namespaced';
     versions: Array<{
       name: string;

@@ -8,7 +8,15 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { API_VERSION, decodeOpenStackRemediationTemplate, TEMPLATE_KIND } from './index.js';
 
-const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'examples', 'capi-openstack');
+const dir = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  '..',
+  '..',
+  'examples',
+  'capi-openstack',
+);
 const load = (f: string) => parse(readFileSync(join(dir, f), 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe('examples/capi-openstack', () => {
@@ -22,8 +30,16 @@ describe('examples/capi-openstack', () => {
     const mhc = load('machinehealthcheck-v1beta2.yaml');
     expect(mhc.apiVersion).toBe('cluster.x-k8s.io/v1beta2');
     expect(mhc.metadata.namespace).toBe(template.metadata.namespace);
-    expect(mhc.spec.remediation.templateRef).toEqual({ apiVersion: API_VERSION, kind: TEMPLATE_KIND, name: template.metadata.name });
-    expect(mhc.spec.checks.unhealthyNodeConditions.every((c: { timeoutSeconds: unknown }) => Number.isInteger(c.timeoutSeconds))).toBe(true);
+    expect(mhc.spec.remediation.templateRef).toEqual({
+      apiVersion: API_VERSION,
+      kind: TEMPLATE_KIND,
+      name: template.metadata.name,
+    });
+    expect(
+      mhc.spec.checks.unhealthyNodeConditions.every((c: { timeoutSeconds: unknown }) =>
+        Number.isInteger(c.timeoutSeconds),
+      ),
+    ).toBe(true);
   });
 
   it('the v1beta1 MachineHealthCheck references the template by remediationTemplate', () => {
@@ -35,6 +51,9 @@ describe('examples/capi-openstack', () => {
       name: template.metadata.name,
       namespace: template.metadata.namespace,
     });
-    expect(mhc.spec.unhealthyConditions.map((c: { timeout: string }) => c.timeout)).toEqual(['300s', '300s']);
+    expect(mhc.spec.unhealthyConditions.map((c: { timeout: string }) => c.timeout)).toEqual([
+      '300s',
+      '300s',
+    ]);
   });
 });

@@ -2,12 +2,32 @@
 // OpenAPI schema and the io-ts codec are both derived.
 export { GROUP, VERSION, API_VERSION, REMEDIATION_KIND, TEMPLATE_KIND } from './group-version.js';
 export { s } from './schema/index.js';
-export type { Node, TypeOf, Field, Rule, ObjectType, JSONSchemaProps, ValidationRule } from './schema/index.js';
+export type {
+  Node,
+  TypeOf,
+  Field,
+  Rule,
+  ObjectType,
+  JSONSchemaProps,
+  ValidationRule,
+} from './schema/index.js';
 export { conditionNode, conditionsNode } from './condition.js';
 export type { Condition } from './condition.js';
-export { STEP_TYPES, DEFAULT_STEPS, stepNode, drainNode, remediationSpecNode } from './remediation-spec.js';
+export {
+  STEP_TYPES,
+  DEFAULT_STEPS,
+  stepNode,
+  drainNode,
+  remediationSpecNode,
+} from './remediation-spec.js';
 export type { StepType, Step, DrainOptions, RemediationSpec } from './remediation-spec.js';
-export { PHASES, ATTEMPT_RESULTS, MAX_HISTORY, attemptNode, remediationStatusNode } from './remediation-status.js';
+export {
+  PHASES,
+  ATTEMPT_RESULTS,
+  MAX_HISTORY,
+  attemptNode,
+  remediationStatusNode,
+} from './remediation-status.js';
 export type { Phase, AttemptResult, Attempt, RemediationStatus } from './remediation-status.js';
 export type { ObjectMeta } from './object-meta.js';
 export { customResourceDefinition } from './crd.js';

@@ -3,8 +3,16 @@
 import { s } from './schema/index.js';
 
 export const typeMetaFields = {
-  apiVersion: s.optional(s.string({ description: 'APIVersion defines the versioned schema of this representation of an object.' })),
-  kind: s.optional(s.string({ description: 'Kind is a string value representing the REST resource this object represents.' })),
+  apiVersion: s.optional(
+    s.string({
+      description: 'APIVersion defines the versioned schema of this representation of an object.',
+    }),
+  ),
+  kind: s.optional(
+    s.string({
+      description: 'Kind is a string value representing the REST resource this object represents.',
+    }),
+  ),
 };
 
 export interface ObjectMeta {
@@ -15,7 +23,14 @@ export interface ObjectMeta {
   generation?: number;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
-  ownerReferences?: Array<{ apiVersion: string; kind: string; name: string; uid: string; controller?: boolean; blockOwnerDeletion?: boolean }>;
+  ownerReferences?: Array<{
+    apiVersion: string;
+    kind: string;
+    name: string;
+    uid: string;
+    controller?: boolean;
+    blockOwnerDeletion?: boolean;
+  }>;
   finalizers?: string[];
   creationTimestamp?: string;
   deletionTimestamp?: string;
@@ -25,14 +40,21 @@ export interface ObjectMeta {
 /** The apiserver only accepts `type: object` for top-level metadata. */
 export function topLevelMetadata(): s.Field<ObjectMeta, 'optional'> {
   const n = s.unknownObject();
-  return s.optional({ codec: n.codec as unknown as s.Node<ObjectMeta>['codec'], openAPI: () => ({ type: 'object' }) });
+  return s.optional({
+    codec: n.codec as unknown as s.Node<ObjectMeta>['codec'],
+    openAPI: () => ({ type: 'object' }),
+  });
 }
 
 /** Template metadata: labels and annotations copied onto the created object. */
 export const templateMetadataNode = s.object(
   {
-    labels: s.optional(s.stringMap({ description: 'Labels for the created OpenStackRemediation.' })),
-    annotations: s.optional(s.stringMap({ description: 'Annotations for the created OpenStackRemediation.' })),
+    labels: s.optional(
+      s.stringMap({ description: 'Labels for the created OpenStackRemediation.' }),
+    ),
+    annotations: s.optional(
+      s.stringMap({ description: 'Annotations for the created OpenStackRemediation.' }),
+    ),
   },
   { description: 'Metadata for objects created from this template.' },
 );

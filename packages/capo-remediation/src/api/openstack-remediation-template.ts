@@ -44,7 +44,13 @@ export function openStackRemediationTemplateCRD(): CustomResourceDefinition {
   });
 }
 
-export function decodeOpenStackRemediationTemplate(u: unknown): E.Either<string, OpenStackRemediationTemplate> {
+export function decodeOpenStackRemediationTemplate(
+  u: unknown,
+): E.Either<string, OpenStackRemediationTemplate> {
   const r = OpenStackRemediationTemplateCodec.decode(u);
-  return E.isLeft(r) ? E.left(`invalid ${API_VERSION} ${TEMPLATE_KIND}: ${formatErrors(r.left, 'object').join('; ')}`) : E.right(r.right);
+  return E.isLeft(r)
+    ? E.left(
+        `invalid ${API_VERSION} ${TEMPLATE_KIND}: ${formatErrors(r.left, 'object').join('; ')}`,
+      )
+    : E.right(r.right);
 }

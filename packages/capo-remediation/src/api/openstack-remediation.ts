@@ -30,11 +30,37 @@ export function openStackRemediationCRD(): CustomResourceDefinition {
     schema: openStackRemediationNode.openAPI(),
     statusSubresource: true,
     printerColumns: [
-      { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Remediation phase' },
-      { name: 'Step', type: 'integer', jsonPath: '.status.currentStep', description: 'Index of the current step' },
-      { name: 'Retries', type: 'integer', jsonPath: '.status.retryCount', description: 'Retries of the current step' },
-      { name: 'Last Remediated', type: 'date', jsonPath: '.status.lastRemediated', description: 'When the last action was sent' },
-      { name: 'Server', type: 'string', jsonPath: '.status.serverID', priority: 1, description: 'Nova server uuid' },
+      {
+        name: 'Phase',
+        type: 'string',
+        jsonPath: '.status.phase',
+        description: 'Remediation phase',
+      },
+      {
+        name: 'Step',
+        type: 'integer',
+        jsonPath: '.status.currentStep',
+        description: 'Index of the current step',
+      },
+      {
+        name: 'Retries',
+        type: 'integer',
+        jsonPath: '.status.retryCount',
+        description: 'Retries of the current step',
+      },
+      {
+        name: 'Last Remediated',
+        type: 'date',
+        jsonPath: '.status.lastRemediated',
+        description: 'When the last action was sent',
+      },
+      {
+        name: 'Server',
+        type: 'string',
+        jsonPath: '.status.serverID',
+        priority: 1,
+        description: 'Nova server uuid',
+      },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
   });
@@ -43,5 +69,9 @@ export function openStackRemediationCRD(): CustomResourceDefinition {
 /** Decodes (and defaults) an OpenStackRemediation, with an error that names each bad field. */
 export function decodeOpenStackRemediation(u: unknown): E.Either<string, OpenStackRemediation> {
   const r = OpenStackRemediationCodec.decode(u);
-  return E.isLeft(r) ? E.left(`invalid ${API_VERSION} ${REMEDIATION_KIND}: ${formatErrors(r.left, 'object').join('; ')}`) : E.right(r.right);
+  return E.isLeft(r)
+    ? E.left(
+        `invalid ${API_VERSION} ${REMEDIATION_KIND}: ${formatErrors(r.left, 'object').join('; ')}`,
+      )
+    : E.right(r.right);
 }

@@ -14,15 +14,29 @@ export const stepNode = s.object(
       }),
     ),
     timeoutSeconds: s.defaulted(
-      s.integer({ minimum: 30, maximum: 86400, description: 'How long to wait after the action for the node to be Ready again before the attempt counts as failed.' }),
+      s.integer({
+        minimum: 30,
+        maximum: 86400,
+        description:
+          'How long to wait after the action for the node to be Ready again before the attempt counts as failed.',
+      }),
       600,
     ),
     retries: s.defaulted(
-      s.integer({ minimum: 0, maximum: 10, description: 'Further attempts of this step after the first one failed, before escalating to the next step.' }),
+      s.integer({
+        minimum: 0,
+        maximum: 10,
+        description:
+          'Further attempts of this step after the first one failed, before escalating to the next step.',
+      }),
       0,
     ),
     imageRef: s.optional(
-      s.string({ minLength: 1, maxLength: 255, description: 'Glance image id for Rebuild; required for Rebuild, forbidden otherwise.' }),
+      s.string({
+        minLength: 1,
+        maxLength: 255,
+        description: 'Glance image id for Rebuild; required for Rebuild, forbidden otherwise.',
+      }),
     ),
   },
   {
@@ -46,9 +60,19 @@ export const DEFAULT_STEPS: Step[] = [
 
 export const drainNode = s.object(
   {
-    enabled: s.defaulted(s.boolean({ description: 'Cordon the node and evict its pods (honouring PodDisruptionBudgets) before the first action.' }), true),
+    enabled: s.defaulted(
+      s.boolean({
+        description:
+          'Cordon the node and evict its pods (honouring PodDisruptionBudgets) before the first action.',
+      }),
+      true,
+    ),
     timeoutSeconds: s.defaulted(
-      s.integer({ minimum: 0, maximum: 86400, description: 'Give up draining after this long and act anyway; 0 waits for ever.' }),
+      s.integer({
+        minimum: 0,
+        maximum: 86400,
+        description: 'Give up draining after this long and act anyway; 0 waits for ever.',
+      }),
       300,
     ),
     outOfServiceTaint: s.defaulted(
@@ -69,16 +93,24 @@ export const remediationSpecNode = s.object(
       s.array(stepNode, {
         minItems: 1,
         maxItems: 10,
-        description: 'The escalation ladder, cheapest first. When every step is exhausted the Machine is handed to Cluster API for replacement.',
+        description:
+          'The escalation ladder, cheapest first. When every step is exhausted the Machine is handed to Cluster API for replacement.',
       }),
       DEFAULT_STEPS,
     ),
     drain: s.defaultedToEmpty(drainNode),
     minHealthySeconds: s.defaulted(
-      s.integer({ minimum: 0, maximum: 3600, description: 'The node must stay Ready this long after an action before the remediation counts as successful.' }),
+      s.integer({
+        minimum: 0,
+        maximum: 3600,
+        description:
+          'The node must stay Ready this long after an action before the remediation counts as successful.',
+      }),
       60,
     ),
   },
-  { description: 'OpenStackRemediationSpec: how to repair the server behind an unhealthy Machine.' },
+  {
+    description: 'OpenStackRemediationSpec: how to repair the server behind an unhealthy Machine.',
+  },
 );
 export type RemediationSpec = s.TypeOf<typeof remediationSpecNode>;

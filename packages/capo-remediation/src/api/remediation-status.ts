@@ -4,7 +4,15 @@ import { conditionsNode } from './condition.js';
 import { STEP_TYPES } from './remediation-spec.js';
 import { s } from './schema/index.js';
 
-export const PHASES = ['Pending', 'Draining', 'Remediating', 'Waiting', 'Succeeded', 'Failed', 'Deleting'] as const;
+export const PHASES = [
+  'Pending',
+  'Draining',
+  'Remediating',
+  'Waiting',
+  'Succeeded',
+  'Failed',
+  'Deleting',
+] as const;
 export type Phase = (typeof PHASES)[number];
 
 export const ATTEMPT_RESULTS = ['InProgress', 'Succeeded', 'TimedOut', 'Failed'] as const;
@@ -15,9 +23,17 @@ export const MAX_HISTORY = 10;
 
 export const attemptNode = s.object(
   {
-    step: s.required(s.integer({ minimum: 0, maximum: 9, description: 'Index of the step in spec.steps.' })),
+    step: s.required(
+      s.integer({ minimum: 0, maximum: 9, description: 'Index of the step in spec.steps.' }),
+    ),
     type: s.required(s.enumOf(STEP_TYPES, { description: 'The step type.' })),
-    attempt: s.required(s.integer({ minimum: 1, maximum: 11, description: '1 for the first try of this step, then 2, ...' })),
+    attempt: s.required(
+      s.integer({
+        minimum: 1,
+        maximum: 11,
+        description: '1 for the first try of this step, then 2, ...',
+      }),
+    ),
     startTime: s.required(s.dateTime({ description: 'When the action was sent to Nova.' })),
     completionTime: s.optional(s.dateTime({ description: 'When the attempt ended.' })),
     result: s.required(s.enumOf(ATTEMPT_RESULTS, { description: 'How the attempt ended.' })),
@@ -35,12 +51,35 @@ export const remediationStatusNode = s.object(
           'Pending: not started. Draining: cordon and eviction. Remediating: a Nova action is in flight. Waiting: the node must stay Ready for minHealthySeconds. Succeeded. Failed: the ladder is exhausted and the Machine was handed to Cluster API. Deleting: cleanup after deletion.',
       }),
     ),
-    currentStep: s.optional(s.integer({ minimum: 0, maximum: 9, description: 'Index in spec.steps of the step being tried.' })),
-    retryCount: s.optional(s.integer({ minimum: 0, maximum: 10, description: 'Retries of the current step so far.' })),
-    lastRemediated: s.optional(s.dateTime({ description: 'When the last action was sent to Nova.' })),
-    serverID: s.optional(s.string({ maxLength: 64, description: 'The Nova server uuid being remediated.' })),
-    observedGeneration: s.optional(s.integer({ minimum: 0, format: 'int64', description: 'The .metadata.generation last acted upon.' })),
-    history: s.optional(s.array(attemptNode, { maxItems: MAX_HISTORY, description: `The last ${MAX_HISTORY} attempts, oldest first.` })),
+    currentStep: s.optional(
+      s.integer({
+        minimum: 0,
+        maximum: 9,
+        description: 'Index in spec.steps of the step being tried.',
+      }),
+    ),
+    retryCount: s.optional(
+      s.integer({ minimum: 0, maximum: 10, description: 'Retries of the current step so far.' }),
+    ),
+    lastRemediated: s.optional(
+      s.dateTime({ description: 'When the last action was sent to Nova.' }),
+    ),
+    serverID: s.optional(
+      s.string({ maxLength: 64, description: 'The Nova server uuid being remediated.' }),
+    ),
+    observedGeneration: s.optional(
+      s.integer({
+        minimum: 0,
+        format: 'int64',
+        description: 'The .metadata.generation last acted upon.',
+      }),
+    ),
+    history: s.optional(
+      s.array(attemptNode, {
+        maxItems: MAX_HISTORY,
+        description: `The last ${MAX_HISTORY} attempts, oldest first.`,
+      }),
+    ),
     conditions: s.optional(conditionsNode),
   },
   { description: 'OpenStackRemediationStatus: progress of the remediation.' },

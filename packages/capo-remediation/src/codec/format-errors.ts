@@ -16,7 +16,10 @@ function pathOf(err: t.ValidationError, root: string): string {
     const tag = parent ? tagOf(parent.type) : undefined;
     // Union and intersection members are keyed by their index; they are not fields.
     if (tag === 'UnionType' || tag === 'IntersectionType' || tag === 'RefinementType') return;
-    const isArray = tag === 'ArrayType' || tag === 'ReadonlyArrayType' || (parent?.type.name.startsWith('Array<') ?? false);
+    const isArray =
+      tag === 'ArrayType' ||
+      tag === 'ReadonlyArrayType' ||
+      (parent?.type.name.startsWith('Array<') ?? false);
     path += isArray ? `[${entry.key}]` : `.${entry.key}`;
   });
   return path;
@@ -28,7 +31,8 @@ export function formatErrors(errors: t.Errors, root = 'value'): string[] {
   for (const e of errors) {
     const last = e.context[e.context.length - 1];
     const expected = last ? last.type.name : 'a valid value';
-    const what = e.message ?? (e.value === undefined ? `is required (${expected})` : `expected ${expected}`);
+    const what =
+      e.message ?? (e.value === undefined ? `is required (${expected})` : `expected ${expected}`);
     lines.add(`${pathOf(e, root)}: ${what}`);
   }
   return [...lines];

@@ -43,7 +43,10 @@ describe('generated manifests', () => {
 });
 
 describe('RBAC', () => {
-  const rule = (group: string, resource: string) => managerRules.filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource)).flatMap((r) => r.verbs);
+  const rule = (group: string, resource: string) =>
+    managerRules
+      .filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource))
+      .flatMap((r) => r.verbs);
 
   it('grants no wildcards', () => {
     for (const r of managerRules) {
@@ -60,7 +63,11 @@ describe('RBAC', () => {
   it('writes Machine status but not Machines, and never deletes Machines', () => {
     expect(rule('cluster.x-k8s.io', 'machines')).toEqual(['get', 'list', 'watch']);
     expect(rule('cluster.x-k8s.io', 'machines/status')).toContain('patch');
-    expect(rule('infrastructure.cluster.x-k8s.io', 'openstackmachines')).toEqual(['get', 'list', 'watch']);
+    expect(rule('infrastructure.cluster.x-k8s.io', 'openstackmachines')).toEqual([
+      'get',
+      'list',
+      'watch',
+    ]);
   });
 
   it('can drain: cordon nodes, list and evict pods, delete pods, record events', () => {
@@ -71,12 +78,20 @@ describe('RBAC', () => {
   });
 
   it('lets the Cluster API manager create and delete our kinds through an aggregated ClusterRole', () => {
-    const agg = installObjects().find((o) => (o.metadata as { labels?: Record<string, string> }).labels?.['cluster.x-k8s.io/aggregate-to-manager'] === 'true') as
-      | { kind: string; rules: Array<{ resources: string[]; verbs: string[] }> }
-      | undefined;
+    const agg = installObjects().find(
+      (o) =>
+        (o.metadata as { labels?: Record<string, string> }).labels?.[
+          'cluster.x-k8s.io/aggregate-to-manager'
+        ] === 'true',
+    ) as { kind: string; rules: Array<{ resources: string[]; verbs: string[] }> } | undefined;
     expect(agg?.kind).toBe('ClusterRole');
-    expect(agg?.rules[0]?.resources).toEqual(['openstackremediations', 'openstackremediationtemplates']);
-    expect(agg?.rules[0]?.verbs).toEqual(expect.arrayContaining(['get', 'list', 'watch', 'create', 'delete', 'patch']));
+    expect(agg?.rules[0]?.resources).toEqual([
+      'openstackremediations',
+      'openstackremediationtemplates',
+    ]);
+    expect(agg?.rules[0]?.verbs).toEqual(
+      expect.arrayContaining(['get', 'list', 'watch', 'create', 'delete', 'patch']),
+    );
   });
 });
 
@@ -88,7 +103,11 @@ describe('Deployment', () => {
     const c = dep.spec.template.spec.containers[0];
     expect(c.args).toContain('--leader-elect');
     expect(dep.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
-    expect(c.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(c.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(c.livenessProbe.httpGet.path).toBe('/healthz');
     expect(c.readinessProbe.httpGet.path).toBe('/readyz');
     expect(c.resources.requests).toBeDefined();
@@ -97,6 +116,7 @@ describe('Deployment', () => {
 
   it('the metrics Service selects the Deployment pods', () => {
     const svc = installObjects().find((o) => o.kind === 'Service') as any; // eslint-disable-line @typescript-eslint/no-explicit-any
-    for (const [k, v] of Object.entries(svc.spec.selector)) expect(dep.spec.template.metadata.labels[k]).toBe(v);
+    for (const [k, v] of Object.entries(svc.spec.selector))
+      expect(dep.spec.template.metadata.labels[k]).toBe(v);
   });
 });

@@ -8,7 +8,11 @@ export interface PolicyRule {
   verbs: string[];
 }
 
-const R = (apiGroups: string[], resources: string[], verbs: string[]): PolicyRule => ({ apiGroups, resources, verbs });
+const R = (apiGroups: string[], resources: string[], verbs: string[]): PolicyRule => ({
+  apiGroups,
+  resources,
+  verbs,
+});
 
 export const managerRules: PolicyRule[] = [
   // Our kinds: watch them, add/remove the finalizer, write status.
@@ -45,7 +49,11 @@ export function managerClusterRoleBinding() {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',
     metadata: { name: `${NAME}-manager`, labels: { ...commonLabels } },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${NAME}-manager` },
+    roleRef: {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: `${NAME}-manager`,
+    },
     subjects: [{ kind: 'ServiceAccount', name: SERVICE_ACCOUNT, namespace: NAMESPACE }],
   };
 }
@@ -55,9 +63,17 @@ export function leaderElectionRole() {
   return {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'Role',
-    metadata: { name: `${NAME}-leader-election`, namespace: NAMESPACE, labels: { ...commonLabels } },
+    metadata: {
+      name: `${NAME}-leader-election`,
+      namespace: NAMESPACE,
+      labels: { ...commonLabels },
+    },
     rules: [
-      R(['coordination.k8s.io'], ['leases'], ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']),
+      R(
+        ['coordination.k8s.io'],
+        ['leases'],
+        ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      ),
       R([''], ['events'], ['create', 'patch']),
     ],
   };
@@ -67,8 +83,16 @@ export function leaderElectionRoleBinding() {
   return {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'RoleBinding',
-    metadata: { name: `${NAME}-leader-election`, namespace: NAMESPACE, labels: { ...commonLabels } },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${NAME}-leader-election` },
+    metadata: {
+      name: `${NAME}-leader-election`,
+      namespace: NAMESPACE,
+      labels: { ...commonLabels },
+    },
+    roleRef: {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'Role',
+      name: `${NAME}-leader-election`,
+    },
     subjects: [{ kind: 'ServiceAccount', name: SERVICE_ACCOUNT, namespace: NAMESPACE }],
   };
 }
@@ -85,7 +109,13 @@ export function capiAggregatedClusterRole() {
       name: `${NAME}-capi-aggregated`,
       labels: { ...commonLabels, 'cluster.x-k8s.io/aggregate-to-manager': 'true' },
     },
-    rules: [R([GROUP], ['openstackremediations', 'openstackremediationtemplates'], ['get', 'list', 'watch', 'create', 'delete', 'patch', 'update'])],
+    rules: [
+      R(
+        [GROUP],
+        ['openstackremediations', 'openstackremediationtemplates'],
+        ['get', 'list', 'watch', 'create', 'delete', 'patch', 'update'],
+      ),
+    ],
   };
 }
 

@@ -6,7 +6,11 @@ import type { EndpointInterface } from './clouds-yaml.js';
 
 export const CatalogEndpoint = t.intersection([
   t.type({ interface: t.string, url: t.string }),
-  t.partial({ region_id: t.union([t.string, t.null]), region: t.union([t.string, t.null]), id: t.string }),
+  t.partial({
+    region_id: t.union([t.string, t.null]),
+    region: t.union([t.string, t.null]),
+    id: t.string,
+  }),
 ]);
 export type CatalogEndpoint = t.TypeOf<typeof CatalogEndpoint>;
 
@@ -35,13 +39,17 @@ export function selectEndpoint(catalog: Catalog, q: EndpointQuery): E.Either<str
   const services = catalog.filter((s) => s.type === q.serviceType);
   if (services.length === 0) {
     const types = [...new Set(catalog.map((s) => s.type))].sort();
-    return E.left(`no "${q.serviceType}" service in the catalog (services: ${types.join(', ') || 'none'})`);
+    return E.left(
+      `no "${q.serviceType}" service in the catalog (services: ${types.join(', ') || 'none'})`,
+    );
   }
   const all = services.flatMap((s) => s.endpoints);
   const byInterface = all.filter((e) => e.interface === q.interface);
   if (byInterface.length === 0) {
     const ifaces = [...new Set(all.map((e) => e.interface))].sort();
-    return E.left(`service "${q.serviceType}" has no ${q.interface} endpoint (interfaces: ${ifaces.join(', ')})`);
+    return E.left(
+      `service "${q.serviceType}" has no ${q.interface} endpoint (interfaces: ${ifaces.join(', ')})`,
+    );
   }
   const regions = [...new Set(byInterface.map(regionOf))];
   const wanted = q.region;
@@ -63,7 +71,9 @@ export function selectEndpoint(catalog: Catalog, q: EndpointQuery): E.Either<str
   }
   const urls = [...new Set(chosen.map((e) => e.url.replace(/\/+$/, '')))];
   if (urls.length > 1) {
-    return E.left(`service "${q.serviceType}" has ${urls.length} different ${q.interface} endpoints${wanted ? ` in region "${wanted}"` : ''}`);
+    return E.left(
+      `service "${q.serviceType}" has ${urls.length} different ${q.interface} endpoints${wanted ? ` in region "${wanted}"` : ''}`,
+    );
   }
   return E.right(urls[0] as string);
 }

@@ -35,7 +35,9 @@ function setup(
 ) {
   const c = clock();
   const fake = new FakeOpenStack({ transitionDelayMs: 3000, ...o.fake, now: c.now });
-  const yaml = o.yaml ? o.yaml(fake) : fake.cloudsYaml({ auth: o.auth, region: o.region, interface: o.interface });
+  const yaml = o.yaml
+    ? o.yaml(fake)
+    : fake.cloudsYaml({ auth: o.auth, region: o.region, interface: o.interface });
   const cloud = parseCloudsYaml(yaml, 'openstack');
   if (E.isLeft(cloud)) throw new Error(cloud.left);
   const client = createOpenStackClient(cloud.right, {
@@ -62,7 +64,14 @@ describe('Keystone authentication', () => {
     const { fake, nova } = setup({ auth: 'password' });
     const id = fake.addServer({ name: 'worker-1' });
     const s = await nova.getServer(id);
-    expect(s).toMatchObject({ id, name: 'worker-1', status: 'ACTIVE', taskState: null, vmState: 'active', locked: false });
+    expect(s).toMatchObject({
+      id,
+      name: 'worker-1',
+      status: 'ACTIVE',
+      taskState: null,
+      vmState: 'active',
+      locked: false,
+    });
     expect(fake.tokenIssues).toBe(1);
   });
 
@@ -91,7 +100,9 @@ describe('Keystone authentication', () => {
   });
 
   it('fails with AuthFailed and no retry when Keystone rejects the password', async () => {
-    const { fake, nova } = setup({ yaml: (f) => f.cloudsYaml().replace('fake-password-7hQx2Lm9', 'wrong-password-123') });
+    const { fake, nova } = setup({
+      yaml: (f) => f.cloudsYaml().replace('fake-password-7hQx2Lm9', 'wrong-password-123'),
+    });
     const id = fake.addServer();
     const e = await rejection(nova.getServer(id));
     expect(e.code).toBe('AuthFailed');
@@ -177,7 +188,11 @@ describe('Keystone authentication', () => {
 
 describe('catalog endpoint selection', () => {
   it('uses the region and interface from clouds.yaml', async () => {
-    const { fake, nova } = setup({ fake: { regions: ['RegionOne', 'RegionTwo'] }, region: 'RegionTwo', interface: 'internal' });
+    const { fake, nova } = setup({
+      fake: { regions: ['RegionOne', 'RegionTwo'] },
+      region: 'RegionTwo',
+      interface: 'internal',
+    });
     const id = fake.addServer();
     await nova.getServer(id);
     const r = fake.requests.find((x) => x.service === 'compute');
@@ -185,7 +200,10 @@ describe('catalog endpoint selection', () => {
   });
 
   it('names the missing region and the available ones', async () => {
-    const { fake, nova } = setup({ fake: { regions: ['RegionOne', 'RegionTwo'] }, region: 'RegionNine' });
+    const { fake, nova } = setup({
+      fake: { regions: ['RegionOne', 'RegionTwo'] },
+      region: 'RegionNine',
+    });
     const e = await rejection(nova.getServer(fake.addServer()));
     expect(e.code).toBe('EndpointNotFound');
     expect(e.message).toContain('RegionNine');
@@ -203,7 +221,9 @@ describe('catalog endpoint selection', () => {
   });
 
   it('uses the only region when clouds.yaml names none', async () => {
-    const { fake, nova } = setup({ yaml: (f) => f.cloudsYaml().replace(/\n\s+region_name: .*\n/, '\n') });
+    const { fake, nova } = setup({
+      yaml: (f) => f.cloudsYaml().replace(/\n\s+region_name: .*\n/, '\n'),
+    });
     const id = fake.addServer();
     expect((await nova.getServer(id)).id).toBe(id);
   });
@@ -214,7 +234,10 @@ describe('Nova status codes', () => {
     const { fake, nova, clock: c } = setup();
     const id = fake.addServer();
     await nova.reboot(id, 'SOFT');
-    expect(await nova.getServer(id)).toMatchObject({ status: 'REBOOT', taskState: 'reboot_started' });
+    expect(await nova.getServer(id)).toMatchObject({
+      status: 'REBOOT',
+      taskState: 'reboot_started',
+    });
     c.advance(3000);
     expect(await nova.getServer(id)).toMatchObject({ status: 'ACTIVE', taskState: null });
     expect(fake.rebootCount(id, 'SOFT')).toBe(1);
@@ -285,7 +308,10 @@ describe('Nova status codes', () => {
   });
 
   it('406: an unsupported microversion', async () => {
-    const { fake, nova } = setup({ fake: { maxMicroversion: '2.60' }, client: { microversion: '2.90' } });
+    const { fake, nova } = setup({
+      fake: { maxMicroversion: '2.60' },
+      client: { microversion: '2.90' },
+    });
     const e = await rejection(nova.getServer(fake.addServer()));
     expect(e.code).toBe('MicroversionNotSupported');
     expect(e.message).toContain('2.90');
@@ -325,7 +351,11 @@ describe('Nova status codes', () => {
   });
 
   it('409: a locked server gives ServerConflict after the bounded retries', async () => {
-    const { fake, nova, clock: c } = setup({ client: { retry: { conflictAttempts: 3, conflictDelayMs: 1000 } } });
+    const {
+      fake,
+      nova,
+      clock: c,
+    } = setup({ client: { retry: { conflictAttempts: 3, conflictDelayMs: 1000 } } });
     const id = fake.addServer({ locked: true });
     const e = await rejection(nova.reboot(id, 'HARD'));
     expect(e).toBeInstanceOf(ServerConflict);
@@ -364,7 +394,11 @@ describe('Nova status codes', () => {
   });
 
   it('timeouts: retried with backoff, then Timeout', async () => {
-    const { fake, nova, clock: c } = setup({ client: { retry: { maxAttempts: 2, timeoutMs: 20 } } });
+    const {
+      fake,
+      nova,
+      clock: c,
+    } = setup({ client: { retry: { maxAttempts: 2, timeoutMs: 20 } } });
     const id = fake.addServer();
     fake.setLatency(50);
     const e = await rejection(nova.getServer(id));
@@ -387,6 +421,8 @@ describe('Nova status codes', () => {
 
   it('rejects a malformed microversion before any request', () => {
     const { client } = setup();
-    expect(() => createOpenStackClient(client.cloud, { microversion: 'latest' })).toThrow(/2\.<minor>/);
+    expect(() => createOpenStackClient(client.cloud, { microversion: 'latest' })).toThrow(
+      /2\.<minor>/,
+    );
   });
 });

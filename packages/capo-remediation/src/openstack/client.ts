@@ -16,13 +16,20 @@ export interface OpenStackClient {
   close(): Promise<void>;
 }
 
-export interface OpenStackClientOptions extends Omit<SessionOptions, 'cloud' | 'transport'>, NovaClientOptions {
+export interface OpenStackClientOptions
+  extends Omit<SessionOptions, 'cloud' | 'transport'>,
+    NovaClientOptions {
   /** Use this transport instead of HTTPS (FakeOpenStack's in-memory one in tests). */
   readonly transport?: Transport | undefined;
 }
 
-export function createOpenStackClient(cloud: CloudConfig, opts: OpenStackClientOptions = {}): OpenStackClient {
-  const http = opts.transport ? undefined : createHttpTransport({ caCert: cloud.caCert, verify: cloud.verify });
+export function createOpenStackClient(
+  cloud: CloudConfig,
+  opts: OpenStackClientOptions = {},
+): OpenStackClient {
+  const http = opts.transport
+    ? undefined
+    : createHttpTransport({ caCert: cloud.caCert, verify: cloud.verify });
   const transport = opts.transport ?? (http as NonNullable<typeof http>).transport;
   const session = new KeystoneSession({ ...opts, cloud, transport });
   const nova = new NovaClient(session, opts);

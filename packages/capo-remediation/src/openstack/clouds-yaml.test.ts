@@ -60,13 +60,19 @@ describe('parseCloudsYaml', () => {
   });
 
   it('defaults the interface to public and verification to on', () => {
-    const c = ok(password.replace('    interface: internal\n', '').replace('    verify: true\n', ''));
+    const c = ok(
+      password.replace('    interface: internal\n', '').replace('    verify: true\n', ''),
+    );
     expect(c.interface).toBe('public');
     expect(c.verify).toBe(true);
   });
 
   it('honours verify: false and carries the Secret cacert and the cacert path', () => {
-    const c = ok(password.replace('verify: true', 'verify: false\n    cacert: /etc/ca.pem'), 'openstack', '-----BEGIN CERTIFICATE-----');
+    const c = ok(
+      password.replace('verify: true', 'verify: false\n    cacert: /etc/ca.pem'),
+      'openstack',
+      '-----BEGIN CERTIFICATE-----',
+    );
     expect(c.verify).toBe(false);
     expect(c.caCert).toBe('-----BEGIN CERTIFICATE-----');
     expect(c.caCertPath).toBe('/etc/ca.pem');
@@ -75,8 +81,14 @@ describe('parseCloudsYaml', () => {
   it('reads application credentials by id (auth_type given or inferred)', () => {
     const yaml = `clouds:\n  c:\n    auth:\n      auth_url: http://k:5000/v3\n      application_credential_id: ac1\n      application_credential_secret: sec-123456\n`;
     const inferred = ok(yaml, 'c');
-    expect(inferred.auth).toMatchObject({ type: 'application_credential', credential: { id: 'ac1' } });
-    const declared = ok(yaml.replace('    auth:', '    auth_type: v3applicationcredential\n    auth:'), 'c');
+    expect(inferred.auth).toMatchObject({
+      type: 'application_credential',
+      credential: { id: 'ac1' },
+    });
+    const declared = ok(
+      yaml.replace('    auth:', '    auth_type: v3applicationcredential\n    auth:'),
+      'c',
+    );
     expect(declared.auth.type).toBe('application_credential');
   });
 
@@ -85,32 +97,83 @@ describe('parseCloudsYaml', () => {
       `clouds:\n  c:\n    auth_type: v3applicationcredential\n    auth:\n      auth_url: http://k/v3\n      application_credential_name: n\n      application_credential_secret: s-123456\n      username: u\n      user_domain_name: D\n`,
       'c',
     );
-    expect(c.auth).toMatchObject({ type: 'application_credential', credential: { name: 'n', user: { name: 'u', domain: { name: 'D' } } } });
+    expect(c.auth).toMatchObject({
+      type: 'application_credential',
+      credential: { name: 'n', user: { name: 'u', domain: { name: 'D' } } },
+    });
   });
 
   it('names the missing cloud and lists the others', () => {
-    expect(err(password, 'nope')).toBe('clouds.yaml: cloud "nope" not found (clouds: openstack, other)');
+    expect(err(password, 'nope')).toBe(
+      'clouds.yaml: cloud "nope" not found (clouds: openstack, other)',
+    );
   });
 
   it.each([
-    ['no password', password.replace('      password: pw-123456\n', ''), 'clouds.openstack.auth.password: is required'],
-    ['no user domain', password.replace('      user_domain_name: Default\n', ''), 'user_domain_name or user_domain_id is required'],
-    ['no project', password.replace('      project_name: capi\n', ''), 'project_name or project_id is required'],
-    ['no auth_url', password.replace('      auth_url: https://keystone.example:5000\n', ''), 'clouds.openstack.auth.auth_url: is required'],
-    ['bad auth_url', password.replace('https://keystone.example:5000', 'keystone'), 'auth_url: must be an absolute'],
-    ['bad interface', password.replace('interface: internal', 'interface: private'), 'clouds.openstack.interface: expected'],
-    ['bad verify', password.replace('verify: true', 'verify: maybe'), 'clouds.openstack.verify: expected boolean'],
-    ['keystone v2', password.replace('    verify: true', '    identity_api_version: 2'), 'only Keystone v3'],
-    ['no auth', 'clouds:\n  openstack:\n    region_name: R\n', 'clouds.openstack.auth: is required'],
+    [
+      'no password',
+      password.replace('      password: pw-123456\n', ''),
+      'clouds.openstack.auth.password: is required',
+    ],
+    [
+      'no user domain',
+      password.replace('      user_domain_name: Default\n', ''),
+      'user_domain_name or user_domain_id is required',
+    ],
+    [
+      'no project',
+      password.replace('      project_name: capi\n', ''),
+      'project_name or project_id is required',
+    ],
+    [
+      'no auth_url',
+      password.replace('      auth_url: https://keystone.example:5000\n', ''),
+      'clouds.openstack.auth.auth_url: is required',
+    ],
+    [
+      'bad auth_url',
+      password.replace('https://keystone.example:5000', 'keystone'),
+      'auth_url: must be an absolute',
+    ],
+    [
+      'bad interface',
+      password.replace('interface: internal', 'interface: private'),
+      'clouds.openstack.interface: expected',
+    ],
+    [
+      'bad verify',
+      password.replace('verify: true', 'verify: maybe'),
+      'clouds.openstack.verify: expected boolean',
+    ],
+    [
+      'keystone v2',
+      password.replace('    verify: true', '    identity_api_version: 2'),
+      'only Keystone v3',
+    ],
+    [
+      'no auth',
+      'clouds:\n  openstack:\n    region_name: R\n',
+      'clouds.openstack.auth: is required',
+    ],
     ['no clouds', 'foo: 1\n', 'clouds.yaml.clouds: is required'],
-    ['app cred without id or name', 'clouds:\n  openstack:\n    auth_type: v3applicationcredential\n    auth:\n      auth_url: http://k\n      application_credential_secret: x-123456\n', 'application_credential_id or application_credential_name is required'],
-    ['app cred without secret', 'clouds:\n  openstack:\n    auth_type: v3applicationcredential\n    auth:\n      auth_url: http://k\n      application_credential_id: a\n', 'application_credential_secret: is required'],
+    [
+      'app cred without id or name',
+      'clouds:\n  openstack:\n    auth_type: v3applicationcredential\n    auth:\n      auth_url: http://k\n      application_credential_secret: x-123456\n',
+      'application_credential_id or application_credential_name is required',
+    ],
+    [
+      'app cred without secret',
+      'clouds:\n  openstack:\n    auth_type: v3applicationcredential\n    auth:\n      auth_url: http://k\n      application_credential_id: a\n',
+      'application_credential_secret: is required',
+    ],
   ])('rejects %s with a message naming the field', (_name, yaml, expected) => {
     expect(err(yaml)).toContain(expected);
   });
 
   it('rejects YAML that is not valid with its position', () => {
-    expect(err('clouds: [\n')).toMatch(/^clouds\.yaml is not valid YAML \(\w+ at line \d+, column \d+\)$/);
+    expect(err('clouds: [\n')).toMatch(
+      /^clouds\.yaml is not valid YAML \(\w+ at line \d+, column \d+\)$/,
+    );
   });
 });
 

@@ -13,8 +13,12 @@ export type EndpointInterface = 'public' | 'internal' | 'admin';
 
 /** A Keystone domain, by id or by name. */
 export type DomainRef = { readonly id: string } | { readonly name: string };
-export type UserRef = { readonly id: string } | { readonly name: string; readonly domain: DomainRef };
-export type ProjectRef = { readonly id: string } | { readonly name: string; readonly domain: DomainRef };
+export type UserRef =
+  | { readonly id: string }
+  | { readonly name: string; readonly domain: DomainRef };
+export type ProjectRef =
+  | { readonly id: string }
+  | { readonly name: string; readonly domain: DomainRef };
 
 export interface PasswordAuth {
   readonly type: 'password';
@@ -110,7 +114,8 @@ function str(v: string | null | undefined): string | undefined {
 function domainOf(a: AuthFields, kind: 'user' | 'project'): DomainRef | undefined {
   const id = str(kind === 'user' ? a.user_domain_id : a.project_domain_id) ?? str(a.domain_id);
   if (id) return { id };
-  const name = str(kind === 'user' ? a.user_domain_name : a.project_domain_name) ?? str(a.domain_name);
+  const name =
+    str(kind === 'user' ? a.user_domain_name : a.project_domain_name) ?? str(a.domain_name);
   return name ? { name } : undefined;
 }
 
@@ -130,7 +135,8 @@ function projectOf(a: AuthFields, at: string): E.Either<string, ProjectRef> {
   const name = str(a.project_name) ?? str(a.tenant_name);
   if (!name) return E.left(`${at}: project_name or project_id is required for password auth`);
   const domain = domainOf(a, 'project');
-  if (!domain) return E.left(`${at}: project_domain_name or project_domain_id is required with project_name`);
+  if (!domain)
+    return E.left(`${at}: project_domain_name or project_domain_id is required with project_name`);
   return E.right({ name, domain });
 }
 
@@ -143,11 +149,22 @@ function authOf(entry: t.TypeOf<typeof CloudEntry>, at: string): E.Either<string
     (declared === undefined && str(a.application_credential_secret) !== undefined);
   if (appCred) {
     const secret = str(a.application_credential_secret);
-    if (!secret) return E.left(`${at}.auth.application_credential_secret: is required for application credential auth`);
+    if (!secret)
+      return E.left(
+        `${at}.auth.application_credential_secret: is required for application credential auth`,
+      );
     const id = str(a.application_credential_id);
-    if (id) return E.right({ type: 'application_credential', credential: { id }, secret: new Secret(secret) });
+    if (id)
+      return E.right({
+        type: 'application_credential',
+        credential: { id },
+        secret: new Secret(secret),
+      });
     const name = str(a.application_credential_name);
-    if (!name) return E.left(`${at}.auth: application_credential_id or application_credential_name is required`);
+    if (!name)
+      return E.left(
+        `${at}.auth: application_credential_id or application_credential_name is required`,
+      );
     return E.map((user: UserRef) => ({
       type: 'application_credential' as const,
       credential: { name, user },
@@ -160,7 +177,12 @@ function authOf(entry: t.TypeOf<typeof CloudEntry>, at: string): E.Either<string
   if (E.isLeft(user)) return user;
   const project = projectOf(a, `${at}.auth`);
   if (E.isLeft(project)) return project;
-  return E.right({ type: 'password', user: user.right, project: project.right, password: new Secret(password) });
+  return E.right({
+    type: 'password',
+    user: user.right,
+    project: project.right,
+    password: new Secret(password),
+  });
 }
 
 /** Accepts ".../v3", ".../v3/", ".../" or a bare host and returns the v3 base without a trailing slash. */
@@ -171,7 +193,8 @@ export function normaliseAuthUrl(raw: string): E.Either<string, string> {
   } catch {
     return E.left('must be an absolute http(s) URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return E.left('must be an http or https URL');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return E.left('must be an http or https URL');
   const path = url.pathname.replace(/\/+$/, '');
   url.pathname = /\/v3$/.test(path) ? path : `${path}/v3`;
   return E.right(url.toString().replace(/\/+$/, ''));
@@ -193,22 +216,31 @@ function parseYamlSafely(text: string): E.Either<string, unknown> {
   } catch (e) {
     if (e instanceof YAMLParseError) {
       const pos = e.linePos?.[0];
-      return E.left(`clouds.yaml is not valid YAML (${e.code}${pos ? ` at line ${pos.line}, column ${pos.col}` : ''})`);
+      return E.left(
+        `clouds.yaml is not valid YAML (${e.code}${pos ? ` at line ${pos.line}, column ${pos.col}` : ''})`,
+      );
     }
     return E.left('clouds.yaml is not valid YAML');
   }
 }
 
 /** Parses clouds.yaml and selects one cloud by name. */
-export function parseCloudsYaml(text: string, cloudName: string, opts: ParseCloudsOptions = {}): E.Either<string, CloudConfig> {
+export function parseCloudsYaml(
+  text: string,
+  cloudName: string,
+  opts: ParseCloudsOptions = {},
+): E.Either<string, CloudConfig> {
   const doc = parseYamlSafely(text);
   if (E.isLeft(doc)) return doc;
   const file = CloudsFile.decode(doc.right);
-  if (E.isLeft(file)) return E.left(`clouds.yaml: ${formatErrors(file.left, 'clouds.yaml').join('; ')}`);
+  if (E.isLeft(file))
+    return E.left(`clouds.yaml: ${formatErrors(file.left, 'clouds.yaml').join('; ')}`);
   const clouds = file.right.clouds;
   if (!Object.prototype.hasOwnProperty.call(clouds, cloudName)) {
     const names = Object.keys(clouds);
-    return E.left(`clouds.yaml: cloud "${cloudName}" not found (clouds: ${names.length ? names.join(', ') : 'none'})`);
+    return E.left(
+      `clouds.yaml: cloud "${cloudName}" not found (clouds: ${names.length ? names.join(', ') : 'none'})`,
+    );
   }
   const at = `clouds.${cloudName}`;
   const entry = CloudEntry.decode(clouds[cloudName]);

@@ -23,9 +23,20 @@ export type { TokenInfo } from './keystone.js';
 export { defaultRetryPolicy, backoffDelay, parseRetryAfter, isRetriableStatus } from './retry.js';
 export type { RetryPolicy } from './retry.js';
 export { createHttpTransport } from './transport.js';
-export type { Transport, HttpRequest, HttpResponse, HttpTransport, HttpTransportOptions } from './transport.js';
+export type {
+  Transport,
+  HttpRequest,
+  HttpResponse,
+  HttpTransport,
+  HttpTransportOptions,
+} from './transport.js';
 export { KeystoneSession } from './session.js';
-export type { SessionOptions, ServiceRequest, ServiceResponse, OpenStackLogger } from './session.js';
+export type {
+  SessionOptions,
+  ServiceRequest,
+  ServiceResponse,
+  OpenStackLogger,
+} from './session.js';
 export { decodeServer, isServerSettledActive } from './server.js';
 export type { ServerInfo } from './server.js';
 export { NovaClient, faultMessage } from './nova.js';

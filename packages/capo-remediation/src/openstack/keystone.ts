@@ -24,7 +24,10 @@ export function tokenRequestBody(auth: CloudAuth): string {
   if (auth.type === 'password') {
     return JSON.stringify({
       auth: {
-        identity: { methods: ['password'], password: { user: { ...user(auth.user), password: auth.password.reveal() } } },
+        identity: {
+          methods: ['password'],
+          password: { user: { ...user(auth.user), password: auth.password.reveal() } },
+        },
         scope: { project: project(auth.project) },
       },
     });
@@ -50,7 +53,11 @@ export function secretsOf(auth: CloudAuth): Secret[] {
 const TokenBody = t.type({
   token: t.intersection([
     t.type({ expires_at: t.string }),
-    t.partial({ catalog: Catalog, issued_at: t.string, project: t.partial({ id: t.string, name: t.string }) }),
+    t.partial({
+      catalog: Catalog,
+      issued_at: t.string,
+      project: t.partial({ id: t.string, name: t.string }),
+    }),
   ]),
 });
 
@@ -62,10 +69,15 @@ export interface TokenInfo {
 
 export function decodeTokenBody(body: unknown): E.Either<string, TokenInfo> {
   const r = TokenBody.decode(body);
-  if (E.isLeft(r)) return E.left(`Keystone token reply: ${formatErrors(r.left, 'body').join('; ')}`);
+  if (E.isLeft(r))
+    return E.left(`Keystone token reply: ${formatErrors(r.left, 'body').join('; ')}`);
   const tok = r.right.token;
   const expiresAt = Date.parse(tok.expires_at);
-  if (Number.isNaN(expiresAt)) return E.left('Keystone token reply: body.token.expires_at: expected an ISO 8601 time');
-  if (!tok.catalog) return E.left('Keystone token reply: body.token.catalog: is required (the token is not project-scoped)');
+  if (Number.isNaN(expiresAt))
+    return E.left('Keystone token reply: body.token.expires_at: expected an ISO 8601 time');
+  if (!tok.catalog)
+    return E.left(
+      'Keystone token reply: body.token.catalog: is required (the token is not project-scoped)',
+    );
   return E.right({ expiresAt, catalog: tok.catalog, projectId: tok.project?.id });
 }

@@ -52,7 +52,11 @@ export class NovaClient {
 
   constructor(session: KeystoneSession, opts: NovaClientOptions = {}) {
     const mv = opts.microversion ?? '2.9';
-    if (!MICROVERSION.test(mv)) throw new OpenStackError('ConfigError', `compute microversion "${mv}": expected 2.<minor>, e.g. 2.9`);
+    if (!MICROVERSION.test(mv))
+      throw new OpenStackError(
+        'ConfigError',
+        `compute microversion "${mv}": expected 2.<minor>, e.g. 2.9`,
+      );
     this.#session = session;
     this.#microversion = mv;
   }
@@ -71,9 +75,17 @@ export class NovaClient {
       case 404:
         throw new ServerNotFound(serverId, detail);
       case 401:
-        throw new OpenStackError('Unauthorized', `${what}: token rejected twice (HTTP 401): ${detail}`, 401);
+        throw new OpenStackError(
+          'Unauthorized',
+          `${what}: token rejected twice (HTTP 401): ${detail}`,
+          401,
+        );
       case 403:
-        throw new OpenStackError('Forbidden', `${what}: forbidden by policy (HTTP 403): ${detail}`, 403);
+        throw new OpenStackError(
+          'Forbidden',
+          `${what}: forbidden by policy (HTTP 403): ${detail}`,
+          403,
+        );
       case 406:
         throw new OpenStackError(
           'MicroversionNotSupported',
@@ -83,13 +95,21 @@ export class NovaClient {
       case 400:
         throw new OpenStackError('BadRequest', `${what}: bad request (HTTP 400): ${detail}`, 400);
       default:
-        throw new OpenStackError('InvalidResponse', `${what}: unexpected HTTP ${res.status}: ${detail}`, res.status);
+        throw new OpenStackError(
+          'InvalidResponse',
+          `${what}: unexpected HTTP ${res.status}: ${detail}`,
+          res.status,
+        );
     }
   }
 
   async getServer(serverId: string): Promise<ServerInfo> {
     const path = `/servers/${encodeURIComponent(serverId)}`;
-    const res = await this.#session.request('compute', { method: 'GET', path, headers: this.#headers() });
+    const res = await this.#session.request('compute', {
+      method: 'GET',
+      path,
+      headers: this.#headers(),
+    });
     if (res.status !== 200) this.#fail(serverId, `get server ${serverId}`, res);
     let body: unknown;
     try {
@@ -110,7 +130,8 @@ export class NovaClient {
     return this.#action(serverId, {
       name: `reboot ${type}`,
       body: { reboot: { type } },
-      alreadyInProgress: (s) => s.status === status || (s.taskState !== null && tasks.has(s.taskState)),
+      alreadyInProgress: (s) =>
+        s.status === status || (s.taskState !== null && tasks.has(s.taskState)),
     });
   }
 
@@ -132,7 +153,12 @@ export class NovaClient {
 
   rebuild(serverId: string, imageRef: string): Promise<void> {
     if (imageRef.trim() === '') {
-      return Promise.reject(new OpenStackError('ConfigError', `rebuild of server ${serverId}: imageRef must not be empty`));
+      return Promise.reject(
+        new OpenStackError(
+          'ConfigError',
+          `rebuild of server ${serverId}: imageRef must not be empty`,
+        ),
+      );
     }
     return this.#action(serverId, {
       name: 'rebuild',
@@ -147,7 +173,12 @@ export class NovaClient {
     const policy = this.#session.retryPolicy;
     let ambiguous = false;
     for (let attempt = 1; ; attempt++) {
-      const res = await this.#session.request('compute', { method: 'POST', path, body: spec.body, headers: this.#headers() });
+      const res = await this.#session.request('compute', {
+        method: 'POST',
+        path,
+        body: spec.body,
+        headers: this.#headers(),
+      });
       ambiguous ||= res.hadAmbiguousFailure;
       if (res.status === 202 || res.status === 200 || res.status === 204) return;
       if (res.status !== 409) this.#fail(serverId, what, res);
@@ -155,7 +186,8 @@ export class NovaClient {
         const s = await this.getServer(serverId);
         if (spec.alreadyInProgress(s)) return;
       }
-      if (attempt >= policy.conflictAttempts) throw new ServerConflict(serverId, spec.name, faultMessage(res.text));
+      if (attempt >= policy.conflictAttempts)
+        throw new ServerConflict(serverId, spec.name, faultMessage(res.text));
       await this.#session.sleep(policy.conflictDelayMs);
     }
   }

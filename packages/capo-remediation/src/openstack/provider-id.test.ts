@@ -7,15 +7,21 @@ const uuid = '6a5e1c1e-8a4e-4b8e-9a43-0e5d2b3a9c11';
 
 describe('parseProviderID', () => {
   it('reads openstack:///<uuid>', () => {
-    expect(parseProviderID(`openstack:///${uuid}`)).toEqual(E.right({ serverId: uuid, region: undefined }));
+    expect(parseProviderID(`openstack:///${uuid}`)).toEqual(
+      E.right({ serverId: uuid, region: undefined }),
+    );
   });
 
   it('reads openstack://<region>/<uuid>', () => {
-    expect(parseProviderID(`openstack://RegionOne/${uuid}`)).toEqual(E.right({ serverId: uuid, region: 'RegionOne' }));
+    expect(parseProviderID(`openstack://RegionOne/${uuid}`)).toEqual(
+      E.right({ serverId: uuid, region: 'RegionOne' }),
+    );
   });
 
   it('lower-cases the uuid as Nova reports it', () => {
-    expect(parseProviderID(`openstack:///${uuid.toUpperCase()}`)).toEqual(E.right({ serverId: uuid, region: undefined }));
+    expect(parseProviderID(`openstack:///${uuid.toUpperCase()}`)).toEqual(
+      E.right({ serverId: uuid, region: undefined }),
+    );
   });
 
   it.each([
@@ -41,8 +47,10 @@ describe('parseProviderID', () => {
   });
 
   it('never throws on arbitrary input', () => {
-    fc.assert(fc.property(fc.string(), (s) => {
-      parseProviderID(s);
-    }));
+    fc.assert(
+      fc.property(fc.string(), (s) => {
+        parseProviderID(s);
+      }),
+    );
   });
 });

@@ -4,7 +4,9 @@ import { backoffDelay, defaultRetryPolicy, isRetriableStatus, parseRetryAfter } 
 describe('retry policy', () => {
   it('doubles the delay up to the maximum', () => {
     const p = { ...defaultRetryPolicy, baseDelayMs: 100, maxDelayMs: 1000 };
-    expect([1, 2, 3, 4, 5, 6].map((a) => backoffDelay(p, a))).toEqual([100, 200, 400, 800, 1000, 1000]);
+    expect([1, 2, 3, 4, 5, 6].map((a) => backoffDelay(p, a))).toEqual([
+      100, 200, 400, 800, 1000, 1000,
+    ]);
   });
 
   it('honours a longer Retry-After, capped at the maximum', () => {
@@ -24,6 +26,8 @@ describe('retry policy', () => {
   });
 
   it('retries only outage statuses', () => {
-    expect([400, 401, 403, 404, 406, 409, 500, 502, 503, 504].filter(isRetriableStatus)).toEqual([500, 502, 503, 504]);
+    expect([400, 401, 403, 404, 406, 409, 500, 502, 503, 504].filter(isRetriableStatus)).toEqual([
+      500, 502, 503, 504,
+    ]);
   });
 });

@@ -27,7 +27,10 @@ export const defaultRetryPolicy: RetryPolicy = {
 };
 
 /** Retry-After: delta-seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null | undefined, nowMs: number): number | undefined {
+export function parseRetryAfter(
+  value: string | null | undefined,
+  nowMs: number,
+): number | undefined {
   if (value === null || value === undefined) return undefined;
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;

@@ -29,7 +29,8 @@ function expectClean(text: string, secrets: readonly string[]) {
 
 function capture() {
   const lines: string[] = [];
-  const log = (obj: Record<string, unknown>, msg: string) => lines.push(`${msg} ${JSON.stringify(obj)} ${inspect(obj, { depth: 10 })}`);
+  const log = (obj: Record<string, unknown>, msg: string) =>
+    lines.push(`${msg} ${JSON.stringify(obj)} ${inspect(obj, { depth: 10 })}`);
   return { lines, logger: { debug: log, warn: log } };
 }
 
@@ -43,7 +44,9 @@ describe('Secret', () => {
   });
 
   it('redact() removes secrets from arbitrary text', () => {
-    expect(redact('a hunter2-x b hunter2-x', [new Secret('hunter2-x')])).toBe('a [REDACTED] b [REDACTED]');
+    expect(redact('a hunter2-x b hunter2-x', [new Secret('hunter2-x')])).toBe(
+      'a [REDACTED] b [REDACTED]',
+    );
   });
 });
 
@@ -61,11 +64,16 @@ describe('secrets never leak', () => {
     for (const auth of ['password', 'application_credential'] as const) {
       const fake = new FakeOpenStack({ transitionDelayMs: 0 });
       const { logger, lines } = capture();
-      const client = openStackClientFromCloudsYaml(fake.cloudsYaml({ auth }), 'openstack', undefined, {
-        transport: fake.transport,
-        logger,
-        sleep: async () => {},
-      });
+      const client = openStackClientFromCloudsYaml(
+        fake.cloudsYaml({ auth }),
+        'openstack',
+        undefined,
+        {
+          transport: fake.transport,
+          logger,
+          sleep: async () => {},
+        },
+      );
       const id = fake.addServer();
       fake.failNext(1, { status: 503, service: 'compute' });
       await client.nova.reboot(id, 'SOFT');
@@ -93,7 +101,10 @@ describe('secrets never leak', () => {
       transport: async (req) => {
         if (req.url.includes('/auth/tokens')) return fake.transport(req);
         seenToken = req.headers['X-Auth-Token'] ?? '';
-        return new Response(JSON.stringify({ badRequest: { message: `bad: ${PASSWORD} ${seenToken}` } }), { status: 400 });
+        return new Response(
+          JSON.stringify({ badRequest: { message: `bad: ${PASSWORD} ${seenToken}` } }),
+          { status: 400 },
+        );
       },
     });
     let err: unknown;
@@ -111,7 +122,9 @@ describe('secrets never leak', () => {
   it('from authentication failures', async () => {
     const fake = new FakeOpenStack();
     const yaml = fake.cloudsYaml().replace(PASSWORD, 'not-the-password-42');
-    const client = openStackClientFromCloudsYaml(yaml, 'openstack', undefined, { transport: fake.transport });
+    const client = openStackClientFromCloudsYaml(yaml, 'openstack', undefined, {
+      transport: fake.transport,
+    });
     const err = await client.nova.getServer(fake.addServer()).catch((e: unknown) => e);
     expect((err as OpenStackError).code).toBe('AuthFailed');
     expectClean(everyForm(err), ['not-the-password-42', PASSWORD]);
@@ -124,7 +137,10 @@ describe('secrets never leak', () => {
     );
     expect(E.isLeft(typeError) && typeError.left).toMatch(/clouds\.openstack\.auth\.password/);
     expectClean(JSON.stringify(typeError), ['s3cret-in-a-list']);
-    const syntax = parseCloudsYaml(`clouds:\n  openstack:\n    auth:\n      password: "s3cret-unterminated\n`, 'openstack');
+    const syntax = parseCloudsYaml(
+      `clouds:\n  openstack:\n    auth:\n      password: "s3cret-unterminated\n`,
+      'openstack',
+    );
     expect(E.isLeft(syntax) && syntax.left).toMatch(/not valid YAML .*line/);
     expectClean(JSON.stringify(syntax), ['s3cret-unterminated']);
   });

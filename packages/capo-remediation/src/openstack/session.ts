@@ -151,7 +151,11 @@ export class KeystoneSession {
       );
     }
     const subject = res.headers.get('x-subject-token');
-    if (!subject) throw new OpenStackError('InvalidResponse', 'Keystone token reply has no X-Subject-Token header');
+    if (!subject)
+      throw new OpenStackError(
+        'InvalidResponse',
+        'Keystone token reply has no X-Subject-Token header',
+      );
     const value = new Secret(subject);
     this.#secrets.push(value);
     let parsed: unknown;
@@ -164,7 +168,10 @@ export class KeystoneSession {
     if (E.isLeft(info)) throw new OpenStackError('InvalidResponse', info.left);
     const tok: CachedToken = { value, info: info.right, issuedAt: this.#now() };
     this.#token = tok;
-    this.#logger?.debug({ cloud: this.#cloud.cloudName, expiresAt: new Date(info.right.expiresAt).toISOString() }, 'keystone token issued');
+    this.#logger?.debug(
+      { cloud: this.#cloud.cloudName, expiresAt: new Date(info.right.expiresAt).toISOString() },
+      'keystone token issued',
+    );
     return tok;
   }
 
@@ -180,7 +187,8 @@ export class KeystoneSession {
       interface: this.#cloud.interface,
       region: this.#cloud.region,
     });
-    if (E.isLeft(ep)) throw new OpenStackError('EndpointNotFound', `cloud "${this.#cloud.cloudName}": ${ep.left}`);
+    if (E.isLeft(ep))
+      throw new OpenStackError('EndpointNotFound', `cloud "${this.#cloud.cloudName}": ${ep.left}`);
     return ep.right;
   }
 
@@ -207,7 +215,10 @@ export class KeystoneSession {
       });
       if (res.status === 401 && !reauthed) {
         // The token was revoked or expired early (Keystone restarted, clock skew): renew once.
-        this.#logger?.debug({ service: serviceType, path: req.path }, 'token rejected with 401, authenticating again');
+        this.#logger?.debug(
+          { service: serviceType, path: req.path },
+          'token rejected with 401, authenticating again',
+        );
         if (this.#token === tok) this.#token = undefined;
         reauthed = true;
         continue;
@@ -218,7 +229,12 @@ export class KeystoneSession {
 
   async #send(
     service: string,
-    r: { method: ServiceRequest['method']; url: string; body: string | undefined; headers: Record<string, string> },
+    r: {
+      method: ServiceRequest['method'];
+      url: string;
+      body: string | undefined;
+      headers: Record<string, string>;
+    },
   ): Promise<ServiceResponse> {
     const path = new URL(r.url).pathname;
     let ambiguous = false;
@@ -239,26 +255,54 @@ export class KeystoneSession {
         failure =
           e instanceof OpenStackError
             ? e
-            : new OpenStackError((e as { name?: string })?.name === 'TimeoutError' ? 'Timeout' : 'TransportError', `${r.method} ${path}: reply could not be read`);
+            : new OpenStackError(
+                (e as { name?: string })?.name === 'TimeoutError' ? 'Timeout' : 'TransportError',
+                `${r.method} ${path}: reply could not be read`,
+              );
         res = undefined;
       }
       if (res && !isRetriableStatus(res.status)) {
-        this.#logger?.debug({ service, method: r.method, path, status: res.status, attempt }, 'openstack request');
-        return { status: res.status, headers: res.headers, text, attempts: attempt, hadAmbiguousFailure: ambiguous };
+        this.#logger?.debug(
+          { service, method: r.method, path, status: res.status, attempt },
+          'openstack request',
+        );
+        return {
+          status: res.status,
+          headers: res.headers,
+          text,
+          attempts: attempt,
+          hadAmbiguousFailure: ambiguous,
+        };
       }
       ambiguous = true;
       const status = res?.status;
       if (attempt >= this.#retry.maxAttempts) {
-        if (failure) throw new OpenStackError(failure.code, this.redact(`${failure.message} (after ${attempt} attempts)`));
+        if (failure)
+          throw new OpenStackError(
+            failure.code,
+            this.redact(`${failure.message} (after ${attempt} attempts)`),
+          );
         throw new OpenStackError(
           'ServiceUnavailable',
           `${service}: ${r.method} ${path} failed with HTTP ${status} after ${attempt} attempts`,
           status,
         );
       }
-      const delay = backoffDelay(this.#retry, attempt, parseRetryAfter(res?.headers.get('retry-after'), this.#now()));
+      const delay = backoffDelay(
+        this.#retry,
+        attempt,
+        parseRetryAfter(res?.headers.get('retry-after'), this.#now()),
+      );
       this.#logger?.warn(
-        { service, method: r.method, path, status, error: failure?.code, attempt, retryInMs: delay },
+        {
+          service,
+          method: r.method,
+          path,
+          status,
+          error: failure?.code,
+          attempt,
+          retryInMs: delay,
+        },
         'openstack request failed, retrying',
       );
       await this.#sleep(delay);
@@ -266,7 +310,11 @@ export class KeystoneSession {
   }
 
   toJSON(): Record<string, unknown> {
-    return { cloud: this.#cloud.cloudName, authUrl: this.#cloud.authUrl, token: this.#token ? REDACTED : undefined };
+    return {
+      cloud: this.#cloud.cloudName,
+      authUrl: this.#cloud.authUrl,
+      token: this.#token ? REDACTED : undefined,
+    };
   }
 
   toString(): string {

@@ -19,13 +19,62 @@ interface Pki {
 function makePki(dir: string): Pki {
   const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   for (const name of ['ca', 'other']) {
-    run('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=noderepair test ${name} CA`, '-keyout', `${name}.key`, '-out', `${name}.crt`);
+    run(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      `/CN=noderepair test ${name} CA`,
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.crt`,
+    );
   }
-  run('req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', 'server.key', '-out', 'server.csr');
-  writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n');
-  run('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', 'ext.cnf', '-out', 'server.crt');
+  run(
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-subj',
+    '/CN=127.0.0.1',
+    '-keyout',
+    'server.key',
+    '-out',
+    'server.csr',
+  );
+  writeFileSync(
+    join(dir, 'ext.cnf'),
+    'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n',
+  );
+  run(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-days',
+    '1',
+    '-extfile',
+    'ext.cnf',
+    '-out',
+    'server.crt',
+  );
   const read = (f: string) => readFileSync(join(dir, f), 'utf8');
-  return { ca: read('ca.crt'), otherCa: read('other.crt'), cert: read('server.crt'), key: read('server.key') };
+  return {
+    ca: read('ca.crt'),
+    otherCa: read('other.crt'),
+    cert: read('server.crt'),
+    key: read('server.key'),
+  };
 }
 
 async function failure(p: Promise<unknown>): Promise<OpenStackError> {
@@ -44,7 +93,9 @@ describe('OpenStack client over HTTPS', () => {
   let fake: FakeOpenStack;
   const clients: OpenStackClient[] = [];
   const client = (yaml: string, caCert?: string) => {
-    const c = openStackClientFromCloudsYaml(yaml, 'openstack', caCert, { retry: { maxAttempts: 1, timeoutMs: 5000 } });
+    const c = openStackClientFromCloudsYaml(yaml, 'openstack', caCert, {
+      retry: { maxAttempts: 1, timeoutMs: 5000 },
+    });
     clients.push(c);
     return c;
   };
@@ -52,7 +103,10 @@ describe('OpenStack client over HTTPS', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'capo-tls-'));
     pki = makePki(dir);
-    fake = await FakeOpenStack.start({ tls: { cert: pki.cert, key: pki.key }, transitionDelayMs: 0 });
+    fake = await FakeOpenStack.start({
+      tls: { cert: pki.cert, key: pki.key },
+      transitionDelayMs: 0,
+    });
   });
 
   afterAll(async () => {
@@ -72,12 +126,16 @@ describe('OpenStack client over HTTPS', () => {
   it('verifies TLS by default: without the CA bundle the connection is refused', async () => {
     const e = await failure(client(fake.cloudsYaml()).nova.getServer(fake.addServer()));
     expect(e.code).toBe('TransportError');
-    expect(e.message).toMatch(/auth\/tokens: connection failed \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\)/);
+    expect(e.message).toMatch(
+      /auth\/tokens: connection failed \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\)/,
+    );
     expect(fake.tokenIssues).toBe(1); // only the trusted client above got a token
   });
 
   it('rejects a server signed by a different CA', async () => {
-    const e = await failure(client(fake.cloudsYaml(), pki.otherCa).nova.getServer(fake.addServer()));
+    const e = await failure(
+      client(fake.cloudsYaml(), pki.otherCa).nova.getServer(fake.addServer()),
+    );
     expect(e.code).toBe('TransportError');
   });
 
@@ -94,9 +152,14 @@ describe('OpenStack client over plain HTTP on loopback', () => {
 
   beforeAll(async () => {
     fake = await FakeOpenStack.start({ transitionDelayMs: 0 });
-    c = openStackClientFromCloudsYaml(fake.cloudsYaml({ auth: 'application_credential' }), 'openstack', undefined, {
-      retry: { baseDelayMs: 10, timeoutMs: 2000 },
-    });
+    c = openStackClientFromCloudsYaml(
+      fake.cloudsYaml({ auth: 'application_credential' }),
+      'openstack',
+      undefined,
+      {
+        retry: { baseDelayMs: 10, timeoutMs: 2000 },
+      },
+    );
   });
 
   afterAll(async () => {
@@ -114,7 +177,9 @@ describe('OpenStack client over plain HTTP on loopback', () => {
   });
 
   it('times out a slow reply and reports Timeout', async () => {
-    const slow = openStackClientFromCloudsYaml(fake.cloudsYaml(), 'openstack', undefined, { retry: { maxAttempts: 1, timeoutMs: 100 } });
+    const slow = openStackClientFromCloudsYaml(fake.cloudsYaml(), 'openstack', undefined, {
+      retry: { maxAttempts: 1, timeoutMs: 100 },
+    });
     try {
       fake.setLatency(400);
       const e = await failure(slow.nova.getServer(fake.addServer()));
@@ -129,7 +194,9 @@ describe('OpenStack client over plain HTTP on loopback', () => {
     const gone = await FakeOpenStack.start();
     const yaml = gone.cloudsYaml();
     await gone.close();
-    const dead = openStackClientFromCloudsYaml(yaml, 'openstack', undefined, { retry: { maxAttempts: 1 } });
+    const dead = openStackClientFromCloudsYaml(yaml, 'openstack', undefined, {
+      retry: { maxAttempts: 1 },
+    });
     const e = await failure(dead.nova.getServer('00000000-0000-0000-0000-000000000000'));
     expect(e.code).toBe('TransportError');
     expect(e.message).toContain('ECONNREFUSED');

@@ -53,7 +53,10 @@ export function transportError(e: unknown, req: HttpRequest): OpenStackError {
     return new OpenStackError('Timeout', `${where}: no reply within ${req.timeoutMs} ms`);
   }
   const code = causeCode(e);
-  return new OpenStackError('TransportError', `${where}: connection failed${code ? ` (${code})` : ''}`);
+  return new OpenStackError(
+    'TransportError',
+    `${where}: connection failed${code ? ` (${code})` : ''}`,
+  );
 }
 
 export function createHttpTransport(opts: HttpTransportOptions = {}): HttpTransport {

@@ -46,7 +46,10 @@ describe('FakeCompute', () => {
   it('locked servers answer 409 to every action; policy denial 403; bad bodies 400', () => {
     const { compute } = setup();
     const locked = compute.add({ locked: true }, 'p');
-    expect(compute.act(locked, { reboot: { type: 'HARD' } })).toMatchObject({ status: 409, message: expect.stringContaining('locked') });
+    expect(compute.act(locked, { reboot: { type: 'HARD' } })).toMatchObject({
+      status: 409,
+      message: expect.stringContaining('locked'),
+    });
     const denied = compute.add({}, 'p');
     denied.policyDenied = true;
     expect(compute.act(denied, { reboot: { type: 'HARD' } }).status).toBe(403);

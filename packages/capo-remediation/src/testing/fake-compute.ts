@@ -34,11 +34,25 @@ export interface AddServerOptions {
 
 export type ActionOutcome =
   | { readonly status: 202 }
-  | { readonly status: 400 | 403 | 409; readonly fault: 'badRequest' | 'forbidden' | 'conflictingRequest'; readonly message: string };
+  | {
+      readonly status: 400 | 403 | 409;
+      readonly fault: 'badRequest' | 'forbidden' | 'conflictingRequest';
+      readonly message: string;
+    };
 
 const HARD_PENDING = new Set(['reboot_pending_hard', 'reboot_started_hard']);
 // Nova: a HARD reboot may interrupt these tasks (task_states.ALLOW_REBOOT).
-const ALLOW_HARD = new Set<string | null>([null, 'rebooting', 'reboot_pending', 'reboot_started', 'rebooting_hard', 'resuming', 'pausing', 'unpausing', 'suspending']);
+const ALLOW_HARD = new Set<string | null>([
+  null,
+  'rebooting',
+  'reboot_pending',
+  'reboot_started',
+  'rebooting_hard',
+  'resuming',
+  'pausing',
+  'unpausing',
+  'suspending',
+]);
 
 /** Nova's status as the API derives it from vm_state and task_state. */
 export function novaStatus(s: Pick<FakeServerState, 'vmState' | 'taskState'>): string {
@@ -131,11 +145,19 @@ export class FakeCompute {
   act(s: FakeServerState, body: Record<string, unknown>): ActionOutcome {
     const keys = Object.keys(body);
     const action = keys[0];
-    if (keys.length !== 1 || action === undefined) return { status: 400, fault: 'badRequest', message: 'Exactly one action is required' };
-    if (s.policyDenied) return { status: 403, fault: 'forbidden', message: `Policy doesn't allow ${action} to be performed.` };
+    if (keys.length !== 1 || action === undefined)
+      return { status: 400, fault: 'badRequest', message: 'Exactly one action is required' };
+    if (s.policyDenied)
+      return {
+        status: 403,
+        fault: 'forbidden',
+        message: `Policy doesn't allow ${action} to be performed.`,
+      };
     const known = ['reboot', 'os-start', 'os-stop', 'rebuild'];
-    if (!known.includes(action)) return { status: 400, fault: 'badRequest', message: `Unsupported action ${action}` };
-    if (s.locked) return { status: 409, fault: 'conflictingRequest', message: `Instance ${s.id} is locked` };
+    if (!known.includes(action))
+      return { status: 400, fault: 'badRequest', message: `Unsupported action ${action}` };
+    if (s.locked)
+      return { status: 409, fault: 'conflictingRequest', message: `Instance ${s.id} is locked` };
     const boot = () => {
       s.vmState = 'active';
       s.boots += 1;
@@ -143,13 +165,23 @@ export class FakeCompute {
     switch (action) {
       case 'reboot': {
         const type = (body.reboot as { type?: unknown } | null)?.type;
-        if (type !== 'SOFT' && type !== 'HARD') return { status: 400, fault: 'badRequest', message: "reboot.type must be 'SOFT' or 'HARD'" };
+        if (type !== 'SOFT' && type !== 'HARD')
+          return {
+            status: 400,
+            fault: 'badRequest',
+            message: "reboot.type must be 'SOFT' or 'HARD'",
+          };
         if (type === 'SOFT') {
           if (s.vmState !== 'active' || s.taskState !== null) return conflict(s, 'reboot');
           return this.#begin(s, 'reboot_started', boot);
         }
-        const allowedVm = s.vmState === 'active' || s.vmState === 'stopped' || s.vmState === 'error';
-        if (!allowedVm || !ALLOW_HARD.has(s.taskState) || (s.taskState !== null && HARD_PENDING.has(s.taskState))) {
+        const allowedVm =
+          s.vmState === 'active' || s.vmState === 'stopped' || s.vmState === 'error';
+        if (
+          !allowedVm ||
+          !ALLOW_HARD.has(s.taskState) ||
+          (s.taskState !== null && HARD_PENDING.has(s.taskState))
+        ) {
           return conflict(s, 'reboot');
         }
         // A hard reboot overrides a soft one in progress, as in Nova.
@@ -160,14 +192,17 @@ export class FakeCompute {
         if (s.vmState !== 'stopped' || s.taskState !== null) return conflict(s, 'start');
         return this.#begin(s, 'powering-on', boot);
       case 'os-stop':
-        if ((s.vmState !== 'active' && s.vmState !== 'error') || s.taskState !== null) return conflict(s, 'stop');
+        if ((s.vmState !== 'active' && s.vmState !== 'error') || s.taskState !== null)
+          return conflict(s, 'stop');
         return this.#begin(s, 'powering-off', () => {
           s.vmState = 'stopped';
         });
       default: {
         const imageRef = (body.rebuild as { imageRef?: unknown } | null)?.imageRef;
-        if (typeof imageRef !== 'string' || imageRef === '') return { status: 400, fault: 'badRequest', message: 'rebuild.imageRef is required' };
-        if (this.#images && !this.#images.includes(imageRef)) return { status: 400, fault: 'badRequest', message: `Invalid imageRef provided.` };
+        if (typeof imageRef !== 'string' || imageRef === '')
+          return { status: 400, fault: 'badRequest', message: 'rebuild.imageRef is required' };
+        if (this.#images && !this.#images.includes(imageRef))
+          return { status: 400, fault: 'badRequest', message: `Invalid imageRef provided.` };
         if (s.vmState === 'building' || s.taskState !== null) return conflict(s, 'rebuild');
         const wasStopped = s.vmState === 'stopped';
         return this.#begin(s, 'rebuilding', () => {

@@ -75,7 +75,11 @@ export class FakeIdentity {
   #domainMatches(ref: Json | undefined, domain: string): boolean {
     if (!ref) return false;
     // The fake uses one string as both id and name of a domain ("Default" / "default").
-    return s(ref.name) === domain || s(ref.id) === domain || (domain === 'Default' && s(ref.id) === 'default');
+    return (
+      s(ref.name) === domain ||
+      s(ref.id) === domain ||
+      (domain === 'Default' && s(ref.id) === 'default')
+    );
   }
 
   #findUser(ref: Json | undefined): FakeUser | undefined {
@@ -83,7 +87,9 @@ export class FakeIdentity {
     const id = s(ref.id);
     if (id) return this.users.find((u) => u.id === id);
     const name = s(ref.name);
-    return this.users.find((u) => u.name === name && this.#domainMatches(obj(ref.domain), u.domain));
+    return this.users.find(
+      (u) => u.name === name && this.#domainMatches(obj(ref.domain), u.domain),
+    );
   }
 
   #findProject(ref: Json | undefined): FakeProject | undefined {
@@ -91,12 +97,20 @@ export class FakeIdentity {
     const id = s(ref.id);
     if (id) return this.projects.find((p) => p.id === id);
     const name = s(ref.name);
-    return this.projects.find((p) => p.name === name && this.#domainMatches(obj(ref.domain), p.domain));
+    return this.projects.find(
+      (p) => p.name === name && this.#domainMatches(obj(ref.domain), p.domain),
+    );
   }
 
   #issue(userId: string, projectId: string, method: FakeToken['method']): IdentityResult {
     const token = `fake-token-${randomBytes(16).toString('hex')}`;
-    const record: FakeToken = { userId, projectId, method, expiresAt: this.#now() + this.tokenTtlMs, revoked: false };
+    const record: FakeToken = {
+      userId,
+      projectId,
+      method,
+      expiresAt: this.#now() + this.tokenTtlMs,
+      revoked: false,
+    };
     this.tokens.set(token, record);
     return { ok: true, token, record };
   }
@@ -107,9 +121,17 @@ export class FakeIdentity {
     const identity = obj(auth?.identity);
     const methods = identity?.methods;
     if (!identity || !Array.isArray(methods) || methods.length !== 1) {
-      return { ok: false, status: 400, message: 'Expecting to find identity.methods with exactly one method' };
+      return {
+        ok: false,
+        status: 400,
+        message: 'Expecting to find identity.methods with exactly one method',
+      };
     }
-    const unauthorized = { ok: false, status: 401, message: 'The request you have made requires authentication.' } as const;
+    const unauthorized = {
+      ok: false,
+      status: 401,
+      message: 'The request you have made requires authentication.',
+    } as const;
     if (methods[0] === 'password') {
       const pw = obj(obj(identity.password)?.user);
       const user = this.#findUser(pw);
@@ -122,7 +144,12 @@ export class FakeIdentity {
     }
     if (methods[0] === 'application_credential') {
       const ac = obj(identity.application_credential);
-      if (auth?.scope !== undefined) return { ok: false, status: 401, message: 'Application credentials cannot request a scope.' };
+      if (auth?.scope !== undefined)
+        return {
+          ok: false,
+          status: 401,
+          message: 'Application credentials cannot request a scope.',
+        };
       const id = s(ac?.id);
       const cred = id
         ? this.applicationCredentials.find((c) => c.id === id)

@@ -5,13 +5,28 @@
 // reboots per server. Two ways in:
 //   - `fake.transport`: in memory, for unit tests (no sockets);
 //   - `await fake.listen()`: a real HTTP(S) server on a random loopback port.
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { OpenStackError } from '../openstack/errors.js';
 import type { HttpRequest, HttpResponse, Transport } from '../openstack/transport.js';
-import { FakeCompute, novaStatus, type AddServerOptions, type FakeServerState } from './fake-compute.js';
-import { FakeIdentity, type FakeApplicationCredential, type FakeProject, type FakeUser } from './fake-identity.js';
+import {
+  FakeCompute,
+  novaStatus,
+  type AddServerOptions,
+  type FakeServerState,
+} from './fake-compute.js';
+import {
+  FakeIdentity,
+  type FakeApplicationCredential,
+  type FakeProject,
+  type FakeUser,
+} from './fake-identity.js';
 
 export type FakeInterface = 'public' | 'internal' | 'admin';
 export type FakeService = 'identity' | 'compute';
@@ -75,7 +90,12 @@ interface RawResponse {
 export const FAKE_DEFAULTS = {
   domain: 'Default',
   project: { id: 'f0000000000000000000000000000001', name: 'capi', domain: 'Default' },
-  user: { id: 'u0000000000000000000000000000001', name: 'capo', domain: 'Default', password: 'fake-password-7hQx2Lm9' },
+  user: {
+    id: 'u0000000000000000000000000000001',
+    name: 'capo',
+    domain: 'Default',
+    password: 'fake-password-7hQx2Lm9',
+  },
   applicationCredential: {
     id: 'ac000000000000000000000000000001',
     name: 'capo-remediation',
@@ -91,10 +111,19 @@ function parseMinor(v: string): number | undefined {
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): RawResponse {
-  return { status, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? '' : JSON.stringify(body) };
+  return {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? '' : JSON.stringify(body),
+  };
 }
 
-function fault(status: number, kind: string, message: string, headers: Record<string, string> = {}): RawResponse {
+function fault(
+  status: number,
+  kind: string,
+  message: string,
+  headers: Record<string, string> = {},
+): RawResponse {
   return json(status, { [kind]: { code: status, message } }, headers);
 }
 
@@ -114,7 +143,8 @@ export class FakeOpenStack {
     this.#now = opts.now ?? Date.now;
     this.regions = opts.regions ?? ['RegionOne'];
     const maxMinor = parseMinor(opts.maxMicroversion ?? '2.96');
-    if (maxMinor === undefined) throw new Error(`FakeOpenStack: maxMicroversion must look like 2.<minor>`);
+    if (maxMinor === undefined)
+      throw new Error(`FakeOpenStack: maxMicroversion must look like 2.<minor>`);
     this.#maxMinor = maxMinor;
     const d = FAKE_DEFAULTS;
     this.identity = new FakeIdentity(
@@ -122,7 +152,9 @@ export class FakeOpenStack {
         users: [...(opts.users ?? [{ ...d.user, projects: [d.project.id] }])],
         projects: [...(opts.projects ?? [d.project])],
         applicationCredentials: [
-          ...(opts.applicationCredentials ?? [{ ...d.applicationCredential, userId: d.user.id, projectId: d.project.id }]),
+          ...(opts.applicationCredentials ?? [
+            { ...d.applicationCredential, userId: d.user.id, projectId: d.project.id },
+          ]),
         ],
         tokenTtlMs: (opts.tokenTtlSeconds ?? 3600) * 1000,
       },
@@ -132,7 +164,9 @@ export class FakeOpenStack {
   }
 
   /** Creates a fake and starts its HTTP(S) server on 127.0.0.1 with a random port. */
-  static async start(opts: FakeOpenStackOptions & { tls?: { cert: string; key: string } } = {}): Promise<FakeOpenStack> {
+  static async start(
+    opts: FakeOpenStackOptions & { tls?: { cert: string; key: string } } = {},
+  ): Promise<FakeOpenStack> {
     const f = new FakeOpenStack(opts);
     await f.listen(opts.tls);
     return f;
@@ -159,10 +193,30 @@ export class FakeOpenStack {
   }
 
   /** A snapshot of a server as Nova would show it (undefined when deleted or unknown). */
-  server(id: string): { id: string; status: string; taskState: string | null; vmState: string; locked: boolean; boots: number; imageRef: string } | undefined {
+  server(
+    id: string,
+  ):
+    | {
+        id: string;
+        status: string;
+        taskState: string | null;
+        vmState: string;
+        locked: boolean;
+        boots: number;
+        imageRef: string;
+      }
+    | undefined {
     const s = this.compute.get(id);
     if (!s) return undefined;
-    return { id: s.id, status: novaStatus(s), taskState: s.taskState, vmState: s.vmState, locked: s.locked, boots: s.boots, imageRef: s.imageRef };
+    return {
+      id: s.id,
+      status: novaStatus(s),
+      taskState: s.taskState,
+      vmState: s.vmState,
+      locked: s.locked,
+      boots: s.boots,
+      imageRef: s.imageRef,
+    };
   }
 
   deleteServer(id: string): void {
@@ -215,12 +269,19 @@ export class FakeOpenStack {
 
   /** Accepted (202) actions on a server, optionally of one kind. */
   acceptedActions(serverId: string, action?: string): FakeRequestLogEntry[] {
-    return this.#log.filter((e) => e.serverId === serverId && e.action !== undefined && e.status === 202 && (!action || e.action === action));
+    return this.#log.filter(
+      (e) =>
+        e.serverId === serverId &&
+        e.action !== undefined &&
+        e.status === 202 &&
+        (!action || e.action === action),
+    );
   }
 
   /** How many reboots Nova accepted for a server (optionally SOFT or HARD only). */
   rebootCount(serverId: string, type?: 'SOFT' | 'HARD'): number {
-    return this.acceptedActions(serverId, 'reboot').filter((e) => !type || e.rebootType === type).length;
+    return this.acceptedActions(serverId, 'reboot').filter((e) => !type || e.rebootType === type)
+      .length;
   }
 
   /** Successful token issues. */
@@ -240,30 +301,61 @@ export class FakeOpenStack {
       {
         type: 'identity',
         name: 'keystone',
-        endpoints: this.regions.flatMap((r) => ifaces.map((i) => ({ interface: i, region_id: r, region: r, url: this.authUrl.replace(/\/v3$/, '') }))),
+        endpoints: this.regions.flatMap((r) =>
+          ifaces.map((i) => ({
+            interface: i,
+            region_id: r,
+            region: r,
+            url: this.authUrl.replace(/\/v3$/, ''),
+          })),
+        ),
       },
       {
         type: 'compute',
         name: 'nova',
-        endpoints: this.regions.flatMap((r) => ifaces.map((i) => ({ interface: i, region_id: r, region: r, url: this.computeUrl(r, i) }))),
+        endpoints: this.regions.flatMap((r) =>
+          ifaces.map((i) => ({
+            interface: i,
+            region_id: r,
+            region: r,
+            url: this.computeUrl(r, i),
+          })),
+        ),
       },
     ];
   }
 
-  #handle(req: RawRequest): { res: RawResponse; entry: Omit<FakeRequestLogEntry, 'status' | 'injected' | 'at'> } {
+  #handle(req: RawRequest): {
+    res: RawResponse;
+    entry: Omit<FakeRequestLogEntry, 'status' | 'injected' | 'at'>;
+  } {
     const path = req.url.pathname.replace(/\/+$/, '');
     const base = { method: req.method, path };
     if (path.startsWith('/identity')) {
       const entry = { ...base, service: 'identity' as const };
-      if (path !== '/identity/v3/auth/tokens' || req.method !== 'POST') return { res: fault(404, 'error', 'Not Found'), entry };
+      if (path !== '/identity/v3/auth/tokens' || req.method !== 'POST')
+        return { res: fault(404, 'error', 'Not Found'), entry };
       let body: unknown;
       try {
         body = JSON.parse(req.body);
       } catch {
-        return { res: json(400, { error: { code: 400, message: 'Malformed JSON', title: 'Bad Request' } }), entry };
+        return {
+          res: json(400, { error: { code: 400, message: 'Malformed JSON', title: 'Bad Request' } }),
+          entry,
+        };
       }
       const r = this.identity.authenticate(body);
-      if (!r.ok) return { res: json(r.status, { error: { code: r.status, message: r.message, title: r.status === 401 ? 'Unauthorized' : 'Bad Request' } }), entry };
+      if (!r.ok)
+        return {
+          res: json(r.status, {
+            error: {
+              code: r.status,
+              message: r.message,
+              title: r.status === 401 ? 'Unauthorized' : 'Bad Request',
+            },
+          }),
+          entry,
+        };
       const project = this.identity.projectOf(r.record.projectId);
       return {
         res: json(
@@ -274,7 +366,11 @@ export class FakeOpenStack {
               expires_at: new Date(r.record.expiresAt).toISOString().replace('Z', '000Z'),
               issued_at: new Date(this.#now()).toISOString().replace('Z', '000Z'),
               user: { id: r.record.userId },
-              project: { id: project?.id, name: project?.name, domain: { id: 'default', name: project?.domain } },
+              project: {
+                id: project?.id,
+                name: project?.name,
+                domain: { id: 'default', name: project?.domain },
+              },
               catalog: this.#catalog(),
             },
           },
@@ -284,7 +380,11 @@ export class FakeOpenStack {
       };
     }
     const m = /^\/compute\/([^/]+)\/(public|internal|admin)\/v2\.1(\/.*)?$/.exec(path);
-    if (!m) return { res: fault(404, 'itemNotFound', 'The resource could not be found.'), entry: { ...base, service: 'unknown' } };
+    if (!m)
+      return {
+        res: fault(404, 'itemNotFound', 'The resource could not be found.'),
+        entry: { ...base, service: 'unknown' },
+      };
     const region = m[1] as string;
     const iface = m[2] as FakeInterface;
     const rest = m[3] ?? '';
@@ -296,7 +396,8 @@ export class FakeOpenStack {
     if (sm?.[2] && req.method === 'POST') {
       try {
         const parsed = JSON.parse(req.body) as unknown;
-        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+          body = parsed as Record<string, unknown>;
       } catch {
         body = undefined;
       }
@@ -305,34 +406,74 @@ export class FakeOpenStack {
       rebootType = typeof t === 'string' ? t : undefined;
     }
     const mvHeader = req.headers.get('openstack-api-version');
-    const entry = { ...base, service: 'compute' as const, region, interface: iface, serverId, action, rebootType, microversion: mvHeader ?? undefined };
-    if (!this.regions.includes(region)) return { res: fault(404, 'itemNotFound', 'Unknown region endpoint'), entry };
+    const entry = {
+      ...base,
+      service: 'compute' as const,
+      region,
+      interface: iface,
+      serverId,
+      action,
+      rebootType,
+      microversion: mvHeader ?? undefined,
+    };
+    if (!this.regions.includes(region))
+      return { res: fault(404, 'itemNotFound', 'Unknown region endpoint'), entry };
 
     const token = this.identity.validate(req.headers.get('x-auth-token') ?? undefined);
-    if (!token) return { res: json(401, { error: { code: 401, message: 'The request you have made requires authentication.', title: 'Unauthorized' } }), entry };
+    if (!token)
+      return {
+        res: json(401, {
+          error: {
+            code: 401,
+            message: 'The request you have made requires authentication.',
+            title: 'Unauthorized',
+          },
+        }),
+        entry,
+      };
 
     // Microversion negotiation, as Nova does it: absent -> 2.1; "latest" -> the maximum.
     let minor = MIN_MINOR;
     if (mvHeader !== null) {
       const mm = /^compute\s+(\S+)$/i.exec(mvHeader.trim());
-      if (!mm) return { res: fault(400, 'badRequest', 'Invalid OpenStack-API-Version header'), entry };
+      if (!mm)
+        return { res: fault(400, 'badRequest', 'Invalid OpenStack-API-Version header'), entry };
       const v = mm[1] as string;
       const parsed = v === 'latest' ? this.#maxMinor : parseMinor(v);
-      if (parsed === undefined) return { res: fault(400, 'badRequest', `Invalid format for API version ${v}`), entry };
+      if (parsed === undefined)
+        return { res: fault(400, 'badRequest', `Invalid format for API version ${v}`), entry };
       if (parsed < MIN_MINOR || parsed > this.#maxMinor) {
-        return { res: fault(406, 'computeFault', `Version 2.${parsed} is not supported by the API. Minimum is 2.${MIN_MINOR} and maximum is 2.${this.#maxMinor}.`), entry };
+        return {
+          res: fault(
+            406,
+            'computeFault',
+            `Version 2.${parsed} is not supported by the API. Minimum is 2.${MIN_MINOR} and maximum is 2.${this.#maxMinor}.`,
+          ),
+          entry,
+        };
       }
       minor = parsed;
     }
-    const mvHeaders = { 'openstack-api-version': `compute 2.${minor}`, vary: 'OpenStack-API-Version' };
-    if (!sm || serverId === undefined) return { res: fault(404, 'itemNotFound', 'The resource could not be found.', mvHeaders), entry };
+    const mvHeaders = {
+      'openstack-api-version': `compute 2.${minor}`,
+      vary: 'OpenStack-API-Version',
+    };
+    if (!sm || serverId === undefined)
+      return {
+        res: fault(404, 'itemNotFound', 'The resource could not be found.', mvHeaders),
+        entry,
+      };
     const s = this.compute.get(serverId);
     // Nova hides other projects' servers from non-admins: 404, not 403.
     if (!s || s.projectId !== token.projectId) {
-      return { res: fault(404, 'itemNotFound', `Instance ${serverId} could not be found.`, mvHeaders), entry };
+      return {
+        res: fault(404, 'itemNotFound', `Instance ${serverId} could not be found.`, mvHeaders),
+        entry,
+      };
     }
     if (!sm[2]) {
-      if (req.method !== 'GET') return { res: fault(405, 'badRequest', 'Method not allowed', mvHeaders), entry };
+      if (req.method !== 'GET')
+        return { res: fault(405, 'badRequest', 'Method not allowed', mvHeaders), entry };
       const server: Record<string, unknown> = {
         id: s.id,
         name: s.name,
@@ -346,7 +487,8 @@ export class FakeOpenStack {
       if (minor >= 9) server.locked = s.locked;
       return { res: json(200, { server }, mvHeaders), entry };
     }
-    if (req.method !== 'POST') return { res: fault(405, 'badRequest', 'Method not allowed', mvHeaders), entry };
+    if (req.method !== 'POST')
+      return { res: fault(405, 'badRequest', 'Method not allowed', mvHeaders), entry };
     if (!body) return { res: fault(400, 'badRequest', 'Malformed request body', mvHeaders), entry };
     const out = this.compute.act(s, body);
     if (out.status === 202) return { res: { status: 202, headers: mvHeaders, body: '' }, entry };
@@ -355,12 +497,30 @@ export class FakeOpenStack {
 
   #dispatch(req: RawRequest): RawResponse {
     const at = this.#now();
-    const fi = this.#faults.findIndex((f) => !f.service || req.url.pathname.startsWith(`/${f.service}`));
+    const fi = this.#faults.findIndex(
+      (f) => !f.service || req.url.pathname.startsWith(`/${f.service}`),
+    );
     if (fi >= 0) {
       const f = this.#faults.splice(fi, 1)[0] as FaultSpec;
-      const service: FakeService | 'unknown' = req.url.pathname.startsWith('/identity') ? 'identity' : req.url.pathname.startsWith('/compute') ? 'compute' : 'unknown';
-      this.#log.push({ at, method: req.method, path: req.url.pathname, service, status: f.status, injected: true });
-      return fault(f.status, f.status === 401 ? 'error' : 'computeFault', `Injected fault (HTTP ${f.status})`, f.retryAfterSeconds !== undefined ? { 'retry-after': String(f.retryAfterSeconds) } : {});
+      const service: FakeService | 'unknown' = req.url.pathname.startsWith('/identity')
+        ? 'identity'
+        : req.url.pathname.startsWith('/compute')
+          ? 'compute'
+          : 'unknown';
+      this.#log.push({
+        at,
+        method: req.method,
+        path: req.url.pathname,
+        service,
+        status: f.status,
+        injected: true,
+      });
+      return fault(
+        f.status,
+        f.status === 401 ? 'error' : 'computeFault',
+        `Injected fault (HTTP ${f.status})`,
+        f.retryAfterSeconds !== undefined ? { 'retry-after': String(f.retryAfterSeconds) } : {},
+      );
     }
     const { res, entry } = this.#handle(req);
     this.#log.push({ ...entry, at, status: res.status, injected: false });
@@ -373,16 +533,26 @@ export class FakeOpenStack {
   readonly transport: Transport = async (req: HttpRequest): Promise<HttpResponse> => {
     const url = new URL(req.url);
     if (url.origin !== new URL(this.#baseUrl).origin) {
-      throw new OpenStackError('TransportError', `${req.method} ${url.origin}${url.pathname}: connection failed (ECONNREFUSED)`);
+      throw new OpenStackError(
+        'TransportError',
+        `${req.method} ${url.origin}${url.pathname}: connection failed (ECONNREFUSED)`,
+      );
     }
     const headers = new Headers(req.headers);
     const res = this.#dispatch({ method: req.method, url, headers, body: req.body ?? '' });
     const latency = this.#latencyMs;
     if (latency > 0) {
       await new Promise((r) => setTimeout(r, Math.min(latency, req.timeoutMs)));
-      if (latency >= req.timeoutMs) throw new OpenStackError('Timeout', `${req.method} ${url.origin}${url.pathname}: no reply within ${req.timeoutMs} ms`);
+      if (latency >= req.timeoutMs)
+        throw new OpenStackError(
+          'Timeout',
+          `${req.method} ${url.origin}${url.pathname}: no reply within ${req.timeoutMs} ms`,
+        );
     }
-    return new Response(res.status === 202 || res.body === '' ? null : res.body, { status: res.status, headers: res.headers });
+    return new Response(res.status === 202 || res.body === '' ? null : res.body, {
+      status: res.status,
+      headers: res.headers,
+    });
   };
 
   /** Starts serving on 127.0.0.1:<random> (HTTPS when a certificate is given). */
@@ -395,7 +565,12 @@ export class FakeOpenStack {
         const raw = this.#dispatch({
           method: req.method ?? 'GET',
           url: new URL(req.url ?? '/', this.#baseUrl),
-          headers: { get: (n: string) => { const v = req.headers[n.toLowerCase()]; return Array.isArray(v) ? v.join(', ') : (v ?? null); } },
+          headers: {
+            get: (n: string) => {
+              const v = req.headers[n.toLowerCase()];
+              return Array.isArray(v) ? v.join(', ') : (v ?? null);
+            },
+          },
           body: Buffer.concat(chunks).toString('utf8'),
         });
         const send = () => {
@@ -406,7 +581,9 @@ export class FakeOpenStack {
         else send();
       });
     };
-    const server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, handler) : createHttpServer(handler);
+    const server = tls
+      ? createHttpsServer({ cert: tls.cert, key: tls.key }, handler)
+      : createHttpServer(handler);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
@@ -426,7 +603,15 @@ export class FakeOpenStack {
   }
 
   /** A clouds.yaml for this fake with the default credentials. */
-  cloudsYaml(opts: { cloudName?: string; auth?: 'password' | 'application_credential'; region?: string; interface?: FakeInterface; cacertPath?: string } = {}): string {
+  cloudsYaml(
+    opts: {
+      cloudName?: string;
+      auth?: 'password' | 'application_credential';
+      region?: string;
+      interface?: FakeInterface;
+      cacertPath?: string;
+    } = {},
+  ): string {
     const d = FAKE_DEFAULTS;
     const name = opts.cloudName ?? 'openstack';
     const lines = [`clouds:`, `  ${name}:`, `    auth:`, `      auth_url: ${this.authUrl}`];
@@ -446,7 +631,11 @@ export class FakeOpenStack {
         `    auth_type: v3applicationcredential`,
       );
     }
-    lines.push(`    region_name: ${opts.region ?? this.regions[0] ?? 'RegionOne'}`, `    interface: ${opts.interface ?? 'public'}`, `    identity_api_version: 3`);
+    lines.push(
+      `    region_name: ${opts.region ?? this.regions[0] ?? 'RegionOne'}`,
+      `    interface: ${opts.interface ?? 'public'}`,
+      `    identity_api_version: 3`,
+    );
     if (opts.cacertPath) lines.push(`    cacert: ${opts.cacertPath}`);
     return `${lines.join('\n')}\n`;
   }

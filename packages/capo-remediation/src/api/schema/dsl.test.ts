@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { formatErrors } from '../../codec/index.js';
 import * as s from './dsl.js';
 
-const errs = (n: s.Node<unknown>, u: unknown) => {
+const errs = <A>(n: s.Node<A>, u: unknown) => {
   const r = n.codec.decode(u);
   return E.isLeft(r) ? formatErrors(r.left, 'x') : [];
 };
@@ -11,7 +11,13 @@ const errs = (n: s.Node<unknown>, u: unknown) => {
 describe('schema DSL', () => {
   it('scalars carry their constraints into OpenAPI and the codec', () => {
     const n = s.integer({ minimum: 1, maximum: 3, description: 'd' });
-    expect(n.openAPI()).toEqual({ description: 'd', type: 'integer', format: 'int32', minimum: 1, maximum: 3 });
+    expect(n.openAPI()).toEqual({
+      description: 'd',
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: 3,
+    });
     expect(errs(n, 0)).toEqual(['x: must be >= 1']);
     expect(errs(n, 4)).toEqual(['x: must be <= 3']);
     expect(errs(n, 1.5)).toEqual(['x: expected an integer']);
@@ -28,14 +34,22 @@ describe('schema DSL', () => {
 
   it('objects: required, optional, defaults (nested too) and pruning', () => {
     const inner = s.object({ n: s.defaulted(s.integer(), 7) });
-    const o = s.object({ a: s.required(s.string()), b: s.optional(s.boolean()), c: s.defaultedToEmpty(inner) });
+    const o = s.object({
+      a: s.required(s.string()),
+      b: s.optional(s.boolean()),
+      c: s.defaultedToEmpty(inner),
+    });
     expect(o.openAPI()).toEqual({
       type: 'object',
       required: ['a'],
       properties: {
         a: { type: 'string' },
         b: { type: 'boolean' },
-        c: { type: 'object', default: {}, properties: { n: { type: 'integer', format: 'int32', default: 7 } } },
+        c: {
+          type: 'object',
+          default: {},
+          properties: { n: { type: 'integer', format: 'int32', default: 7 } },
+        },
       },
     });
     expect(o.codec.decode({ a: 'x', extra: 1 })).toEqual(E.right({ a: 'x', c: { n: 7 } }));
@@ -49,7 +63,12 @@ describe('schema DSL', () => {
 
   it('arrays: bounds, item paths and map keys', () => {
     const a = s.array(s.object({ k: s.required(s.string()) }), { maxItems: 2, mapKeys: ['k'] });
-    expect(a.openAPI()).toMatchObject({ type: 'array', maxItems: 2, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'] });
+    expect(a.openAPI()).toMatchObject({
+      type: 'array',
+      maxItems: 2,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['k'],
+    });
     expect(errs(a, [{ k: 'a' }, {}])).toEqual(['x[1].k: is required']);
     expect(errs(a, [{ k: 'a' }, { k: 'a' }])).toEqual(['x[1]: duplicate entry for key k']);
     expect(errs(a, [{ k: 'a' }, { k: 'b' }, { k: 'c' }])).toEqual(['x: must have at most 2 items']);
@@ -58,9 +77,19 @@ describe('schema DSL', () => {
   it('CEL rules appear in OpenAPI and their twin runs in the codec', () => {
     const o = s.object(
       { lo: s.required(s.integer()), hi: s.required(s.integer()) },
-      { rules: [{ rule: 'self.lo <= self.hi', message: 'lo must not exceed hi', check: (v) => v.lo <= v.hi }] },
+      {
+        rules: [
+          {
+            rule: 'self.lo <= self.hi',
+            message: 'lo must not exceed hi',
+            check: (v) => v.lo <= v.hi,
+          },
+        ],
+      },
     );
-    expect(o.openAPI()['x-kubernetes-validations']).toEqual([{ rule: 'self.lo <= self.hi', message: 'lo must not exceed hi' }]);
+    expect(o.openAPI()['x-kubernetes-validations']).toEqual([
+      { rule: 'self.lo <= self.hi', message: 'lo must not exceed hi' },
+    ]);
     expect(errs(o, { lo: 2, hi: 1 })).toEqual(['x: lo must not exceed hi']);
     expect(errs(o, { lo: 1, hi: 2 })).toEqual([]);
   });

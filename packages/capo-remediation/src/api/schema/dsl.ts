@@ -21,7 +21,11 @@ function withCommon(p: JSONSchemaProps, c: Common): JSONSchemaProps {
   return c.description ? { description: c.description, ...p } : p;
 }
 
-function node<A>(name: string, props: JSONSchemaProps, validate: (u: unknown, c: t.Context) => t.Validation<A>): Node<A> {
+function node<A>(
+  name: string,
+  props: JSONSchemaProps,
+  validate: (u: unknown, c: t.Context) => t.Validation<A>,
+): Node<A> {
   const codec = new t.Type<A, unknown, unknown>(
     name,
     (u): u is A => E.isRight(validate(u, [{ key: '', type: codec, actual: u }])),
@@ -55,10 +59,15 @@ export function string(o: StringOptions = {}): Node<string> {
   return node<string>('string', props, (u, c) => {
     if (typeof u !== 'string') return t.failure(u, c, 'expected a string');
     const len = [...u].length;
-    if (o.minLength !== undefined && len < o.minLength) return t.failure(u, c, `must be at least ${o.minLength} characters`);
-    if (o.maxLength !== undefined && len > o.maxLength) return t.failure(u, c, `must be at most ${o.maxLength} characters`);
+    if (o.minLength !== undefined && len < o.minLength)
+      return t.failure(u, c, `must be at least ${o.minLength} characters`);
+    if (o.maxLength !== undefined && len > o.maxLength)
+      return t.failure(u, c, `must be at most ${o.maxLength} characters`);
     if (re && !re.test(u)) return t.failure(u, c, `must match ${o.pattern}`);
-    if (o.format === 'date-time' && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(u)) {
+    if (
+      o.format === 'date-time' &&
+      !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(u)
+    ) {
       return t.failure(u, c, 'must be an RFC 3339 date-time');
     }
     return t.success(u);
@@ -69,10 +78,18 @@ export function dateTime(o: Common = {}): Node<string> {
   return string({ ...o, format: 'date-time' });
 }
 
-export function enumOf<const V extends readonly [string, ...string[]]>(values: V, o: Common = {}): Node<V[number]> {
+export function enumOf<const V extends readonly [string, ...string[]]>(
+  values: V,
+  o: Common = {},
+): Node<V[number]> {
   const allowed = new Set<string>(values);
-  return node<V[number]>(values.join(' | '), withCommon({ type: 'string', enum: [...values] }, o), (u, c) =>
-    typeof u === 'string' && allowed.has(u) ? t.success(u as V[number]) : t.failure(u, c, `must be one of ${values.join(', ')}`),
+  return node<V[number]>(
+    values.join(' | '),
+    withCommon({ type: 'string', enum: [...values] }, o),
+    (u, c) =>
+      typeof u === 'string' && allowed.has(u)
+        ? t.success(u as V[number])
+        : t.failure(u, c, `must be one of ${values.join(', ')}`),
   );
 }
 
@@ -93,7 +110,8 @@ export function integer(o: IntegerOptions = {}): Node<number> {
     o,
   );
   return node<number>('integer', props, (u, c) => {
-    if (typeof u !== 'number' || !Number.isInteger(u)) return t.failure(u, c, 'expected an integer');
+    if (typeof u !== 'number' || !Number.isInteger(u))
+      return t.failure(u, c, 'expected an integer');
     if (o.minimum !== undefined && u < o.minimum) return t.failure(u, c, `must be >= ${o.minimum}`);
     if (o.maximum !== undefined && u > o.maximum) return t.failure(u, c, `must be <= ${o.maximum}`);
     return t.success(u);
@@ -108,17 +126,29 @@ export function boolean(o: Common = {}): Node<boolean> {
 
 /** A map of strings (labels, annotations). */
 export function stringMap(o: Common = {}): Node<Record<string, string>> {
-  return node('map<string,string>', withCommon({ type: 'object', additionalProperties: { type: 'string' } }, o), (u, c) => {
-    if (typeof u !== 'object' || u === null || Array.isArray(u)) return t.failure(u, c, 'expected an object');
-    for (const [k, v] of Object.entries(u)) if (typeof v !== 'string') return t.failure(v, t.appendContext(c, k, t.string, v), 'expected a string');
-    return t.success(u as Record<string, string>);
-  });
+  return node(
+    'map<string,string>',
+    withCommon({ type: 'object', additionalProperties: { type: 'string' } }, o),
+    (u, c) => {
+      if (typeof u !== 'object' || u === null || Array.isArray(u))
+        return t.failure(u, c, 'expected an object');
+      for (const [k, v] of Object.entries(u))
+        if (typeof v !== 'string')
+          return t.failure(v, t.appendContext(c, k, t.string, v), 'expected a string');
+      return t.success(u as Record<string, string>);
+    },
+  );
 }
 
 /** Any object, kept as it is (x-kubernetes-preserve-unknown-fields). */
 export function unknownObject(o: Common = {}): Node<Record<string, unknown>> {
-  return node('object', withCommon({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, o), (u, c) =>
-    typeof u === 'object' && u !== null && !Array.isArray(u) ? t.success(u as Record<string, unknown>) : t.failure(u, c, 'expected an object'),
+  return node(
+    'object',
+    withCommon({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, o),
+    (u, c) =>
+      typeof u === 'object' && u !== null && !Array.isArray(u)
+        ? t.success(u as Record<string, unknown>)
+        : t.failure(u, c, 'expected an object'),
   );
 }
 
@@ -139,15 +169,19 @@ export function array<A>(item: Node<A>, o: ArrayOptions = {}): Node<A[]> {
       items: item.openAPI(),
       ...(o.minItems !== undefined ? { minItems: o.minItems } : {}),
       ...(o.maxItems !== undefined ? { maxItems: o.maxItems } : {}),
-      ...(o.mapKeys ? { 'x-kubernetes-list-type': 'map' as const, 'x-kubernetes-list-map-keys': [...o.mapKeys] } : {}),
+      ...(o.mapKeys
+        ? { 'x-kubernetes-list-type': 'map' as const, 'x-kubernetes-list-map-keys': [...o.mapKeys] }
+        : {}),
       ...(o.listType ? { 'x-kubernetes-list-type': o.listType } : {}),
     },
     o,
   );
   return node<A[]>(`Array<${item.codec.name}>`, props, (u, c) => {
     if (!Array.isArray(u)) return t.failure(u, c, 'expected an array');
-    if (o.minItems !== undefined && u.length < o.minItems) return t.failure(u, c, `must have at least ${o.minItems} items`);
-    if (o.maxItems !== undefined && u.length > o.maxItems) return t.failure(u, c, `must have at most ${o.maxItems} items`);
+    if (o.minItems !== undefined && u.length < o.minItems)
+      return t.failure(u, c, `must have at least ${o.minItems} items`);
+    if (o.maxItems !== undefined && u.length > o.maxItems)
+      return t.failure(u, c, `must have at most ${o.maxItems} items`);
     const out: A[] = [];
     const errors: t.Errors = [];
     u.forEach((v, i) => {
@@ -160,7 +194,12 @@ export function array<A>(item: Node<A>, o: ArrayOptions = {}): Node<A[]> {
       const seen = new Set<string>();
       for (let i = 0; i < out.length; i++) {
         const key = JSON.stringify(o.mapKeys.map((k) => (out[i] as Record<string, unknown>)[k]));
-        if (seen.has(key)) return t.failure(u[i], t.appendContext(c, String(i), item.codec, u[i]), `duplicate entry for key ${o.mapKeys.join(',')}`);
+        if (seen.has(key))
+          return t.failure(
+            u[i],
+            t.appendContext(c, String(i), item.codec, u[i]),
+            `duplicate entry for key ${o.mapKeys.join(',')}`,
+          );
         seen.add(key);
       }
     }
@@ -191,7 +230,8 @@ export function optional<A>(n: Node<A>): Field<A, 'optional'> {
 /** Absent -> the apiserver (and the codec) fill in the default. */
 export function defaulted<A>(n: Node<A>, value: A): Field<A, 'default'> {
   const checked = n.codec.decode(value);
-  if (E.isLeft(checked)) throw new Error(`schema: default ${JSON.stringify(value)} is not valid for ${n.codec.name}`);
+  if (E.isLeft(checked))
+    throw new Error(`schema: default ${JSON.stringify(value)} is not valid for ${n.codec.name}`);
   return { node: n, kind: 'default', default: value };
 }
 
@@ -201,15 +241,22 @@ export function defaulted<A>(n: Node<A>, value: A): Field<A, 'default'> {
  */
 export function defaultedToEmpty<A>(n: Node<A>): Field<A, 'default'> {
   const checked = n.codec.decode({});
-  if (E.isLeft(checked)) throw new Error(`schema: {} is not a valid default for ${n.codec.name}: a field without default is required`);
+  if (E.isLeft(checked))
+    throw new Error(
+      `schema: {} is not a valid default for ${n.codec.name}: a field without default is required`,
+    );
   return { node: n, kind: 'default', default: {} as A };
 }
 
 type AnyField = Field<any, Kind>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Fields = Record<string, AnyField>;
 type FieldType<F> = F extends Field<infer A, Kind> ? A : never;
-type PresentKeys<F extends Fields> = { [K in keyof F]: F[K]['kind'] extends 'optional' ? never : K }[keyof F];
-type OptionalKeys<F extends Fields> = { [K in keyof F]: F[K]['kind'] extends 'optional' ? K : never }[keyof F];
+type PresentKeys<F extends Fields> = {
+  [K in keyof F]: F[K]['kind'] extends 'optional' ? never : K;
+}[keyof F];
+type OptionalKeys<F extends Fields> = {
+  [K in keyof F]: F[K]['kind'] extends 'optional' ? K : never;
+}[keyof F];
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 export type ObjectType<F extends Fields> = Simplify<
   { [K in PresentKeys<F>]: FieldType<F[K]> } & { [K in OptionalKeys<F>]?: FieldType<F[K]> }
@@ -224,7 +271,10 @@ export interface ObjectOptions<A> extends Common {
   readonly rules?: readonly Rule<A>[];
 }
 
-export function object<F extends Fields>(fields: F, o: ObjectOptions<ObjectType<F>> = {}): Node<ObjectType<F>> {
+export function object<F extends Fields>(
+  fields: F,
+  o: ObjectOptions<ObjectType<F>> = {},
+): Node<ObjectType<F>> {
   const properties: Record<string, JSONSchemaProps> = {};
   const req: string[] = [];
   for (const [k, f] of Object.entries(fields)) {
@@ -239,22 +289,33 @@ export function object<F extends Fields>(fields: F, o: ObjectOptions<ObjectType<
       type: 'object',
       properties,
       ...(req.length ? { required: req } : {}),
-      ...(rules.length ? { 'x-kubernetes-validations': rules.map(({ check: _check, ...r }) => r) } : {}),
+      ...(rules.length
+        ? { 'x-kubernetes-validations': rules.map(({ check: _check, ...r }) => r) }
+        : {}),
     },
     o,
   );
   return node<ObjectType<F>>('object', props, (u, c) => {
-    if (typeof u !== 'object' || u === null || Array.isArray(u)) return t.failure(u, c, 'expected an object');
+    if (typeof u !== 'object' || u === null || Array.isArray(u))
+      return t.failure(u, c, 'expected an object');
     const src = u as Record<string, unknown>;
     const out: Record<string, unknown> = {};
     const errors: t.Errors = [];
     for (const [k, f] of Object.entries(fields)) {
       const v = src[k];
       if (v === undefined) {
-        if (f.kind === 'required') errors.push({ value: undefined, context: t.appendContext(c, k, f.node.codec, undefined), message: 'is required' });
+        if (f.kind === 'required')
+          errors.push({
+            value: undefined,
+            context: t.appendContext(c, k, f.node.codec, undefined),
+            message: 'is required',
+          });
         // Defaults were validated when declared; decoding applies nested defaults to them.
         else if (f.kind === 'default') {
-          const d = f.node.codec.validate(structuredClone(f.default), t.appendContext(c, k, f.node.codec, f.default));
+          const d = f.node.codec.validate(
+            structuredClone(f.default),
+            t.appendContext(c, k, f.node.codec, f.default),
+          );
           if (E.isLeft(d)) errors.push(...d.left);
           else out[k] = d.right;
         }
@@ -268,7 +329,9 @@ export function object<F extends Fields>(fields: F, o: ObjectOptions<ObjectType<
     const value = out as ObjectType<F>;
     for (const r of rules) {
       if (!r.check(value)) {
-        const ctx = r.fieldPath ? t.appendContext(c, r.fieldPath.replace(/^\./, ''), t.unknown, undefined) : c;
+        const ctx = r.fieldPath
+          ? t.appendContext(c, r.fieldPath.replace(/^\./, ''), t.unknown, undefined)
+          : c;
         return t.failure(u, ctx, r.message);
       }
     }

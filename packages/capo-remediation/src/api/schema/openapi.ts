@@ -3,7 +3,11 @@ export interface ValidationRule {
   readonly rule: string;
   readonly message: string;
   readonly fieldPath?: string;
-  readonly reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+  readonly reason?:
+    | 'FieldValueInvalid'
+    | 'FieldValueForbidden'
+    | 'FieldValueRequired'
+    | 'FieldValueDuplicate';
 }
 
 export interface JSONSchemaProps {

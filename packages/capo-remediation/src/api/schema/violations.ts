@@ -25,33 +25,46 @@ function setAt(root: Json, path: readonly (string | number)[], v: Json | undefin
 }
 
 function show(path: readonly (string | number)[]): string {
-  return path.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${k}` : k), '');
+  return path.reduce<string>(
+    (acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${k}` : k),
+    '',
+  );
 }
 
 function wrongType(s: JSONSchemaProps): Json {
   return s.type === 'string' ? 42 : 'not-a-' + (s.type ?? 'value');
 }
 
-export function violations(schema: JSONSchemaProps, valid: Json, skip: (path: string) => boolean = () => false): Violation[] {
+export function violations(
+  schema: JSONSchemaProps,
+  valid: Json,
+  skip: (path: string) => boolean = () => false,
+): Violation[] {
   const out: Violation[] = [];
   const walk = (s: JSONSchemaProps, v: Json, path: (string | number)[]) => {
     const p = show(path);
     const add = (constraint: string, bad: Json | undefined, at = path, shown = p) => {
       if (!skip(shown)) out.push({ path: shown, constraint, value: setAt(valid, at, bad) });
     };
-    if (path.length > 0 && s.type && !s['x-kubernetes-preserve-unknown-fields']) add('type', wrongType(s));
+    if (path.length > 0 && s.type && !s['x-kubernetes-preserve-unknown-fields'])
+      add('type', wrongType(s));
     if (s.enum) add('enum', 'NotOneOfTheValues');
     if (s.type === 'integer') {
       if (s.minimum !== undefined) add('minimum', s.minimum - 1);
       if (s.maximum !== undefined) add('maximum', s.maximum + 1);
     }
     if (s.type === 'string') {
-      if (s.maxLength !== undefined && s.maxLength <= 2048) add('maxLength', 'x'.repeat(s.maxLength + 1));
+      if (s.maxLength !== undefined && s.maxLength <= 2048)
+        add('maxLength', 'x'.repeat(s.maxLength + 1));
       if (s.minLength !== undefined && s.minLength > 0) add('minLength', '');
       if (s.format === 'date-time') add('format', 'yesterday');
     }
     if (s.type === 'array' && Array.isArray(v)) {
-      if (s.maxItems !== undefined && v.length > 0) add('maxItems', Array.from({ length: s.maxItems + 1 }, () => v[0]));
+      if (s.maxItems !== undefined && v.length > 0)
+        add(
+          'maxItems',
+          Array.from({ length: s.maxItems + 1 }, () => v[0]),
+        );
       if (s.minItems !== undefined && s.minItems > 0) add('minItems', []);
       if (s.items) v.forEach((item, i) => walk(s.items as JSONSchemaProps, item, [...path, i]));
     }

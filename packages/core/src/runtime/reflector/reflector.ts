@@ -112,6 +112,7 @@ export class Reflector<T extends KubeObject> {
         if (e instanceof GoneError && cont && attempt === 0) continue;
         throw e;
       }
+      this.resourceVersion = rv; // visible to sync waiters woken by replace()
       this.sink.replace(items, rv);
       this.log.debug({ count: items.length, rv }, 'listed');
       return rv;

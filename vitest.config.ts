@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { alias } from './vitest.shared.js';
 
@@ -6,6 +7,9 @@ import { alias } from './vitest.shared.js';
 // that @noderepair/envtest's global setup starts once per worker.
 export default defineConfig({
   test: {
+    // At least two workers even on a 2-core machine: integration files mostly wait on their
+    // API servers, and each worker gets its own control plane (so two must never collide).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       'packages/*/vitest.config.ts',
       {

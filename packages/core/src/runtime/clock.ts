@@ -10,9 +10,9 @@ export interface Clock {
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout(fn, ms) {
+    // Not unref'd: an elector or reflector sleeping between attempts is what keeps a
+    // controller process alive. Every owner cancels its timers when it stops.
     const h = setTimeout(fn, Math.max(0, ms));
-    // A pending requeue must never keep a process alive on its own.
-    h.unref?.();
     return () => clearTimeout(h);
   },
 };

@@ -1,0 +1,29 @@
+// The identityRef Secret -> a CloudConfig: key clouds.yaml (required) and cacert (optional
+// PEM), the cloud chosen by identityRef.cloudName, identityRef.region overriding clouds.yaml
+// as CAPO does. Secret data arrives base64-encoded.
+import * as E from 'fp-ts/lib/Either.js';
+import { parseCloudsYaml, type CloudConfig } from '../openstack/clouds-yaml.js';
+import type { IdentityRef } from './openstack-machine.js';
+
+export interface SecretLike {
+  readonly metadata?: { readonly name?: string; readonly namespace?: string };
+  readonly data?: Readonly<Record<string, string>>;
+}
+
+function decode(b64: string | undefined): string | undefined {
+  return b64 === undefined ? undefined : Buffer.from(b64, 'base64').toString('utf8');
+}
+
+export function cloudFromIdentitySecret(
+  secret: SecretLike,
+  ref: IdentityRef,
+): E.Either<string, CloudConfig> {
+  const where = `Secret ${secret.metadata?.namespace ?? ''}/${secret.metadata?.name ?? ref.name}`;
+  if (ref.type !== 'Secret')
+    return E.left(`identityRef type ${ref.type} is not supported (only Secret)`);
+  const yaml = decode(secret.data?.['clouds.yaml']);
+  if (!yaml) return E.left(`${where}: key clouds.yaml is missing`);
+  const parsed = parseCloudsYaml(yaml, ref.cloudName, { caCert: decode(secret.data?.['cacert']) });
+  if (E.isLeft(parsed)) return E.left(`${where}: ${parsed.left}`);
+  return E.right(ref.region ? { ...parsed.right, region: ref.region } : parsed.right);
+}

@@ -1,0 +1,271 @@
+import { CoreV1Api, CustomObjectsApi, KubernetesObjectApi, type KubernetesObject, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { waitFor } from '@noderepair/envtest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { startCapiEnvironment, type CapiEnvironment } from '../src/index.js';
+
+// Proves the harness with the REAL Cluster API manager: Machines get real nodeRefs to fake
+// kubelets, and the real MachineHealthCheck controller drives the external remediation
+// contract against a tiny test remediation kind (no noderepair code involved).
+
+const GROUP = 'test.remediation.noderepair.dev';
+const VERSION = 'v1alpha1';
+
+function kindCRD(kind: string, plural: string, template: boolean): V1CustomResourceDefinition {
+  const spec = template
+    ? {
+        type: 'object',
+        properties: {
+          template: {
+            type: 'object',
+            properties: {
+              metadata: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
+              spec: { type: 'object', properties: { strategy: { type: 'string' }, timeoutSeconds: { type: 'integer' } } },
+            },
+          },
+        },
+      }
+    : { type: 'object', properties: { strategy: { type: 'string' }, timeoutSeconds: { type: 'integer' } } };
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      scope: 'Namespaced',
+      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: { spec: spec as never, status: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+// What a remediation provider ships so that the Cluster API manager may create and delete its
+// kind (the manager aggregates every ClusterRole with this label into its own).
+const aggregateRole: KubernetesObject = {
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'ClusterRole',
+  metadata: {
+    name: 'test-remediation-capi-manager',
+    labels: { 'cluster.x-k8s.io/aggregate-to-manager': 'true' },
+  },
+  rules: [
+    {
+      apiGroups: [GROUP],
+      resources: ['testremediations', 'testremediationtemplates'],
+      verbs: ['get', 'list', 'watch', 'create', 'delete', 'patch', 'update'],
+    },
+  ],
+} as KubernetesObject;
+
+type Cond = { type: string; status: string; reason?: string };
+interface Obj {
+  metadata: {
+    name: string;
+    uid?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: Array<{ apiVersion: string; kind: string; name: string; uid: string; controller?: boolean; blockOwnerDeletion?: boolean }>;
+  };
+  spec?: Record<string, unknown>;
+  status?: { conditions?: Cond[]; expectedMachines?: number; currentHealthy?: number };
+}
+
+const cond = (o: Obj, type: string) => o.status?.conditions?.find((c) => c.type === type);
+
+describe('Cluster API e2e harness (real cluster-api-controller on envtest)', () => {
+  let env: CapiEnvironment;
+  let custom: CustomObjectsApi;
+  let failed = false;
+
+  const remediations = async (): Promise<Obj[]> =>
+    ((await custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: env.namespace, plural: 'testremediations' })) as { items: Obj[] })
+      .items;
+  const capi = (plural: string, name: string) =>
+    custom.getNamespacedCustomObject({ group: 'cluster.x-k8s.io', version: 'v1beta2', namespace: env.namespace, plural, name }) as Promise<Obj>;
+  const markFailed = () =>
+    onTestFailed(() => {
+      failed = true;
+    });
+
+  beforeAll(async () => {
+    env = await startCapiEnvironment({
+      replicas: 3,
+      extraCRDs: [kindCRD('TestRemediationTemplate', 'testremediationtemplates', true), kindCRD('TestRemediation', 'testremediations', false)],
+      extraObjects: [aggregateRole],
+    });
+    custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
+    await KubernetesObjectApi.makeApiClient(env.kubeConfig).create({
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'TestRemediationTemplate',
+      metadata: { name: 'reboot', namespace: env.namespace },
+      spec: { template: { spec: { strategy: 'Reboot', timeoutSeconds: 300 } } },
+    } as KubernetesObject);
+    await KubernetesObjectApi.makeApiClient(env.kubeConfig).create({
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'MachineHealthCheck',
+      metadata: { name: 'workers', namespace: env.namespace },
+      spec: {
+        clusterName: env.clusterName,
+        selector: { matchLabels: { 'cluster.x-k8s.io/deployment-name': env.machineDeploymentName } },
+        checks: {
+          nodeStartupTimeoutSeconds: 600,
+          unhealthyNodeConditions: [
+            { type: 'Ready', status: 'Unknown', timeoutSeconds: 5 },
+            { type: 'Ready', status: 'False', timeoutSeconds: 5 },
+          ],
+        },
+        remediation: {
+          triggerIf: { unhealthyLessThanOrEqualTo: 1 },
+          templateRef: { apiVersion: `${GROUP}/${VERSION}`, kind: 'TestRemediationTemplate', name: 'reboot' },
+        },
+      },
+    } as KubernetesObject);
+  });
+
+  afterAll(async () => {
+    if (!env) return;
+    const kept = await env.stop({ keepLogs: failed });
+    if (kept) process.stderr.write(`capi-e2e: logs of the failed run kept in ${kept}\n`);
+  });
+
+  it('runs the pinned Cluster API manager against the envtest kube-apiserver', () => {
+    markFailed();
+    expect(env.versions.clusterAPI).toBe('v1.13.6');
+    expect(env.versions.kubernetes).toMatch(/^v1\.35\./);
+    expect(env.manager.running).toBe(true);
+  });
+
+  it('a MachineDeployment of 3 reaches 3 Running, Ready Machines whose nodeRefs the real Machine controller set', async () => {
+    markFailed();
+    const machines = await env.waitForHealthyMachines(3);
+    expect(machines).toHaveLength(3);
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    for (const m of machines) {
+      expect(m.phase).toBe('Running');
+      expect(m.nodeName).toBe(m.name);
+      expect(m.providerID).toMatch(/^openstack:\/\/\/[0-9a-f-]{36}$/);
+      const node = await core.readNode({ name: m.nodeName as string });
+      expect(node.spec?.providerID).toBe(m.providerID);
+      expect(env.fakeKubelets.get(m.name)?.heartbeating).toBe(true);
+    }
+    const md = await capi('machinedeployments', env.machineDeploymentName);
+    expect((md.status as { readyReplicas?: number } | undefined)?.readyReplicas).toBe(3);
+  });
+
+  it('the MHC creates the remediation object named after an unhealthy Machine, with the contract metadata, and deletes it on recovery', async () => {
+    markFailed();
+    const mhc = await waitFor(
+      'MachineHealthCheck to see 3 healthy Machines',
+      async () => {
+        const o = await capi('machinehealthchecks', 'workers');
+        return o.status?.expectedMachines === 3 && o.status.currentHealthy === 3 && cond(o, 'RemediationAllowed')?.status === 'True' ? o : undefined;
+      },
+      90_000,
+      500,
+    );
+    expect(mhc.status?.currentHealthy).toBe(3);
+
+    const [victim] = (await env.machines()).map((m) => m.name).sort();
+    if (!victim) throw new Error('no worker Machine');
+    const machine = await capi('machines', victim);
+    env.fakeKubelets.get(victim)?.stopHeartbeats();
+
+    // Node lifecycle grace 8 s -> Ready=Unknown; MHC timeout 5 s -> unhealthy.
+    const remediation = await waitFor(
+      `TestRemediation ${victim}`,
+      async () => (await remediations()).find((r) => r.metadata.name === victim),
+      90_000,
+      500,
+    );
+    expect((await remediations()).map((r) => r.metadata.name)).toEqual([victim]);
+    expect(remediation.metadata.ownerReferences).toHaveLength(1);
+    const owner = remediation.metadata.ownerReferences?.[0];
+    expect(owner).toMatchObject({ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', name: victim, uid: machine.metadata.uid });
+    expect(owner?.controller ?? false).toBe(false);
+    expect(remediation.metadata.labels?.['cluster.x-k8s.io/cluster-name']).toBe(env.clusterName);
+    expect(remediation.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name']).toBe('reboot');
+    expect(remediation.metadata.annotations?.['cluster.x-k8s.io/cloned-from-groupkind']).toBe(`TestRemediationTemplate.${GROUP}`);
+    expect(remediation.spec).toEqual({ strategy: 'Reboot', timeoutSeconds: 300 });
+
+    const unhealthy = await waitFor(
+      'Machine HealthCheckSucceeded=False and ExternallyRemediated=False',
+      async () => {
+        const m = await capi('machines', victim);
+        return cond(m, 'HealthCheckSucceeded')?.status === 'False' && cond(m, 'ExternallyRemediated')?.status === 'False' ? m : undefined;
+      },
+      30_000,
+      500,
+    );
+    expect(cond(unhealthy, 'HealthCheckSucceeded')?.reason).toBe('UnhealthyNode');
+    expect(cond(unhealthy, 'ExternallyRemediated')?.reason).toBe('WaitingForRemediation');
+    // External remediation: the MHC leaves OwnerRemediated alone, so the MachineSet keeps the Machine.
+    expect(cond(unhealthy, 'OwnerRemediated')).toBeUndefined();
+
+    env.fakeKubelets.get(victim)?.resumeHeartbeats();
+    await waitFor(
+      `TestRemediation ${victim} deleted by the MHC`,
+      async () => ((await remediations()).some((r) => r.metadata.name === victim) ? undefined : true),
+      90_000,
+      500,
+    );
+    const healthy = await waitFor(
+      'MachineHealthCheck back to 3 healthy',
+      async () => {
+        const o = await capi('machinehealthchecks', 'workers');
+        return o.status?.currentHealthy === 3 ? o : undefined;
+      },
+      60_000,
+      500,
+    );
+    expect(cond(healthy, 'RemediationAllowed')?.status).toBe('True');
+    expect((await env.machines()).map((m) => m.name)).toContain(victim);
+  });
+
+  it('a storm above unhealthyLessThanOrEqualTo gives RemediationAllowed=False/TooManyUnhealthy and no remediation objects', async () => {
+    markFailed();
+    const names = (await env.machines()).map((m) => m.name).sort();
+    const stormed = names.slice(0, 2);
+    for (const n of stormed) env.fakeKubelets.get(n)?.stopHeartbeats();
+    const tripped = await waitFor(
+      'RemediationAllowed=False',
+      async () => {
+        const o = await capi('machinehealthchecks', 'workers');
+        return cond(o, 'RemediationAllowed')?.status === 'False' ? o : undefined;
+      },
+      90_000,
+      500,
+    );
+    expect(cond(tripped, 'RemediationAllowed')?.reason).toBe('TooManyUnhealthy');
+    expect(tripped.status?.expectedMachines).toBe(3);
+    expect(tripped.status?.currentHealthy).toBe(1);
+    // Hold the storm for a while: the short-circuit must keep every remediation back.
+    const until = Date.now() + 10_000;
+    while (Date.now() < until) {
+      expect(await remediations()).toEqual([]);
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+    for (const n of stormed) env.fakeKubelets.get(n)?.resumeHeartbeats();
+    await waitFor(
+      'MachineHealthCheck back to 3 healthy and RemediationAllowed=True',
+      async () => {
+        const o = await capi('machinehealthchecks', 'workers');
+        return o.status?.currentHealthy === 3 && cond(o, 'RemediationAllowed')?.status === 'True' ? true : undefined;
+      },
+      90_000,
+      500,
+    );
+    expect(await remediations()).toEqual([]);
+  });
+});

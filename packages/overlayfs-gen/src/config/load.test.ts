@@ -1,0 +1,51 @@
+import { either } from 'fp-ts';
+import { describe, expect, it } from 'vitest';
+import { formatConfigError } from './errors.js';
+import { parseConfig } from './load.js';
+
+function messages(text: string): string[] {
+  const r = parseConfig(text);
+  return either.isLeft(r) ? r.left.map(formatConfigError) : [];
+}
+
+describe('parseConfig', () => {
+  it('reads YAML', () => {
+    const r = parseConfig('volatile:\n  - /etc\npersistent: [/etc/kubernetes]\ntmpfsSize: 256M\n');
+    expect(either.isRight(r) && r.right).toMatchObject({ volatile: ['/etc'], persistent: ['/etc/kubernetes'], tmpfsSize: '256M' });
+  });
+
+  it('reads JSON', () => {
+    const r = parseConfig('{"volatile": ["/opt"], "persistent": [], "healthMonitors": []}');
+    expect(either.isRight(r) && r.right).toMatchObject({ volatile: ['/opt'], persistent: [], healthMonitors: [] });
+  });
+
+  it('names an unknown field and lists the known ones', () => {
+    expect(messages('persistant: [/etc/kubernetes]')).toEqual([
+      'persistant: unknown field "persistant" (known: volatile, persistent, tmpfsSize, stateDir, containerRuntime, monitorDefaults, healthMonitors) [rule: unknown-field]',
+    ]);
+  });
+
+  it('names a nested unknown field', () => {
+    expect(messages('healthMonitors: [{name: a, unit: a.service, check: {type: http, url: "http://x/"}, treshold: 3}]')[0]).toMatch(
+      /^healthMonitors\[0\]\.treshold: unknown field/,
+    );
+  });
+
+  it('says what type was expected where', () => {
+    expect(messages('volatile: /etc')).toEqual(['volatile: expected Array<string>, got "/etc" [rule: type]']);
+    expect(messages('monitorDefaults: {intervalSeconds: 1.5}')).toEqual([
+      'monitorDefaults.intervalSeconds: expected Int, got 1.5 [rule: type]',
+    ]);
+  });
+
+  it('reports YAML syntax errors and duplicate keys', () => {
+    expect(messages('volatile: [/etc')[0]).toMatch(/^\(file\): .*\[rule: syntax\]$/);
+    expect(messages('volatile: [/etc]\nvolatile: [/usr]')[0]).toMatch(/\[rule: syntax\]$/);
+  });
+
+  it('quotes the offending value in semantic errors', () => {
+    expect(messages('volatile: [/etc, "/etc/$(reboot)"]')).toEqual([
+      'volatile[1] "/etc/$(reboot)": may only contain letters, digits and . _ @ + = - (other characters cannot be quoted safely in shell, mount options and unit files) [rule: safe-characters]',
+    ]);
+  });
+});

@@ -1,0 +1,62 @@
+// The resolved configuration: every default filled in, every value validated. The generator
+// only ever sees this shape, so it never has to think about missing fields or bad input.
+
+/** How a health monitor decides whether the watched service is alive. */
+export type HealthCheck =
+  /** GET the URL; healthy when curl gets a 2xx within the timeout (the kubelet's /healthz). */
+  | { readonly type: 'http'; readonly url: string }
+  /** `crictl --runtime-endpoint ENDPOINT pods`: the CRI answers within the timeout. */
+  | { readonly type: 'crictl'; readonly endpoint: string }
+  /** Run a program (absolute path + arguments, no shell); healthy when it exits 0. */
+  | { readonly type: 'exec'; readonly command: readonly string[] };
+
+export interface RestartBudget {
+  /** At most this many restarts inside the window; then the monitor only logs. */
+  readonly maxRestarts: number;
+  readonly windowSeconds: number;
+}
+
+export interface Backoff {
+  /** Wait after the first restart before checking again; doubled per recent restart. */
+  readonly initialSeconds: number;
+  readonly maxSeconds: number;
+}
+
+export interface HealthMonitor {
+  /** Short DNS-label-like name; used in file and unit names. */
+  readonly name: string;
+  /** The systemd service to watch and restart, e.g. kubelet.service. */
+  readonly unit: string;
+  readonly check: HealthCheck;
+  readonly intervalSeconds: number;
+  readonly timeoutSeconds: number;
+  /** Consecutive failed checks before acting: one blip must not restart the kubelet. */
+  readonly failureThreshold: number;
+  /** No checks until the node has been up this long (uptime, so monitor restarts don't reset it). */
+  readonly bootGraceSeconds: number;
+  /** Time between SIGTERM and SIGKILL to the main process. */
+  readonly killGraceSeconds: number;
+  readonly restartBudget: RestartBudget;
+  readonly backoff: Backoff;
+  /** RestartSec= in the Restart=always drop-in installed for the watched unit. */
+  readonly restartSec: number;
+}
+
+export interface ContainerRuntime {
+  readonly unit: string;
+  /** CRI endpoint, unix:///path or tcp://host:port; crictl gets it explicitly. */
+  readonly endpoint: string;
+}
+
+export interface OverlayConfig {
+  /** Directories overlaid with tmpfs: changes vanish at reboot. */
+  readonly volatile: readonly string[];
+  /** Paths (directories or files) inside volatile directories that keep writing to disk. */
+  readonly persistent: readonly string[];
+  /** tmpfs size= option for the upper layers, e.g. 1G or 10%. */
+  readonly tmpfsSize: string;
+  /** Directory under /run for the tmpfs mount point and the boot script's progress markers. */
+  readonly stateDir: string;
+  readonly containerRuntime: ContainerRuntime;
+  readonly healthMonitors: readonly HealthMonitor[];
+}

@@ -1,0 +1,53 @@
+// Cluster API's KubeadmConfig limits files[].content to 10240 characters; bigger files must
+// be compressed (encoding: gzip+base64) or come from a Secret. We compress only what needs it
+// so small files stay readable in the manifest.
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { either } from 'fp-ts';
+import type { Either } from 'fp-ts/Either';
+import type { GeneratedFile } from '../generate/index.js';
+
+export const MAX_CONTENT_CHARS = 10240;
+
+export interface EncodedFile {
+  readonly path: string;
+  /** Octal string, e.g. "0755": YAML would read a bare 0755 as a number. */
+  readonly permissions: string;
+  readonly owner: string;
+  readonly encoding?: 'gzip+base64';
+  readonly content: string;
+}
+
+export function permissionsOf(mode: number): string {
+  return `0${mode.toString(8).padStart(3, '0')}`;
+}
+
+export function encodeFile(f: GeneratedFile): Either<string, EncodedFile> {
+  const base = { path: f.path, permissions: permissionsOf(f.mode), owner: 'root:root' };
+  if (f.content.length <= MAX_CONTENT_CHARS) return either.right({ ...base, content: f.content });
+  // level 9 and a zero mtime (node's default) keep the output deterministic.
+  const content = gzipSync(Buffer.from(f.content, 'utf8'), { level: 9 }).toString('base64');
+  if (content.length > MAX_CONTENT_CHARS) {
+    return either.left(
+      `${f.path}: ${content.length} characters even after gzip+base64, over the ${MAX_CONTENT_CHARS}-character limit; deliver it with contentFrom.secret`,
+    );
+  }
+  return either.right({ ...base, encoding: 'gzip+base64', content });
+}
+
+export function encodeFiles(files: readonly GeneratedFile[]): Either<string, EncodedFile[]> {
+  const out: EncodedFile[] = [];
+  for (const f of files) {
+    const e = encodeFile(f);
+    if (either.isLeft(e)) return e;
+    out.push(e.right);
+  }
+  return either.right(out);
+}
+
+/** Inverse of encodeFile: what cloud-init does when it writes the file. */
+export function decodeContent(f: Pick<EncodedFile, 'encoding' | 'content'>): string {
+  if (f.encoding === 'gzip+base64') {
+    return gunzipSync(Buffer.from(f.content, 'base64')).toString('utf8');
+  }
+  return f.content;
+}

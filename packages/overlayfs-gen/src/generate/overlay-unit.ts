@@ -1,0 +1,35 @@
+// The unit that runs the boot script inside local-fs.target. Why a oneshot service and not
+// native .mount units: the persistent paths must be staged BEFORE their overlay covers them
+// and the tmpfs must be lazily unmounted AFTER every overlay and bind is in place. Mount
+// units order mounts but cannot express "bind this, then hide that"; a tmpfs .mount unit
+// would also be unmounted (breaking nothing, but failing) at shutdown and stay visible.
+import type { OverlayConfig } from '../config/index.js';
+import { DISABLE_CMDLINE, GENERATED_BY, OVERLAY_SCRIPT } from './layout.js';
+
+export function overlayUnit(config: OverlayConfig): string {
+  return [
+    `# ${GENERATED_BY}`,
+    '[Unit]',
+    'Description=noderepair: tmpfs overlays on volatile directories',
+    'Documentation=https://github.com/noderepair/noderepair/tree/main/packages/overlayfs-gen',
+    // Early boot: no sysinit.target/basic.target dependencies, or we would run far too late.
+    'DefaultDependencies=no',
+    // The root file system is writable (remount-fs), the journal can take our log lines, and
+    // every mount holding a volatile or persistent path is mounted (RequiresMountsFor).
+    'After=systemd-remount-fs.service systemd-journald.socket local-fs-pre.target',
+    // Before anything that reads or writes the overlaid directories during boot.
+    'Before=local-fs.target systemd-journal-flush.service systemd-random-seed.service systemd-tmpfiles-setup.service umount.target',
+    'Conflicts=umount.target',
+    `RequiresMountsFor=${[...config.volatile, ...config.persistent].join(' ')}`,
+    `ConditionKernelCommandLine=!${DISABLE_CMDLINE}`,
+    '',
+    '[Service]',
+    'Type=oneshot',
+    'RemainAfterExit=yes',
+    `ExecStart=${OVERLAY_SCRIPT}`,
+    '',
+    '[Install]',
+    'WantedBy=local-fs.target',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Builds (once) a Debian systemd root file system for the VM test and caches it.
+# Usage: build-rootfs.sh CACHE_DIR MIRROR SUITE
+# Output: CACHE_DIR/rootfs/ plus CACHE_DIR/rootfs.stamp. Idempotent: an existing stamp that
+# matches the arguments means nothing is done. Needs root (debootstrap).
+set -eu
+cache=$1 mirror=$2 suite=$3
+stamp="$cache/rootfs.stamp"
+want="debootstrap minbase $suite $mirror v1"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+  exit 0
+fi
+mkdir -p "$cache"
+rm -rf "$cache/rootfs.tmp"
+# Kernel and initramfs come from the rootfs itself: the host kernel here is a microVM kernel
+# without /boot. udev creates /dev/virtio-ports/* which the test agent talks through.
+debootstrap --variant=minbase \
+  --include=systemd,systemd-sysv,udev,dbus,kmod,procps,util-linux,linux-image-amd64,initramfs-tools \
+  "$suite" "$cache/rootfs.tmp" "$mirror"
+rm -rf "$cache/rootfs"
+mv "$cache/rootfs.tmp" "$cache/rootfs"
+printf '%s\n' "$want" > "$stamp"

@@ -25,9 +25,10 @@ export function formatValidationErrors(errors: t.Errors, root = ''): string {
   const lines = errors.map((e) => {
     const path = [root, errorPath(e)].filter((p) => p !== '').join('.');
     const last = e.context[e.context.length - 1];
-    const expected = e.message ?? `expected ${last?.type.name ?? 'a valid value'}`;
+    // Custom codecs (durations, timestamps) write their own message, naming what they got.
+    if (e.message !== undefined) return `${path || '(root)'}: ${e.message}`;
     const got = e.value === undefined ? 'nothing' : short(e.value);
-    return `${path || '(root)'}: ${expected}, got ${got}`;
+    return `${path || '(root)'}: expected ${last?.type.name ?? 'a valid value'}, got ${got}`;
   });
   return [...new Set(lines)].join('; ');
 }

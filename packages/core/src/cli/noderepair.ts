@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+// The noderepair command line. Today: `noderepair simulate`, which replays a node-condition
+// trace through the repair policy in virtual time so operators can tune it on their history.
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { either } from 'fp-ts';
+import YAML from 'yaml';
+import { resolveRepairPolicy } from '../health/policy.js';
+import { parseDuration } from '../health/time.js';
+import { formatDecisionText, simulate } from './simulate.js';
+import { parseTrace } from './trace.js';
+
+export interface CliIo {
+  stdout: (line: string) => void;
+  stderr: (line: string) => void;
+  readFile: (path: string) => Promise<string>;
+}
+
+const usage = `usage: noderepair simulate --policy <policy.yaml> --trace <trace.jsonl> [--json] [--horizon <duration>]
+
+  --policy   repair policy (YAML or JSON); {} gives the defaults
+  --trace    JSON Lines trace, one node observation per line (see docs/simulate.md)
+  --json     print one JSON object per decision instead of text
+  --horizon  keep following timers this long after the last trace line (default 24h)`;
+
+/** Runs the CLI; returns the exit code (0 ok, 1 bad input, 2 bad usage). */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    io.stdout(usage);
+    return command === undefined ? 2 : 0;
+  }
+  if (command !== 'simulate') {
+    io.stderr(`noderepair: unknown command "${command}"\n${usage}`);
+    return 2;
+  }
+  let values: { policy?: string; trace?: string; json?: boolean; horizon?: string; help?: boolean };
+  try {
+    values = parseArgs({
+      args: rest,
+      options: { policy: { type: 'string' }, trace: { type: 'string' }, json: { type: 'boolean' }, horizon: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (e) {
+    io.stderr(`noderepair simulate: ${(e as Error).message}\n${usage}`);
+    return 2;
+  }
+  if (values.help === true) {
+    io.stdout(usage);
+    return 0;
+  }
+  if (values.policy === undefined || values.trace === undefined) {
+    io.stderr(`noderepair simulate: --policy and --trace are required\n${usage}`);
+    return 2;
+  }
+  let horizonMs: number | undefined;
+  if (values.horizon !== undefined) {
+    const h = parseDuration(values.horizon);
+    if (either.isLeft(h)) {
+      io.stderr(`noderepair simulate: --horizon: ${h.left}`);
+      return 2;
+    }
+    horizonMs = h.right;
+  }
+  let policyText: string;
+  let traceText: string;
+  try {
+    [policyText, traceText] = await Promise.all([io.readFile(values.policy), io.readFile(values.trace)]);
+  } catch (e) {
+    io.stderr(`noderepair simulate: cannot read input: ${(e as NodeJS.ErrnoException).code ?? ''} ${(e as Error).message}`.trim());
+    return 1;
+  }
+  let policyDoc: unknown;
+  try {
+    policyDoc = YAML.parse(policyText);
+  } catch (e) {
+    io.stderr(`noderepair simulate: ${values.policy}: not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+    return 1;
+  }
+  const policy = resolveRepairPolicy(policyDoc ?? {});
+  if (either.isLeft(policy)) {
+    io.stderr(`noderepair simulate: ${values.policy}: ${policy.left}`);
+    return 1;
+  }
+  const trace = parseTrace(traceText);
+  if (either.isLeft(trace)) {
+    io.stderr(`noderepair simulate: ${values.trace}: ${trace.left}`);
+    return 1;
+  }
+  const decisions = simulate(policy.right, trace.right, horizonMs !== undefined ? { horizonMs } : {});
+  for (const d of decisions) io.stdout(values.json === true ? JSON.stringify(d) : formatDecisionText(d));
+  return 0;
+}
+
+// Run when executed directly (bin), not when imported by tests.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runCli(process.argv.slice(2), {
+    stdout: (l) => process.stdout.write(`${l}\n`),
+    stderr: (l) => process.stderr.write(`${l}\n`),
+    readFile: (p) => readFile(p, 'utf8'),
+  }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`noderepair: unexpected error: ${(e as Error).message}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

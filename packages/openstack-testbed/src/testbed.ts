@@ -1,0 +1,80 @@
+// startOpenStackTestbed(): install (idempotent) and start the loopback OpenStack, then hand
+// tests what they need to talk to it.
+import { readFile } from 'node:fs/promises';
+import { issueToken } from './keystone.js';
+import type { Identity } from './keystone.js';
+import { listInstanceActions } from './nova.js';
+import type { InstanceAction } from './nova.js';
+import { parseEnvExports, runScript } from './script.js';
+import type { ScriptOptions } from './script.js';
+
+export interface OpenStackTestbed {
+  readonly authUrl: string;
+  readonly region: string;
+  /** clouds.yaml with cloud "testbed" (password) and "testbed-appcred" (application credential). */
+  readonly cloudsYaml: string;
+  readonly password: Extract<Identity, { kind: 'password' }>;
+  readonly applicationCredential: Extract<Identity, { kind: 'application_credential' }>;
+  readonly flavor: string;
+  readonly image: string;
+  /** Creates a server (no network, fake driver) and returns its uuid without waiting for ACTIVE. */
+  createServer(name: string): Promise<string>;
+  /** Nova's os-instance-actions for the server, oldest first. */
+  novaActions(uuid: string): Promise<InstanceAction[]>;
+  /** Freezes nova-compute (SIGSTOP) so an accepted task stays in progress; see testbed.sh. */
+  pauseCompute(): Promise<void>;
+  resumeCompute(): Promise<void>;
+  /** Stops every daemon the script started. */
+  stop(): Promise<void>;
+}
+
+function required(env: Record<string, string>, name: string): string {
+  const v = env[name];
+  if (v === undefined || v === '') throw new Error(`testbed.sh env: ${name} missing from its output`);
+  return v;
+}
+
+export async function startOpenStackTestbed(options: ScriptOptions = {}): Promise<OpenStackTestbed> {
+  await runScript(['install'], options);
+  await runScript(['start'], options);
+  const env = parseEnvExports(await runScript(['env'], options));
+  const authUrl = required(env, 'OS_AUTH_URL');
+  const region = required(env, 'OS_REGION_NAME');
+  const password = {
+    kind: 'password',
+    username: required(env, 'OS_USERNAME'),
+    password: required(env, 'OS_PASSWORD'),
+    project: required(env, 'OS_PROJECT_NAME'),
+  } as const;
+  const cloudsYaml = await readFile(required(env, 'OS_CLIENT_CONFIG_FILE'), 'utf8');
+  return {
+    authUrl,
+    region,
+    cloudsYaml,
+    password,
+    applicationCredential: {
+      kind: 'application_credential',
+      id: required(env, 'OS_APPLICATION_CREDENTIAL_ID'),
+      secret: required(env, 'OS_APPLICATION_CREDENTIAL_SECRET'),
+    },
+    flavor: required(env, 'OS_TESTBED_FLAVOR'),
+    image: required(env, 'OS_TESTBED_IMAGE'),
+    async createServer(name) {
+      const id = (await runScript(['create-server', name], options)).trim();
+      if (!/^[0-9a-f-]{36}$/.test(id)) throw new Error(`testbed.sh create-server ${name}: expected a uuid`);
+      return id;
+    },
+    async novaActions(uuid) {
+      return listInstanceActions(await issueToken(authUrl, password, region), uuid);
+    },
+    async pauseCompute() {
+      await runScript(['pause-compute'], options);
+    },
+    async resumeCompute() {
+      await runScript(['resume-compute'], options);
+    },
+    async stop() {
+      await runScript(['stop'], options);
+    },
+  };
+}

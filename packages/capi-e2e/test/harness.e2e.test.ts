@@ -147,6 +147,24 @@ describe('Cluster API e2e harness (real cluster-api-controller on envtest)', () 
     expect(env.manager.running).toBe(true);
   });
 
+  it('serves v1beta1 through the manager conversion webhook (v1beta2 is stored)', async () => {
+    markFailed();
+    const old = (await custom.getNamespacedCustomObject({
+      group: 'cluster.x-k8s.io',
+      version: 'v1beta1',
+      namespace: env.namespace,
+      plural: 'machinehealthchecks',
+      name: 'workers',
+    })) as { apiVersion: string; spec: Record<string, unknown> };
+    expect(old.apiVersion).toBe('cluster.x-k8s.io/v1beta1');
+    expect(old.spec.maxUnhealthy).toBe(1);
+    expect(old.spec.remediationTemplate).toMatchObject({ apiVersion: `${GROUP}/${VERSION}`, kind: 'TestRemediationTemplate', name: 'reboot' });
+    expect(old.spec.unhealthyConditions).toEqual([
+      { type: 'Ready', status: 'Unknown', timeout: '5s' },
+      { type: 'Ready', status: 'False', timeout: '5s' },
+    ]);
+  });
+
   it('a MachineDeployment of 3 reaches 3 Running, Ready Machines whose nodeRefs the real Machine controller set', async () => {
     markFailed();
     const machines = await env.waitForHealthyMachines(3);

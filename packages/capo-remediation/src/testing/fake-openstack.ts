@@ -193,9 +193,7 @@ export class FakeOpenStack {
   }
 
   /** A snapshot of a server as Nova would show it (undefined when deleted or unknown). */
-  server(
-    id: string,
-  ):
+  server(id: string):
     | {
         id: string;
         status: string;

@@ -9,3 +9,10 @@ export type {
 } from './fake-openstack.js';
 export type { AddServerOptions } from './fake-compute.js';
 export type { FakeUser, FakeProject, FakeApplicationCredential } from './fake-identity.js';
+export {
+  remediationFromTemplate,
+  LABEL_CLUSTER_NAME,
+  ANNOTATION_CLONED_FROM_NAME,
+  ANNOTATION_CLONED_FROM_GROUPKIND,
+} from './mhc-clone.js';
+export type { TemplateLike, MachineLike } from './mhc-clone.js';

@@ -29,9 +29,9 @@ export {
 } from './state.js';
 export { stormGuard, isInFlight, type StormEntry, type StormVerdict, type StormReport } from './storm-guard.js';
 export {
-  getCondition,
-  hasTaint,
-  lastHeartbeat,
+  getCondition as getNodeCondition,
+  hasTaint as nodeHasTaint,
+  lastHeartbeat as lastKubeletHeartbeat,
   AnnotationCapiPaused,
   AnnotationCapiSkipRemediation,
   TaintOutOfService,
@@ -42,8 +42,7 @@ export {
   type TaintSnapshot,
   type HealthObservation,
 } from './node.js';
-export { DurationMs, IsoTime, parseDuration, formatDuration, toMillis, type TimeInput } from './time.js';
-export { formatValidationErrors } from './errors.js';
+export { DurationMs, IsoTime, parseDuration as parseGoDuration, formatDuration as formatGoDuration, type TimeInput } from './time.js';
 export { decideFleet, type FleetMember, type FleetDecision } from './fleet.js';
 export { runRepairLoop, type TimedObservation, type RepairLoopOptions, type ActionExecutor, type RemediateAction } from './runner.js';
 export { buildNode, readyTexts, type NodeBuilderInput, type ReadyText } from './builders.js';

@@ -1,0 +1,152 @@
+// Drain executor: cordon, evict through the Eviction API (a 429 from a PodDisruptionBudget
+// is retried with backoff until the timeout), wait for pods to go, and for an unreachable
+// node add the out-of-service taint after a wait so the pod GC can free stateful pods and
+// their volumes (non-graceful node shutdown). Uncordon after a successful repair.
+import { hasTaint, TaintOutOfService, type TaintSnapshot } from '../health/node.js';
+import { formatDuration } from '../health/time.js';
+import { defaultDrainOptions, planDrain, type DrainOptions, type DrainPlan } from './plan.js';
+import { podKey, type PodRef } from './pod.js';
+import { drainSystemClock, type DrainClock, type DrainPort } from './port.js';
+
+export interface DrainRequest {
+  node: string;
+  timeoutMs: number;
+  /** The kubelet is unreachable: evicted pods cannot terminate on their own. */
+  unreachable: boolean;
+  /** For an unreachable node: add node.kubernetes.io/out-of-service:NoExecute after this wait. */
+  outOfServiceAfterMs: number;
+  options?: Partial<DrainOptions>;
+  /** First retry delay after a 429 or a transient error; doubles up to maxBackoffMs. */
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** How often to look again while waiting for pods to terminate. */
+  pollIntervalMs?: number;
+  gracePeriodSeconds?: number;
+  signal?: AbortSignal;
+}
+
+export interface DrainStep {
+  at: number;
+  message: string;
+}
+
+export interface DrainResult {
+  outcome: 'Drained' | 'TimedOut' | 'NodeGone' | 'Aborted';
+  evicted: string[];
+  /** Pods left in place because the options forbid evicting them. */
+  blocked: DrainPlan['blocked'];
+  /** Eviction attempts a PodDisruptionBudget refused (429). */
+  pdbRefusals: number;
+  outOfServiceTainted: boolean;
+  /** Pods still present (and not skipped) when the drain ended. */
+  remaining: string[];
+  durationMs: number;
+  steps: DrainStep[];
+}
+
+export const OutOfServiceTaint: TaintSnapshot = { key: TaintOutOfService, value: 'nodeshutdown', effect: 'NoExecute' };
+
+export async function cordonNode(port: DrainPort, node: string): Promise<'Cordoned' | 'AlreadyCordoned' | 'NodeGone'> {
+  const n = await port.getNode(node);
+  if (n === undefined) return 'NodeGone';
+  if (n.spec?.unschedulable === true) return 'AlreadyCordoned';
+  await port.patchNode(node, { unschedulable: true });
+  return 'Cordoned';
+}
+
+export async function uncordonNode(port: DrainPort, node: string, opts: { removeOutOfServiceTaint: boolean }): Promise<'Uncordoned' | 'NodeGone'> {
+  const n = await port.getNode(node);
+  if (n === undefined) return 'NodeGone';
+  const removeTaint = opts.removeOutOfServiceTaint && hasTaint(n, TaintOutOfService);
+  if (n.spec?.unschedulable === true || removeTaint) {
+    await port.patchNode(node, { unschedulable: false, ...(removeTaint ? { removeTaintKeys: [TaintOutOfService] } : {}) });
+  }
+  return 'Uncordoned';
+}
+
+export async function drainNode(port: DrainPort, req: DrainRequest, clock: DrainClock = drainSystemClock): Promise<DrainResult> {
+  const opts: DrainOptions = { ...defaultDrainOptions, ...req.options };
+  const start = clock.now();
+  const deadline = start + req.timeoutMs;
+  const initialBackoff = req.initialBackoffMs ?? 1000;
+  const maxBackoff = req.maxBackoffMs ?? 30_000;
+  const poll = req.pollIntervalMs ?? 2000;
+  const steps: DrainStep[] = [];
+  const log = (message: string) => steps.push({ at: clock.now(), message });
+  const evicted = new Set<string>();
+  const nextTry = new Map<string, { at: number; backoff: number }>();
+  let pdbRefusals = 0;
+  let outOfServiceTainted = false;
+  let blocked: DrainPlan['blocked'] = [];
+  let remaining: string[] = [];
+
+  const finish = (outcome: DrainResult['outcome']): DrainResult => ({
+    outcome,
+    evicted: [...evicted].sort(),
+    blocked,
+    pdbRefusals,
+    outOfServiceTainted,
+    remaining,
+    durationMs: clock.now() - start,
+    steps,
+  });
+
+  const cordon = await cordonNode(port, req.node);
+  if (cordon === 'NodeGone') return finish('NodeGone');
+  log(cordon === 'Cordoned' ? 'cordoned' : 'already cordoned');
+
+  for (;;) {
+    if (req.signal?.aborted) return finish('Aborted');
+    const now = clock.now();
+    if (req.unreachable && !outOfServiceTainted && now - start >= req.outOfServiceAfterMs) {
+      const n = await port.getNode(req.node);
+      if (n === undefined) return finish('NodeGone');
+      if (!hasTaint(n, TaintOutOfService)) await port.patchNode(req.node, { addTaints: [OutOfServiceTaint] });
+      outOfServiceTainted = true;
+      log(`node unreachable for ${formatDuration(now - start)}: added ${TaintOutOfService}=nodeshutdown:NoExecute`);
+    }
+    const pods = await port.listPodsOnNode(req.node);
+    const plan = planDrain(pods, opts);
+    blocked = plan.blocked;
+    const terminating = plan.skip.filter((s) => s.reason === 'Terminating').map((s) => podKey(s.pod));
+    remaining = [...plan.evict.map(podKey), ...terminating].sort();
+    if (remaining.length === 0) {
+      log(`drained${plan.blocked.length > 0 ? ` (left ${plan.blocked.length} pod(s) the options forbid evicting)` : ''}`);
+      return finish('Drained');
+    }
+    if (now >= deadline) {
+      log(`timed out after ${formatDuration(now - start)} with ${remaining.length} pod(s) left: ${remaining.join(', ')}`);
+      return finish('TimedOut');
+    }
+    for (const pod of plan.evict) {
+      const key = podKey(pod);
+      const retry = nextTry.get(key);
+      if (retry !== undefined && retry.at > now) continue;
+      const r = await port.evictPod(pod, req.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: req.gracePeriodSeconds } : {});
+      if (r.kind === 'Evicted' || r.kind === 'NotFound') {
+        evicted.add(key);
+        nextTry.delete(key);
+        if (r.kind === 'Evicted') log(`evicted ${key}`);
+        continue;
+      }
+      const backoff = retry === undefined ? initialBackoff : Math.min(retry.backoff * 2, maxBackoff);
+      nextTry.set(key, { at: now + backoff, backoff });
+      if (r.kind === 'TooManyRequests') {
+        pdbRefusals += 1;
+        log(`eviction of ${key} refused by a PodDisruptionBudget (429); retry in ${formatDuration(backoff)}`);
+      } else {
+        log(`eviction of ${key} failed (${r.status ?? 'no status'}: ${r.message}); retry in ${formatDuration(backoff)}`);
+      }
+    }
+    const soonestRetry = Math.min(...[...nextTry.values()].map((v) => v.at), Number.POSITIVE_INFINITY);
+    let wake = Math.min(now + poll, soonestRetry, deadline);
+    if (req.unreachable && !outOfServiceTainted) wake = Math.min(wake, start + req.outOfServiceAfterMs);
+    try {
+      await clock.sleep(Math.max(1, wake - now), req.signal);
+    } catch {
+      return finish('Aborted');
+    }
+  }
+}
+
+export type { PodRef };

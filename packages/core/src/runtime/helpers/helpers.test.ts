@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock.js';
+import type { KubeObject } from '../../kube/object.js';
 import { NodeResource } from '../../kube/resource.js';
 import { RestKubeClient, type HttpRequest, type HttpResponse } from '../../kube/rest-client.js';
 import { EventRecorder, microTime } from './event-recorder.js';
@@ -13,10 +14,10 @@ describe('owner references', () => {
   it('builds, adds and recognises a controller reference', () => {
     const ref = ownerReferenceFor(owner, { controller: true, blockOwnerDeletion: true });
     expect(ref).toEqual({ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', name: 'm1', uid: 'u1', controller: true, blockOwnerDeletion: true });
-    const child = withOwnerReference({ metadata: { name: 'c' } }, ref);
+    const child = withOwnerReference<KubeObject>({ metadata: { name: 'c' } }, ref);
     expect(isControlledBy(child, owner)).toBe(true);
     expect(controllerReferenceOf(withOwnerReference(child, ref))).toEqual(ref); // idempotent
-    expect(child.metadata.ownerReferences).toHaveLength(1);
+    expect(child.metadata?.ownerReferences).toHaveLength(1);
     const other = ownerReferenceFor({ ...owner, metadata: { ...owner.metadata, uid: 'u2' } }, { controller: true });
     expect(() => withOwnerReference(child, other)).toThrow(/already controlled by Machine m1/);
     expect(() => ownerReferenceFor({ kind: 'X', metadata: { name: 'x' } })).toThrow(/uid=missing/);

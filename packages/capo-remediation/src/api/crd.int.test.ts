@@ -10,6 +10,7 @@ import { installCRDs } from '@noderepair/envtest';
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import * as E from 'fp-ts/lib/Either.js';
 import { readFileSync } from 'node:fs';
+import https from 'node:https';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -146,6 +147,46 @@ describe('OpenStackRemediation CRDs on a real kube-apiserver', () => {
       metadata: { ...t.metadata, namespace: ns },
     })) as { spec: unknown };
     expect(created.spec).toEqual(t.spec);
+  });
+
+  it('prints the printer columns as kubectl would (Table)', async () => {
+    const opts: https.RequestOptions = {};
+    await env.kubeConfig.applyToHTTPSOptions(opts);
+    const url = new URL(
+      `${env.server}/apis/${GROUP}/${VERSION}/namespaces/${ns}/openstackremediations/complete`,
+    );
+    const table = await new Promise<{
+      columnDefinitions: Array<{ name: string }>;
+      rows: Array<{ cells: unknown[] }>;
+    }>((resolve, reject) => {
+      const req = https.get(
+        url,
+        {
+          ...opts,
+          headers: { ...opts.headers, Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () =>
+            res.statusCode === 200
+              ? resolve(JSON.parse(body))
+              : reject(new Error(`${res.statusCode}: ${body}`)),
+          );
+        },
+      );
+      req.on('error', reject);
+    });
+    expect(table.columnDefinitions.map((c) => c.name)).toEqual([
+      'Name',
+      'Phase',
+      'Step',
+      'Retries',
+      'Last Remediated',
+      'Server',
+      'Age',
+    ]);
+    expect(table.rows[0]?.cells.slice(0, 4)).toEqual(['complete', 'Waiting', 1, 1]);
   });
 
   it('rejects every spec violation, naming the field', async () => {

@@ -46,3 +46,4 @@ export { DurationMs, IsoTime, parseDuration as parseGoDuration, formatDuration a
 export { decideFleet, type FleetMember, type FleetDecision } from './fleet.js';
 export { runRepairLoop, type TimedObservation, type RepairLoopOptions, type ActionExecutor, type RemediateAction } from './runner.js';
 export { buildNode, readyTexts, type NodeBuilderInput, type ReadyText } from './builders.js';
+export { DryRunRebootProvider, type RebootProvider, type RebootRequest, type RebootResult } from './provider.js';

@@ -9,6 +9,7 @@ import { decideFleet } from './fleet.js';
 import { resolveRepairPolicy, type RepairPolicy } from './policy.js';
 import { runRepairLoop, type ActionExecutor, type TimedObservation } from './runner.js';
 import { isInFlight } from './storm-guard.js';
+import { parseRepairState, serializeRepairState } from './state.js';
 
 const MIN = 60_000;
 const T0 = Date.parse('2026-03-01T00:00:00Z');
@@ -78,7 +79,7 @@ function runAll(observations: TimedObservation[], policy: RepairPolicy, execute:
   return out;
 }
 
-const runs = { numRuns: 100 };
+const runs = { numRuns: 60 };
 
 describe('repair state machine properties', () => {
   it('a node Ready throughout is never touched', () => {
@@ -150,6 +151,39 @@ describe('repair state machine properties', () => {
         if (storm.tripped) expect(starts).toEqual([]);
         expect(starts.length).toBeLessThanOrEqual(policy.stormGuard.maxInFlight);
         expect(storm.unhealthy).toBe(kinds.filter((k) => k !== 'ready').length);
+      }),
+      runs,
+    );
+  });
+
+  it('restarts never repeat an action: every state survives the annotation round trip and one action id per attempt, replays reuse it', () => {
+    fc.assert(
+      fc.property(arbPolicy, arbTimeline(readyKinds), arbOutcomes, (policy, steps, outcomes) => {
+        const requested = new Set<string>();
+        const issued = new Set<string>();
+        const attemptIds = new Map<string, string>();
+        const provider = executorFrom(outcomes);
+        const ds = runAll(toObservations('a', steps), policy, (action, node, now) => {
+          requested.add(action.actionId);
+          return provider(action, node, now);
+        });
+        for (const d of ds) {
+          if (d.nextState !== undefined) {
+            const back = parseRepairState(serializeRepairState(d.nextState));
+            expect(back).toEqual(either.right(d.nextState));
+          }
+          for (const a of d.actions) {
+            if (a.type !== 'Remediate') continue;
+            // A replay always re-uses an id issued before; a fresh action never does.
+            expect(issued.has(a.actionId)).toBe(a.replay);
+            issued.add(a.actionId);
+            // One id per (repair, step, attempt): an idempotent provider acts once per attempt.
+            const attempt = `${d.nextState?.remediation?.id}/${a.step}/${a.attempt}`;
+            expect(attemptIds.get(attempt) ?? a.actionId).toBe(a.actionId);
+            attemptIds.set(attempt, a.actionId);
+          }
+        }
+        expect([...requested].sort()).toEqual([...issued].sort());
       }),
       runs,
     );

@@ -2,7 +2,7 @@
 // token caching, expiry and 401 re-auth, catalog selection, and every documented Nova status.
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { FakeOpenStack, type FakeOpenStackOptions } from '../testing/index.js';
+import { FAKE_DEFAULTS, FakeOpenStack, type FakeOpenStackOptions } from '../testing/index.js';
 import { createOpenStackClient, type OpenStackClientOptions } from './client.js';
 import { parseCloudsYaml } from './clouds-yaml.js';
 import { OpenStackError, ServerConflict, ServerNotFound } from './errors.js';
@@ -362,6 +362,17 @@ describe('Nova status codes', () => {
     expect(e.message).toContain('locked');
     expect(c.sleeps).toEqual([1000, 1000]);
     expect(fake.requests.filter((r) => r.status === 409)).toHaveLength(3);
+  });
+
+  it('an admin user may reboot a locked server', async () => {
+    const { fake, nova } = setup({
+      fake: {
+        users: [{ ...FAKE_DEFAULTS.user, projects: [FAKE_DEFAULTS.project.id], admin: true }],
+      },
+    });
+    const id = fake.addServer({ locked: true });
+    await nova.reboot(id, 'HARD');
+    expect(fake.rebootCount(id, 'HARD')).toBe(1);
   });
 
   it('409: os-start of a running server', async () => {

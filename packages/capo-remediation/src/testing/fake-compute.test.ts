@@ -43,6 +43,26 @@ describe('FakeCompute', () => {
     expect(novaStatus({ vmState: 'active', taskState: 'reboot_started_hard' })).toBe('HARD_REBOOT');
   });
 
+  it('PAUSED and SUSPENDED servers: SOFT reboot 409, HARD reboot accepted', () => {
+    const { compute, advance } = setup();
+    for (const status of ['PAUSED', 'SUSPENDED'] as const) {
+      const s = compute.add({ status }, 'p');
+      expect(novaStatus(s)).toBe(status);
+      expect(compute.act(s, { reboot: { type: 'SOFT' } }).status).toBe(409);
+      expect(compute.act(s, { reboot: { type: 'HARD' } }).status).toBe(202);
+      expect(novaStatus(s)).toBe('HARD_REBOOT');
+      advance(1000);
+      expect(novaStatus(compute.get(s.id)!)).toBe('ACTIVE');
+    }
+  });
+
+  it('admins may act on locked servers', () => {
+    const { compute } = setup();
+    const s = compute.add({ locked: true }, 'p');
+    expect(compute.act(s, { reboot: { type: 'HARD' } }).status).toBe(409);
+    expect(compute.act(s, { reboot: { type: 'HARD' } }, { admin: true }).status).toBe(202);
+  });
+
   it('locked servers answer 409 to every action; policy denial 403; bad bodies 400', () => {
     const { compute } = setup();
     const locked = compute.add({ locked: true }, 'p');

@@ -4,7 +4,7 @@
 // `transitionDelayMs` after they began on the injected clock, so tests need no timers.
 import { randomUUID } from 'node:crypto';
 
-export type FakeVmState = 'active' | 'stopped' | 'error' | 'building';
+export type FakeVmState = 'active' | 'stopped' | 'paused' | 'suspended' | 'error' | 'building';
 
 export interface FakeServerState {
   readonly id: string;
@@ -27,7 +27,7 @@ export interface AddServerOptions {
   readonly name?: string;
   readonly projectId?: string;
   /** Initial Nova status. */
-  readonly status?: 'ACTIVE' | 'SHUTOFF' | 'ERROR' | 'BUILD';
+  readonly status?: 'ACTIVE' | 'SHUTOFF' | 'ERROR' | 'BUILD' | 'PAUSED' | 'SUSPENDED';
   readonly locked?: boolean;
   readonly imageRef?: string;
 }
@@ -60,6 +60,8 @@ export function novaStatus(s: Pick<FakeServerState, 'vmState' | 'taskState'>): s
   if (t === 'rebuilding') return 'REBUILD';
   if (s.vmState === 'building') return 'BUILD';
   if (s.vmState === 'error') return 'ERROR';
+  if (s.vmState === 'paused' && !t?.endsWith('_hard')) return 'PAUSED';
+  if (s.vmState === 'suspended' && !t?.endsWith('_hard')) return 'SUSPENDED';
   if (t !== null && (t.endsWith('_hard') || t === 'rebooting_hard')) return 'HARD_REBOOT';
   if (s.vmState === 'stopped') return 'SHUTOFF';
   if (t === 'rebooting' || t === 'reboot_pending' || t === 'reboot_started') return 'REBOOT';
@@ -93,6 +95,8 @@ export class FakeCompute {
       SHUTOFF: 'stopped',
       ERROR: 'error',
       BUILD: 'building',
+      PAUSED: 'paused',
+      SUSPENDED: 'suspended',
     };
     const s: FakeServerState = {
       id,
@@ -142,7 +146,11 @@ export class FakeCompute {
   }
 
   /** The body of POST /servers/{id}/action for a settled, visible server. */
-  act(s: FakeServerState, body: Record<string, unknown>): ActionOutcome {
+  act(
+    s: FakeServerState,
+    body: Record<string, unknown>,
+    opts: { admin?: boolean } = {},
+  ): ActionOutcome {
     const keys = Object.keys(body);
     const action = keys[0];
     if (keys.length !== 1 || action === undefined)
@@ -156,7 +164,8 @@ export class FakeCompute {
     const known = ['reboot', 'os-start', 'os-stop', 'rebuild'];
     if (!known.includes(action))
       return { status: 400, fault: 'badRequest', message: `Unsupported action ${action}` };
-    if (s.locked)
+    // Nova lets admins act on locked servers (policy os_compute_api:os-lock-server:unlock:unlock_override).
+    if (s.locked && !opts.admin)
       return { status: 409, fault: 'conflictingRequest', message: `Instance ${s.id} is locked` };
     const boot = () => {
       s.vmState = 'active';
@@ -175,8 +184,8 @@ export class FakeCompute {
           if (s.vmState !== 'active' || s.taskState !== null) return conflict(s, 'reboot');
           return this.#begin(s, 'reboot_started', boot);
         }
-        const allowedVm =
-          s.vmState === 'active' || s.vmState === 'stopped' || s.vmState === 'error';
+        // Nova: ALLOW_HARD_REBOOT = ACTIVE, STOPPED, PAUSED, SUSPENDED, ERROR.
+        const allowedVm = ['active', 'stopped', 'paused', 'suspended', 'error'].includes(s.vmState);
         if (
           !allowedVm ||
           !ALLOW_HARD.has(s.taskState) ||

@@ -10,6 +10,8 @@ export interface FakeUser {
   readonly password: string;
   /** Project ids the user has a role on. */
   readonly projects: readonly string[];
+  /** Has the admin role (may act on locked servers). */
+  readonly admin?: boolean;
 }
 
 export interface FakeProject {
@@ -30,6 +32,7 @@ export interface FakeToken {
   readonly userId: string;
   readonly projectId: string;
   readonly method: 'password' | 'application_credential';
+  readonly admin: boolean;
   readonly expiresAt: number;
   revoked: boolean;
 }
@@ -103,9 +106,11 @@ export class FakeIdentity {
   }
 
   #issue(userId: string, projectId: string, method: FakeToken['method']): IdentityResult {
+    const admin = this.users.find((u) => u.id === userId)?.admin ?? false;
     const token = `fake-token-${randomBytes(16).toString('hex')}`;
     const record: FakeToken = {
       userId,
+      admin,
       projectId,
       method,
       expiresAt: this.#now() + this.tokenTtlMs,

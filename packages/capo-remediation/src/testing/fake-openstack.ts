@@ -488,7 +488,7 @@ export class FakeOpenStack {
     if (req.method !== 'POST')
       return { res: fault(405, 'badRequest', 'Method not allowed', mvHeaders), entry };
     if (!body) return { res: fault(400, 'badRequest', 'Malformed request body', mvHeaders), entry };
-    const out = this.compute.act(s, body);
+    const out = this.compute.act(s, body, { admin: token.admin });
     if (out.status === 202) return { res: { status: 202, headers: mvHeaders, body: '' }, entry };
     return { res: fault(out.status, out.fault, out.message, mvHeaders), entry };
   }

@@ -1,0 +1,170 @@
+// Boots the generated output for real: a Debian systemd VM under qemu (TCG), the cloud-init
+// snippet applied the way cloud-init applies it (write_files, then runcmd, after "kubeadm"),
+// then reboots to prove volatile writes vanish and persistent ones stay, and hangs and kills
+// a dummy service to prove the health monitor and the Restart=always drop-in bring it back.
+// Prints the time the overlay step adds to boot as one JSON line for the benchmark record.
+import { either } from 'fp-ts';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cloudInit, decodeConfig, generate, type HealthMonitor } from '../../src/index.js';
+import { ensureImage } from './image.js';
+import { Vm } from './qemu.js';
+
+const BOOT_TIMEOUT_MS = 6 * 60_000;
+/** TCG on a shared machine: scheduling noise on top of every configured bound. */
+const TCG_SLACK_S = 30;
+
+const dummyMonitor = {
+  name: 'dummy',
+  unit: 'dummy.service',
+  check: { type: 'exec', command: ['/usr/local/bin/dummy-alive'] },
+  intervalSeconds: 2,
+  timeoutSeconds: 5,
+  failureThreshold: 2,
+  bootGraceSeconds: 10,
+  killGraceSeconds: 3,
+  restartSec: 1,
+  backoff: { initialSeconds: 5, maxSeconds: 20 },
+  restartBudget: { maxRestarts: 5, windowSeconds: 600 },
+} as const;
+
+const config = decodeConfig({ tmpfsSize: '128M', healthMonitors: [dummyMonitor] });
+if (either.isLeft(config)) throw new Error(JSON.stringify(config.left));
+const monitor = config.right.healthMonitors[0] as HealthMonitor;
+
+interface WriteFile {
+  path: string;
+  permissions: string;
+  owner: string;
+  encoding?: string;
+  content: string;
+}
+
+const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+let vm: Vm;
+let bootId: string;
+const timings: Record<string, number | string> = {};
+
+async function systemdTime(): Promise<string> {
+  await vm.exec('systemctl is-system-running --wait', 180_000);
+  return (await vm.exec('systemd-analyze time')).out.trim();
+}
+
+async function mainPid(): Promise<number> {
+  return Number((await vm.ok('systemctl show -p MainPID --value dummy.service')).trim());
+}
+
+/** Poll until the dummy service runs under a new main PID; returns seconds waited. */
+async function waitForNewPid(old: number, limitS: number): Promise<number> {
+  const start = Date.now();
+  for (;;) {
+    const pid = await mainPid();
+    const active = (await vm.exec('systemctl is-active dummy.service')).out.trim();
+    if (pid > 0 && pid !== old && active === 'active') return (Date.now() - start) / 1000;
+    if ((Date.now() - start) / 1000 > limitS) {
+      const log = await vm.exec('journalctl -b --no-pager -u dummy.service -u noderepair-health-dummy.service | tail -40');
+      throw new Error(`dummy.service not restarted within ${limitS}s (pid ${pid}, ${active})\n${log.out}`);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+beforeAll(async () => {
+  const image = ensureImage();
+  vm = new Vm(image);
+  await vm.start();
+  bootId = await vm.waitForBoot(undefined, BOOT_TIMEOUT_MS);
+  timings.bootWithoutOverlay = await systemdTime();
+
+  // What kubeadm leaves behind before postKubeadmCommands / runcmd run.
+  await vm.ok('mkdir -p /etc/kubernetes && echo "kubeadm output" > /etc/kubernetes/kubelet.conf');
+
+  // Apply the cloud-init snippet as cloud-init does: write_files, then runcmd in order.
+  const rendered = cloudInit(generate(config.right));
+  if (either.isLeft(rendered)) throw new Error(rendered.left);
+  const doc = parse(rendered.right) as { write_files: WriteFile[]; runcmd: string[] };
+  for (const f of doc.write_files) {
+    const payload = f.encoding === 'gzip+base64' ? f.content : Buffer.from(f.content, 'utf8').toString('base64');
+    const decode = f.encoding === 'gzip+base64' ? 'base64 -d | gunzip' : 'base64 -d';
+    await vm.ok(
+      `mkdir -p "$(dirname ${q(f.path)})" && printf '%s' ${q(payload)} | ${decode} > ${q(f.path)} && chmod ${f.permissions} ${q(f.path)} && chown ${f.owner} ${q(f.path)}`,
+    );
+  }
+  for (const cmd of doc.runcmd) await vm.ok(cmd);
+
+  bootId = await vm.reboot(bootId, BOOT_TIMEOUT_MS);
+  timings.bootWithOverlay = await systemdTime();
+}, 20 * 60_000);
+
+afterAll(async () => {
+  await vm?.stop();
+});
+
+describe('generated overlay and health monitor in a booted VM', () => {
+  it('the overlay unit ran at boot and mounted our overlays', async () => {
+    expect((await vm.exec('systemctl is-active noderepair-overlay.service')).out.trim()).toBe('active');
+    for (const dir of ['/etc', '/usr', '/home', '/opt', '/root', '/srv']) {
+      expect((await vm.ok(`findmnt -rn -o SOURCE,FSTYPE -M ${dir} | tail -n 1`)).trim()).toBe('noderepair-overlay overlay');
+    }
+    // The upper layers are hidden: nothing mounted at the tmpfs mount point any more.
+    expect((await vm.exec('mountpoint -q /run/noderepair-overlay/tmpfs')).rc).not.toBe(0);
+    expect((await vm.ok('journalctl -b --no-pager -t noderepair-overlay')).trim()).toContain('volatile directories overlaid with tmpfs');
+    const t = (await vm.ok('systemctl show -p InactiveExitTimestampMonotonic -p ActiveEnterTimestampMonotonic --value noderepair-overlay.service'))
+      .trim()
+      .split('\n')
+      .map(Number);
+    const [exit, enter] = [t[0] ?? 0, t[1] ?? 0];
+    expect(enter).toBeGreaterThan(exit);
+    timings.overlayUnitMs = Math.round((enter - exit) / 1000);
+    console.log(JSON.stringify({ benchmark: 'overlayfs-gen/vm-boot', ...timings }));
+  });
+
+  it('volatile writes vanish at reboot; persistent ones are kept', async () => {
+    await vm.ok(
+      [
+        'echo volatile > /etc/noderepair-volatile',
+        'echo volatile > /usr/local/noderepair-volatile',
+        'echo changed > /etc/hostname',
+        'echo persistent > /etc/kubernetes/noderepair-persistent',
+        'echo persistent > /var/log/noderepair-persistent',
+        'sync',
+      ].join(' && '),
+    );
+    const machineId = (await vm.ok('cat /etc/machine-id')).trim();
+    bootId = await vm.reboot(bootId, BOOT_TIMEOUT_MS);
+    expect((await vm.exec('test -e /etc/noderepair-volatile')).rc).not.toBe(0);
+    expect((await vm.exec('test -e /usr/local/noderepair-volatile')).rc).not.toBe(0);
+    expect((await vm.ok('cat /etc/hostname')).trim()).toBe('noderepair-vm');
+    expect((await vm.ok('cat /etc/kubernetes/noderepair-persistent')).trim()).toBe('persistent');
+    expect((await vm.ok('cat /etc/kubernetes/kubelet.conf')).trim()).toBe('kubeadm output');
+    expect((await vm.ok('cat /var/log/noderepair-persistent')).trim()).toBe('persistent');
+    expect((await vm.ok('cat /etc/machine-id')).trim()).toBe(machineId);
+  });
+
+  it('the watched service gets Restart=always from the drop-in and comes back after SIGKILL', async () => {
+    expect((await vm.ok('systemctl show -p Restart --value dummy.service')).trim()).toBe('always');
+    const pid = await mainPid();
+    expect(pid).toBeGreaterThan(0);
+    await vm.ok(`kill -KILL ${pid}`);
+    const waited = await waitForNewPid(pid, monitor.restartSec + TCG_SLACK_S);
+    timings.killRestartS = waited;
+  });
+
+  it('the health monitor kills a hung (SIGSTOPped) service and it restarts within the configured bounds', async () => {
+    // Let the monitor's boot grace pass so it is checking.
+    await vm.ok(`while [ "$(cut -d. -f1 /proc/uptime)" -lt ${monitor.bootGraceSeconds + 2} ]; do sleep 1; done`, 120_000);
+    const pid = await mainPid();
+    await vm.ok(`kill -STOP ${pid}`);
+    // Heartbeat staleness (4 s + 1 s tick), then `threshold` failed checks, then SIGTERM is
+    // ignored by the stopped process for killGrace seconds, SIGKILL, RestartSec.
+    const bound = 5 + monitor.failureThreshold * (monitor.intervalSeconds + monitor.timeoutSeconds) + monitor.killGraceSeconds + monitor.restartSec;
+    const waited = await waitForNewPid(pid, bound + TCG_SLACK_S);
+    timings.hangRestartS = waited;
+    const log = await vm.ok('journalctl -b --no-pager -t noderepair-health-dummy');
+    expect(log).toContain('dummy.service health check failed (2/2)');
+    expect(log).toContain(`killing main process ${pid} of dummy.service (SIGTERM)`);
+    expect(log).toContain(`main process ${pid} of dummy.service still running after 3s; sending SIGKILL`);
+    console.log(JSON.stringify({ benchmark: 'overlayfs-gen/vm-monitor', boundS: bound, ...timings }));
+  });
+});

@@ -1,0 +1,81 @@
+// Files baked into the cached VM image: the test agent (talks to the host over a
+// virtio-serial port, no network) and the dummy service the health monitor watches.
+
+export const AGENT_PORT = 'org.noderepair.agent';
+
+export const GUEST_FILES: Record<string, { mode: number; content: string }> = {
+  '/usr/local/sbin/vm-agent': {
+    mode: 0o755,
+    content: `#!/bin/sh
+# Test agent: reads base64 commands, one per line, from the virtio-serial port, runs each with
+# sh and answers "RESULT <rc> <base64 output>". Announces "READY <boot id>" when it starts.
+port=/dev/virtio-ports/${AGENT_PORT}
+while [ ! -e "$port" ]; do sleep 0.2; done
+exec 3<>"$port"
+printf 'READY %s\\n' "$(cat /proc/sys/kernel/random/boot_id)" >&3
+while IFS= read -r line <&3; do
+  cmd=$(printf '%s' "$line" | base64 -d 2>/dev/null) || continue
+  out=$(sh -c "$cmd" </dev/null 2>&1)
+  rc=$?
+  printf 'RESULT %s %s\\n' "$rc" "$(printf '%s' "$out" | base64 -w0)" >&3
+done
+`,
+  },
+  '/etc/systemd/system/vm-agent.service': {
+    mode: 0o644,
+    content: `[Unit]
+Description=noderepair VM test agent
+
+[Service]
+ExecStart=/usr/local/sbin/vm-agent
+Restart=always
+RestartSec=1
+
+[Install]
+WantedBy=multi-user.target
+`,
+  },
+  // The dummy watched service: a heartbeat file, fresh while the process runs. Restart=no on
+  // purpose: only the generated drop-in (Restart=always) can bring it back.
+  '/usr/local/bin/dummy-heartbeat': {
+    mode: 0o755,
+    content: `#!/bin/sh
+while :; do
+  date +%s > /run/dummy.beat
+  sleep 1
+done
+`,
+  },
+  '/usr/local/bin/dummy-alive': {
+    mode: 0o755,
+    content: `#!/bin/sh
+# Healthy when the heartbeat is at most 4 seconds old.
+[ -n "$(find /run/dummy.beat -newermt '-4 seconds' 2>/dev/null)" ]
+`,
+  },
+  '/etc/systemd/system/dummy.service': {
+    mode: 0o644,
+    content: `[Unit]
+Description=dummy service watched by the noderepair health monitor
+
+[Service]
+ExecStart=/usr/local/bin/dummy-heartbeat
+Restart=no
+
+[Install]
+WantedBy=multi-user.target
+`,
+  },
+  // A small initramfs (the default MODULES=most one is 36 MB, slow to unpack under TCG):
+  // only what finds the root disk.
+  '/etc/initramfs-tools/conf.d/noderepair-vm.conf': { mode: 0o644, content: 'MODULES=list\n' },
+  '/etc/initramfs-tools/modules': { mode: 0o644, content: 'virtio_pci\nvirtio_blk\next4\n' },
+  '/etc/fstab': { mode: 0o644, content: '/dev/vda / ext4 rw,errors=remount-ro 0 0\n' },
+  '/etc/hostname': { mode: 0o644, content: 'noderepair-vm\n' },
+};
+
+/** Symlinks that `systemctl enable` would create. */
+export const GUEST_LINKS: Record<string, string> = {
+  '/etc/systemd/system/multi-user.target.wants/vm-agent.service': '/etc/systemd/system/vm-agent.service',
+  '/etc/systemd/system/multi-user.target.wants/dummy.service': '/etc/systemd/system/dummy.service',
+};

@@ -25,6 +25,13 @@ export interface Runnable {
   needLeaderElection?: boolean;
 }
 
+/** What the manager needs of an informer: run it, and know when it has synced (readyz). */
+export interface ManagedInformer {
+  readonly name: string;
+  run(signal: AbortSignal): Promise<void>;
+  hasSynced(): boolean;
+}
+
 export interface ManagerOptions {
   name?: string;
   logger?: RuntimeLogger;
@@ -51,7 +58,7 @@ export class Manager {
   readonly log: RuntimeLogger;
   readonly metrics: RuntimeMetrics;
   private readonly clock: Clock;
-  private readonly informers: Informer<KubeObject, unknown>[] = [];
+  private readonly informers: ManagedInformer[] = [];
   private readonly runnables: Runnable[] = [];
   private readonly stopper = new AbortController();
   private server: http.Server | undefined;
@@ -80,9 +87,10 @@ export class Manager {
     return inf;
   }
 
-  addInformer(inf: Informer<never, unknown> | Informer<KubeObject, unknown> | { name: string; run(s: AbortSignal): Promise<void>; hasSynced(): boolean }): void {
+  /** Runs an informer built elsewhere (any Informer fits) for the manager's lifetime. */
+  addInformer(inf: ManagedInformer): void {
     if (this.running) throw new Error('manager: add informers before start()');
-    this.informers.push(inf as Informer<KubeObject, unknown>);
+    this.informers.push(inf);
   }
 
   /** A controller wired to this manager's logs and metrics; started while leading. */

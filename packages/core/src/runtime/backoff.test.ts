@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Backoff, backoffDelay, DEFAULT_WATCH_BACKOFF } from './backoff.js';
-import { ManualClock, sleep } from './clock.js';
+import { ManualClock, sleep, withTimeout } from './clock.js';
 
 describe('backoff', () => {
   it('doubles from 800 ms, jitter adds up to 100%, capped at 30 s', () => {
@@ -43,5 +43,16 @@ describe('ManualClock and sleep', () => {
     ac.abort();
     await expect(p).rejects.toThrow();
     expect(c.pending).toBe(0);
+  });
+});
+
+describe('withTimeout', () => {
+  it('resolves with the value and cancels its timer, or says timeout', async () => {
+    const c = new ManualClock();
+    await expect(withTimeout(c, Promise.resolve(7), 100)).resolves.toBe(7);
+    expect(c.pending).toBe(0);
+    const slow = withTimeout(c, new Promise(() => {}), 100);
+    c.advance(100);
+    await expect(slow).resolves.toBe('timeout');
   });
 });

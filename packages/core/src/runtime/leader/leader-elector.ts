@@ -7,7 +7,7 @@ import type { KubeClient } from '../../kube/client.js';
 import { NotFoundError } from '../../kube/errors.js';
 import { LeaseResource } from '../../kube/resource.js';
 import type { KubeLease } from '../../kube/types.js';
-import { sleep, systemClock, type Clock } from '../clock.js';
+import { sleep, systemClock, withTimeout, type Clock } from '../clock.js';
 import { microTime } from '../helpers/event-recorder.js';
 import { errorFields, silentLogger, type RuntimeLogger } from '../logger.js';
 import { DEFAULT_LEASE_TIMINGS, decideLease, leaseFingerprint, validateLeaseTimings, type LeaseTimings } from './lease-decision.js';
@@ -102,10 +102,7 @@ export class LeaderElector {
       }
       const left = this.timings.renewDeadlineMs - (this.clock.now() - lastRenew);
       // A hung request must not outlive the deadline: race it against what is left.
-      const ok = await Promise.race([
-        this.tryAcquireOrRenew(),
-        sleep(this.clock, Math.max(0, left)).then(() => false),
-      ]);
+      const ok = (await withTimeout(this.clock, this.tryAcquireOrRenew(), left)) === true;
       if (signal.aborted) return 'aborted';
       if (ok) lastRenew = this.clock.now();
       else if (this.clock.now() - lastRenew >= this.timings.renewDeadlineMs) return 'lost';

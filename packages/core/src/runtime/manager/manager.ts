@@ -7,7 +7,7 @@ import { Registry } from 'prom-client';
 import type { KubeClient } from '../../kube/client.js';
 import type { KubeObject } from '../../kube/object.js';
 import type { ResourceType } from '../../kube/resource.js';
-import { sleep, systemClock, type Clock } from '../clock.js';
+import { systemClock, withTimeout, type Clock } from '../clock.js';
 import { Controller, type ControllerOptions } from '../controller/controller.js';
 import { LeaderElector, type LeaderElectionOptions } from '../leader/leader-elector.js';
 import { errorFields, type RuntimeLogger } from '../logger.js';
@@ -203,10 +203,9 @@ export class Manager {
       await Promise.all([...leaderRuns, ...alwaysRuns]);
       await electionDone;
     })();
-    const finished = await Promise.race([graceful.then(() => true), sleep(this.clock, timeout).then(() => false)]);
-    if (!finished) this.log.warn({ timeoutMs: timeout }, 'graceful shutdown timed out');
+    if ((await withTimeout(this.clock, graceful, timeout)) === 'timeout') this.log.warn({ timeoutMs: timeout }, 'graceful shutdown timed out');
     informersStop.abort();
-    await Promise.race([Promise.all(informerRuns), sleep(this.clock, 5000)]);
+    await withTimeout(this.clock, Promise.all(informerRuns), 5000);
     if (this.server) {
       const server = this.server;
       const closed = new Promise<void>((r) => server.close(() => r()));

@@ -151,6 +151,53 @@ export class NovaClient {
     });
   }
 
+  /** GET /servers/{id}/metadata */
+  async getMetadata(serverId: string): Promise<Record<string, string>> {
+    const path = `/servers/${encodeURIComponent(serverId)}/metadata`;
+    const res = await this.#session.request('compute', {
+      method: 'GET',
+      path,
+      headers: this.#headers(),
+    });
+    if (res.status !== 200) this.#fail(serverId, `get metadata of server ${serverId}`, res);
+    let body: unknown;
+    try {
+      body = JSON.parse(res.text);
+    } catch {
+      throw new OpenStackError(
+        'InvalidResponse',
+        `get metadata of server ${serverId}: reply is not JSON`,
+      );
+    }
+    const metadata = (body as { metadata?: unknown } | null)?.metadata;
+    if (
+      typeof metadata !== 'object' ||
+      metadata === null ||
+      Object.values(metadata).some((v) => typeof v !== 'string')
+    ) {
+      throw new OpenStackError(
+        'InvalidResponse',
+        `get metadata of server ${serverId}: body.metadata: expected a map of strings`,
+      );
+    }
+    return metadata as Record<string, string>;
+  }
+
+  /** PUT /servers/{id}/metadata/{key}: sets one item. A locked server answers 409 (ServerConflict). */
+  async setMetadataItem(serverId: string, key: string, value: string): Promise<void> {
+    const path = `/servers/${encodeURIComponent(serverId)}/metadata/${encodeURIComponent(key)}`;
+    const res = await this.#session.request('compute', {
+      method: 'PUT',
+      path,
+      body: { meta: { [key]: value } },
+      headers: this.#headers(),
+    });
+    if (res.status === 200) return;
+    if (res.status === 409)
+      throw new ServerConflict(serverId, `set metadata ${key}`, faultMessage(res.text));
+    this.#fail(serverId, `set metadata ${key} of server ${serverId}`, res);
+  }
+
   rebuild(serverId: string, imageRef: string): Promise<void> {
     if (imageRef.trim() === '') {
       return Promise.reject(

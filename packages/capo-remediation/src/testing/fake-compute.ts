@@ -18,6 +18,8 @@ export interface FakeServerState {
   imageRef: string;
   /** Completed boots (reboots, starts, rebuilds). */
   boots: number;
+  /** Server metadata (GET/PUT /servers/{id}/metadata). */
+  metadata: Record<string, string>;
   pending: { readonly at: number; readonly finish: () => void } | undefined;
   updatedAt: number;
 }
@@ -108,6 +110,7 @@ export class FakeCompute {
       policyDenied: false,
       imageRef: opts.imageRef ?? 'fake-image',
       boots: 0,
+      metadata: {},
       pending: undefined,
       updatedAt: this.#now(),
     };

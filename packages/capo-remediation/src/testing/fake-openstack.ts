@@ -202,6 +202,7 @@ export class FakeOpenStack {
         locked: boolean;
         boots: number;
         imageRef: string;
+        metadata: Record<string, string>;
       }
     | undefined {
     const s = this.compute.get(id);
@@ -214,6 +215,7 @@ export class FakeOpenStack {
       locked: s.locked,
       boots: s.boots,
       imageRef: s.imageRef,
+      metadata: { ...s.metadata },
     };
   }
 
@@ -386,12 +388,15 @@ export class FakeOpenStack {
     const region = m[1] as string;
     const iface = m[2] as FakeInterface;
     const rest = m[3] ?? '';
-    const sm = /^\/servers\/([^/]+)(\/action)?$/.exec(rest);
+    const sm = /^\/servers\/([^/]+)(\/action|\/metadata(?:\/([^/]+))?)?$/.exec(rest);
+    const isAction = sm?.[2] === '/action';
+    const isMetadata = sm?.[2]?.startsWith('/metadata') ?? false;
+    const metadataKey = sm?.[3] === undefined ? undefined : decodeURIComponent(sm[3]);
     const serverId = sm ? decodeURIComponent(sm[1] as string) : undefined;
     let action: string | undefined;
     let rebootType: string | undefined;
     let body: Record<string, unknown> | undefined;
-    if (sm?.[2] && req.method === 'POST') {
+    if ((isAction && req.method === 'POST') || (isMetadata && req.method === 'PUT')) {
       try {
         const parsed = JSON.parse(req.body) as unknown;
         if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
@@ -399,7 +404,7 @@ export class FakeOpenStack {
       } catch {
         body = undefined;
       }
-      action = body ? Object.keys(body)[0] : undefined;
+      action = isAction && body ? Object.keys(body)[0] : undefined;
       const t = (body?.reboot as { type?: unknown } | undefined)?.type;
       rebootType = typeof t === 'string' ? t : undefined;
     }
@@ -469,6 +474,11 @@ export class FakeOpenStack {
         entry,
       };
     }
+    if (isMetadata)
+      return {
+        res: this.#metadata(s, req.method, metadataKey, body, token.admin, mvHeaders),
+        entry,
+      };
     if (!sm[2]) {
       if (req.method !== 'GET')
         return { res: fault(405, 'badRequest', 'Method not allowed', mvHeaders), entry };
@@ -491,6 +501,40 @@ export class FakeOpenStack {
     const out = this.compute.act(s, body, { admin: token.admin });
     if (out.status === 202) return { res: { status: 202, headers: mvHeaders, body: '' }, entry };
     return { res: fault(out.status, out.fault, out.message, mvHeaders), entry };
+  }
+
+  /** GET /servers/{id}/metadata and PUT /servers/{id}/metadata/{key}, as Nova documents them. */
+  #metadata(
+    s: FakeServerState,
+    method: string,
+    key: string | undefined,
+    body: Record<string, unknown> | undefined,
+    admin: boolean,
+    headers: Record<string, string>,
+  ): RawResponse {
+    if (method === 'GET' && key === undefined)
+      return json(200, { metadata: { ...s.metadata } }, headers);
+    if (method === 'GET') {
+      const v = s.metadata[key as string];
+      return v === undefined
+        ? fault(404, 'itemNotFound', 'Metadata item was not found', headers)
+        : json(200, { meta: { [key as string]: v } }, headers);
+    }
+    if (method !== 'PUT' || key === undefined)
+      return fault(405, 'badRequest', 'Method not allowed', headers);
+    const meta = body?.meta as Record<string, unknown> | undefined;
+    const keys = meta ? Object.keys(meta) : [];
+    if (!meta || keys.length !== 1 || keys[0] !== key || typeof meta[key] !== 'string') {
+      return fault(400, 'badRequest', 'Request body and URI mismatch', headers);
+    }
+    if (key.length > 255 || (meta[key] as string).length > 255)
+      return fault(400, 'badRequest', 'Metadata key or value too long', headers);
+    if (s.policyDenied)
+      return fault(403, 'forbidden', 'Policy does not allow the metadata update.', headers);
+    if (s.locked && !admin)
+      return fault(409, 'conflictingRequest', `Instance ${s.id} is locked`, headers);
+    s.metadata[key] = meta[key] as string;
+    return json(200, { meta: { [key]: meta[key] } }, headers);
   }
 
   #dispatch(req: RawRequest): RawResponse {

@@ -1,0 +1,57 @@
+// @noderepair/core's RebootProvider port on Nova. The port's promise: an actionId already
+// executed is never executed again, even across controller restarts. Memory cannot keep
+// that promise, so the id is written to the server's own metadata BEFORE the reboot:
+//   metadata[key] == actionId -> already done (or at least attempted): do not reboot again;
+//   otherwise: record the id, then reboot.
+// A crash between recording and rebooting loses that one reboot (at most once); the
+// attempt then times out and the ladder escalates, which is safe. A double reboot is not.
+import type { RebootProvider, RebootRequest, RebootResult } from '@noderepair/core';
+import * as E from 'fp-ts/lib/Either.js';
+import { OpenStackError } from './errors.js';
+import type { NovaClient } from './nova.js';
+import { parseProviderID } from './provider-id.js';
+
+/** Nova metadata key holding the last executed action id. */
+export const ACTION_ID_METADATA_KEY = 'noderepair_action_id';
+
+export class NovaRebootProvider implements RebootProvider {
+  readonly name = 'openstack-nova';
+  readonly #nova: NovaClient;
+  readonly #key: string;
+
+  constructor(nova: NovaClient, opts: { metadataKey?: string } = {}) {
+    this.#nova = nova;
+    this.#key = opts.metadataKey ?? ACTION_ID_METADATA_KEY;
+  }
+
+  async execute(req: RebootRequest): Promise<RebootResult> {
+    if (req.action === 'Replace') {
+      return {
+        result: 'Failed',
+        message: 'Replace is not a Nova action: Cluster API replaces the Machine',
+      };
+    }
+    if (!req.providerID) return { result: 'Failed', message: `node ${req.node} has no providerID` };
+    const id = parseProviderID(req.providerID);
+    if (E.isLeft(id)) return { result: 'Failed', message: id.left };
+    const serverId = id.right.serverId;
+    const type = req.action === 'SoftReboot' ? 'SOFT' : 'HARD';
+    try {
+      const meta = await this.#nova.getMetadata(serverId);
+      if (meta[this.#key] === req.actionId) {
+        return {
+          result: 'Succeeded',
+          message: `${req.actionId} was already executed on server ${serverId}; not rebooting again`,
+        };
+      }
+      await this.#nova.setMetadataItem(serverId, this.#key, req.actionId);
+      await this.#nova.reboot(serverId, type);
+      return { result: 'Succeeded', message: `Nova accepted reboot ${type} of server ${serverId}` };
+    } catch (e) {
+      // Typed client errors are results (the decision escalates); anything else is a bug.
+      if (e instanceof OpenStackError)
+        return { result: 'Failed', message: `${e.code}: ${e.message}` };
+      throw e;
+    }
+  }
+}

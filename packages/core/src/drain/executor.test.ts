@@ -161,6 +161,18 @@ describe('drainNode', () => {
   });
 });
 
+describe('drainNode with disableEviction', () => {
+  it('deletes pods directly, so a PodDisruptionBudget does not hold them', async () => {
+    const clock = new VirtualClockTestDouble();
+    const port = new InMemoryDrainPortTestDouble(clock, 'n1', { kubeletAlive: true, pdbProtected: ['ns/db-0'], pdbOpensAt: 60 * MIN });
+    port.addPod('db-0', 'StatefulSet');
+    const r = await drainNode(port, { node: 'n1', timeoutMs: MIN, unreachable: false, outOfServiceAfterMs: MIN, disableEviction: true }, clock);
+    expect(r).toMatchObject({ outcome: 'Drained', pdbRefusals: 0, evicted: ['ns/db-0'] });
+    expect(port.evictions).toEqual([]);
+    expect(r.steps.map((s) => s.message)).toContain('deleted ns/db-0');
+  });
+});
+
 describe('uncordonNode', () => {
   it('uncordons and removes the out-of-service taint', async () => {
     const clock = new VirtualClockTestDouble();

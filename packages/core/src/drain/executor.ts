@@ -6,7 +6,11 @@ import { hasTaint, TaintOutOfService, type TaintSnapshot } from '../health/node.
 import { formatDuration } from '../health/time.js';
 import { defaultDrainOptions, planDrain, type DrainOptions, type DrainPlan } from './plan.js';
 import { podKey, type PodRef } from './pod.js';
-import { drainSystemClock, type DrainClock, type DrainPort } from './port.js';
+import { drainSystemClock, type DeleteResult, type DrainClock, type DrainPort, type EvictionResult } from './port.js';
+
+function fromDelete(r: DeleteResult): EvictionResult {
+  return r.kind === 'Deleted' ? { kind: 'Evicted' } : r;
+}
 
 export interface DrainRequest {
   node: string;
@@ -22,6 +26,8 @@ export interface DrainRequest {
   /** How often to look again while waiting for pods to terminate. */
   pollIntervalMs?: number;
   gracePeriodSeconds?: number;
+  /** Delete pods instead of evicting them, bypassing PodDisruptionBudgets (kubectl drain --disable-eviction). Default false. */
+  disableEviction?: boolean;
   signal?: AbortSignal;
 }
 
@@ -122,11 +128,12 @@ export async function drainNode(port: DrainPort, req: DrainRequest, clock: Drain
       const key = podKey(pod);
       const retry = nextTry.get(key);
       if (retry !== undefined && retry.at > now) continue;
-      const r = await port.evictPod(pod, req.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: req.gracePeriodSeconds } : {});
+      const grace = req.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: req.gracePeriodSeconds } : {};
+      const r: EvictionResult = req.disableEviction === true ? fromDelete(await port.deletePod(pod, grace)) : await port.evictPod(pod, grace);
       if (r.kind === 'Evicted' || r.kind === 'NotFound') {
         evicted.add(key);
         nextTry.delete(key);
-        if (r.kind === 'Evicted') log(`evicted ${key}`);
+        if (r.kind === 'Evicted') log(`${req.disableEviction === true ? 'deleted' : 'evicted'} ${key}`);
         continue;
       }
       const backoff = retry === undefined ? initialBackoff : Math.min(retry.backoff * 2, maxBackoff);

@@ -1,4 +1,15 @@
 // cli/: the noderepair command line and its simulator (also usable as a library).
 export { runCli, type CliIo } from './noderepair.js';
-export { simulate, formatDecisionText, type SimulatedDecision, type SimulateOptions } from './simulate.js';
-export { parseTrace, resultAt, TraceLine, type ParsedTrace, type TraceActionResult } from './trace.js';
+export {
+  simulate,
+  formatDecisionText,
+  type SimulatedDecision,
+  type SimulateOptions,
+} from './simulate.js';
+export {
+  parseTrace,
+  resultAt,
+  TraceLine,
+  type ParsedTrace,
+  type TraceActionResult,
+} from './trace.js';

@@ -13,32 +13,66 @@ const traces = `${repo}examples/traces/`;
 async function cli(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(args, { stdout: (l) => out.push(l), stderr: (l) => err.push(l), readFile: (p) => readFile(p, 'utf8') });
+  const code = await runCli(args, {
+    stdout: (l) => out.push(l),
+    stderr: (l) => err.push(l),
+    readFile: (p) => readFile(p, 'utf8'),
+  });
   return { code, out, err };
 }
 
 async function simulateTrace(name: string): Promise<SimulatedDecision[]> {
-  const r = await cli(['simulate', '--policy', `${traces}policy.yaml`, '--trace', `${traces}${name}`, '--json']);
+  const r = await cli([
+    'simulate',
+    '--policy',
+    `${traces}policy.yaml`,
+    '--trace',
+    `${traces}${name}`,
+    '--json',
+  ]);
   expect(r.err).toEqual([]);
   expect(r.code).toBe(0);
   return r.out.map((l) => JSON.parse(l) as SimulatedDecision);
 }
 
 /** "hh:mm:ss node action" for every decision that acted. */
-const acted = (ds: SimulatedDecision[]) => ds.filter((d) => d.action !== '-').map((d) => `${d.time.slice(11, 19)} ${d.node} ${d.action}${d.result && d.result !== 'Succeeded' ? `[${d.result}]` : ''}`);
+const acted = (ds: SimulatedDecision[]) =>
+  ds
+    .filter((d) => d.action !== '-')
+    .map(
+      (d) =>
+        `${d.time.slice(11, 19)} ${d.node} ${d.action}${d.result && d.result !== 'Succeeded' ? `[${d.result}]` : ''}`,
+    );
 
 describe('noderepair simulate on the example traces', () => {
   it('kubelet-stop: cordon, drain (unreachable), soft reboot after 10 min + 1 s; uncordon after 5 min Ready', async () => {
     const ds = await simulateTrace('kubelet-stop.jsonl');
-    expect(acted(ds)).toEqual(['01:10:01 w1 Cordon', '01:10:01 w1 Drain', '01:10:01 w1 SoftReboot', '01:20:00 w1 Uncordon']);
+    expect(acted(ds)).toEqual([
+      '01:10:01 w1 Cordon',
+      '01:10:01 w1 Drain',
+      '01:10:01 w1 SoftReboot',
+      '01:20:00 w1 Uncordon',
+    ]);
     expect(ds.find((d) => d.action === 'Drain')?.reason).toMatch(/out-of-service taint after 5m/);
-    expect(ds.find((d) => d.action === 'SoftReboot')).toMatchObject({ cause: 'KubeletUnreachable', actionId: 'w1/1767229801000/SoftReboot-1' });
-    expect(ds[ds.length - 1]).toMatchObject({ phase: 'Healthy', reason: 'Ready for 5m after SoftReboot: repair succeeded' });
+    expect(ds.find((d) => d.action === 'SoftReboot')).toMatchObject({
+      cause: 'KubeletUnreachable',
+      actionId: 'w1/1767229801000/SoftReboot-1',
+    });
+    expect(ds[ds.length - 1]).toMatchObject({
+      phase: 'Healthy',
+      reason: 'Ready for 5m after SoftReboot: repair succeeded',
+    });
   });
 
   it('runtime-down: the soft reboot call fails, backoff, hard reboot, success', async () => {
     const ds = await simulateTrace('runtime-down.jsonl');
-    expect(acted(ds)).toEqual(['02:10:01 w2 Cordon', '02:10:01 w2 Drain', '02:10:01 w2 SoftReboot[Failed]', '02:11:01 w2 HardReboot', '02:19:00 w2 Uncordon']);
+    expect(acted(ds)).toEqual([
+      '02:10:01 w2 Cordon',
+      '02:10:01 w2 Drain',
+      '02:10:01 w2 SoftReboot[Failed]',
+      '02:11:01 w2 HardReboot',
+      '02:19:00 w2 Uncordon',
+    ]);
     expect(ds.find((d) => d.action === 'Cordon')?.cause).toBe('ContainerRuntimeDown');
   });
 
@@ -74,7 +108,12 @@ describe('noderepair simulate on the example traces', () => {
 
   it('storm: a zone outage is held by the storm guard; a lone failure later is repaired', async () => {
     const ds = await simulateTrace('storm.jsonl');
-    expect(acted(ds)).toEqual(['04:10:01 w5 Cordon', '04:10:01 w5 Drain', '04:10:01 w5 SoftReboot', '04:25:00 w5 Uncordon']);
+    expect(acted(ds)).toEqual([
+      '04:10:01 w5 Cordon',
+      '04:10:01 w5 Drain',
+      '04:10:01 w5 SoftReboot',
+      '04:25:00 w5 Uncordon',
+    ]);
     const held = ds.filter((d) => d.phase === 'Unhealthy');
     expect(held.map((d) => d.node)).toEqual(['w1', 'w2', 'w3']);
     expect(held[0]?.reason).toMatch(/storm guard: 3 of 6 nodes unhealthy \(limit 2\)/);
@@ -83,34 +122,83 @@ describe('noderepair simulate on the example traces', () => {
   it('shutdown: waited for, never touched', async () => {
     const ds = await simulateTrace('shutdown.jsonl');
     expect(acted(ds)).toEqual([]);
-    expect(ds.map((d) => `${d.node} ${d.cause} ${d.phase}`)).toEqual(['w2 ShuttingDown Waiting', 'w2 KubeletUnreachable Suspect', 'w2 Healthy Healthy']);
+    expect(ds.map((d) => `${d.node} ${d.cause} ${d.phase}`)).toEqual([
+      'w2 ShuttingDown Waiting',
+      'w2 KubeletUnreachable Suspect',
+      'w2 Healthy Healthy',
+    ]);
   });
 
   it('text output: one line per decision with time, node, cause, phase, action and reason', async () => {
-    const r = await cli(['simulate', '--policy', `${traces}policy.yaml`, '--trace', `${traces}kubelet-stop.jsonl`]);
+    const r = await cli([
+      'simulate',
+      '--policy',
+      `${traces}policy.yaml`,
+      '--trace',
+      `${traces}kubelet-stop.jsonl`,
+    ]);
     expect(r.code).toBe(0);
-    expect(r.out[1]).toBe('2026-01-01T01:10:01.000Z  w1  KubeletUnreachable  Remediating  Cordon  KubeletUnreachable: Ready=Unknown for more than 10m');
+    expect(r.out[1]).toBe(
+      '2026-01-01T01:10:01.000Z  w1  KubeletUnreachable  Remediating  Cordon  KubeletUnreachable: Ready=Unknown for more than 10m',
+    );
   });
 
   it('bad usage and bad input give clear errors and exit codes', async () => {
     expect((await cli([])).code).toBe(2);
-    expect(await cli(['simulate', '--trace', 'x'])).toMatchObject({ code: 2, err: [expect.stringMatching(/--policy and --trace are required/)] });
-    expect(await cli(['frobnicate'])).toMatchObject({ code: 2, err: [expect.stringMatching(/unknown command "frobnicate"/)] });
-    expect(await cli(['simulate', '--policy', `${traces}nope.yaml`, '--trace', `${traces}storm.jsonl`])).toMatchObject({ code: 1, err: [expect.stringMatching(/cannot read input: ENOENT/)] });
-    const io = (files: Record<string, string>) => ({ stdout: () => {}, stderr: (l: string) => errs.push(l), readFile: async (p: string) => files[p] ?? '' });
+    expect(await cli(['simulate', '--trace', 'x'])).toMatchObject({
+      code: 2,
+      err: [expect.stringMatching(/--policy and --trace are required/)],
+    });
+    expect(await cli(['frobnicate'])).toMatchObject({
+      code: 2,
+      err: [expect.stringMatching(/unknown command "frobnicate"/)],
+    });
+    expect(
+      await cli(['simulate', '--policy', `${traces}nope.yaml`, '--trace', `${traces}storm.jsonl`]),
+    ).toMatchObject({ code: 1, err: [expect.stringMatching(/cannot read input: ENOENT/)] });
+    const io = (files: Record<string, string>) => ({
+      stdout: () => {},
+      stderr: (l: string) => errs.push(l),
+      readFile: async (p: string) => files[p] ?? '',
+    });
     const errs: string[] = [];
-    expect(await runCli(['simulate', '--policy', 'p', '--trace', 't'], io({ p: 'ladder: []', t: '{"time":"2026-01-01T00:00:00Z","node":"a"}' }))).toBe(1);
-    expect(errs.pop()).toBe('noderepair simulate: p: invalid repair policy: ladder: expected at least one step');
-    expect(await runCli(['simulate', '--policy', 'p', '--trace', 't'], io({ p: '{}', t: '{"time":"yesterday","node":"a"}\nnot json' }))).toBe(1);
-    expect(errs.pop()).toBe('noderepair simulate: t: invalid trace: line 1: time: expected an RFC 3339 timestamp, got "yesterday"; line 2: not valid JSON');
+    expect(
+      await runCli(
+        ['simulate', '--policy', 'p', '--trace', 't'],
+        io({ p: 'ladder: []', t: '{"time":"2026-01-01T00:00:00Z","node":"a"}' }),
+      ),
+    ).toBe(1);
+    expect(errs.pop()).toBe(
+      'noderepair simulate: p: invalid repair policy: ladder: expected at least one step',
+    );
+    expect(
+      await runCli(
+        ['simulate', '--policy', 'p', '--trace', 't'],
+        io({ p: '{}', t: '{"time":"yesterday","node":"a"}\nnot json' }),
+      ),
+    ).toBe(1);
+    expect(errs.pop()).toBe(
+      'noderepair simulate: t: invalid trace: line 1: time: expected an RFC 3339 timestamp, got "yesterday"; line 2: not valid JSON',
+    );
   });
 
   it('the bin runs as a real process', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', `${repo}packages/core/src/cli/noderepair.ts`, 'simulate', '--policy', `${traces}policy.yaml`, '--trace', `${traces}shutdown.jsonl`],
+      [
+        '--import',
+        'tsx',
+        `${repo}packages/core/src/cli/noderepair.ts`,
+        'simulate',
+        '--policy',
+        `${traces}policy.yaml`,
+        '--trace',
+        `${traces}shutdown.jsonl`,
+      ],
       { cwd: repo },
     );
-    expect(stdout.split('\n')[0]).toBe('2026-01-01T01:00:00.000Z  w2  ShuttingDown  Waiting  -  the node is shutting down: waiting for it, never rebooting it');
+    expect(stdout.split('\n')[0]).toBe(
+      '2026-01-01T01:00:00.000Z  w2  ShuttingDown  Waiting  -  the node is shutting down: waiting for it, never rebooting it',
+    );
   });
 });

@@ -39,7 +39,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     values = parseArgs({
       args: rest,
-      options: { policy: { type: 'string' }, trace: { type: 'string' }, json: { type: 'boolean' }, horizon: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        policy: { type: 'string' },
+        trace: { type: 'string' },
+        json: { type: 'boolean' },
+        horizon: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
       strict: true,
       allowPositionals: false,
     }).values;
@@ -67,16 +73,23 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let policyText: string;
   let traceText: string;
   try {
-    [policyText, traceText] = await Promise.all([io.readFile(values.policy), io.readFile(values.trace)]);
+    [policyText, traceText] = await Promise.all([
+      io.readFile(values.policy),
+      io.readFile(values.trace),
+    ]);
   } catch (e) {
-    io.stderr(`noderepair simulate: cannot read input: ${(e as NodeJS.ErrnoException).code ?? ''} ${(e as Error).message}`.trim());
+    io.stderr(
+      `noderepair simulate: cannot read input: ${(e as NodeJS.ErrnoException).code ?? ''} ${(e as Error).message}`.trim(),
+    );
     return 1;
   }
   let policyDoc: unknown;
   try {
     policyDoc = YAML.parse(policyText);
   } catch (e) {
-    io.stderr(`noderepair simulate: ${values.policy}: not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+    io.stderr(
+      `noderepair simulate: ${values.policy}: not valid YAML: ${(e as Error).message.split('\n')[0]}`,
+    );
     return 1;
   }
   const policy = resolveRepairPolicy(policyDoc ?? {});
@@ -89,8 +102,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`noderepair simulate: ${values.trace}: ${trace.left}`);
     return 1;
   }
-  const decisions = simulate(policy.right, trace.right, horizonMs !== undefined ? { horizonMs } : {});
-  for (const d of decisions) io.stdout(values.json === true ? JSON.stringify(d) : formatDecisionText(d));
+  const decisions = simulate(
+    policy.right,
+    trace.right,
+    horizonMs !== undefined ? { horizonMs } : {},
+  );
+  for (const d of decisions)
+    io.stdout(values.json === true ? JSON.stringify(d) : formatDecisionText(d));
   return 0;
 }
 

@@ -26,20 +26,30 @@ export interface SimulateOptions {
   horizonMs?: number;
 }
 
-export function simulate(policy: RepairPolicy, trace: ParsedTrace, opts: SimulateOptions = {}): SimulatedDecision[] {
+export function simulate(
+  policy: RepairPolicy,
+  trace: ParsedTrace,
+  opts: SimulateOptions = {},
+): SimulatedDecision[] {
   const scheduler = new VirtualTimeScheduler();
   const results = new Map<string, string>();
   const out: SimulatedDecision[] = [];
   const record = (d: RepairDecision) => {
     if (d.actions.length === 0 && d.phase === d.previousPhase) return;
     const common = { time: iso(d.at), node: d.node, cause: d.cause.kind, phase: d.phase };
-    const requeue = d.requeueAfterMs !== undefined ? { requeueAfter: formatDuration(d.requeueAfterMs) } : {};
+    const requeue =
+      d.requeueAfterMs !== undefined ? { requeueAfter: formatDuration(d.requeueAfterMs) } : {};
     if (d.actions.length === 0) {
       out.push({ ...common, action: '-', reason: d.reason, ...requeue });
       return;
     }
     for (const a of d.actions) {
-      const line: SimulatedDecision = { ...common, action: a.type === 'Remediate' ? a.action : a.type, reason: a.reason, ...(a.dryRun ? { dryRun: true } : {}) };
+      const line: SimulatedDecision = {
+        ...common,
+        action: a.type === 'Remediate' ? a.action : a.type,
+        reason: a.reason,
+        ...(a.dryRun ? { dryRun: true } : {}),
+      };
       if (a.type === 'Remediate') {
         line.actionId = a.actionId;
         const r = results.get(a.actionId);
@@ -57,7 +67,9 @@ export function simulate(policy: RepairPolicy, trace: ParsedTrace, opts: Simulat
       const r = resultAt(trace, node, action.action, now);
       results.set(action.actionId, r);
       if (r === 'Crash') return undefined;
-      return r === 'Failed' ? { result: 'Failed', message: 'the trace says this action fails' } : { result: 'Succeeded' };
+      return r === 'Failed'
+        ? { result: 'Failed', message: 'the trace says this action fails' }
+        : { result: 'Succeeded' };
     },
   }).subscribe(record);
   scheduler.flush();
@@ -65,6 +77,9 @@ export function simulate(policy: RepairPolicy, trace: ParsedTrace, opts: Simulat
 }
 
 export function formatDecisionText(d: SimulatedDecision): string {
-  const action = d.action + (d.dryRun ? ' (dry-run)' : '') + (d.result !== undefined && d.result !== 'Succeeded' ? ` [${d.result}]` : '');
+  const action =
+    d.action +
+    (d.dryRun ? ' (dry-run)' : '') +
+    (d.result !== undefined && d.result !== 'Succeeded' ? ` [${d.result}]` : '');
   return `${d.time}  ${d.node}  ${d.cause}  ${d.phase}  ${action}  ${d.reason}`;
 }

@@ -10,7 +10,12 @@ import type { RemediationStepKind } from '../health/policy.js';
 
 const TraceCondition = t.intersection([
   t.type({ type: t.string, status: t.keyof({ True: null, False: null, Unknown: null }) }),
-  t.partial({ reason: t.string, message: t.string, lastTransitionTime: IsoTime, lastHeartbeatTime: IsoTime }),
+  t.partial({
+    reason: t.string,
+    message: t.string,
+    lastTransitionTime: IsoTime,
+    lastHeartbeatTime: IsoTime,
+  }),
 ]);
 
 const ActionResultInput = t.keyof({ Succeeded: null, Failed: null, Crash: null }, 'ActionResult');
@@ -23,13 +28,22 @@ export const TraceLine = t.intersection(
       conditions: t.array(TraceCondition),
       labels: t.record(t.string, t.string),
       annotations: t.record(t.string, t.string),
-      taints: t.array(t.intersection([t.type({ key: t.string, effect: t.string }), t.partial({ value: t.string })])),
+      taints: t.array(
+        t.intersection([
+          t.type({ key: t.string, effect: t.string }),
+          t.partial({ value: t.string }),
+        ]),
+      ),
       unschedulable: t.boolean,
       createdAt: IsoTime,
       deleted: t.boolean,
       leaseRenewTime: IsoTime,
       /** Outcome of repair actions issued from this line on, per action; sticky until changed. */
-      results: t.partial({ SoftReboot: ActionResultInput, HardReboot: ActionResultInput, Replace: ActionResultInput }),
+      results: t.partial({
+        SoftReboot: ActionResultInput,
+        HardReboot: ActionResultInput,
+        Replace: ActionResultInput,
+      }),
     }),
   ],
   'TraceLine',
@@ -39,7 +53,10 @@ export type TraceLine = t.TypeOf<typeof TraceLine>;
 export interface ParsedTrace {
   observations: TimedObservation[];
   /** Per node, time-ordered: the action results in force from each time on. */
-  results: Map<string, Array<{ at: number; results: Partial<Record<RemediationStepKind, TraceActionResult>> }>>;
+  results: Map<
+    string,
+    Array<{ at: number; results: Partial<Record<RemediationStepKind, TraceActionResult>> }>
+  >;
 }
 
 /**
@@ -64,8 +81,12 @@ export function parseTrace(text: string): either.Either<string, ParsedTrace> {
     if (either.isLeft(d)) problems.push(`line ${i + 1}: ${formatValidationErrors(d.left)}`);
     else lines.push({ n: i + 1, line: d.right });
   });
-  if (problems.length > 0) return either.left(`invalid trace: ${problems.slice(0, 10).join('; ')}${problems.length > 10 ? ` (and ${problems.length - 10} more)` : ''}`);
-  if (lines.length === 0) return either.left('invalid trace: no observations (one JSON object per line expected)');
+  if (problems.length > 0)
+    return either.left(
+      `invalid trace: ${problems.slice(0, 10).join('; ')}${problems.length > 10 ? ` (and ${problems.length - 10} more)` : ''}`,
+    );
+  if (lines.length === 0)
+    return either.left('invalid trace: no observations (one JSON object per line expected)');
 
   lines.sort((a, b) => a.line.time - b.line.time || a.n - b.n);
   const previous = new Map<string, Map<string, { status: string; ltt: number }>>();
@@ -74,7 +95,8 @@ export function parseTrace(text: string): either.Either<string, ParsedTrace> {
   const results: ParsedTrace['results'] = new Map();
   for (const { line } of lines) {
     const at = line.time;
-    if (line.results !== undefined) results.set(line.node, [...(results.get(line.node) ?? []), { at, results: line.results }]);
+    if (line.results !== undefined)
+      results.set(line.node, [...(results.get(line.node) ?? []), { at, results: line.results }]);
     if (line.deleted === true) {
       observations.push({ at, obs: { nodeName: line.node, node: undefined } });
       previous.delete(line.node);
@@ -85,7 +107,9 @@ export function parseTrace(text: string): either.Either<string, ParsedTrace> {
     const prev = previous.get(line.node) ?? new Map<string, { status: string; ltt: number }>();
     const conditions: NodeConditionSnapshot[] = (line.conditions ?? []).map((c) => {
       const before = prev.get(c.type);
-      const ltt = c.lastTransitionTime ?? (before !== undefined && before.status === c.status ? before.ltt : at);
+      const ltt =
+        c.lastTransitionTime ??
+        (before !== undefined && before.status === c.status ? before.ltt : at);
       prev.set(c.type, { status: c.status, ltt });
       return {
         type: c.type,
@@ -98,17 +122,34 @@ export function parseTrace(text: string): either.Either<string, ParsedTrace> {
     });
     previous.set(line.node, prev);
     const node: NodeSnapshot = {
-      metadata: { name: line.node, creationTimestamp: line.createdAt ?? created.get(line.node) ?? at, labels: line.labels ?? {}, annotations: line.annotations ?? {} },
+      metadata: {
+        name: line.node,
+        creationTimestamp: line.createdAt ?? created.get(line.node) ?? at,
+        labels: line.labels ?? {},
+        annotations: line.annotations ?? {},
+      },
       spec: { unschedulable: line.unschedulable ?? false, taints: line.taints ?? [] },
       status: { conditions },
     };
-    observations.push({ at, obs: { nodeName: line.node, node, ...(line.leaseRenewTime !== undefined ? { leaseRenewTime: line.leaseRenewTime } : {}) } });
+    observations.push({
+      at,
+      obs: {
+        nodeName: line.node,
+        node,
+        ...(line.leaseRenewTime !== undefined ? { leaseRenewTime: line.leaseRenewTime } : {}),
+      },
+    });
   }
   return either.right({ observations, results });
 }
 
 /** The result the trace says an action issued at `at` has (default Succeeded). */
-export function resultAt(trace: ParsedTrace, node: string, action: RemediationStepKind, at: number): TraceActionResult {
+export function resultAt(
+  trace: ParsedTrace,
+  node: string,
+  action: RemediationStepKind,
+  at: number,
+): TraceActionResult {
   let r: TraceActionResult = 'Succeeded';
   for (const entry of trace.results.get(node) ?? []) {
     if (entry.at > at) break;

@@ -3,7 +3,15 @@
 // @kubernetes/client-node written for this test (the controller's own wiring goes through
 // the KubeClient); nothing is faked on the server side.
 import { describe, expect, it } from 'vitest';
-import { ApiException, CoreV1Api, PatchStrategy, PolicyV1Api, setHeaderOptions, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import {
+  ApiException,
+  CoreV1Api,
+  PatchStrategy,
+  PolicyV1Api,
+  setHeaderOptions,
+  type KubeConfig,
+  type V1Pod,
+} from '@kubernetes/client-node';
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import type { NodeSnapshot } from '../health/node.js';
 import { drainNode, uncordonNode } from './executor.js';
@@ -32,31 +40,53 @@ class ClientNodeDrainPortForTest implements DrainPort {
     const spec: Record<string, unknown> = {};
     if (patch.unschedulable !== undefined) spec['unschedulable'] = patch.unschedulable;
     if (patch.addTaints !== undefined || patch.removeTaintKeys !== undefined) {
-      spec['taints'] = [...(node.spec?.taints ?? []).filter((t) => !(patch.removeTaintKeys ?? []).includes(t.key)), ...(patch.addTaints ?? [])];
+      spec['taints'] = [
+        ...(node.spec?.taints ?? []).filter((t) => !(patch.removeTaintKeys ?? []).includes(t.key)),
+        ...(patch.addTaints ?? []),
+      ];
     }
     await this.core.patchNode({ name, body: { spec } }, mergePatch);
   }
   async listPodsOnNode(nodeName: string): Promise<PodSnapshot[]> {
-    return (await this.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${nodeName}` })).items as PodSnapshot[];
+    return (await this.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${nodeName}` }))
+      .items as PodSnapshot[];
   }
   async evictPod(pod: PodRef, opts: { gracePeriodSeconds?: number }): Promise<EvictionResult> {
     try {
       await this.core.createNamespacedPodEviction({
         name: pod.name,
         namespace: pod.namespace,
-        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: pod.name, namespace: pod.namespace }, ...(opts.gracePeriodSeconds !== undefined ? { deleteOptions: { gracePeriodSeconds: opts.gracePeriodSeconds } } : {}) },
+        body: {
+          apiVersion: 'policy/v1',
+          kind: 'Eviction',
+          metadata: { name: pod.name, namespace: pod.namespace },
+          ...(opts.gracePeriodSeconds !== undefined
+            ? { deleteOptions: { gracePeriodSeconds: opts.gracePeriodSeconds } }
+            : {}),
+        },
       });
       return { kind: 'Evicted' };
     } catch (e) {
       const code = status(e);
-      if (code === 429) return { kind: 'TooManyRequests', message: String((e as ApiException<unknown>).body) };
+      if (code === 429)
+        return { kind: 'TooManyRequests', message: String((e as ApiException<unknown>).body) };
       if (code === 404) return { kind: 'NotFound' };
-      return { kind: 'Error', ...(code !== undefined ? { status: code } : {}), message: (e as Error).message };
+      return {
+        kind: 'Error',
+        ...(code !== undefined ? { status: code } : {}),
+        message: (e as Error).message,
+      };
     }
   }
   async deletePod(pod: PodRef, opts: { gracePeriodSeconds?: number }): Promise<DeleteResult> {
     try {
-      await this.core.deleteNamespacedPod({ name: pod.name, namespace: pod.namespace, ...(opts.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: opts.gracePeriodSeconds } : {}) });
+      await this.core.deleteNamespacedPod({
+        name: pod.name,
+        namespace: pod.namespace,
+        ...(opts.gracePeriodSeconds !== undefined
+          ? { gracePeriodSeconds: opts.gracePeriodSeconds }
+          : {}),
+      });
       return { kind: 'Deleted' };
     } catch (e) {
       if (status(e) === 404) return { kind: 'NotFound' };
@@ -65,14 +95,40 @@ class ClientNodeDrainPortForTest implements DrainPort {
   }
 }
 
-async function runningPod(core: CoreV1Api, ns: string, name: string, node: string, owner: { kind: string; name: string }): Promise<void> {
+async function runningPod(
+  core: CoreV1Api,
+  ns: string,
+  name: string,
+  node: string,
+  owner: { kind: string; name: string },
+): Promise<void> {
   const pod: V1Pod = {
-    metadata: { name, namespace: ns, labels: { app: 'db' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: owner.kind, name: owner.name, uid: '00000000-0000-0000-0000-000000000001', controller: true }] },
+    metadata: {
+      name,
+      namespace: ns,
+      labels: { app: 'db' },
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: owner.kind,
+          name: owner.name,
+          uid: '00000000-0000-0000-0000-000000000001',
+          controller: true,
+        },
+      ],
+    },
     spec: { nodeName: node, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
   };
   await core.createNamespacedPod({ namespace: ns, body: pod });
   // Pending pods skip PodDisruptionBudgets in the Eviction API; report Running as a kubelet would.
-  await core.patchNamespacedPodStatus({ name, namespace: ns, body: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } } }, mergePatch);
+  await core.patchNamespacedPodStatus(
+    {
+      name,
+      namespace: ns,
+      body: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
+    },
+    mergePatch,
+  );
 }
 
 describe('drainNode on a real kube-apiserver', () => {
@@ -87,11 +143,19 @@ describe('drainNode on a real kube-apiserver', () => {
       await runningPod(core, ns, 'db-0', node, { kind: 'StatefulSet', name: 'db' });
       await runningPod(core, ns, 'db-1', node, { kind: 'StatefulSet', name: 'db' });
       await runningPod(core, ns, 'agent', node, { kind: 'DaemonSet', name: 'agent' });
-      await policy.createNamespacedPodDisruptionBudget({ namespace: ns, body: { metadata: { name: 'db' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'db' } } } } });
+      await policy.createNamespacedPodDisruptionBudget({
+        namespace: ns,
+        body: {
+          metadata: { name: 'db' },
+          spec: { minAvailable: 2, selector: { matchLabels: { app: 'db' } } },
+        },
+      });
       // The budget goes away after 3 s (an operator relaxing it, a rollout finishing).
       const lift = new Promise<void>((resolve, reject) => {
         setTimeout(() => {
-          policy.deleteNamespacedPodDisruptionBudget({ name: 'db', namespace: ns }).then(() => resolve(), reject);
+          policy
+            .deleteNamespacedPodDisruptionBudget({ name: 'db', namespace: ns })
+            .then(() => resolve(), reject);
         }, 3000);
       });
 
@@ -113,14 +177,20 @@ describe('drainNode on a real kube-apiserver', () => {
       expect(r.outOfServiceTainted).toBe(true);
       const after = await core.readNode({ name: node });
       expect(after.spec?.unschedulable).toBe(true);
-      expect(after.spec?.taints?.map((t) => `${t.key}=${t.value}:${t.effect}`)).toContain('node.kubernetes.io/out-of-service=nodeshutdown:NoExecute');
-      const left = (await core.listNamespacedPod({ namespace: ns })).items.map((p) => p.metadata?.name);
+      expect(after.spec?.taints?.map((t) => `${t.key}=${t.value}:${t.effect}`)).toContain(
+        'node.kubernetes.io/out-of-service=nodeshutdown:NoExecute',
+      );
+      const left = (await core.listNamespacedPod({ namespace: ns })).items.map(
+        (p) => p.metadata?.name,
+      );
       expect(left).toEqual(['agent']);
 
       expect(await uncordonNode(port, node, { removeOutOfServiceTaint: true })).toBe('Uncordoned');
       const done = await core.readNode({ name: node });
       expect(done.spec?.unschedulable ?? false).toBe(false);
-      expect((done.spec?.taints ?? []).some((t) => t.key === 'node.kubernetes.io/out-of-service')).toBe(false);
+      expect(
+        (done.spec?.taints ?? []).some((t) => t.key === 'node.kubernetes.io/out-of-service'),
+      ).toBe(false);
     } finally {
       await core.deleteNode({ name: node }).catch(() => undefined);
     }

@@ -30,21 +30,42 @@ class InMemoryDrainPortTestDouble implements DrainPort {
   constructor(
     private clock: VirtualClockTestDouble,
     name: string,
-    private opts: { kubeletAlive: boolean; pdbProtected?: string[]; pdbOpensAt?: number; terminationMs?: number; failFirstEvictionOf?: string },
+    private opts: {
+      kubeletAlive: boolean;
+      pdbProtected?: string[];
+      pdbOpensAt?: number;
+      terminationMs?: number;
+      failFirstEvictionOf?: string;
+    },
   ) {
     this.node = { metadata: { name }, spec: { unschedulable: false, taints: [] } };
   }
-  addPod(name: string, owner: string | undefined, extra: Partial<NonNullable<PodSnapshot['metadata']>> = {}): void {
+  addPod(
+    name: string,
+    owner: string | undefined,
+    extra: Partial<NonNullable<PodSnapshot['metadata']>> = {},
+  ): void {
     this.pods.set(`ns/${name}`, {
-      metadata: { name, namespace: 'ns', ...(owner ? { ownerReferences: [{ kind: owner, name: `${name}-x`, controller: true }] } : {}), ...extra },
+      metadata: {
+        name,
+        namespace: 'ns',
+        ...(owner
+          ? { ownerReferences: [{ kind: owner, name: `${name}-x`, controller: true }] }
+          : {}),
+        ...extra,
+      },
       spec: { nodeName: this.node.metadata!.name! },
       status: { phase: 'Running' },
     });
   }
   private tick(): void {
-    const tainted = (this.node.spec?.taints ?? []).some((t) => t.key === 'node.kubernetes.io/out-of-service');
+    const tainted = (this.node.spec?.taints ?? []).some(
+      (t) => t.key === 'node.kubernetes.io/out-of-service',
+    );
     for (const [key, since] of this.terminatingSince) {
-      const done = this.opts.kubeletAlive ? this.clock.now() - since >= (this.opts.terminationMs ?? 5000) : tainted;
+      const done = this.opts.kubeletAlive
+        ? this.clock.now() - since >= (this.opts.terminationMs ?? 5000)
+        : tainted;
       if (done) {
         this.pods.delete(key);
         this.terminatingSince.delete(key);
@@ -58,7 +79,10 @@ class InMemoryDrainPortTestDouble implements DrainPort {
     this.patches.push(patch);
     const spec = (this.node.spec ??= {});
     if (patch.unschedulable !== undefined) spec.unschedulable = patch.unschedulable;
-    spec.taints = [...(spec.taints ?? []).filter((t) => !(patch.removeTaintKeys ?? []).includes(t.key)), ...(patch.addTaints ?? [])];
+    spec.taints = [
+      ...(spec.taints ?? []).filter((t) => !(patch.removeTaintKeys ?? []).includes(t.key)),
+      ...(patch.addTaints ?? []),
+    ];
   }
   async listPodsOnNode(): Promise<PodSnapshot[]> {
     this.tick();
@@ -72,8 +96,14 @@ class InMemoryDrainPortTestDouble implements DrainPort {
       this.opts.failFirstEvictionOf = undefined;
       return { kind: 'Error', status: 500, message: 'etcdserver: request timed out' };
     }
-    if ((this.opts.pdbProtected ?? []).includes(key) && this.clock.now() < (this.opts.pdbOpensAt ?? 0)) {
-      return { kind: 'TooManyRequests', message: 'Cannot evict pod as it would violate the pod\'s disruption budget.' };
+    if (
+      (this.opts.pdbProtected ?? []).includes(key) &&
+      this.clock.now() < (this.opts.pdbOpensAt ?? 0)
+    ) {
+      return {
+        kind: 'TooManyRequests',
+        message: "Cannot evict pod as it would violate the pod's disruption budget.",
+      };
     }
     this.evictions.push(key);
     p.metadata!.deletionTimestamp = new Date(this.clock.now()).toISOString();
@@ -91,60 +121,109 @@ const MIN = 60 * S;
 describe('drainNode', () => {
   it('cordons, evicts, retries a PDB 429 with backoff until the budget allows it, then reports Drained', async () => {
     const clock = new VirtualClockTestDouble();
-    const port = new InMemoryDrainPortTestDouble(clock, 'n1', { kubeletAlive: true, pdbProtected: ['ns/db-0'], pdbOpensAt: 45 * S });
+    const port = new InMemoryDrainPortTestDouble(clock, 'n1', {
+      kubeletAlive: true,
+      pdbProtected: ['ns/db-0'],
+      pdbOpensAt: 45 * S,
+    });
     port.addPod('web', 'ReplicaSet');
     port.addPod('db-0', 'StatefulSet');
     port.addPod('fluentd', 'DaemonSet');
     port.addPod('kube-proxy', undefined, { annotations: { 'kubernetes.io/config.mirror': 'x' } });
-    const r = await drainNode(port, { node: 'n1', timeoutMs: 10 * MIN, unreachable: false, outOfServiceAfterMs: 5 * MIN }, clock);
+    const r = await drainNode(
+      port,
+      { node: 'n1', timeoutMs: 10 * MIN, unreachable: false, outOfServiceAfterMs: 5 * MIN },
+      clock,
+    );
     expect(r.outcome).toBe('Drained');
     expect(port.node.spec?.unschedulable).toBe(true);
     expect(r.evicted).toEqual(['ns/db-0', 'ns/web']);
     expect(port.evictions).toEqual(['ns/web', 'ns/db-0']);
     // 1 s, 2 s, 4 s, 8 s, 16 s, 30 s (capped) ... until 45 s: refusals 0+1+2+4+8+16 = 31 s, then 30 s more -> 61 s.
     expect(r.pdbRefusals).toBe(6);
-    expect(r.steps.filter((s) => s.message.includes('429')).map((s) => s.at)).toEqual([0, 1 * S, 3 * S, 7 * S, 15 * S, 31 * S]);
+    expect(r.steps.filter((s) => s.message.includes('429')).map((s) => s.at)).toEqual([
+      0,
+      1 * S,
+      3 * S,
+      7 * S,
+      15 * S,
+      31 * S,
+    ]);
     expect(port.pods.has('ns/fluentd') && port.pods.has('ns/kube-proxy')).toBe(true);
     expect(r.outOfServiceTainted).toBe(false);
   });
 
   it('gives up at the timeout while the PDB still refuses, naming what is left', async () => {
     const clock = new VirtualClockTestDouble();
-    const port = new InMemoryDrainPortTestDouble(clock, 'n1', { kubeletAlive: true, pdbProtected: ['ns/db-0'], pdbOpensAt: 60 * MIN });
+    const port = new InMemoryDrainPortTestDouble(clock, 'n1', {
+      kubeletAlive: true,
+      pdbProtected: ['ns/db-0'],
+      pdbOpensAt: 60 * MIN,
+    });
     port.addPod('db-0', 'StatefulSet');
-    const r = await drainNode(port, { node: 'n1', timeoutMs: 2 * MIN, unreachable: false, outOfServiceAfterMs: MIN }, clock);
+    const r = await drainNode(
+      port,
+      { node: 'n1', timeoutMs: 2 * MIN, unreachable: false, outOfServiceAfterMs: MIN },
+      clock,
+    );
     expect(r.outcome).toBe('TimedOut');
     expect(r.remaining).toEqual(['ns/db-0']);
     expect(r.durationMs).toBe(2 * MIN);
-    expect(r.steps[r.steps.length - 1]?.message).toBe('timed out after 2m with 1 pod(s) left: ns/db-0');
+    expect(r.steps[r.steps.length - 1]?.message).toBe(
+      'timed out after 2m with 1 pod(s) left: ns/db-0',
+    );
   });
 
   it('unreachable node: evicted pods cannot terminate until the out-of-service taint is added after the wait', async () => {
     const clock = new VirtualClockTestDouble();
     const port = new InMemoryDrainPortTestDouble(clock, 'n1', { kubeletAlive: false });
     port.addPod('db-0', 'StatefulSet');
-    const r = await drainNode(port, { node: 'n1', timeoutMs: 15 * MIN, unreachable: true, outOfServiceAfterMs: 5 * MIN }, clock);
+    const r = await drainNode(
+      port,
+      { node: 'n1', timeoutMs: 15 * MIN, unreachable: true, outOfServiceAfterMs: 5 * MIN },
+      clock,
+    );
     expect(r.outcome).toBe('Drained');
     expect(r.outOfServiceTainted).toBe(true);
-    expect(port.node.spec?.taints).toEqual([{ key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' }]);
+    expect(port.node.spec?.taints).toEqual([
+      { key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' },
+    ]);
     expect(r.durationMs).toBe(5 * MIN);
     // A reachable node never gets the taint.
     const clock2 = new VirtualClockTestDouble();
     const port2 = new InMemoryDrainPortTestDouble(clock2, 'n2', { kubeletAlive: true });
     port2.addPod('web', 'ReplicaSet');
-    const r2 = await drainNode(port2, { node: 'n2', timeoutMs: 15 * MIN, unreachable: false, outOfServiceAfterMs: 0 }, clock2);
+    const r2 = await drainNode(
+      port2,
+      { node: 'n2', timeoutMs: 15 * MIN, unreachable: false, outOfServiceAfterMs: 0 },
+      clock2,
+    );
     expect(r2.outOfServiceTainted).toBe(false);
   });
 
   it('retries transient errors, leaves unmanaged pods (reported as blocked) and finishes', async () => {
     const clock = new VirtualClockTestDouble();
-    const port = new InMemoryDrainPortTestDouble(clock, 'n1', { kubeletAlive: true, failFirstEvictionOf: 'ns/web', terminationMs: 1000 });
+    const port = new InMemoryDrainPortTestDouble(clock, 'n1', {
+      kubeletAlive: true,
+      failFirstEvictionOf: 'ns/web',
+      terminationMs: 1000,
+    });
     port.addPod('web', 'ReplicaSet');
     port.addPod('bare', undefined);
-    const r = await drainNode(port, { node: 'n1', timeoutMs: MIN, unreachable: false, outOfServiceAfterMs: MIN }, clock);
+    const r = await drainNode(
+      port,
+      { node: 'n1', timeoutMs: MIN, unreachable: false, outOfServiceAfterMs: MIN },
+      clock,
+    );
     expect(r.outcome).toBe('Drained');
     expect(r.blocked.map((b) => b.reason)).toEqual(['UnmanagedPod']);
-    expect(r.steps.some((s) => s.message === 'eviction of ns/web failed (500: etcdserver: request timed out); retry in 1s')).toBe(true);
+    expect(
+      r.steps.some(
+        (s) =>
+          s.message ===
+          'eviction of ns/web failed (500: etcdserver: request timed out); retry in 1s',
+      ),
+    ).toBe(true);
     expect(port.pods.has('ns/bare')).toBe(true);
   });
 
@@ -152,21 +231,57 @@ describe('drainNode', () => {
     const clock = new VirtualClockTestDouble();
     const port = new InMemoryDrainPortTestDouble(clock, 'n1', { kubeletAlive: true });
     port.getNode = async () => undefined;
-    expect((await drainNode(port, { node: 'n1', timeoutMs: MIN, unreachable: false, outOfServiceAfterMs: MIN }, clock)).outcome).toBe('NodeGone');
+    expect(
+      (
+        await drainNode(
+          port,
+          { node: 'n1', timeoutMs: MIN, unreachable: false, outOfServiceAfterMs: MIN },
+          clock,
+        )
+      ).outcome,
+    ).toBe('NodeGone');
     const ac = new AbortController();
     ac.abort(new Error('stop'));
     const port2 = new InMemoryDrainPortTestDouble(clock, 'n2', { kubeletAlive: true });
     port2.addPod('web', 'ReplicaSet');
-    expect((await drainNode(port2, { node: 'n2', timeoutMs: MIN, unreachable: false, outOfServiceAfterMs: MIN, signal: ac.signal }, clock)).outcome).toBe('Aborted');
+    expect(
+      (
+        await drainNode(
+          port2,
+          {
+            node: 'n2',
+            timeoutMs: MIN,
+            unreachable: false,
+            outOfServiceAfterMs: MIN,
+            signal: ac.signal,
+          },
+          clock,
+        )
+      ).outcome,
+    ).toBe('Aborted');
   });
 });
 
 describe('drainNode with disableEviction', () => {
   it('deletes pods directly, so a PodDisruptionBudget does not hold them', async () => {
     const clock = new VirtualClockTestDouble();
-    const port = new InMemoryDrainPortTestDouble(clock, 'n1', { kubeletAlive: true, pdbProtected: ['ns/db-0'], pdbOpensAt: 60 * MIN });
+    const port = new InMemoryDrainPortTestDouble(clock, 'n1', {
+      kubeletAlive: true,
+      pdbProtected: ['ns/db-0'],
+      pdbOpensAt: 60 * MIN,
+    });
     port.addPod('db-0', 'StatefulSet');
-    const r = await drainNode(port, { node: 'n1', timeoutMs: MIN, unreachable: false, outOfServiceAfterMs: MIN, disableEviction: true }, clock);
+    const r = await drainNode(
+      port,
+      {
+        node: 'n1',
+        timeoutMs: MIN,
+        unreachable: false,
+        outOfServiceAfterMs: MIN,
+        disableEviction: true,
+      },
+      clock,
+    );
     expect(r).toMatchObject({ outcome: 'Drained', pdbRefusals: 0, evicted: ['ns/db-0'] });
     expect(port.evictions).toEqual([]);
     expect(r.steps.map((s) => s.message)).toContain('deleted ns/db-0');
@@ -177,9 +292,18 @@ describe('uncordonNode', () => {
   it('uncordons and removes the out-of-service taint', async () => {
     const clock = new VirtualClockTestDouble();
     const port = new InMemoryDrainPortTestDouble(clock, 'n1', { kubeletAlive: false });
-    port.node.spec = { unschedulable: true, taints: [{ key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' }, { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] };
+    port.node.spec = {
+      unschedulable: true,
+      taints: [
+        { key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' },
+        { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' },
+      ],
+    };
     expect(await uncordonNode(port, 'n1', { removeOutOfServiceTaint: true })).toBe('Uncordoned');
-    expect(port.node.spec).toEqual({ unschedulable: false, taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] });
+    expect(port.node.spec).toEqual({
+      unschedulable: false,
+      taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }],
+    });
     // Nothing to do: no patch at all.
     port.patches = [];
     await uncordonNode(port, 'n1', { removeOutOfServiceTaint: true });

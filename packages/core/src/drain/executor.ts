@@ -6,7 +6,13 @@ import { hasTaint, TaintOutOfService, type TaintSnapshot } from '../health/node.
 import { formatDuration } from '../health/time.js';
 import { defaultDrainOptions, planDrain, type DrainOptions, type DrainPlan } from './plan.js';
 import { podKey, type PodRef } from './pod.js';
-import { drainSystemClock, type DeleteResult, type DrainClock, type DrainPort, type EvictionResult } from './port.js';
+import {
+  drainSystemClock,
+  type DeleteResult,
+  type DrainClock,
+  type DrainPort,
+  type EvictionResult,
+} from './port.js';
 
 function fromDelete(r: DeleteResult): EvictionResult {
   return r.kind === 'Deleted' ? { kind: 'Evicted' } : r;
@@ -50,9 +56,16 @@ export interface DrainResult {
   steps: DrainStep[];
 }
 
-export const OutOfServiceTaint: TaintSnapshot = { key: TaintOutOfService, value: 'nodeshutdown', effect: 'NoExecute' };
+export const OutOfServiceTaint: TaintSnapshot = {
+  key: TaintOutOfService,
+  value: 'nodeshutdown',
+  effect: 'NoExecute',
+};
 
-export async function cordonNode(port: DrainPort, node: string): Promise<'Cordoned' | 'AlreadyCordoned' | 'NodeGone'> {
+export async function cordonNode(
+  port: DrainPort,
+  node: string,
+): Promise<'Cordoned' | 'AlreadyCordoned' | 'NodeGone'> {
   const n = await port.getNode(node);
   if (n === undefined) return 'NodeGone';
   if (n.spec?.unschedulable === true) return 'AlreadyCordoned';
@@ -60,17 +73,28 @@ export async function cordonNode(port: DrainPort, node: string): Promise<'Cordon
   return 'Cordoned';
 }
 
-export async function uncordonNode(port: DrainPort, node: string, opts: { removeOutOfServiceTaint: boolean }): Promise<'Uncordoned' | 'NodeGone'> {
+export async function uncordonNode(
+  port: DrainPort,
+  node: string,
+  opts: { removeOutOfServiceTaint: boolean },
+): Promise<'Uncordoned' | 'NodeGone'> {
   const n = await port.getNode(node);
   if (n === undefined) return 'NodeGone';
   const removeTaint = opts.removeOutOfServiceTaint && hasTaint(n, TaintOutOfService);
   if (n.spec?.unschedulable === true || removeTaint) {
-    await port.patchNode(node, { unschedulable: false, ...(removeTaint ? { removeTaintKeys: [TaintOutOfService] } : {}) });
+    await port.patchNode(node, {
+      unschedulable: false,
+      ...(removeTaint ? { removeTaintKeys: [TaintOutOfService] } : {}),
+    });
   }
   return 'Uncordoned';
 }
 
-export async function drainNode(port: DrainPort, req: DrainRequest, clock: DrainClock = drainSystemClock): Promise<DrainResult> {
+export async function drainNode(
+  port: DrainPort,
+  req: DrainRequest,
+  clock: DrainClock = drainSystemClock,
+): Promise<DrainResult> {
   const opts: DrainOptions = { ...defaultDrainOptions, ...req.options };
   const start = clock.now();
   const deadline = start + req.timeoutMs;
@@ -107,47 +131,70 @@ export async function drainNode(port: DrainPort, req: DrainRequest, clock: Drain
     if (req.unreachable && !outOfServiceTainted && now - start >= req.outOfServiceAfterMs) {
       const n = await port.getNode(req.node);
       if (n === undefined) return finish('NodeGone');
-      if (!hasTaint(n, TaintOutOfService)) await port.patchNode(req.node, { addTaints: [OutOfServiceTaint] });
+      if (!hasTaint(n, TaintOutOfService))
+        await port.patchNode(req.node, { addTaints: [OutOfServiceTaint] });
       outOfServiceTainted = true;
-      log(`node unreachable for ${formatDuration(now - start)}: added ${TaintOutOfService}=nodeshutdown:NoExecute`);
+      log(
+        `node unreachable for ${formatDuration(now - start)}: added ${TaintOutOfService}=nodeshutdown:NoExecute`,
+      );
     }
     const pods = await port.listPodsOnNode(req.node);
     const plan = planDrain(pods, opts);
     blocked = plan.blocked;
-    const terminating = plan.skip.filter((s) => s.reason === 'Terminating').map((s) => podKey(s.pod));
+    const terminating = plan.skip
+      .filter((s) => s.reason === 'Terminating')
+      .map((s) => podKey(s.pod));
     remaining = [...plan.evict.map(podKey), ...terminating].sort();
     if (remaining.length === 0) {
-      log(`drained${plan.blocked.length > 0 ? ` (left ${plan.blocked.length} pod(s) the options forbid evicting)` : ''}`);
+      log(
+        `drained${plan.blocked.length > 0 ? ` (left ${plan.blocked.length} pod(s) the options forbid evicting)` : ''}`,
+      );
       return finish('Drained');
     }
     if (now >= deadline) {
-      log(`timed out after ${formatDuration(now - start)} with ${remaining.length} pod(s) left: ${remaining.join(', ')}`);
+      log(
+        `timed out after ${formatDuration(now - start)} with ${remaining.length} pod(s) left: ${remaining.join(', ')}`,
+      );
       return finish('TimedOut');
     }
     for (const pod of plan.evict) {
       const key = podKey(pod);
       const retry = nextTry.get(key);
       if (retry !== undefined && retry.at > now) continue;
-      const grace = req.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: req.gracePeriodSeconds } : {};
-      const r: EvictionResult = req.disableEviction === true ? fromDelete(await port.deletePod(pod, grace)) : await port.evictPod(pod, grace);
+      const grace =
+        req.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: req.gracePeriodSeconds } : {};
+      const r: EvictionResult =
+        req.disableEviction === true
+          ? fromDelete(await port.deletePod(pod, grace))
+          : await port.evictPod(pod, grace);
       if (r.kind === 'Evicted' || r.kind === 'NotFound') {
         evicted.add(key);
         nextTry.delete(key);
-        if (r.kind === 'Evicted') log(`${req.disableEviction === true ? 'deleted' : 'evicted'} ${key}`);
+        if (r.kind === 'Evicted')
+          log(`${req.disableEviction === true ? 'deleted' : 'evicted'} ${key}`);
         continue;
       }
-      const backoff = retry === undefined ? initialBackoff : Math.min(retry.backoff * 2, maxBackoff);
+      const backoff =
+        retry === undefined ? initialBackoff : Math.min(retry.backoff * 2, maxBackoff);
       nextTry.set(key, { at: now + backoff, backoff });
       if (r.kind === 'TooManyRequests') {
         pdbRefusals += 1;
-        log(`eviction of ${key} refused by a PodDisruptionBudget (429); retry in ${formatDuration(backoff)}`);
+        log(
+          `eviction of ${key} refused by a PodDisruptionBudget (429); retry in ${formatDuration(backoff)}`,
+        );
       } else {
-        log(`eviction of ${key} failed (${r.status ?? 'no status'}: ${r.message}); retry in ${formatDuration(backoff)}`);
+        log(
+          `eviction of ${key} failed (${r.status ?? 'no status'}: ${r.message}); retry in ${formatDuration(backoff)}`,
+        );
       }
     }
-    const soonestRetry = Math.min(...[...nextTry.values()].map((v) => v.at), Number.POSITIVE_INFINITY);
+    const soonestRetry = Math.min(
+      ...[...nextTry.values()].map((v) => v.at),
+      Number.POSITIVE_INFINITY,
+    );
     let wake = Math.min(now + poll, soonestRetry, deadline);
-    if (req.unreachable && !outOfServiceTainted) wake = Math.min(wake, start + req.outOfServiceAfterMs);
+    if (req.unreachable && !outOfServiceTainted)
+      wake = Math.min(wake, start + req.outOfServiceAfterMs);
     try {
       await clock.sleep(Math.max(1, wake - now), req.signal);
     } catch {

@@ -1,6 +1,36 @@
 // drain/: cordon, eviction honouring PodDisruptionBudgets, DaemonSet and mirror pods left
 // alone, the out-of-service taint for unreachable nodes, uncordon. Talks through DrainPort.
-export { planDrain, defaultDrainOptions, type DrainOptions, type DrainPlan, type SkipReason, type BlockReason } from './plan.js';
-export { drainNode, cordonNode, uncordonNode, OutOfServiceTaint, type DrainRequest, type DrainResult, type DrainStep } from './executor.js';
-export { drainSystemClock, type DrainPort, type DrainClock, type NodePatch, type EvictionResult, type DeleteResult } from './port.js';
-export { AnnotationMirrorPod, podKey, podRef, controllerOf, type PodSnapshot, type PodRef, type OwnerReferenceSnapshot } from './pod.js';
+export {
+  planDrain,
+  defaultDrainOptions,
+  type DrainOptions,
+  type DrainPlan,
+  type SkipReason,
+  type BlockReason,
+} from './plan.js';
+export {
+  drainNode,
+  cordonNode,
+  uncordonNode,
+  OutOfServiceTaint,
+  type DrainRequest,
+  type DrainResult,
+  type DrainStep,
+} from './executor.js';
+export {
+  drainSystemClock,
+  type DrainPort,
+  type DrainClock,
+  type NodePatch,
+  type EvictionResult,
+  type DeleteResult,
+} from './port.js';
+export {
+  AnnotationMirrorPod,
+  podKey,
+  podRef,
+  controllerOf,
+  type PodSnapshot,
+  type PodRef,
+  type OwnerReferenceSnapshot,
+} from './pod.js';

@@ -2,12 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { planDrain } from './plan.js';
 import type { PodSnapshot } from './pod.js';
 
-const pod = (name: string, extra: { owner?: string; mirror?: boolean; emptyDir?: boolean; phase?: string; deleting?: boolean } = {}): PodSnapshot => ({
+const pod = (
+  name: string,
+  extra: {
+    owner?: string;
+    mirror?: boolean;
+    emptyDir?: boolean;
+    phase?: string;
+    deleting?: boolean;
+  } = {},
+): PodSnapshot => ({
   metadata: {
     name,
     namespace: 'ns',
     ...(extra.mirror ? { annotations: { 'kubernetes.io/config.mirror': 'abc' } } : {}),
-    ...(extra.owner ? { ownerReferences: [{ kind: extra.owner, name: `${name}-owner`, controller: true }] } : {}),
+    ...(extra.owner
+      ? { ownerReferences: [{ kind: extra.owner, name: `${name}-owner`, controller: true }] }
+      : {}),
     ...(extra.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
   },
   spec: { nodeName: 'n', volumes: extra.emptyDir ? [{ name: 'scratch', emptyDir: {} }] : [] },
@@ -33,7 +44,13 @@ describe('planDrain', () => {
       { pod: { namespace: 'ns', name: 'static' }, reason: 'MirrorPod' },
       { pod: { namespace: 'ns', name: 'going' }, reason: 'Terminating' },
     ]);
-    expect(p.blocked).toEqual([{ pod: { namespace: 'ns', name: 'bare' }, reason: 'UnmanagedPod', message: 'ns/bare has no controller; nothing would recreate it (force is off)' }]);
+    expect(p.blocked).toEqual([
+      {
+        pod: { namespace: 'ns', name: 'bare' },
+        reason: 'UnmanagedPod',
+        message: 'ns/bare has no controller; nothing would recreate it (force is off)',
+      },
+    ]);
   });
 
   it('force evicts unmanaged pods; emptyDir pods are blocked unless deleteEmptyDirData', () => {

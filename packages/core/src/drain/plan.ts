@@ -11,7 +11,11 @@ export interface DrainOptions {
   force: boolean;
 }
 
-export const defaultDrainOptions: DrainOptions = { ignoreDaemonSets: true, deleteEmptyDirData: true, force: false };
+export const defaultDrainOptions: DrainOptions = {
+  ignoreDaemonSets: true,
+  deleteEmptyDirData: true,
+  force: false,
+};
 
 export type SkipReason = 'MirrorPod' | 'DaemonSet' | 'Terminating';
 export type BlockReason = 'DaemonSet' | 'UnmanagedPod' | 'LocalStorage';
@@ -24,9 +28,13 @@ export interface DrainPlan {
   blocked: Array<{ pod: PodRef; reason: BlockReason; message: string }>;
 }
 
-const finished = (p: PodSnapshot) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
+const finished = (p: PodSnapshot) =>
+  p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
 
-export function planDrain(pods: readonly PodSnapshot[], opts: DrainOptions = defaultDrainOptions): DrainPlan {
+export function planDrain(
+  pods: readonly PodSnapshot[],
+  opts: DrainOptions = defaultDrainOptions,
+): DrainPlan {
   const plan: DrainPlan = { evict: [], skip: [], blocked: [] };
   for (const p of pods) {
     const ref = podRef(p);
@@ -42,17 +50,33 @@ export function planDrain(pods: readonly PodSnapshot[], opts: DrainOptions = def
     const owner = controllerOf(p);
     if (owner?.kind === 'DaemonSet') {
       if (opts.ignoreDaemonSets) plan.skip.push({ pod: ref, reason: 'DaemonSet' });
-      else plan.blocked.push({ pod: ref, reason: 'DaemonSet', message: `${ref.namespace}/${ref.name} is managed by DaemonSet ${owner.name} (ignoreDaemonSets is off)` });
+      else
+        plan.blocked.push({
+          pod: ref,
+          reason: 'DaemonSet',
+          message: `${ref.namespace}/${ref.name} is managed by DaemonSet ${owner.name} (ignoreDaemonSets is off)`,
+        });
       continue;
     }
     // Finished pods are deletable whatever owns them: nothing is lost.
     if (!finished(p)) {
       if (owner === undefined && !opts.force) {
-        plan.blocked.push({ pod: ref, reason: 'UnmanagedPod', message: `${ref.namespace}/${ref.name} has no controller; nothing would recreate it (force is off)` });
+        plan.blocked.push({
+          pod: ref,
+          reason: 'UnmanagedPod',
+          message: `${ref.namespace}/${ref.name} has no controller; nothing would recreate it (force is off)`,
+        });
         continue;
       }
-      if (!opts.deleteEmptyDirData && (p.spec?.volumes ?? []).some((v) => v.emptyDir !== undefined)) {
-        plan.blocked.push({ pod: ref, reason: 'LocalStorage', message: `${ref.namespace}/${ref.name} uses emptyDir volumes (deleteEmptyDirData is off)` });
+      if (
+        !opts.deleteEmptyDirData &&
+        (p.spec?.volumes ?? []).some((v) => v.emptyDir !== undefined)
+      ) {
+        plan.blocked.push({
+          pod: ref,
+          reason: 'LocalStorage',
+          message: `${ref.namespace}/${ref.name} uses emptyDir volumes (deleteEmptyDirData is off)`,
+        });
         continue;
       }
     }

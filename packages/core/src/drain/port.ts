@@ -10,7 +10,10 @@ export type EvictionResult =
   | { kind: 'NotFound' }
   | { kind: 'Error'; status?: number; message: string };
 
-export type DeleteResult = { kind: 'Deleted' } | { kind: 'NotFound' } | { kind: 'Error'; status?: number; message: string };
+export type DeleteResult =
+  | { kind: 'Deleted' }
+  | { kind: 'NotFound' }
+  | { kind: 'Error'; status?: number; message: string };
 
 export interface NodePatch {
   unschedulable?: boolean;

@@ -1,7 +1,14 @@
 // Assessment: has the node been unhealthy long enough to act? Pure; the state machine and
 // the storm guard both start from it, so they can never disagree about a node.
 import { classifyNode, type Cause } from './cause.js';
-import { annotation, AnnotationCapiPaused, AnnotationCapiSkipRemediation, getCondition, NodeReady, type HealthObservation } from './node.js';
+import {
+  annotation,
+  AnnotationCapiPaused,
+  AnnotationCapiSkipRemediation,
+  getCondition,
+  NodeReady,
+  type HealthObservation,
+} from './node.js';
 import type { RepairPolicy } from './policy.js';
 import type { RepairState } from './state.js';
 import { formatDuration, toMillis } from './time.js';
@@ -32,7 +39,12 @@ export interface Assessment {
 
 const SECOND = 1000;
 
-export function assessNode(obs: HealthObservation, state: RepairState | undefined, policy: RepairPolicy, now: number): Assessment {
+export function assessNode(
+  obs: HealthObservation,
+  state: RepairState | undefined,
+  policy: RepairPolicy,
+  now: number,
+): Assessment {
   const cause = classifyNode(obs, now, { staleHeartbeatTimeoutMs: policy.staleHeartbeatTimeoutMs });
   const node = obs.node;
   const prevEpisodes = state?.episodes ?? [];
@@ -46,20 +58,39 @@ export function assessNode(obs: HealthObservation, state: RepairState | undefine
     }
   }
   if (cause.kind === 'ShuttingDown') {
-    return { cause, signal: 'waiting', detail: 'the node is shutting down: waiting for it, never rebooting it', episodes };
+    return {
+      cause,
+      signal: 'waiting',
+      detail: 'the node is shutting down: waiting for it, never rebooting it',
+      episodes,
+    };
   }
   const triggerValue = annotation(node, policy.annotations.trigger);
-  const newTrigger = triggerValue !== undefined && triggerValue !== state?.handledTrigger ? triggerValue : undefined;
+  const newTrigger =
+    triggerValue !== undefined && triggerValue !== state?.handledTrigger ? triggerValue : undefined;
   const withTrigger = (a: Assessment): Assessment =>
     newTrigger === undefined
       ? a
-      : { ...a, signal: 'unhealthy', detail: `manual trigger ${policy.annotations.trigger}=${JSON.stringify(newTrigger)}`, unhealthySince: a.unhealthySince ?? now, newTrigger, requeueAfterMs: undefined };
+      : {
+          ...a,
+          signal: 'unhealthy',
+          detail: `manual trigger ${policy.annotations.trigger}=${JSON.stringify(newTrigger)}`,
+          unhealthySince: a.unhealthySince ?? now,
+          newTrigger,
+          requeueAfterMs: undefined,
+        };
 
   if (cause.kind === 'NotStarted') {
     return withTrigger(startup(obs, cause, policy, now, episodes));
   }
   if (cause.kind === 'StaleHeartbeat') {
-    return withTrigger({ cause, signal: 'unhealthy', detail: cause.message, unhealthySince: now, episodes });
+    return withTrigger({
+      cause,
+      signal: 'unhealthy',
+      detail: cause.message,
+      unhealthySince: now,
+      episodes,
+    });
   }
 
   // Unhealthy conditions, with Cluster API's timing: unhealthy once lastTransitionTime +
@@ -71,16 +102,33 @@ export function assessNode(obs: HealthObservation, state: RepairState | undefine
     if (c === undefined || c.status !== uc.status) continue;
     const since = toMillis(c.lastTransitionTime) ?? now;
     const text = `${uc.type}=${uc.status} for more than ${formatDuration(uc.timeoutMs)}`;
-    const condCause: Cause = uc.type === NodeReady ? cause : { kind: 'ConditionUnhealthy', message: `${uc.type}=${uc.status}: ${c.message ?? c.reason ?? ''}`.trim() };
+    const condCause: Cause =
+      uc.type === NodeReady
+        ? cause
+        : {
+            kind: 'ConditionUnhealthy',
+            message: `${uc.type}=${uc.status}: ${c.message ?? c.reason ?? ''}`.trim(),
+          };
     if (since + uc.timeoutMs < now) {
       matched ??= { since, text, condCause };
     } else {
       const requeue = uc.timeoutMs - (now - since) + SECOND;
-      if (suspect === undefined || requeue < suspect.requeue) suspect = { since, requeue, text: `${uc.type}=${uc.status} since ${new Date(since).toISOString()}, timeout ${formatDuration(uc.timeoutMs)}` };
+      if (suspect === undefined || requeue < suspect.requeue)
+        suspect = {
+          since,
+          requeue,
+          text: `${uc.type}=${uc.status} since ${new Date(since).toISOString()}, timeout ${formatDuration(uc.timeoutMs)}`,
+        };
     }
   }
   if (matched !== undefined) {
-    return withTrigger({ cause: matched.condCause, signal: 'unhealthy', detail: matched.text, unhealthySince: matched.since, episodes });
+    return withTrigger({
+      cause: matched.condCause,
+      signal: 'unhealthy',
+      detail: matched.text,
+      unhealthySince: matched.since,
+      episodes,
+    });
   }
   const ready = getCondition(node, NodeReady);
   if (ready !== undefined && ready.status !== 'True' && episodes.length >= policy.flap.episodes) {
@@ -93,20 +141,49 @@ export function assessNode(obs: HealthObservation, state: RepairState | undefine
     });
   }
   if (suspect !== undefined) {
-    return withTrigger({ cause, signal: 'suspect', detail: suspect.text, unhealthySince: suspect.since, requeueAfterMs: suspect.requeue, episodes });
+    return withTrigger({
+      cause,
+      signal: 'suspect',
+      detail: suspect.text,
+      unhealthySince: suspect.since,
+      requeueAfterMs: suspect.requeue,
+      episodes,
+    });
   }
-  return withTrigger({ cause, signal: 'healthy', detail: cause.kind === 'Healthy' ? 'Ready' : `${cause.kind} does not match any unhealthy condition of the policy`, episodes });
+  return withTrigger({
+    cause,
+    signal: 'healthy',
+    detail:
+      cause.kind === 'Healthy'
+        ? 'Ready'
+        : `${cause.kind} does not match any unhealthy condition of the policy`,
+    episodes,
+  });
 }
 
 /** Node startup: no Ready condition yet. Unhealthy once creation + nodeStartupTimeout is strictly past. */
-function startup(obs: HealthObservation, cause: Cause, policy: RepairPolicy, now: number, episodes: number[]): Assessment {
+function startup(
+  obs: HealthObservation,
+  cause: Cause,
+  policy: RepairPolicy,
+  now: number,
+  episodes: number[],
+): Assessment {
   if (policy.nodeStartupTimeoutMs === 0) {
-    return { cause, signal: 'suspect', detail: 'node has not started; the startup timeout is disabled', episodes };
+    return {
+      cause,
+      signal: 'suspect',
+      detail: 'node has not started; the startup timeout is disabled',
+      episodes,
+    };
   }
   const created = toMillis(obs.node?.metadata?.creationTimestamp) ?? now;
   if (created + policy.nodeStartupTimeoutMs < now) {
     return {
-      cause: { kind: 'NotStarted', message: `Node failed to report startup in ${formatDuration(policy.nodeStartupTimeoutMs)}` },
+      cause: {
+        kind: 'NotStarted',
+        message: `Node failed to report startup in ${formatDuration(policy.nodeStartupTimeoutMs)}`,
+      },
       signal: 'unhealthy',
       detail: `startup timeout: no Ready condition ${formatDuration(policy.nodeStartupTimeoutMs)} after creation`,
       unhealthySince: created,
@@ -124,12 +201,18 @@ function startup(obs: HealthObservation, cause: Cause, policy: RepairPolicy, now
 }
 
 /** Records the start of the current NotReady episode (its lastTransitionTime) and forgets episodes outside the window. */
-function updateEpisodes(obs: HealthObservation, prev: number[], policy: RepairPolicy, now: number): number[] {
+function updateEpisodes(
+  obs: HealthObservation,
+  prev: number[],
+  policy: RepairPolicy,
+  now: number,
+): number[] {
   const ready = getCondition(obs.node, NodeReady);
   const out = prev.filter((t) => t > now - policy.flap.windowMs);
   if (ready !== undefined && ready.status !== 'True') {
     const start = toMillis(ready.lastTransitionTime);
-    if (start !== undefined && start > now - policy.flap.windowMs && !out.includes(start)) out.push(start);
+    if (start !== undefined && start > now - policy.flap.windowMs && !out.includes(start))
+      out.push(start);
   }
   return out.sort((a, b) => a - b);
 }

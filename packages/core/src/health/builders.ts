@@ -10,13 +10,30 @@ export const readyTexts = {
   networkNotReady: {
     status: 'False',
     reason: 'KubeletNotReady',
-    message: 'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized',
+    message:
+      'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized',
   },
-  plegUnhealthy: { status: 'False', reason: 'KubeletNotReady', message: 'PLEG is not healthy: pleg was last seen active 3m10s ago; threshold is 3m0s' },
+  plegUnhealthy: {
+    status: 'False',
+    reason: 'KubeletNotReady',
+    message: 'PLEG is not healthy: pleg was last seen active 3m10s ago; threshold is 3m0s',
+  },
   shuttingDown: { status: 'False', reason: 'KubeletNotReady', message: 'node is shutting down' },
-  capacityMissing: { status: 'False', reason: 'KubeletNotReady', message: 'missing node capacity for resources: ephemeral-storage' },
-  unknown: { status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' },
-  neverUpdated: { status: 'Unknown', reason: 'NodeStatusNeverUpdated', message: 'Kubelet never posted node status.' },
+  capacityMissing: {
+    status: 'False',
+    reason: 'KubeletNotReady',
+    message: 'missing node capacity for resources: ephemeral-storage',
+  },
+  unknown: {
+    status: 'Unknown',
+    reason: 'NodeStatusUnknown',
+    message: 'Kubelet stopped posting node status.',
+  },
+  neverUpdated: {
+    status: 'Unknown',
+    reason: 'NodeStatusNeverUpdated',
+    message: 'Kubelet never posted node status.',
+  },
 } as const;
 
 export type ReadyText = keyof typeof readyTexts;
@@ -39,7 +56,16 @@ export interface NodeBuilderInput {
 export function buildNode(i: NodeBuilderInput): NodeSnapshot {
   const since = i.since ?? 0;
   const conditions = [
-    ...(i.ready !== undefined ? [{ type: 'Ready', ...readyTexts[i.ready], lastTransitionTime: iso(since), lastHeartbeatTime: iso(i.heartbeat ?? since) }] : []),
+    ...(i.ready !== undefined
+      ? [
+          {
+            type: 'Ready',
+            ...readyTexts[i.ready],
+            lastTransitionTime: iso(since),
+            lastHeartbeatTime: iso(i.heartbeat ?? since),
+          },
+        ]
+      : []),
     ...(i.extraConditions ?? []),
   ];
   return {
@@ -50,6 +76,9 @@ export function buildNode(i: NodeBuilderInput): NodeSnapshot {
       annotations: i.annotations ?? {},
     },
     spec: { unschedulable: i.unschedulable ?? false, taints: i.taints ?? [] },
-    status: { conditions, capacity: { cpu: '4', memory: '8Gi', pods: '110', 'ephemeral-storage': '50Gi' } },
+    status: {
+      conditions,
+      capacity: { cpu: '4', memory: '8Gi', pods: '110', 'ephemeral-storage': '50Gi' },
+    },
   };
 }

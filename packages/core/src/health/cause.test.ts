@@ -20,9 +20,14 @@ describe('classifyNode', () => {
   ];
   for (const [ready, kind] of table) {
     it(`Ready ${ready ?? '(absent)'} -> ${kind}`, () => {
-      const cause = classifyNode({ nodeName: 'n', node: buildNode({ name: 'n', ready }) }, now, opts);
+      const cause = classifyNode(
+        { nodeName: 'n', node: buildNode({ name: 'n', ready }) },
+        now,
+        opts,
+      );
       expect(cause.kind).toBe(kind);
-      if (ready !== undefined && ready !== 'ready') expect(cause.message).toBe(readyTexts[ready].message);
+      if (ready !== undefined && ready !== 'ready')
+        expect(cause.message).toBe(readyTexts[ready].message);
     });
   }
 
@@ -41,11 +46,17 @@ describe('classifyNode', () => {
   it('an unrecognised Ready=False message is Other, keeping the message', () => {
     const node = buildNode({ name: 'n', ready: 'runtimeDown' });
     node.status!.conditions![0]!.message = 'something new';
-    expect(classifyNode({ nodeName: 'n', node }, now, opts)).toEqual({ kind: 'Other', message: 'something new' });
+    expect(classifyNode({ nodeName: 'n', node }, now, opts)).toEqual({
+      kind: 'Other',
+      message: 'something new',
+    });
   });
 
   it('a missing or terminating Node is NodeDeleted', () => {
-    expect(classifyNode({ nodeName: 'gone', node: undefined }, now, opts)).toEqual({ kind: 'NodeDeleted', message: 'Node gone has been deleted' });
+    expect(classifyNode({ nodeName: 'gone', node: undefined }, now, opts)).toEqual({
+      kind: 'NodeDeleted',
+      message: 'Node gone has been deleted',
+    });
     const node = buildNode({ name: 'n', ready: 'ready' });
     node.metadata!.deletionTimestamp = new Date(now);
     expect(classifyNode({ nodeName: 'n', node }, now, opts).kind).toBe('NodeDeleted');
@@ -54,7 +65,13 @@ describe('classifyNode', () => {
   it('stale heartbeat only when enabled, using the newer of condition heartbeat and Lease', () => {
     const node = buildNode({ name: 'n', ready: 'ready', since: 0, heartbeat: now - 30 * MIN });
     expect(classifyNode({ nodeName: 'n', node }, now, opts).kind).toBe('Healthy');
-    expect(classifyNode({ nodeName: 'n', node }, now, { staleHeartbeatTimeoutMs: 20 * MIN }).kind).toBe('StaleHeartbeat');
-    expect(classifyNode({ nodeName: 'n', node, leaseRenewTime: new Date(now - MIN) }, now, { staleHeartbeatTimeoutMs: 20 * MIN }).kind).toBe('Healthy');
+    expect(
+      classifyNode({ nodeName: 'n', node }, now, { staleHeartbeatTimeoutMs: 20 * MIN }).kind,
+    ).toBe('StaleHeartbeat');
+    expect(
+      classifyNode({ nodeName: 'n', node, leaseRenewTime: new Date(now - MIN) }, now, {
+        staleHeartbeatTimeoutMs: 20 * MIN,
+      }).kind,
+    ).toBe('Healthy');
   });
 });

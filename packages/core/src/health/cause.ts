@@ -30,9 +30,15 @@ const readyFalseFragments: ReadonlyArray<readonly [RegExp, CauseKind]> = [
   [/node is shutting down/i, 'ShuttingDown'],
   // runtimeState.runtimeErrors(): "container runtime is down", "container runtime not ready: RuntimeReady=false ..."
   // and "container runtime status check may not have completed yet".
-  [/container runtime is down|container runtime not ready|container runtime status check/i, 'ContainerRuntimeDown'],
+  [
+    /container runtime is down|container runtime not ready|container runtime status check/i,
+    'ContainerRuntimeDown',
+  ],
   // runtimeState.networkErrors(): "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady ..."
-  [/container runtime network not ready|network plugin is not ready|NetworkPluginNotReady/i, 'RuntimeNetworkNotReady'],
+  [
+    /container runtime network not ready|network plugin is not ready|NetworkPluginNotReady/i,
+    'RuntimeNetworkNotReady',
+  ],
   // PLEG health check: "PLEG is not healthy: pleg was last seen active 3m0s ago; threshold is 3m0s"
   [/PLEG is not healthy/i, 'PLEGUnhealthy'],
   // "missing node capacity for resources: cpu, memory" (older kubelets capitalise "Missing").
@@ -59,23 +65,33 @@ export function classifyNode(obs: HealthObservation, now: number, opts: Classify
   }
   const ready = getCondition(node, NodeReady);
   if (ready === undefined || ready.reason === ReasonNodeStatusNeverUpdated) {
-    return { kind: 'NotStarted', message: ready?.message ?? 'the kubelet has not posted a Ready condition yet' };
+    return {
+      kind: 'NotStarted',
+      message: ready?.message ?? 'the kubelet has not posted a Ready condition yet',
+    };
   }
   if (ready.status === 'Unknown') {
     return { kind: 'KubeletUnreachable', message: ready.message ?? 'Ready is Unknown' };
   }
   if (ready.status === 'False') {
     const text = `${ready.reason ?? ''} ${ready.message ?? ''}`;
-    if (ready.reason === 'NodeShutdown') return { kind: 'ShuttingDown', message: ready.message ?? 'node is shutting down' };
+    if (ready.reason === 'NodeShutdown')
+      return { kind: 'ShuttingDown', message: ready.message ?? 'node is shutting down' };
     for (const [re, kind] of readyFalseFragments) {
       if (re.test(text)) return { kind, message: ready.message ?? kind };
     }
-    return { kind: 'Other', message: ready.message ?? `Ready is False (${ready.reason ?? 'no reason'})` };
+    return {
+      kind: 'Other',
+      message: ready.message ?? `Ready is False (${ready.reason ?? 'no reason'})`,
+    };
   }
   if (opts.staleHeartbeatTimeoutMs > 0) {
     const beat = lastHeartbeat(obs);
     if (beat !== undefined && now - beat > opts.staleHeartbeatTimeoutMs) {
-      return { kind: 'StaleHeartbeat', message: `no kubelet heartbeat for ${Math.round((now - beat) / 1000)}s although Ready is True` };
+      return {
+        kind: 'StaleHeartbeat',
+        message: `no kubelet heartbeat for ${Math.round((now - beat) / 1000)}s although Ready is True`,
+      };
     }
   }
   return { kind: 'Healthy', message: ready.message ?? 'Ready' };

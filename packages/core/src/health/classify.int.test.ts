@@ -22,12 +22,23 @@ describe('classifyNode on real Nodes', () => {
     const kubelet = await startFakeKubelet(kc, { name, heartbeatSeconds: 1 });
     const observe = async (): Promise<HealthObservation> => {
       const node = await core.readNode({ name });
-      const lease = await leases.readNamespacedLease({ name, namespace: 'kube-node-lease' }).catch(() => undefined);
-      return { nodeName: name, node, ...(lease?.spec?.renewTime !== undefined ? { leaseRenewTime: lease.spec.renewTime } : {}) };
+      const lease = await leases
+        .readNamespacedLease({ name, namespace: 'kube-node-lease' })
+        .catch(() => undefined);
+      return {
+        nodeName: name,
+        node,
+        ...(lease?.spec?.renewTime !== undefined ? { leaseRenewTime: lease.spec.renewTime } : {}),
+      };
     };
     const opts = { staleHeartbeatTimeoutMs: 0 };
     const until = (kind: string, timeoutMs = 30_000) =>
-      waitFor(`cause ${kind}`, async () => (classifyNode(await observe(), Date.now(), opts).kind === kind ? true : undefined), timeoutMs);
+      waitFor(
+        `cause ${kind}`,
+        async () =>
+          classifyNode(await observe(), Date.now(), opts).kind === kind ? true : undefined,
+        timeoutMs,
+      );
     try {
       await until('Healthy');
 
@@ -49,9 +60,13 @@ describe('classifyNode on real Nodes', () => {
       kubelet.stopHeartbeats();
       await until('KubeletUnreachable', 60_000);
       const obs = await observe();
-      expect(classifyNode(obs, Date.now(), opts).message).toBe('Kubelet stopped posting node status.');
+      expect(classifyNode(obs, Date.now(), opts).message).toBe(
+        'Kubelet stopped posting node status.',
+      );
 
-      const policy = resolveRepairPolicy({ unhealthyConditions: [{ type: 'Ready', status: 'Unknown', timeout: '2s' }] });
+      const policy = resolveRepairPolicy({
+        unhealthyConditions: [{ type: 'Ready', status: 'Unknown', timeout: '2s' }],
+      });
       if (either.isLeft(policy)) throw new Error(policy.left);
       const first = decideRepair(obs, undefined, policy.right, Date.now());
       const later = decideRepair(obs, first.nextState, policy.right, Date.now() + 5_000);

@@ -18,17 +18,34 @@ function policy(input: unknown = {}): RepairPolicy {
   return p.right;
 }
 
-function obsAt(at: number, name: string, ready: ReadyText, since: number, extra: Partial<Parameters<typeof buildNode>[0]> = {}): TimedObservation {
+function obsAt(
+  at: number,
+  name: string,
+  ready: ReadyText,
+  since: number,
+  extra: Partial<Parameters<typeof buildNode>[0]> = {},
+): TimedObservation {
   return { at, obs: { nodeName: name, node: buildNode({ name, ready, since, ...extra }) } };
 }
 
 /** Runs the loop in virtual time and returns every decision that did something or changed phase. */
-function run(observations: TimedObservation[], p: RepairPolicy, execute?: ActionExecutor): RepairDecision[] {
+function run(
+  observations: TimedObservation[],
+  p: RepairPolicy,
+  execute?: ActionExecutor,
+): RepairDecision[] {
   const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
   scheduler.maxFrames = Number.POSITIVE_INFINITY;
   const out: RepairDecision[] = [];
   let completed = false;
-  runRepairLoop({ policy: p, scheduler, observations, epochMs: T0, ...(execute ? { execute } : {}), horizonMs: 6 * H }).subscribe({
+  runRepairLoop({
+    policy: p,
+    scheduler,
+    observations,
+    epochMs: T0,
+    ...(execute ? { execute } : {}),
+    horizonMs: 6 * H,
+  }).subscribe({
     next: (d) => {
       if (d.actions.length > 0 || d.phase !== d.previousPhase) out.push(d);
     },
@@ -41,7 +58,11 @@ function run(observations: TimedObservation[], p: RepairPolicy, execute?: Action
   return out;
 }
 
-const summary = (ds: RepairDecision[]) => ds.map((d) => `${(d.at - T0) / S}s ${d.phase} ${d.actions.map((a) => (a.type === 'Remediate' ? `${a.type}:${a.action}#${a.attempt}${a.replay ? '(replay)' : ''}` : a.type)).join(',')}`);
+const summary = (ds: RepairDecision[]) =>
+  ds.map(
+    (d) =>
+      `${(d.at - T0) / S}s ${d.phase} ${d.actions.map((a) => (a.type === 'Remediate' ? `${a.type}:${a.action}#${a.attempt}${a.replay ? '(replay)' : ''}` : a.type)).join(',')}`,
+  );
 
 describe('decideRepair through time (virtual)', () => {
   it('kubelet stops and never returns: waits the timeout, then climbs the whole ladder, then gives up', () => {
@@ -63,17 +84,28 @@ describe('decideRepair through time (virtual)', () => {
 
   it('runtime down, reboot fixes it: Ready for the minimum healthy period, then uncordon and success', () => {
     const d = run(
-      [obsAt(T0, 'a', 'ready', T0), obsAt(T0 + MIN, 'a', 'runtimeDown', T0 + MIN), obsAt(T0 + 14 * MIN, 'a', 'ready', T0 + 14 * MIN)],
+      [
+        obsAt(T0, 'a', 'ready', T0),
+        obsAt(T0 + MIN, 'a', 'runtimeDown', T0 + MIN),
+        obsAt(T0 + 14 * MIN, 'a', 'ready', T0 + 14 * MIN),
+      ],
       policy(),
     );
-    expect(summary(d)).toEqual(['60s Suspect ', '661s Remediating Cordon,Drain,Remediate:SoftReboot#1', '1140s Healthy Uncordon']);
+    expect(summary(d)).toEqual([
+      '60s Suspect ',
+      '661s Remediating Cordon,Drain,Remediate:SoftReboot#1',
+      '1140s Healthy Uncordon',
+    ]);
     expect(d[1]!.cause.kind).toBe('ContainerRuntimeDown');
     expect(d[1]!.actions[1]).toMatchObject({ type: 'Drain', unreachable: false });
     expect(d[2]!.nextState?.lastRemediation).toMatchObject({ result: 'Succeeded', step: 0 });
   });
 
   it('a node that is shutting down is waited for, even past every timeout', () => {
-    const d = run([obsAt(T0, 'a', 'ready', T0), obsAt(T0 + MIN, 'a', 'shuttingDown', T0 + MIN)], policy());
+    const d = run(
+      [obsAt(T0, 'a', 'ready', T0), obsAt(T0 + MIN, 'a', 'shuttingDown', T0 + MIN)],
+      policy(),
+    );
     expect(d.every((x) => x.actions.length === 0)).toBe(true);
     expect(d.map((x) => x.phase)).toEqual(['Waiting']);
   });
@@ -82,7 +114,10 @@ describe('decideRepair through time (virtual)', () => {
     const obs: TimedObservation[] = [obsAt(T0, 'a', 'ready', T0)];
     for (let i = 1; i <= 3; i++) {
       const down = T0 + i * 10 * MIN;
-      obs.push(obsAt(down, 'a', 'unknown', down), obsAt(down + 2 * MIN, 'a', 'ready', down + 2 * MIN));
+      obs.push(
+        obsAt(down, 'a', 'unknown', down),
+        obsAt(down + 2 * MIN, 'a', 'ready', down + 2 * MIN),
+      );
     }
     const d = run(obs, policy());
     const start = d.find((x) => x.actions.some((a) => a.type === 'Remediate'));
@@ -99,7 +134,10 @@ describe('decideRepair through time (virtual)', () => {
     ];
     const d = run(obs, policy());
     const starts = d.filter((x) => x.actions.some((a) => a.type === 'Cordon'));
-    expect(starts.map((x) => x.actions.find((a) => a.type === 'Remediate'))).toMatchObject([{ action: 'SoftReboot' }, { action: 'HardReboot' }]);
+    expect(starts.map((x) => x.actions.find((a) => a.type === 'Remediate'))).toMatchObject([
+      { action: 'SoftReboot' },
+      { action: 'HardReboot' },
+    ]);
     expect(starts[1]!.reason).toMatch(/escalating/);
   });
 
@@ -115,17 +153,30 @@ describe('decideRepair through time (virtual)', () => {
       }
       return { result: 'Succeeded' };
     };
-    const d = run([obsAt(T0, 'a', 'ready', T0), obsAt(T0 + MIN, 'a', 'unknown', T0 + MIN), obsAt(T0 + 20 * MIN, 'a', 'ready', T0 + 20 * MIN)], policy(), provider);
+    const d = run(
+      [
+        obsAt(T0, 'a', 'ready', T0),
+        obsAt(T0 + MIN, 'a', 'unknown', T0 + MIN),
+        obsAt(T0 + 20 * MIN, 'a', 'ready', T0 + 20 * MIN),
+      ],
+      policy(),
+      provider,
+    );
     const remediates = d.flatMap((x) => x.actions.filter((a) => a.type === 'Remediate'));
     expect(remediates.map((a) => a.type === 'Remediate' && a.replay)).toEqual([false, true]);
-    expect(new Set(remediates.map((a) => (a.type === 'Remediate' ? a.actionId : '')))).toHaveProperty('size', 1);
+    expect(
+      new Set(remediates.map((a) => (a.type === 'Remediate' ? a.actionId : ''))),
+    ).toHaveProperty('size', 1);
     expect(rebooted).toHaveLength(1);
     expect(d[d.length - 1]!.phase).toBe('Healthy');
   });
 
   it('paused and skip-remediation nodes are never touched', () => {
     for (const key of ['cluster.x-k8s.io/paused', 'cluster.x-k8s.io/skip-remediation']) {
-      const d = run([obsAt(T0, 'a', 'unknown', T0 - 3 * H, { annotations: { [key]: '' } })], policy());
+      const d = run(
+        [obsAt(T0, 'a', 'unknown', T0 - 3 * H, { annotations: { [key]: '' } })],
+        policy(),
+      );
       expect(d).toEqual([]);
     }
   });
@@ -134,8 +185,12 @@ describe('decideRepair through time (virtual)', () => {
     const p = policy();
     const d = run(
       [
-        obsAt(T0, 'a', 'ready', T0 - H, { annotations: { 'noderepair.io/repair-now': 'ticket-1' } }),
-        obsAt(T0 + 30 * MIN, 'a', 'ready', T0 - H, { annotations: { 'noderepair.io/repair-now': 'ticket-1' } }),
+        obsAt(T0, 'a', 'ready', T0 - H, {
+          annotations: { 'noderepair.io/repair-now': 'ticket-1' },
+        }),
+        obsAt(T0 + 30 * MIN, 'a', 'ready', T0 - H, {
+          annotations: { 'noderepair.io/repair-now': 'ticket-1' },
+        }),
       ],
       p,
     );
@@ -151,7 +206,13 @@ describe('decideRepair through time (virtual)', () => {
   });
 
   it('an already cordoned node is not cordoned, nor uncordoned afterwards', () => {
-    const d = run([obsAt(T0, 'a', 'runtimeDown', T0 - H, { unschedulable: true }), obsAt(T0 + MIN, 'a', 'ready', T0 + MIN, { unschedulable: true })], policy());
+    const d = run(
+      [
+        obsAt(T0, 'a', 'runtimeDown', T0 - H, { unschedulable: true }),
+        obsAt(T0 + MIN, 'a', 'ready', T0 + MIN, { unschedulable: true }),
+      ],
+      policy(),
+    );
     const types = d.flatMap((x) => x.actions.map((a) => a.type));
     expect(types).not.toContain('Cordon');
     expect(types).not.toContain('Uncordon');
@@ -159,7 +220,11 @@ describe('decideRepair through time (virtual)', () => {
   });
 
   it('a failed provider call is retried after the backoff, then escalates', () => {
-    const d = run([obsAt(T0, 'a', 'unknown', T0 - H)], policy({ ladder: [{ action: 'SoftReboot', attempts: 2 }, { action: 'HardReboot' }] }), () => ({ result: 'Failed', message: 'nova: 503' }));
+    const d = run(
+      [obsAt(T0, 'a', 'unknown', T0 - H)],
+      policy({ ladder: [{ action: 'SoftReboot', attempts: 2 }, { action: 'HardReboot' }] }),
+      () => ({ result: 'Failed', message: 'nova: 503' }),
+    );
     expect(summary(d).filter((x) => x.includes('Remediate'))).toEqual([
       '0s Remediating Cordon,Drain,Remediate:SoftReboot#1',
       '60s Remediating Remediate:SoftReboot#2',
@@ -174,7 +239,9 @@ describe('decideRepair through time (virtual)', () => {
     for (const n of ['a', 'b', 'c']) obs.push(obsAt(T0 + MIN, n, 'unknown', T0 + MIN));
     const d = run(obs, policy({ stormGuard: { maxUnhealthy: '40%' } }));
     expect(d.some((x) => x.actions.some((a) => a.type === 'Remediate'))).toBe(false);
-    expect(d.find((x) => x.phase === 'Unhealthy')?.reason).toMatch(/storm guard: 3 of 5 nodes unhealthy \(limit 2\)/);
+    expect(d.find((x) => x.phase === 'Unhealthy')?.reason).toMatch(
+      /storm guard: 3 of 5 nodes unhealthy \(limit 2\)/,
+    );
   });
 });
 
@@ -188,21 +255,49 @@ describe('persisted repair state', () => {
     const parsed = parseRepairState(text);
     expect(either.isRight(parsed) && parsed.right).toEqual(first.nextState);
     // Restart before completion: the same action id comes back as a replay, nothing else.
-    const again = decideRepair({ nodeName: 'a', node }, (parsed as either.Right<RepairState>).right, p, T0 + 12 * MIN);
-    expect(again.actions).toEqual([expect.objectContaining({ type: 'Remediate', replay: true, actionId: (first.actions[2] as { actionId: string }).actionId })]);
+    const again = decideRepair(
+      { nodeName: 'a', node },
+      (parsed as either.Right<RepairState>).right,
+      p,
+      T0 + 12 * MIN,
+    );
+    expect(again.actions).toEqual([
+      expect.objectContaining({
+        type: 'Remediate',
+        replay: true,
+        actionId: (first.actions[2] as { actionId: string }).actionId,
+      }),
+    ]);
     // Completion recorded, then restart: no action, waiting for Ready.
-    const done = recordOutcome(again.nextState!, { actionId: (first.actions[2] as { actionId: string }).actionId, result: 'Succeeded', at: T0 + 12 * MIN });
+    const done = recordOutcome(again.nextState!, {
+      actionId: (first.actions[2] as { actionId: string }).actionId,
+      result: 'Succeeded',
+      at: T0 + 12 * MIN,
+    });
     const restarted = parseRepairState(serializeRepairState(done));
-    const later = decideRepair({ nodeName: 'a', node }, (restarted as either.Right<RepairState>).right, p, T0 + 13 * MIN);
+    const later = decideRepair(
+      { nodeName: 'a', node },
+      (restarted as either.Right<RepairState>).right,
+      p,
+      T0 + 13 * MIN,
+    );
     expect(later.actions).toEqual([]);
     expect(later.phase).toBe('Verifying');
     expect(later.requeueAfterMs).toBe(9 * MIN);
   });
 
   it('reports clear errors for a corrupt or future annotation', () => {
-    expect(parseRepairState('{nope')).toEqual(either.left('repair-state annotation: expected JSON, got text that does not parse'));
-    expect(parseRepairState('{"v":2}')).toEqual(either.left('repair-state annotation: version 2 is not understood by this controller (it understands 1)'));
-    const bad = parseRepairState('{"v":1,"phase":"Dancing","since":"2026-01-01T00:00:00Z","episodes":[]}');
+    expect(parseRepairState('{nope')).toEqual(
+      either.left('repair-state annotation: expected JSON, got text that does not parse'),
+    );
+    expect(parseRepairState('{"v":2}')).toEqual(
+      either.left(
+        'repair-state annotation: version 2 is not understood by this controller (it understands 1)',
+      ),
+    );
+    const bad = parseRepairState(
+      '{"v":1,"phase":"Dancing","since":"2026-01-01T00:00:00Z","episodes":[]}',
+    );
     expect(either.isLeft(bad) && bad.left).toMatch(/phase: expected RepairPhase, got "Dancing"/);
     expect(parseRepairState(undefined)).toEqual(either.right(undefined));
   });

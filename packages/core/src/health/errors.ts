@@ -16,7 +16,10 @@ export function errorPath(e: t.ValidationError): string {
     // io-ts numbers the members of unions and intersections; they are not part of the data.
     if (parent !== undefined && isCombinator(parent.type)) return;
     const parentTag = (parent?.type as { _tag?: string } | undefined)?._tag;
-    path += parentTag === 'ArrayType' && /^\d+$/.test(c.key) ? `[${c.key}]` : `${path === '' ? '' : '.'}${c.key}`;
+    path +=
+      parentTag === 'ArrayType' && /^\d+$/.test(c.key)
+        ? `[${c.key}]`
+        : `${path === '' ? '' : '.'}${c.key}`;
   });
   return path;
 }

@@ -19,12 +19,19 @@ export interface FleetDecision {
   storm: StormReport;
 }
 
-export function decideFleet(members: readonly FleetMember[], policy: RepairPolicy, nowInput: Date | number): FleetDecision {
+export function decideFleet(
+  members: readonly FleetMember[],
+  policy: RepairPolicy,
+  nowInput: Date | number,
+): FleetDecision {
   const now = nowMillis(nowInput);
   const entries: StormEntry[] = members.map(({ obs, state }) => {
     const a = assessNode(obs, state, policy, now);
     const phase = state?.phase;
-    const wantsToStart = a.signal === 'unhealthy' && !isInFlight(phase) && (phase !== 'Failed' || a.newTrigger !== undefined);
+    const wantsToStart =
+      a.signal === 'unhealthy' &&
+      !isInFlight(phase) &&
+      (phase !== 'Failed' || a.newTrigger !== undefined);
     return {
       name: obs.nodeName,
       ...(obs.node?.metadata?.labels !== undefined ? { labels: obs.node.metadata.labels } : {}),

@@ -1,7 +1,22 @@
 // health/: the NotReady state machine. Pure, deterministic, clock injected.
-export { classifyNode, ReasonNodeStatusNeverUpdated, ReasonNodeStatusUnknown, type Cause, type CauseKind, type ClassifyOptions } from './cause.js';
+export {
+  classifyNode,
+  ReasonNodeStatusNeverUpdated,
+  ReasonNodeStatusUnknown,
+  type Cause,
+  type CauseKind,
+  type ClassifyOptions,
+} from './cause.js';
 export { assessNode, type Assessment, type HealthSignal } from './assess.js';
-export { decideRepair, recordOutcome, actionIdFor, type RepairAction, type RepairDecision, type ActionOutcome, type DecideContext } from './decide.js';
+export {
+  decideRepair,
+  recordOutcome,
+  actionIdFor,
+  type RepairAction,
+  type RepairDecision,
+  type ActionOutcome,
+  type DecideContext,
+} from './decide.js';
 export {
   RepairPolicyInput,
   RemediationStepKind,
@@ -27,7 +42,13 @@ export {
   type LastRemediation,
   type ActionResult,
 } from './state.js';
-export { stormGuard, isInFlight, type StormEntry, type StormVerdict, type StormReport } from './storm-guard.js';
+export {
+  stormGuard,
+  isInFlight,
+  type StormEntry,
+  type StormVerdict,
+  type StormReport,
+} from './storm-guard.js';
 export {
   getCondition as getNodeCondition,
   hasTaint as nodeHasTaint,
@@ -42,8 +63,25 @@ export {
   type TaintSnapshot,
   type HealthObservation,
 } from './node.js';
-export { DurationMs, IsoTime, parseDuration as parseGoDuration, formatDuration as formatGoDuration, type TimeInput } from './time.js';
+export {
+  DurationMs,
+  IsoTime,
+  parseDuration as parseGoDuration,
+  formatDuration as formatGoDuration,
+  type TimeInput,
+} from './time.js';
 export { decideFleet, type FleetMember, type FleetDecision } from './fleet.js';
-export { runRepairLoop, type TimedObservation, type RepairLoopOptions, type ActionExecutor, type RemediateAction } from './runner.js';
+export {
+  runRepairLoop,
+  type TimedObservation,
+  type RepairLoopOptions,
+  type ActionExecutor,
+  type RemediateAction,
+} from './runner.js';
 export { buildNode, readyTexts, type NodeBuilderInput, type ReadyText } from './builders.js';
-export { DryRunRebootProvider, type RebootProvider, type RebootRequest, type RebootResult } from './provider.js';
+export {
+  DryRunRebootProvider,
+  type RebootProvider,
+  type RebootRequest,
+  type RebootResult,
+} from './provider.js';

@@ -47,12 +47,17 @@ export const TaintUnschedulable = 'node.kubernetes.io/unschedulable';
 export const AnnotationCapiPaused = 'cluster.x-k8s.io/paused';
 export const AnnotationCapiSkipRemediation = 'cluster.x-k8s.io/skip-remediation';
 
-export function getCondition(node: NodeSnapshot | undefined, type: string): NodeConditionSnapshot | undefined {
+export function getCondition(
+  node: NodeSnapshot | undefined,
+  type: string,
+): NodeConditionSnapshot | undefined {
   return node?.status?.conditions?.find((c) => c.type === type);
 }
 
 export function hasTaint(node: NodeSnapshot | undefined, key: string, effect?: string): boolean {
-  return (node?.spec?.taints ?? []).some((t) => t.key === key && (effect === undefined || t.effect === effect));
+  return (node?.spec?.taints ?? []).some(
+    (t) => t.key === key && (effect === undefined || t.effect === effect),
+  );
 }
 
 export function annotation(node: NodeSnapshot | undefined, key: string): string | undefined {

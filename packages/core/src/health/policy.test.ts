@@ -27,11 +27,17 @@ describe('repair policy', () => {
         unhealthyConditions: [{ type: 'Ready', status: 'Unknown', timeout: '90s' }],
         nodeStartupTimeout: 0,
         ladder: [{ action: 'HardReboot', timeout: '1h30m', attempts: 3 }, { action: 'Replace' }],
-        stormGuard: { maxUnhealthy: '25%', failureDomainLabel: 'topology.kubernetes.io/zone', maxUnhealthyPerDomain: 1 },
+        stormGuard: {
+          maxUnhealthy: '25%',
+          failureDomainLabel: 'topology.kubernetes.io/zone',
+          maxUnhealthyPerDomain: 1,
+        },
         flap: { episodes: 4, window: 7200 },
       }),
     );
-    expect(p.unhealthyConditions).toEqual([{ type: 'Ready', status: 'Unknown', timeoutMs: 90_000 }]);
+    expect(p.unhealthyConditions).toEqual([
+      { type: 'Ready', status: 'Unknown', timeoutMs: 90_000 },
+    ]);
     expect(p.nodeStartupTimeoutMs).toBe(0);
     expect(p.ladder).toEqual([
       { action: 'HardReboot', timeoutMs: 5_400_000, attempts: 3 },
@@ -43,14 +49,26 @@ describe('repair policy', () => {
   });
 
   it('names the field and what was expected on bad input', () => {
-    expect(left(resolveRepairPolicy({ ladder: [{ action: 'Reimage' }] }))).toMatch(/ladder\[0\]\.action: expected RemediationStepKind/);
-    expect(left(resolveRepairPolicy({ minHealthyPeriod: '5 minutes' }))).toMatch(/minHealthyPeriod: expected a duration/);
+    expect(left(resolveRepairPolicy({ ladder: [{ action: 'Reimage' }] }))).toMatch(
+      /ladder\[0\]\.action: expected RemediationStepKind/,
+    );
+    expect(left(resolveRepairPolicy({ minHealthyPeriod: '5 minutes' }))).toMatch(
+      /minHealthyPeriod: expected a duration/,
+    );
     expect(left(resolveRepairPolicy({ ladder: [] }))).toMatch(/ladder: expected at least one step/);
-    expect(left(resolveRepairPolicy({ ladder: [{ action: 'Replace' }, { action: 'SoftReboot' }] }))).toMatch(/Replace must be the last step/);
-    expect(left(resolveRepairPolicy({ stormGuard: { maxUnhealthy: '140%' } }))).toMatch(/stormGuard.maxUnhealthy: a percentage must be at most 100%/);
+    expect(
+      left(resolveRepairPolicy({ ladder: [{ action: 'Replace' }, { action: 'SoftReboot' }] })),
+    ).toMatch(/Replace must be the last step/);
+    expect(left(resolveRepairPolicy({ stormGuard: { maxUnhealthy: '140%' } }))).toMatch(
+      /stormGuard.maxUnhealthy: a percentage must be at most 100%/,
+    );
     expect(left(resolveRepairPolicy({ nodeStartupTimeout: '10s' }))).toMatch(/at least 30s/);
-    expect(left(resolveRepairPolicy({ ladder: [{ action: 'SoftReboot', attempts: 0 }] }))).toMatch(/ladder\[0\]\.attempts: expected an integer >= 1/);
-    expect(left(resolveRepairPolicy({ stormGuard: { maxUnhealthyPerDomain: 1 } }))).toMatch(/needs stormGuard.failureDomainLabel/);
+    expect(left(resolveRepairPolicy({ ladder: [{ action: 'SoftReboot', attempts: 0 }] }))).toMatch(
+      /ladder\[0\]\.attempts: expected an integer >= 1/,
+    );
+    expect(left(resolveRepairPolicy({ stormGuard: { maxUnhealthyPerDomain: 1 } }))).toMatch(
+      /needs stormGuard.failureDomainLabel/,
+    );
   });
 
   it('percentages round down', () => {

@@ -9,7 +9,10 @@ import { DurationMs } from './time.js';
 import { formatValidationErrors } from './errors.js';
 
 /** The repairs the escalation ladder can name, cheapest first by convention. */
-export const RemediationStepKind = t.keyof({ SoftReboot: null, HardReboot: null, Replace: null }, 'RemediationStepKind');
+export const RemediationStepKind = t.keyof(
+  { SoftReboot: null, HardReboot: null, Replace: null },
+  'RemediationStepKind',
+);
 export type RemediationStepKind = t.TypeOf<typeof RemediationStepKind>;
 
 const ConditionStatus = t.keyof({ True: null, False: null, Unknown: null }, 'ConditionStatus');
@@ -117,19 +120,31 @@ export const defaultRepairPolicy: RepairPolicy = {
     { action: 'Replace', timeoutMs: 30 * MIN, attempts: 1 },
   ],
   flap: { episodes: 3, windowMs: 60 * MIN, escalateWithinMs: 60 * MIN },
-  stormGuard: { maxUnhealthy: { percent: 40 }, minUnhealthyAllowed: 1, maxInFlight: 1, recheckIntervalMs: 30_000 },
+  stormGuard: {
+    maxUnhealthy: { percent: 40 },
+    minUnhealthyAllowed: 1,
+    maxInFlight: 1,
+    recheckIntervalMs: 30_000,
+  },
   drain: { enabled: true, timeoutMs: 15 * MIN, outOfServiceAfterMs: 5 * MIN },
   annotations: { state: 'noderepair.io/repair-state', trigger: 'noderepair.io/repair-now' },
 };
 
-export function parseCountOrPercent(v: number | string, field: string): either.Either<string, CountOrPercent> {
+export function parseCountOrPercent(
+  v: number | string,
+  field: string,
+): either.Either<string, CountOrPercent> {
   if (typeof v === 'number') {
-    return Number.isInteger(v) && v >= 0 ? either.right({ count: v }) : either.left(`${field}: expected a non-negative integer or "N%", got ${v}`);
+    return Number.isInteger(v) && v >= 0
+      ? either.right({ count: v })
+      : either.left(`${field}: expected a non-negative integer or "N%", got ${v}`);
   }
   const m = /^(\d+)%$/.exec(v.trim());
   if (m) {
     const p = Number(m[1]);
-    return p <= 100 ? either.right({ percent: p }) : either.left(`${field}: a percentage must be at most 100%, got "${v}"`);
+    return p <= 100
+      ? either.right({ percent: p })
+      : either.left(`${field}: a percentage must be at most 100%, got "${v}"`);
   }
   if (/^\d+$/.test(v.trim())) return either.right({ count: Number(v.trim()) });
   return either.left(`${field}: expected a non-negative integer or "N%", got "${v}"`);
@@ -141,11 +156,15 @@ export function scaleCountOrPercent(v: CountOrPercent, total: number): number {
 }
 
 function nonNegativeInt(v: number, field: string): either.Either<string, number> {
-  return Number.isInteger(v) && v >= 0 ? either.right(v) : either.left(`${field}: expected an integer >= 0, got ${v}`);
+  return Number.isInteger(v) && v >= 0
+    ? either.right(v)
+    : either.left(`${field}: expected an integer >= 0, got ${v}`);
 }
 
 function positiveInt(v: number, field: string): either.Either<string, number> {
-  return Number.isInteger(v) && v >= 1 ? either.right(v) : either.left(`${field}: expected an integer >= 1, got ${v}`);
+  return Number.isInteger(v) && v >= 1
+    ? either.right(v)
+    : either.left(`${field}: expected an integer >= 1, got ${v}`);
 }
 
 /** Validates a user policy and fills the defaults. Left carries a readable message naming the field. */
@@ -164,7 +183,11 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
         return e.right;
       };
       const unhealthyConditions =
-        p.unhealthyConditions?.map((c) => ({ type: c.type, status: c.status, timeoutMs: c.timeout ?? 10 * MIN })) ?? d.unhealthyConditions;
+        p.unhealthyConditions?.map((c) => ({
+          type: c.type,
+          status: c.status,
+          timeoutMs: c.timeout ?? 10 * MIN,
+        })) ?? d.unhealthyConditions;
       const ladder =
         p.ladder?.map((s, i) => ({
           action: s.action,
@@ -173,26 +196,54 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
         })) ?? d.ladder;
       if (ladder.length === 0) problems.push('ladder: expected at least one step');
       const replaceAt = ladder.findIndex((s) => s.action === 'Replace');
-      if (replaceAt !== -1 && replaceAt !== ladder.length - 1) problems.push('ladder: Replace must be the last step (nothing can follow a replacement)');
+      if (replaceAt !== -1 && replaceAt !== ladder.length - 1)
+        problems.push('ladder: Replace must be the last step (nothing can follow a replacement)');
       const nodeStartupTimeoutMs = p.nodeStartupTimeout ?? d.nodeStartupTimeoutMs;
       if (nodeStartupTimeoutMs !== 0 && nodeStartupTimeoutMs < 30_000) {
-        problems.push('nodeStartupTimeout: expected 0 (disabled) or at least 30s, as Cluster API requires');
+        problems.push(
+          'nodeStartupTimeout: expected 0 (disabled) or at least 30s, as Cluster API requires',
+        );
       }
       const sg = p.stormGuard ?? {};
       const stormGuard: StormGuardPolicy = {
-        maxUnhealthy: sg.maxUnhealthy === undefined ? d.stormGuard.maxUnhealthy : take(parseCountOrPercent(sg.maxUnhealthy, 'stormGuard.maxUnhealthy'), { count: 0 }),
-        maxInFlight: take(positiveInt(sg.maxInFlight ?? d.stormGuard.maxInFlight, 'stormGuard.maxInFlight'), 1),
-        minUnhealthyAllowed: take(nonNegativeInt(sg.minUnhealthyAllowed ?? d.stormGuard.minUnhealthyAllowed, 'stormGuard.minUnhealthyAllowed'), 0),
+        maxUnhealthy:
+          sg.maxUnhealthy === undefined
+            ? d.stormGuard.maxUnhealthy
+            : take(parseCountOrPercent(sg.maxUnhealthy, 'stormGuard.maxUnhealthy'), { count: 0 }),
+        maxInFlight: take(
+          positiveInt(sg.maxInFlight ?? d.stormGuard.maxInFlight, 'stormGuard.maxInFlight'),
+          1,
+        ),
+        minUnhealthyAllowed: take(
+          nonNegativeInt(
+            sg.minUnhealthyAllowed ?? d.stormGuard.minUnhealthyAllowed,
+            'stormGuard.minUnhealthyAllowed',
+          ),
+          0,
+        ),
         recheckIntervalMs: sg.recheckInterval ?? d.stormGuard.recheckIntervalMs,
-        ...(sg.failureDomainLabel !== undefined ? { failureDomainLabel: sg.failureDomainLabel } : {}),
+        ...(sg.failureDomainLabel !== undefined
+          ? { failureDomainLabel: sg.failureDomainLabel }
+          : {}),
         ...(sg.maxUnhealthyPerDomain !== undefined
-          ? { maxUnhealthyPerDomain: take(parseCountOrPercent(sg.maxUnhealthyPerDomain, 'stormGuard.maxUnhealthyPerDomain'), { count: 0 }) }
+          ? {
+              maxUnhealthyPerDomain: take(
+                parseCountOrPercent(sg.maxUnhealthyPerDomain, 'stormGuard.maxUnhealthyPerDomain'),
+                { count: 0 },
+              ),
+            }
           : {}),
       };
-      if (stormGuard.maxUnhealthyPerDomain !== undefined && stormGuard.failureDomainLabel === undefined) {
-        problems.push('stormGuard.maxUnhealthyPerDomain: needs stormGuard.failureDomainLabel (e.g. topology.kubernetes.io/zone)');
+      if (
+        stormGuard.maxUnhealthyPerDomain !== undefined &&
+        stormGuard.failureDomainLabel === undefined
+      ) {
+        problems.push(
+          'stormGuard.maxUnhealthyPerDomain: needs stormGuard.failureDomainLabel (e.g. topology.kubernetes.io/zone)',
+        );
       }
-      if (stormGuard.recheckIntervalMs < 1000) problems.push('stormGuard.recheckInterval: expected at least 1s');
+      if (stormGuard.recheckIntervalMs < 1000)
+        problems.push('stormGuard.recheckInterval: expected at least 1s');
       const flap = {
         episodes: take(positiveInt(p.flap?.episodes ?? d.flap.episodes, 'flap.episodes'), 1),
         windowMs: p.flap?.window ?? d.flap.windowMs,
@@ -213,9 +264,14 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
           timeoutMs: p.drain?.timeout ?? d.drain.timeoutMs,
           outOfServiceAfterMs: p.drain?.outOfServiceAfter ?? d.drain.outOfServiceAfterMs,
         },
-        annotations: { state: p.annotations?.state ?? d.annotations.state, trigger: p.annotations?.trigger ?? d.annotations.trigger },
+        annotations: {
+          state: p.annotations?.state ?? d.annotations.state,
+          trigger: p.annotations?.trigger ?? d.annotations.trigger,
+        },
       };
-      return problems.length > 0 ? either.left(`invalid repair policy: ${problems.join('; ')}`) : either.right(policy);
+      return problems.length > 0
+        ? either.left(`invalid repair policy: ${problems.join('; ')}`)
+        : either.right(policy);
     }),
   );
 }

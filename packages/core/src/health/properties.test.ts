@@ -13,7 +13,15 @@ import { parseRepairState, serializeRepairState } from './state.js';
 
 const MIN = 60_000;
 const T0 = Date.parse('2026-03-01T00:00:00Z');
-const readyKinds: ReadyText[] = ['ready', 'runtimeDown', 'networkNotReady', 'plegUnhealthy', 'shuttingDown', 'capacityMissing', 'unknown'];
+const readyKinds: ReadyText[] = [
+  'ready',
+  'runtimeDown',
+  'networkNotReady',
+  'plegUnhealthy',
+  'shuttingDown',
+  'capacityMissing',
+  'unknown',
+];
 
 const arbPolicy: fc.Arbitrary<RepairPolicy> = fc
   .record({
@@ -25,7 +33,10 @@ const arbPolicy: fc.Arbitrary<RepairPolicy> = fc
     flapEpisodes: fc.integer({ min: 1, max: 5 }),
     flapWindowMin: fc.integer({ min: 5, max: 120 }),
     maxInFlight: fc.integer({ min: 1, max: 3 }),
-    maxUnhealthy: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 100 }).map((p) => `${p}%`)),
+    maxUnhealthy: fc.oneof(
+      fc.integer({ min: 0, max: 5 }),
+      fc.integer({ min: 0, max: 100 }).map((p) => `${p}%`),
+    ),
     minUnhealthyAllowed: fc.integer({ min: 0, max: 2 }),
     dryRun: fc.boolean(),
   })
@@ -37,19 +48,36 @@ const arbPolicy: fc.Arbitrary<RepairPolicy> = fc
         { type: 'Ready', status: 'Unknown', timeout: r.timeoutMin * 60 },
       ],
       minHealthyPeriod: r.minHealthyMin * 60,
-      ladder: r.ladder.map((action) => ({ action, attempts: r.attempts, timeout: r.stepTimeoutMin * 60 })),
+      ladder: r.ladder.map((action) => ({
+        action,
+        attempts: r.attempts,
+        timeout: r.stepTimeoutMin * 60,
+      })),
       flap: { episodes: r.flapEpisodes, window: r.flapWindowMin * 60 },
       // A calm recheck keeps long virtual runs cheap; the value does not change any property.
-      stormGuard: { maxInFlight: r.maxInFlight, maxUnhealthy: r.maxUnhealthy, minUnhealthyAllowed: r.minUnhealthyAllowed, recheckInterval: '5m' },
+      stormGuard: {
+        maxInFlight: r.maxInFlight,
+        maxUnhealthy: r.maxUnhealthy,
+        minUnhealthyAllowed: r.minUnhealthyAllowed,
+        recheckInterval: '5m',
+      },
     });
     if (either.isLeft(p)) throw new Error(p.left);
     return p.right;
   });
 
 /** A node's timeline: steps of (gap, Ready kind); lastTransitionTime moves only when the kind changes. */
-const arbTimeline = (kinds: ReadyText[]) => fc.array(fc.record({ gapMin: fc.integer({ min: 0, max: 90 }), ready: fc.constantFrom(...kinds) }), { minLength: 1, maxLength: 12 });
+const arbTimeline = (kinds: ReadyText[]) =>
+  fc.array(
+    fc.record({ gapMin: fc.integer({ min: 0, max: 90 }), ready: fc.constantFrom(...kinds) }),
+    { minLength: 1, maxLength: 12 },
+  );
 
-function toObservations(name: string, steps: Array<{ gapMin: number; ready: ReadyText }>, labels: Record<string, string> = {}): TimedObservation[] {
+function toObservations(
+  name: string,
+  steps: Array<{ gapMin: number; ready: ReadyText }>,
+  labels: Record<string, string> = {},
+): TimedObservation[] {
   let at = T0;
   let since = T0 - 60 * MIN;
   let prev: ReadyText | undefined;
@@ -57,11 +85,20 @@ function toObservations(name: string, steps: Array<{ gapMin: number; ready: Read
     at += s.gapMin * MIN;
     if (s.ready !== prev) since = at;
     prev = s.ready;
-    return { at, obs: { nodeName: name, node: buildNode({ name, ready: s.ready, since, heartbeat: at, labels }) } };
+    return {
+      at,
+      obs: {
+        nodeName: name,
+        node: buildNode({ name, ready: s.ready, since, heartbeat: at, labels }),
+      },
+    };
   });
 }
 
-const arbOutcomes = fc.array(fc.constantFrom('Succeeded', 'Failed', 'crash'), { minLength: 1, maxLength: 8 });
+const arbOutcomes = fc.array(fc.constantFrom('Succeeded', 'Failed', 'crash'), {
+  minLength: 1,
+  maxLength: 8,
+});
 
 function executorFrom(outcomes: string[]): ActionExecutor {
   let i = 0;
@@ -71,10 +108,21 @@ function executorFrom(outcomes: string[]): ActionExecutor {
   };
 }
 
-function runAll(observations: TimedObservation[], policy: RepairPolicy, execute: ActionExecutor): RepairDecision[] {
+function runAll(
+  observations: TimedObservation[],
+  policy: RepairPolicy,
+  execute: ActionExecutor,
+): RepairDecision[] {
   const scheduler = new VirtualTimeScheduler();
   const out: RepairDecision[] = [];
-  runRepairLoop({ policy, scheduler, observations, epochMs: T0, execute, horizonMs: 4 * 60 * MIN }).subscribe((d) => out.push(d));
+  runRepairLoop({
+    policy,
+    scheduler,
+    observations,
+    epochMs: T0,
+    execute,
+    horizonMs: 4 * 60 * MIN,
+  }).subscribe((d) => out.push(d));
   scheduler.flush();
   return out;
 }
@@ -101,7 +149,8 @@ describe('repair state machine properties', () => {
       fc.property(arbPolicy, arbTimeline(readyKinds), arbOutcomes, (policy, steps, outcomes) => {
         const ds = runAll(toObservations('a', steps), policy, executorFrom(outcomes));
         for (const d of ds) {
-          if (d.cause.kind === 'ShuttingDown') expect(d.actions.filter((a) => a.type === 'Remediate')).toEqual([]);
+          if (d.cause.kind === 'ShuttingDown')
+            expect(d.actions.filter((a) => a.type === 'Remediate')).toEqual([]);
         }
       }),
       runs,
@@ -127,31 +176,46 @@ describe('repair state machine properties', () => {
 
   it('concurrent repairs never exceed the storm guard', () => {
     fc.assert(
-      fc.property(arbPolicy, fc.array(arbTimeline(readyKinds), { minLength: 2, maxLength: 6 }), arbOutcomes, (policy, timelines, outcomes) => {
-        const observations = timelines.flatMap((steps, i) => toObservations(`n${i}`, steps));
-        const ds = runAll(observations, policy, executorFrom(outcomes));
-        const phase = new Map<string, string>();
-        for (const d of ds) {
-          phase.set(d.node, d.phase);
-          const inFlight = [...phase.values()].filter((p) => isInFlight(p as never)).length;
-          expect(inFlight).toBeLessThanOrEqual(policy.stormGuard.maxInFlight);
-        }
-      }),
+      fc.property(
+        arbPolicy,
+        fc.array(arbTimeline(readyKinds), { minLength: 2, maxLength: 6 }),
+        arbOutcomes,
+        (policy, timelines, outcomes) => {
+          const observations = timelines.flatMap((steps, i) => toObservations(`n${i}`, steps));
+          const ds = runAll(observations, policy, executorFrom(outcomes));
+          const phase = new Map<string, string>();
+          for (const d of ds) {
+            phase.set(d.node, d.phase);
+            const inFlight = [...phase.values()].filter((p) => isInFlight(p as never)).length;
+            expect(inFlight).toBeLessThanOrEqual(policy.stormGuard.maxInFlight);
+          }
+        },
+      ),
       { numRuns: 40 },
     );
   });
 
   it('no repair starts while the fleet is over its unhealthy limit', () => {
     fc.assert(
-      fc.property(arbPolicy, fc.array(fc.constantFrom(...readyKinds), { minLength: 1, maxLength: 10 }), (policy, kinds) => {
-        const now = T0 + 3 * 60 * MIN;
-        const members = kinds.map((k, i) => ({ obs: { nodeName: `n${i}`, node: buildNode({ name: `n${i}`, ready: k, since: T0, heartbeat: now }) }, state: undefined }));
-        const { decisions, storm } = decideFleet(members, policy, now);
-        const starts = decisions.filter((d) => d.actions.some((a) => a.type === 'Remediate'));
-        if (storm.tripped) expect(starts).toEqual([]);
-        expect(starts.length).toBeLessThanOrEqual(policy.stormGuard.maxInFlight);
-        expect(storm.unhealthy).toBe(kinds.filter((k) => k !== 'ready').length);
-      }),
+      fc.property(
+        arbPolicy,
+        fc.array(fc.constantFrom(...readyKinds), { minLength: 1, maxLength: 10 }),
+        (policy, kinds) => {
+          const now = T0 + 3 * 60 * MIN;
+          const members = kinds.map((k, i) => ({
+            obs: {
+              nodeName: `n${i}`,
+              node: buildNode({ name: `n${i}`, ready: k, since: T0, heartbeat: now }),
+            },
+            state: undefined,
+          }));
+          const { decisions, storm } = decideFleet(members, policy, now);
+          const starts = decisions.filter((d) => d.actions.some((a) => a.type === 'Remediate'));
+          if (storm.tripped) expect(starts).toEqual([]);
+          expect(starts.length).toBeLessThanOrEqual(policy.stormGuard.maxInFlight);
+          expect(storm.unhealthy).toBe(kinds.filter((k) => k !== 'ready').length);
+        },
+      ),
       runs,
     );
   });
@@ -191,16 +255,25 @@ describe('repair state machine properties', () => {
 
   it('the same inputs give the same decisions', () => {
     fc.assert(
-      fc.property(arbPolicy, fc.array(arbTimeline(readyKinds), { minLength: 1, maxLength: 3 }), arbOutcomes, (policy, timelines, outcomes) => {
-        const observations = timelines.flatMap((steps, i) => toObservations(`n${i}`, steps));
-        const first = runAll(observations, policy, executorFrom(outcomes));
-        // Same inputs, listed in another node order (each node's own order kept: sort is stable).
-        const reordered = [...observations].sort((a, b) => a.at - b.at || b.obs.nodeName.localeCompare(a.obs.nodeName));
-        const second = runAll(reordered, policy, executorFrom(outcomes));
-        expect(second).toEqual(first);
-        const last = observations[observations.length - 1]!;
-        expect(decideRepair(last.obs, undefined, policy, last.at)).toEqual(decideRepair(last.obs, undefined, policy, new Date(last.at)));
-      }),
+      fc.property(
+        arbPolicy,
+        fc.array(arbTimeline(readyKinds), { minLength: 1, maxLength: 3 }),
+        arbOutcomes,
+        (policy, timelines, outcomes) => {
+          const observations = timelines.flatMap((steps, i) => toObservations(`n${i}`, steps));
+          const first = runAll(observations, policy, executorFrom(outcomes));
+          // Same inputs, listed in another node order (each node's own order kept: sort is stable).
+          const reordered = [...observations].sort(
+            (a, b) => a.at - b.at || b.obs.nodeName.localeCompare(a.obs.nodeName),
+          );
+          const second = runAll(reordered, policy, executorFrom(outcomes));
+          expect(second).toEqual(first);
+          const last = observations[observations.length - 1]!;
+          expect(decideRepair(last.obs, undefined, policy, last.at)).toEqual(
+            decideRepair(last.obs, undefined, policy, new Date(last.at)),
+          );
+        },
+      ),
       { numRuns: 40 },
     );
   });

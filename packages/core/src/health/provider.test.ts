@@ -17,19 +17,35 @@ describe('DryRunRebootProvider and the intent protocol', () => {
     if (action?.type !== 'Remediate') throw new Error('expected a Remediate action');
     // Persisted, executed, then the controller dies before recording the outcome.
     const persisted = serializeRepairState(first.nextState!);
-    await provider.execute({ node: 'a', action: action.action, actionId: action.actionId, replay: action.replay });
+    await provider.execute({
+      node: 'a',
+      action: action.action,
+      actionId: action.actionId,
+      replay: action.replay,
+    });
     // A new controller reads the annotation and decides again.
     const restored = (parseRepairState(persisted) as either.Right<RepairState>).right;
     const second = decideRepair({ nodeName: 'a', node }, restored, defaultRepairPolicy, 12 * MIN);
     const replay = second.actions.find((a) => a.type === 'Remediate');
     if (replay?.type !== 'Remediate') throw new Error('expected a replayed Remediate action');
     expect(replay).toMatchObject({ actionId: action.actionId, replay: true });
-    const r = await provider.execute({ node: 'a', action: replay.action, actionId: replay.actionId, replay: replay.replay });
+    const r = await provider.execute({
+      node: 'a',
+      action: replay.action,
+      actionId: replay.actionId,
+      replay: replay.replay,
+    });
     expect(r.result).toBe('Succeeded');
     expect(provider.requests).toHaveLength(2);
     expect(provider.executedActionIds()).toEqual([action.actionId]);
-    const done = recordOutcome(second.nextState!, { actionId: replay.actionId, ...r, at: 12 * MIN });
+    const done = recordOutcome(second.nextState!, {
+      actionId: replay.actionId,
+      ...r,
+      at: 12 * MIN,
+    });
     expect(done.phase).toBe('Verifying');
-    expect(decideRepair({ nodeName: 'a', node }, done, defaultRepairPolicy, 13 * MIN).actions).toEqual([]);
+    expect(
+      decideRepair({ nodeName: 'a', node }, done, defaultRepairPolicy, 13 * MIN).actions,
+    ).toEqual([]);
   });
 });

@@ -36,7 +36,10 @@ export class DryRunRebootProvider implements RebootProvider {
     this.requests.push({ ...req });
     const prior = this.done.get(req.actionId);
     if (prior !== undefined) return prior;
-    const r: RebootResult = { result: 'Succeeded', message: `dry-run: would ${req.action} ${req.node}` };
+    const r: RebootResult = {
+      result: 'Succeeded',
+      message: `dry-run: would ${req.action} ${req.node}`,
+    };
     this.done.set(req.actionId, r);
     return r;
   }

@@ -2,7 +2,12 @@
 // VirtualTimeScheduler, hours of policy (timeouts, backoffs, healthy periods) run in
 // milliseconds of real time and deterministically; with asyncScheduler it is a real loop.
 import { Observable, Subscription, type SchedulerLike } from 'rxjs';
-import { recordOutcome, type ActionOutcome, type RepairAction, type RepairDecision } from './decide.js';
+import {
+  recordOutcome,
+  type ActionOutcome,
+  type RepairAction,
+  type RepairDecision,
+} from './decide.js';
 import { decideFleet } from './fleet.js';
 import type { HealthObservation } from './node.js';
 import type { RepairPolicy } from './policy.js';
@@ -17,7 +22,11 @@ export interface TimedObservation {
 export type RemediateAction = Extract<RepairAction, { type: 'Remediate' }>;
 
 /** What executing a Remediate action did. undefined: the controller died before recording it. */
-export type ActionExecutor = (action: RemediateAction, node: string, now: number) => Omit<ActionOutcome, 'actionId' | 'at'> | undefined;
+export type ActionExecutor = (
+  action: RemediateAction,
+  node: string,
+  now: number,
+) => Omit<ActionOutcome, 'actionId' | 'at'> | undefined;
 
 export interface RepairLoopOptions {
   policy: RepairPolicy;
@@ -51,7 +60,9 @@ export function runRepairLoop(opts: RepairLoopOptions): Observable<RepairDecisio
 
     const pass = () => {
       const t = now();
-      const members = [...latest.values()].sort((a, b) => (a.nodeName < b.nodeName ? -1 : 1)).map((obs) => ({ obs, state: states.get(obs.nodeName) }));
+      const members = [...latest.values()]
+        .sort((a, b) => (a.nodeName < b.nodeName ? -1 : 1))
+        .map((obs) => ({ obs, state: states.get(obs.nodeName) }));
       const { decisions } = decideFleet(members, policy, t);
       let nextWake = Number.POSITIVE_INFINITY;
       for (const d of decisions) {
@@ -94,11 +105,14 @@ export function runRepairLoop(opts: RepairLoopOptions): Observable<RepairDecisio
     batchesLeft = batches.size;
     for (const [at, batch] of batches) {
       subs.add(
-        scheduler.schedule(() => {
-          for (const o of batch) latest.set(o.obs.nodeName, o.obs);
-          batchesLeft -= 1;
-          pass();
-        }, Math.max(0, at - epoch)),
+        scheduler.schedule(
+          () => {
+            for (const o of batch) latest.set(o.obs.nodeName, o.obs);
+            batchesLeft -= 1;
+            pass();
+          },
+          Math.max(0, at - epoch),
+        ),
       );
     }
     if (batchesLeft === 0) subscriber.complete();

@@ -12,7 +12,15 @@ import { formatValidationErrors } from './errors.js';
 export const RepairStateVersion = 1;
 
 export const RepairPhase = t.keyof(
-  { Healthy: null, Suspect: null, Waiting: null, Unhealthy: null, Remediating: null, Verifying: null, Failed: null },
+  {
+    Healthy: null,
+    Suspect: null,
+    Waiting: null,
+    Unhealthy: null,
+    Remediating: null,
+    Verifying: null,
+    Failed: null,
+  },
   'RepairPhase',
 );
 export type RepairPhase = t.TypeOf<typeof RepairPhase>;
@@ -26,7 +34,13 @@ export type ActionResult = t.TypeOf<typeof ActionResult>;
  * very same `actionId`; providers must treat a repeated id as the same request (see docs).
  */
 export const RepairIntent = t.intersection([
-  t.type({ actionId: t.string, action: RemediationStepKind, step: t.number, attempt: t.number, issuedAt: IsoTime }),
+  t.type({
+    actionId: t.string,
+    action: RemediationStepKind,
+    step: t.number,
+    attempt: t.number,
+    issuedAt: IsoTime,
+  }),
   t.partial({ completedAt: IsoTime, result: ActionResult, message: t.string, replays: t.number }),
 ]);
 export type RepairIntent = t.TypeOf<typeof RepairIntent>;
@@ -48,7 +62,12 @@ export const Remediation = t.intersection([
 ]);
 export type Remediation = t.TypeOf<typeof Remediation>;
 
-export const LastRemediation = t.type({ id: t.string, endedAt: IsoTime, step: t.number, result: t.keyof({ Succeeded: null, Failed: null }) });
+export const LastRemediation = t.type({
+  id: t.string,
+  endedAt: IsoTime,
+  step: t.number,
+  result: t.keyof({ Succeeded: null, Failed: null }),
+});
 export type LastRemediation = t.TypeOf<typeof LastRemediation>;
 
 export const RepairState = t.intersection(
@@ -79,7 +98,9 @@ export function initialRepairState(now: number): RepairState {
 }
 
 /** Parses the annotation value. Left says what is wrong; the caller decides (we start over and emit an event). */
-export function parseRepairState(value: string | undefined): either.Either<string, RepairState | undefined> {
+export function parseRepairState(
+  value: string | undefined,
+): either.Either<string, RepairState | undefined> {
   if (value === undefined || value === '') return either.right(undefined);
   let json: unknown;
   try {
@@ -88,7 +109,9 @@ export function parseRepairState(value: string | undefined): either.Either<strin
     return either.left('repair-state annotation: expected JSON, got text that does not parse');
   }
   if (typeof json === 'object' && json !== null && 'v' in json && json.v !== RepairStateVersion) {
-    return either.left(`repair-state annotation: version ${String(json.v)} is not understood by this controller (it understands ${RepairStateVersion})`);
+    return either.left(
+      `repair-state annotation: version ${String(json.v)} is not understood by this controller (it understands ${RepairStateVersion})`,
+    );
   }
   return pipe(
     RepairState.decode(json),

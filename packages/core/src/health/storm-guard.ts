@@ -34,7 +34,11 @@ export function isInFlight(phase: RepairPhase | undefined): boolean {
   return phase === 'Remediating' || phase === 'Verifying';
 }
 
-function limitFor(policy: StormGuardPolicy, which: 'maxUnhealthy' | 'maxUnhealthyPerDomain', total: number): number {
+function limitFor(
+  policy: StormGuardPolicy,
+  which: 'maxUnhealthy' | 'maxUnhealthyPerDomain',
+  total: number,
+): number {
   const v = policy[which];
   if (v === undefined) return Number.POSITIVE_INFINITY;
   return Math.max(policy.minUnhealthyAllowed, scaleCountOrPercent(v, total));
@@ -54,7 +58,8 @@ export function stormGuard(entries: readonly StormEntry[], policy: StormGuardPol
   const tripped = unhealthy > limit;
   let inFlight = counted.filter((e) => isInFlight(e.phase)).length;
 
-  const domainOf = (e: StormEntry) => (policy.failureDomainLabel ? (e.labels?.[policy.failureDomainLabel] ?? '') : '');
+  const domainOf = (e: StormEntry) =>
+    policy.failureDomainLabel ? (e.labels?.[policy.failureDomainLabel] ?? '') : '';
   const domainTripped = new Map<string, string>();
   if (policy.failureDomainLabel !== undefined && policy.maxUnhealthyPerDomain !== undefined) {
     const byDomain = new Map<string, StormEntry[]>();
@@ -62,22 +67,42 @@ export function stormGuard(entries: readonly StormEntry[], policy: StormGuardPol
     for (const [d, members] of byDomain) {
       const n = members.filter(isUnhealthy).length;
       const lim = limitFor(policy, 'maxUnhealthyPerDomain', members.length);
-      if (n > lim) domainTripped.set(d, `${n} of ${members.length} nodes unhealthy in ${policy.failureDomainLabel}=${d || '(none)'} (limit ${lim})`);
+      if (n > lim)
+        domainTripped.set(
+          d,
+          `${n} of ${members.length} nodes unhealthy in ${policy.failureDomainLabel}=${d || '(none)'} (limit ${lim})`,
+        );
     }
   }
 
   const verdicts = new Map<string, StormVerdict>();
   const wanting = counted
     .filter((e) => e.wantsToStart)
-    .sort((a, b) => (a.unhealthySince ?? 0) - (b.unhealthySince ?? 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    .sort(
+      (a, b) =>
+        (a.unhealthySince ?? 0) - (b.unhealthySince ?? 0) ||
+        (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    );
   for (const e of wanting) {
     const dt = domainTripped.get(domainOf(e));
-    if (tripped) verdicts.set(e.name, { admitted: false, reason: `storm guard: ${unhealthy} of ${counted.length} nodes unhealthy (limit ${limit})` });
-    else if (dt !== undefined) verdicts.set(e.name, { admitted: false, reason: `storm guard: ${dt}` });
-    else if (inFlight >= policy.maxInFlight) verdicts.set(e.name, { admitted: false, reason: `storm guard: ${inFlight} repairs in flight (maxInFlight ${policy.maxInFlight})` });
+    if (tripped)
+      verdicts.set(e.name, {
+        admitted: false,
+        reason: `storm guard: ${unhealthy} of ${counted.length} nodes unhealthy (limit ${limit})`,
+      });
+    else if (dt !== undefined)
+      verdicts.set(e.name, { admitted: false, reason: `storm guard: ${dt}` });
+    else if (inFlight >= policy.maxInFlight)
+      verdicts.set(e.name, {
+        admitted: false,
+        reason: `storm guard: ${inFlight} repairs in flight (maxInFlight ${policy.maxInFlight})`,
+      });
     else {
       inFlight += 1;
-      verdicts.set(e.name, { admitted: true, reason: `admitted (${unhealthy} of ${counted.length} unhealthy, limit ${limit})` });
+      verdicts.set(e.name, {
+        admitted: true,
+        reason: `admitted (${unhealthy} of ${counted.length} unhealthy, limit ${limit})`,
+      });
     }
   }
   return { total: counted.length, unhealthy, inFlight, limit, tripped, verdicts };

@@ -43,7 +43,9 @@ export function parseDuration(input: string | number): either.Either<string, num
     matched = re.lastIndex;
   }
   if (text.length === 0 || matched !== text.length) {
-    return either.left(`expected a duration like "90s", "10m" or "1h30m" (or seconds as a number), got "${input}"`);
+    return either.left(
+      `expected a duration like "90s", "10m" or "1h30m" (or seconds as a number), got "${input}"`,
+    );
   }
   return either.right(Math.round(total));
 }
@@ -64,7 +66,8 @@ export const DurationMs = new t.Type<number, string, unknown>(
   'Duration',
   (u): u is number => typeof u === 'number' && Number.isFinite(u) && u >= 0,
   (u, c) => {
-    if (typeof u !== 'string' && typeof u !== 'number') return t.failure(u, c, 'expected a duration such as "10m" or a number of seconds');
+    if (typeof u !== 'string' && typeof u !== 'number')
+      return t.failure(u, c, 'expected a duration such as "10m" or a number of seconds');
     const parsed = parseDuration(u);
     return either.isRight(parsed) ? t.success(parsed.right) : t.failure(u, c, parsed.left);
   },
@@ -78,7 +81,9 @@ export const IsoTime = new t.Type<number, string, unknown>(
   (u, c) => {
     if (typeof u !== 'string') return t.failure(u, c, 'expected an RFC 3339 timestamp string');
     const ms = Date.parse(u);
-    return Number.isNaN(ms) ? t.failure(u, c, `expected an RFC 3339 timestamp, got "${u}"`) : t.success(ms);
+    return Number.isNaN(ms)
+      ? t.failure(u, c, `expected an RFC 3339 timestamp, got "${u}"`)
+      : t.success(ms);
   },
   (ms) => iso(ms),
 );

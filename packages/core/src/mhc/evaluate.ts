@@ -20,7 +20,13 @@ import {
 } from './target.js';
 
 /** HealthCheckSucceeded=False reasons (v1beta2 names). */
-export type MhcUnhealthyReason = 'HasRemediateAnnotation' | 'MachineHasFailure' | 'NodeDeleted' | 'NodeStartupTimeout' | 'UnhealthyNode' | 'UnhealthyMachine';
+export type MhcUnhealthyReason =
+  | 'HasRemediateAnnotation'
+  | 'MachineHasFailure'
+  | 'NodeDeleted'
+  | 'NodeStartupTimeout'
+  | 'UnhealthyNode'
+  | 'UnhealthyMachine';
 
 /**
  * Rule order. 'v1.11': remediate annotation, failureReason/Message, NodeDeleted, cluster
@@ -70,7 +76,9 @@ function checkConditions(
     const since = toMillis(cond.lastTransitionTime as never) ?? 0;
     // Unhealthy only when lastTransitionTime + timeout is strictly before now.
     if (since + c.timeoutMs < now) {
-      messages.push(`Condition ${c.type} on ${on} is reporting status ${c.status} for more than ${formatDuration(c.timeoutMs)}`);
+      messages.push(
+        `Condition ${c.type} on ${on} is reporting status ${c.status} for more than ${formatDuration(c.timeoutMs)}`,
+      );
       if (stopAtFirst) return messages;
       continue;
     }
@@ -96,26 +104,50 @@ export function nodeStartupComparisonTime(target: MhcTarget, cluster: MhcCluster
 
 const minPositive = (xs: number[]): number => (xs.length === 0 ? 0 : Math.min(...xs));
 
-export function evaluateTarget(target: MhcTarget, policy: MhcPolicy, cluster: MhcCluster, nowInput: Date | number, order: CapiRuleOrder = 'v1.11'): TargetEvaluation {
+export function evaluateTarget(
+  target: MhcTarget,
+  policy: MhcPolicy,
+  cluster: MhcCluster,
+  nowInput: Date | number,
+  order: CapiRuleOrder = 'v1.11',
+): TargetEvaluation {
   const now = nowMillis(nowInput);
   const m = target.machine;
   const name = m.metadata.name;
-  const unhealthy = (reason: MhcUnhealthyReason, message: string): TargetEvaluation => ({ machine: name, needsRemediation: true, reason, message, nextCheckMs: 0 });
-  const wait = (nextCheckMs: number): TargetEvaluation => ({ machine: name, needsRemediation: false, nextCheckMs });
+  const unhealthy = (reason: MhcUnhealthyReason, message: string): TargetEvaluation => ({
+    machine: name,
+    needsRemediation: true,
+    reason,
+    message,
+    nextCheckMs: 0,
+  });
+  const wait = (nextCheckMs: number): TargetEvaluation => ({
+    machine: name,
+    needsRemediation: false,
+    nextCheckMs,
+  });
 
   if (m.metadata.annotations?.[AnnotationRemediateMachine] !== undefined) {
-    return unhealthy('HasRemediateAnnotation', 'Health check failed: marked for remediation via cluster.x-k8s.io/remediate-machine annotation');
+    return unhealthy(
+      'HasRemediateAnnotation',
+      'Health check failed: marked for remediation via cluster.x-k8s.io/remediate-machine annotation',
+    );
   }
   const gatesClosed = (): boolean =>
-    (!isTrue(cluster.conditions, ConditionControlPlaneInitialized) && !isControlPlaneMachine(m)) || !isTrue(cluster.conditions, ConditionInfrastructureReady);
+    (!isTrue(cluster.conditions, ConditionControlPlaneInitialized) && !isControlPlaneMachine(m)) ||
+    !isTrue(cluster.conditions, ConditionInfrastructureReady);
   const nodeRefName = m.status?.nodeRef?.name ?? '';
 
   if (order === 'v1.11') {
     const failureReason = m.status?.deprecated?.v1beta1?.failureReason ?? m.status?.failureReason;
-    const failureMessage = m.status?.deprecated?.v1beta1?.failureMessage ?? m.status?.failureMessage;
-    if (failureReason !== undefined) return unhealthy('MachineHasFailure', `FailureReason: ${failureReason}`);
-    if (failureMessage !== undefined) return unhealthy('MachineHasFailure', `FailureMessage: ${failureMessage}`);
-    if (target.nodeMissing) return unhealthy('NodeDeleted', `Health check failed: Node ${nodeRefName} has been deleted`);
+    const failureMessage =
+      m.status?.deprecated?.v1beta1?.failureMessage ?? m.status?.failureMessage;
+    if (failureReason !== undefined)
+      return unhealthy('MachineHasFailure', `FailureReason: ${failureReason}`);
+    if (failureMessage !== undefined)
+      return unhealthy('MachineHasFailure', `FailureMessage: ${failureMessage}`);
+    if (target.nodeMissing)
+      return unhealthy('NodeDeleted', `Health check failed: Node ${nodeRefName} has been deleted`);
     // Cluster not ready: not judged; the Cluster's own update will trigger the next look.
     if (gatesClosed()) return wait(0);
     const nextChecks: number[] = [];
@@ -123,11 +155,21 @@ export function evaluateTarget(target: MhcTarget, policy: MhcPolicy, cluster: Mh
       if (policy.nodeStartupTimeoutMs === 0) return wait(0);
       const since = nodeStartupComparisonTime(target, cluster);
       if (since + policy.nodeStartupTimeoutMs < now) {
-        return unhealthy('NodeStartupTimeout', `Health check failed: Node failed to report startup in ${formatDuration(policy.nodeStartupTimeoutMs)}`);
+        return unhealthy(
+          'NodeStartupTimeout',
+          `Health check failed: Node failed to report startup in ${formatDuration(policy.nodeStartupTimeoutMs)}`,
+        );
       }
       return wait(policy.nodeStartupTimeoutMs - (now - since) + SECOND);
     }
-    const msgs = checkConditions(policy.unhealthyNodeConditions, (t) => getCondition(target.node, t), 'Node', now, nextChecks, true);
+    const msgs = checkConditions(
+      policy.unhealthyNodeConditions,
+      (t) => getCondition(target.node, t),
+      'Node',
+      now,
+      nextChecks,
+      true,
+    );
     if (msgs.length > 0) return unhealthy('UnhealthyNode', `Health check failed: ${msgs[0]}`);
     return wait(minPositive(nextChecks));
   }
@@ -135,19 +177,41 @@ export function evaluateTarget(target: MhcTarget, policy: MhcPolicy, cluster: Mh
   // v1.12 order.
   if (gatesClosed()) return wait(0);
   const nextChecks: number[] = [];
-  const machineMsgs = checkConditions(policy.unhealthyMachineConditions, (t) => condition(machineConditions(m), t), 'Machine', now, nextChecks, false);
-  const join = (first: string[], reason: MhcUnhealthyReason) => unhealthy(machineMsgs.length > 0 ? 'UnhealthyMachine' : reason, `Health check failed: ${[...first, ...machineMsgs].join('; ')}`);
+  const machineMsgs = checkConditions(
+    policy.unhealthyMachineConditions,
+    (t) => condition(machineConditions(m), t),
+    'Machine',
+    now,
+    nextChecks,
+    false,
+  );
+  const join = (first: string[], reason: MhcUnhealthyReason) =>
+    unhealthy(
+      machineMsgs.length > 0 ? 'UnhealthyMachine' : reason,
+      `Health check failed: ${[...first, ...machineMsgs].join('; ')}`,
+    );
   if (target.nodeMissing) return join([`Node ${nodeRefName} has been deleted`], 'NodeDeleted');
   if (target.node === undefined) {
     if (machineMsgs.length > 0) return join([], 'UnhealthyMachine');
     if (policy.nodeStartupTimeoutMs === 0) return wait(minPositive(nextChecks));
     const since = nodeStartupComparisonTime(target, cluster);
-    if (since + policy.nodeStartupTimeoutMs < now) return join([`Node failed to report startup in ${formatDuration(policy.nodeStartupTimeoutMs)}`], 'NodeStartupTimeout');
+    if (since + policy.nodeStartupTimeoutMs < now)
+      return join(
+        [`Node failed to report startup in ${formatDuration(policy.nodeStartupTimeoutMs)}`],
+        'NodeStartupTimeout',
+      );
     const next = policy.nodeStartupTimeoutMs - (now - since) + SECOND;
     if (next > 0) nextChecks.push(next);
     return wait(minPositive(nextChecks));
   }
-  const nodeMsgs = checkConditions(policy.unhealthyNodeConditions, (t) => getCondition(target.node, t), 'Node', now, nextChecks, false);
+  const nodeMsgs = checkConditions(
+    policy.unhealthyNodeConditions,
+    (t) => getCondition(target.node, t),
+    'Node',
+    now,
+    nextChecks,
+    false,
+  );
   if (nodeMsgs.length > 0 || machineMsgs.length > 0) return join(nodeMsgs, 'UnhealthyNode');
   return wait(minPositive(nextChecks));
 }
@@ -166,7 +230,12 @@ export interface MhcEvaluation {
   /** status.remediationsAllowed: 0 when not allowed, else limit - unhealthyCount. */
   remediationsAllowed: number;
   /** The RemediationAllowed condition CAPI sets on the MHC. */
-  condition: { type: 'RemediationAllowed'; status: 'True' | 'False'; reason: 'RemediationAllowed' | 'TooManyUnhealthy'; message?: string };
+  condition: {
+    type: 'RemediationAllowed';
+    status: 'True' | 'False';
+    reason: 'RemediationAllowed' | 'TooManyUnhealthy';
+    message?: string;
+  };
   /** Emit RemediationRestricted only when restricted AND some target is unhealthy. */
   restrictedEvent?: string;
   /** Allowed: min positive next check (RequeueAfter). Restricted: undefined and `requeue` true (rate-limited requeue). */
@@ -176,19 +245,33 @@ export interface MhcEvaluation {
 
 /** Paused or skip-remediation Machines are neither judged nor counted. */
 export function shouldSkip(m: MhcMachine): string | undefined {
-  if (m.metadata.annotations?.[AnnotationPaused] !== undefined) return `machine has "${AnnotationPaused}" annotation`;
-  if (m.metadata.annotations?.[AnnotationSkipRemediation] !== undefined) return `machine has "${AnnotationSkipRemediation}" annotation`;
+  if (m.metadata.annotations?.[AnnotationPaused] !== undefined)
+    return `machine has "${AnnotationPaused}" annotation`;
+  if (m.metadata.annotations?.[AnnotationSkipRemediation] !== undefined)
+    return `machine has "${AnnotationSkipRemediation}" annotation`;
   return undefined;
 }
 
-export function isAllowedRemediation(policy: MhcPolicy, expected: number, currentHealthy: number): { allowed: boolean; remediationCount: number; limitText: string } {
+export function isAllowedRemediation(
+  policy: MhcPolicy,
+  expected: number,
+  currentHealthy: number,
+): { allowed: boolean; remediationCount: number; limitText: string } {
   const unhealthy = expected - currentHealthy;
   if (policy.trigger.kind === 'unhealthyRange') {
-    return { allowed: unhealthy >= policy.trigger.min && unhealthy <= policy.trigger.max, remediationCount: policy.trigger.max - unhealthy, limitText: `unhealthyRange: ${policy.trigger.text}` };
+    return {
+      allowed: unhealthy >= policy.trigger.min && unhealthy <= policy.trigger.max,
+      remediationCount: policy.trigger.max - unhealthy,
+      limitText: `unhealthyRange: ${policy.trigger.text}`,
+    };
   }
   // intstr.GetScaledValueFromIntOrPercent(..., roundUp=false): percentages round down.
   const max = scaleCountOrPercent(policy.trigger.value, expected);
-  return { allowed: unhealthy <= max, remediationCount: max - unhealthy, limitText: `maxUnhealthy: ${policy.trigger.text}` };
+  return {
+    allowed: unhealthy <= max,
+    remediationCount: max - unhealthy,
+    limitText: `maxUnhealthy: ${policy.trigger.text}`,
+  };
 }
 
 export function evaluateMachineHealthCheck(
@@ -210,10 +293,15 @@ export function evaluateMachineHealthCheck(
     else if (e.nextCheckMs > 0) {
       pending.push(e);
       nextChecks.push(e.nextCheckMs);
-    } else if (toMillis(t.machine.metadata.deletionTimestamp) === undefined && t.node !== undefined) healthy.push(e);
+    } else if (toMillis(t.machine.metadata.deletionTimestamp) === undefined && t.node !== undefined)
+      healthy.push(e);
   }
   const expected = targets.length;
-  const { allowed, remediationCount, limitText } = isAllowedRemediation(policy, expected, healthy.length);
+  const { allowed, remediationCount, limitText } = isAllowedRemediation(
+    policy,
+    expected,
+    healthy.length,
+  );
   const unhealthyCount = expected - healthy.length;
   const base = {
     targets: targets.map((t) => t.machine.metadata.name).sort(),
@@ -233,7 +321,12 @@ export function evaluateMachineHealthCheck(
       ...base,
       remediationAllowed: false,
       remediationsAllowed: 0,
-      condition: { type: 'RemediationAllowed', status: 'False', reason: 'TooManyUnhealthy', message },
+      condition: {
+        type: 'RemediationAllowed',
+        status: 'False',
+        reason: 'TooManyUnhealthy',
+        message,
+      },
       ...(unhealthy.length > 0 ? { restrictedEvent: message } : {}),
       requeue: true,
     };

@@ -9,14 +9,28 @@ import type { MhcCluster, MhcTarget } from './target.js';
 
 const MIN = 60_000;
 const T0 = Date.parse('2026-02-01T00:00:00Z');
-const cluster: MhcCluster = { conditions: [{ type: 'InfrastructureReady', status: 'True' }, { type: 'ControlPlaneInitialized', status: 'True' }] };
+const cluster: MhcCluster = {
+  conditions: [
+    { type: 'InfrastructureReady', status: 'True' },
+    { type: 'ControlPlaneInitialized', status: 'True' },
+  ],
+};
 const p = decodeMachineHealthCheck({
   apiVersion: 'cluster.x-k8s.io/v1beta2',
-  spec: { clusterName: 'c', selector: {}, checks: { unhealthyNodeConditions: [{ type: 'Ready', status: 'Unknown', timeoutSeconds: 300 }] } },
+  spec: {
+    clusterName: 'c',
+    selector: {},
+    checks: {
+      unhealthyNodeConditions: [{ type: 'Ready', status: 'Unknown', timeoutSeconds: 300 }],
+    },
+  },
 });
 const policy = (p as either.Right<MhcPolicy>).right;
 const t = (readySince: number, ready: 'ready' | 'unknown'): MhcTarget => ({
-  machine: { metadata: { name: 'm', creationTimestamp: iso(T0) }, status: { nodeRef: { name: 'm' } } },
+  machine: {
+    metadata: { name: 'm', creationTimestamp: iso(T0) },
+    status: { nodeRef: { name: 'm' } },
+  },
   node: buildNode({ name: 'm', ready, since: readySince }),
   nodeMissing: false,
 });
@@ -43,7 +57,14 @@ describe('noderepair extensions to MHC', () => {
   it('flap memory never fires while the node is currently healthy, and forgets old episodes', () => {
     const target = t(T0, 'ready');
     const now = T0 + 30 * MIN;
-    const r = applyFlapMemoryExtension(evaluateTarget(target, policy, cluster, now), target, policy, [now - 5 * MIN, now - 4 * MIN, now - 3 * MIN, now - 2 * 60 * MIN], { episodes: 3, windowMs: 60 * MIN }, now);
+    const r = applyFlapMemoryExtension(
+      evaluateTarget(target, policy, cluster, now),
+      target,
+      policy,
+      [now - 5 * MIN, now - 4 * MIN, now - 3 * MIN, now - 2 * 60 * MIN],
+      { episodes: 3, windowMs: 60 * MIN },
+      now,
+    );
     expect(r.evaluation.needsRemediation).toBe(false);
     expect(r.history).toHaveLength(3);
   });
@@ -51,9 +72,20 @@ describe('noderepair extensions to MHC', () => {
   it('escalation: repeated remediations within the window climb the ladder and never skip back', () => {
     const ext = { ladder: ['soft-reboot', 'hard-reboot', 'replace'], escalateWithinMs: 60 * MIN };
     expect(escalationStepExtension([], ext, T0)).toEqual({ step: 0, kind: 'soft-reboot' });
-    expect(escalationStepExtension([T0 - 10 * MIN], ext, T0)).toEqual({ step: 1, kind: 'hard-reboot' });
-    expect(escalationStepExtension([T0 - 50 * MIN, T0 - 10 * MIN], ext, T0)).toEqual({ step: 2, kind: 'replace' });
-    expect(escalationStepExtension([T0 - 90 * MIN, T0 - 50 * MIN, T0 - 10 * MIN], ext, T0)).toEqual({ step: 2, kind: 'replace' });
-    expect(escalationStepExtension([T0 - 3 * 60 * MIN], ext, T0)).toEqual({ step: 0, kind: 'soft-reboot' });
+    expect(escalationStepExtension([T0 - 10 * MIN], ext, T0)).toEqual({
+      step: 1,
+      kind: 'hard-reboot',
+    });
+    expect(escalationStepExtension([T0 - 50 * MIN, T0 - 10 * MIN], ext, T0)).toEqual({
+      step: 2,
+      kind: 'replace',
+    });
+    expect(escalationStepExtension([T0 - 90 * MIN, T0 - 50 * MIN, T0 - 10 * MIN], ext, T0)).toEqual(
+      { step: 2, kind: 'replace' },
+    );
+    expect(escalationStepExtension([T0 - 3 * 60 * MIN], ext, T0)).toEqual({
+      step: 0,
+      kind: 'soft-reboot',
+    });
   });
 });

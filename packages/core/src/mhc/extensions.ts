@@ -10,7 +10,9 @@ import type { MhcTarget } from './target.js';
 import type { MhcUnhealthyReason, TargetEvaluation } from './evaluate.js';
 
 /** A target verdict that may carry the extension's own reason. */
-export type ExtendedTargetEvaluation = Omit<TargetEvaluation, 'reason'> & { reason?: MhcUnhealthyReason | 'Flapping' };
+export type ExtendedTargetEvaluation = Omit<TargetEvaluation, 'reason'> & {
+  reason?: MhcUnhealthyReason | 'Flapping';
+};
 
 export interface FlapMemoryExtension {
   /** Episodes (distinct lastTransitionTimes into an unhealthy status) that make a target unhealthy. */
@@ -46,7 +48,8 @@ export function applyFlapMemoryExtension(
     if (cond === undefined || cond.status !== c.status) continue;
     present = true;
     const start = toMillis(cond.lastTransitionTime);
-    if (start !== undefined && start > now - ext.windowMs && !kept.includes(start)) kept.push(start);
+    if (start !== undefined && start > now - ext.windowMs && !kept.includes(start))
+      kept.push(start);
   }
   kept.sort((a, b) => a - b);
   const flapping = present && kept.length >= ext.episodes;
@@ -76,7 +79,11 @@ export interface EscalationExtension {
  * when its previous remediations ended (oldest first). Never goes down while the failures
  * keep coming within the window; resets to the first rung after a quiet period.
  */
-export function escalationStepExtension(previousEndTimes: readonly number[], ext: EscalationExtension, nowInput: Date | number): { step: number; kind: string | undefined } {
+export function escalationStepExtension(
+  previousEndTimes: readonly number[],
+  ext: EscalationExtension,
+  nowInput: Date | number,
+): { step: number; kind: string | undefined } {
   const now = nowMillis(nowInput);
   let step = 0;
   let last: number | undefined;

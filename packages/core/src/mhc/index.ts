@@ -36,4 +36,11 @@ export {
   type MhcCluster,
   type MhcCondition,
 } from './target.js';
-export { applyFlapMemoryExtension, escalationStepExtension, type FlapMemoryExtension, type FlapMemoryResult, type EscalationExtension, type ExtendedTargetEvaluation } from './extensions.js';
+export {
+  applyFlapMemoryExtension,
+  escalationStepExtension,
+  type FlapMemoryExtension,
+  type FlapMemoryResult,
+  type EscalationExtension,
+  type ExtendedTargetEvaluation,
+} from './extensions.js';

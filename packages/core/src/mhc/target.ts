@@ -27,7 +27,9 @@ export interface MhcMachine {
     /** v1beta1 Machines. */
     failureReason?: string;
     failureMessage?: string;
-    deprecated?: { v1beta1?: { failureReason?: string; failureMessage?: string; conditions?: MhcCondition[] } };
+    deprecated?: {
+      v1beta1?: { failureReason?: string; failureMessage?: string; conditions?: MhcCondition[] };
+    };
   };
 }
 

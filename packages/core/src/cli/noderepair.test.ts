@@ -1,7 +1,9 @@
 // Runs `noderepair simulate` on every example trace in examples/traces and checks the decisions.
 import { describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { runCli } from './noderepair.js';
@@ -180,6 +182,36 @@ describe('noderepair simulate on the example traces', () => {
     expect(errs.pop()).toBe(
       'noderepair simulate: t: invalid trace: line 1: time: expected an RFC 3339 timestamp, got "yesterday"; line 2: not valid JSON',
     );
+  });
+
+  it('the bin also runs through a symlink, as npm installs it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'noderepair-bin-'));
+    try {
+      const link = join(dir, 'noderepair.ts');
+      await symlink(`${repo}packages/core/src/cli/noderepair.ts`, link);
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          link,
+          'simulate',
+          '--policy',
+          `${traces}policy.yaml`,
+          '--trace',
+          `${traces}shutdown.jsonl`,
+          '--json',
+        ],
+        { cwd: repo },
+      );
+      expect(JSON.parse(stdout.split('\n')[0] ?? '')).toMatchObject({
+        node: 'w2',
+        cause: 'ShuttingDown',
+        phase: 'Waiting',
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('the bin runs as a real process', async () => {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The noderepair command line. Today: `noderepair simulate`, which replays a node-condition
 // trace through the repair policy in virtual time so operators can tune it on their history.
+import { realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
@@ -112,8 +113,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
+/** True when this file is the program (also through the npm bin symlink), not an import. */
+function isMain(): boolean {
+  const argv1 = process.argv[1];
+  if (argv1 === undefined) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(argv1)).href;
+  } catch {
+    return false;
+  }
+}
+
 // Run when executed directly (bin), not when imported by tests.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isMain()) {
   runCli(process.argv.slice(2), {
     stdout: (l) => process.stdout.write(`${l}\n`),
     stderr: (l) => process.stderr.write(`${l}\n`),

@@ -38,6 +38,7 @@ SERVICES=(mariadb rabbitmq keystone placement glance neutron nova-api nova-condu
 
 log() { printf '[testbed %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
+trap 'log "ERROR: failed at line $LINENO: $BASH_COMMAND (logs in $LOGS)"' ERR
 
 apt_packages() { grep -v '^\s*#' "$HERE/apt-packages.txt" | grep -v '^\s*$'; }
 
@@ -70,7 +71,9 @@ spawn() {
   local name="$1"; shift
   if is_running "$name"; then log "$name already running (pid $(cat "$(pidfile "$name")"))"; return 0; fi
   mkdir -p "$RUN" "$LOGS"
-  setsid "$@" >>"$LOGS/$name.log" 2>&1 </dev/null &
+  # Through bash so that helper functions (py_entry, rabbit_env) can be daemons too.
+  setsid bash -c "$(declare -f py_entry rabbit_env); $(declare -p STATE ETC RUN LOGS HOST AMQP_PORT EPMD_PORT); \"\$@\"" \
+    "$name" "$@" >>"$LOGS/$name.log" 2>&1 </dev/null &
   echo $! >"$(pidfile "$name")"
   log "started $name (pid $!), log $LOGS/$name.log"
 }
@@ -102,7 +105,7 @@ stop_one() {
 # python console entry point without the Debian service package's /usr/bin wrapper.
 py_entry() {
   local argv0="$1" target="$2"; shift 2
-  python3 -c "import sys; sys.argv[0] = '$argv0'; from ${target%%:*} import ${target##*:} as m; sys.exit(m())" "$@"
+  /usr/bin/python3 -c "import sys; sys.argv[0] = '$argv0'; from ${target%%:*} import ${target##*:} as m; sys.exit(m())" "$@"
 }
 nova_manage() { py_entry nova-manage nova.cmd.manage:main --config-file "$ETC/nova/nova.conf" "$@"; }
 
@@ -255,7 +258,6 @@ transport_url = rabbit://openstack:$RABBIT_PASS@$HOST:$AMQP_PORT/
 compute_driver = fake.FakeDriver
 state_path = $STATE/nova
 instances_path = $STATE/nova/instances
-log_dir = $LOGS/nova-app
 enabled_apis = osapi_compute
 osapi_compute_listen = $HOST
 osapi_compute_workers = 1
@@ -368,8 +370,7 @@ start_service() {
     neutron) spawn neutron py_entry neutron-server neutron.cmd.eventlet.server:main \
       --config-file "$ETC/neutron/neutron.conf"
       wait_port neutron "$NEUTRON_PORT" ;;
-    nova-api) uwsgi_app nova-api "$NOVA_PORT" "$ETC/nova/nova-api-wsgi.py" "OS_NOVA_CONFIG_DIR=$ETC/nova" \
-      "OS_NOVA_CONFIG_FILES=nova.conf"
+    nova-api) uwsgi_app nova-api "$NOVA_PORT" "$ETC/nova/nova-api-wsgi.py" "OS_NOVA_CONFIG_DIR=$ETC/nova"
       wait_port nova-api "$NOVA_PORT" ;;
     nova-conductor) spawn nova-conductor py_entry nova-conductor nova.cmd.conductor:main --config-file "$ETC/nova/nova.conf" ;;
     nova-scheduler) spawn nova-scheduler py_entry nova-scheduler nova.cmd.scheduler:main --config-file "$ETC/nova/nova.conf" ;;
@@ -379,29 +380,13 @@ start_service() {
 }
 
 # ---------------------------------------------------------------------------- bootstrap
-ks_token() { # admin token (project scope) for the REST calls below
-  curl -sf -D - -o /dev/null -H 'Content-Type: application/json' "$AUTH_URL/auth/tokens" -d "{\"auth\":{\"identity\":{\"methods\":[\"password\"],\"password\":{\"user\":{\"name\":\"admin\",\"domain\":{\"id\":\"default\"},\"password\":\"$ADMIN_PASS\"}}},\"scope\":{\"project\":{\"name\":\"admin\",\"domain\":{\"id\":\"default\"}}}}}" \
-    | awk 'tolower($1)=="x-subject-token:" {print $2}' | tr -d '\r'
-}
-osc() { # openstack CLI as admin
-  openstack --os-auth-url "$AUTH_URL" --os-identity-api-version 3 --os-username admin --os-password "$ADMIN_PASS" \
-    --os-project-name admin --os-user-domain-id default --os-project-domain-id default --os-region-name "$REGION" "$@"
-}
-osc_user() {
-  openstack --os-auth-url "$AUTH_URL" --os-identity-api-version 3 --os-username "$USER_NAME" --os-password "$USER_PASS" \
-    --os-project-name "$PROJECT" --os-user-domain-id default --os-project-domain-id default --os-region-name "$REGION" "$@"
-}
-ensure_service() { # NAME TYPE PORT PATH
-  local name="$1" type="$2" port="$3" path="$4"
-  osc user show "$name" >/dev/null 2>&1 || osc user create --domain default --password "$SERVICE_PASS" "$name" >/dev/null
-  osc role add --project service --user "$name" admin
-  osc role add --project service --user "$name" service 2>/dev/null || true
-  if ! osc service show "$type" >/dev/null 2>&1; then
-    osc service create --name "$name" "$type" >/dev/null
-    for iface in public internal admin; do
-      osc endpoint create --region "$REGION" "$type" "$iface" "http://$HOST:$port$path" >/dev/null
-    done
-  fi
+# bootstrap.py does the REST calls; it reads these from its environment.
+bootstrap_py() {
+  env AUTH_URL="$AUTH_URL" REGION="$REGION" HOST="$HOST" ADMIN_PASS="$ADMIN_PASS" SERVICE_PASS="$SERVICE_PASS" \
+    USER_PASS="$USER_PASS" PROJECT="$PROJECT" USER_NAME="$USER_NAME" APPCRED_NAME="$APPCRED_NAME" \
+    APPCRED_FILE="$STATE/appcred.env" FLAVOR="$FLAVOR" IMAGE="$IMAGE" PLACEMENT_PORT="$PLACEMENT_PORT" \
+    GLANCE_PORT="$GLANCE_PORT" NEUTRON_PORT="$NEUTRON_PORT" NOVA_PORT="$NOVA_PORT" \
+    /usr/bin/python3 "$HERE/bootstrap.py" "$@"
 }
 bootstrap_identity() {
   log "keystone bootstrap: admin, service project, service users, catalog"
@@ -410,37 +395,11 @@ bootstrap_identity() {
     --bootstrap-public-url "$AUTH_URL/" --bootstrap-region-id "$REGION" >>"$LOGS/bootstrap.log" 2>&1
 }
 bootstrap_catalog() {
-  osc project show service >/dev/null 2>&1 || osc project create --domain default service >/dev/null
-  osc role show service >/dev/null 2>&1 || osc role create service >/dev/null
-  ensure_service placement placement "$PLACEMENT_PORT" ""
-  ensure_service glance image "$GLANCE_PORT" ""
-  ensure_service neutron network "$NEUTRON_PORT" ""
-  ensure_service nova compute "$NOVA_PORT" "/v2.1"
+  bootstrap_py catalog
 }
 bootstrap_tenant() {
   log "bootstrap: project $PROJECT, user $USER_NAME, application credential, flavor, image"
-  osc project show "$PROJECT" >/dev/null 2>&1 || osc project create --domain default "$PROJECT" >/dev/null
-  osc role show member >/dev/null 2>&1 || osc role create member >/dev/null
-  if osc user show "$USER_NAME" >/dev/null 2>&1; then
-    osc user set --password "$USER_PASS" "$USER_NAME"
-  else
-    osc user create --domain default --project "$PROJECT" --password "$USER_PASS" "$USER_NAME" >/dev/null
-  fi
-  osc role add --project "$PROJECT" --user "$USER_NAME" member
-  if [[ ! -f "$STATE/appcred.env" ]]; then
-    osc_user application credential delete "$APPCRED_NAME" >/dev/null 2>&1 || true
-    local out
-    out="$(osc_user application credential create -f value -c id -c secret "$APPCRED_NAME")"
-    umask 077
-    printf 'APPCRED_ID=%s\nAPPCRED_SECRET=%s\n' "$(sed -n 1p <<<"$out")" "$(sed -n 2p <<<"$out")" >"$STATE/appcred.env"
-    umask 022
-  fi
-  osc flavor show "$FLAVOR" >/dev/null 2>&1 || osc flavor create --ram 64 --disk 1 --vcpus 1 --public "$FLAVOR" >/dev/null
-  if ! osc image show "$IMAGE" >/dev/null 2>&1; then
-    # A tiny raw "disk": the fake driver never boots it.
-    head -c 1048576 /dev/zero >"$STATE/fake-disk.raw"
-    osc image create --disk-format raw --container-format bare --public --file "$STATE/fake-disk.raw" "$IMAGE" >/dev/null
-  fi
+  bootstrap_py tenant
 }
 cell_setup() {
   log "nova: api_db sync, cell0, cell1, db sync"
@@ -451,16 +410,10 @@ cell_setup() {
   nova_manage db sync >>"$LOGS/db-sync.log" 2>&1
 }
 wait_compute_mapped() {
-  local i
-  for ((i = 0; i < 240; i++)); do
-    nova_manage cell_v2 discover_hosts >>"$LOGS/db-sync.log" 2>&1 || true
-    if osc compute service list --service nova-compute -f value -c State 2>/dev/null | grep -q up \
-      && osc hypervisor list -f value -c 'Hypervisor Hostname' 2>/dev/null | grep -q .; then
-      return 0
-    fi
-    sleep 1
-  done
-  die "nova-compute did not register; see $LOGS/nova-compute.log"
+  log "waiting for nova-compute to report and be mapped to cell1"
+  nova_manage cell_v2 discover_hosts >>"$LOGS/db-sync.log" 2>&1 || true
+  bootstrap_py wait-compute
+  nova_manage cell_v2 discover_hosts >>"$LOGS/db-sync.log" 2>&1
 }
 
 cmd_install() {
@@ -470,6 +423,10 @@ cmd_install() {
   load_secrets
   fetch_paste_files
   write_configs
+  if [[ -f "$STATE/.installed" ]]; then
+    log "already installed and bootstrapped in $STATE ($((SECONDS - t0))s; delete that directory to start over)"
+    return 0
+  fi
   start_service mariadb
   start_service rabbitmq
   if [[ ! -f "$STATE/.db-created" ]]; then
@@ -593,9 +550,7 @@ cmd_create_server() {
   [[ "$name" =~ ^[A-Za-z0-9._-]{1,63}$ ]] || die "create-server needs a NAME of 1-63 letters, digits, '.', '_' or '-'"
   [[ -f "$STATE/.installed" ]] || die "not installed: run $0 install first"
   load_secrets
-  # --nic none is the 2.37 "networks": "none": the fake driver needs no network.
-  osc_user server create --flavor "$FLAVOR" --image "$IMAGE" --nic none --os-compute-api-version 2.37 \
-    -f value -c id "$name"
+  bootstrap_py create-server "$name"
 }
 
 case "${1:-}" in

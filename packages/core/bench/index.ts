@@ -6,7 +6,9 @@ import { openSource } from './source.js';
 import { benchClientNode, benchOurs, type InformerResult } from './informers.js';
 
 const NODES = Number(process.env['BENCH_NODES'] ?? 10_000);
-const print = (o: object): void => { process.stdout.write(`${JSON.stringify(o)}\n`); };
+const print = (o: object): void => {
+  process.stdout.write(`${JSON.stringify(o)}\n`);
+};
 
 async function main(): Promise<void> {
   for (const line of await benchQueue()) print(line);
@@ -29,18 +31,35 @@ async function main(): Promise<void> {
       bench: 'informer-summary',
       source: source.kind,
       nodes: NODES,
-      retainedBytesPerNode: { ours: ours.retainedBytesPerNode, oursProjection: projected.retainedBytesPerNode, clientNodeMakeInformer: theirs.retainedBytesPerNode },
+      retainedBytesPerNode: {
+        ours: ours.retainedBytesPerNode,
+        oursProjection: projected.retainedBytesPerNode,
+        clientNodeMakeInformer: theirs.retainedBytesPerNode,
+      },
       memoryRatio: {
         clientNodeOverOurs: +(theirs.retainedBytesPerNode / ours.retainedBytesPerNode).toFixed(2),
-        clientNodeOverOursProjection: +(theirs.retainedBytesPerNode / projected.retainedBytesPerNode).toFixed(2),
+        clientNodeOverOursProjection: +(
+          theirs.retainedBytesPerNode / projected.retainedBytesPerNode
+        ).toFixed(2),
       },
-      syncMs: { ours: ours.syncMs, oursProjection: projected.syncMs, clientNodeMakeInformer: theirs.syncMs },
+      syncMs: {
+        ours: ours.syncMs,
+        oursProjection: projected.syncMs,
+        clientNodeMakeInformer: theirs.syncMs,
+      },
       syncRatio: { clientNodeOverOurs: +(theirs.syncMs / ours.syncMs).toFixed(2) },
-      steadyStateRequestsIn3s: { ours: ours.steadyStateRequests, oursProjection: projected.steadyStateRequests },
+      steadyStateRequestsIn3s: {
+        ours: ours.steadyStateRequests,
+        oursProjection: projected.steadyStateRequests,
+      },
       targets: {
         projectionAtMost1KiBPerNode: projected.retainedBytesPerNode <= 1024,
-        syncUnder3s: source.kind === 'envtest-kube-apiserver' ? ours.syncMs < 3000 : 'n/a (no real kube-apiserver)',
-        noRequestPerNodeInSteadyState: ours.steadyStateRequests === 0 && projected.steadyStateRequests === 0,
+        syncUnder3s:
+          source.kind === 'envtest-kube-apiserver'
+            ? ours.syncMs < 3000
+            : 'n/a (no real kube-apiserver)',
+        noRequestPerNodeInSteadyState:
+          ours.steadyStateRequests === 0 && projected.steadyStateRequests === 0,
       },
     });
   } finally {
@@ -48,7 +67,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(0), (e: unknown) => {
-  process.stderr.write(`bench failed: ${e instanceof Error ? e.stack : String(e)}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    process.stderr.write(`bench failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,7 +1,12 @@
 // Retained heap per Node and time to initial sync, for our informer (default transform and
 // a projection) and for @kubernetes/client-node's makeInformer, fed by the same source.
 import { CoreV1Api, makeInformer, type KubeConfig, type V1Node } from '@kubernetes/client-node';
-import { RestKubeClient, NodeResource, type HttpTransport, type KubeNode } from '../src/kube/index.js';
+import {
+  RestKubeClient,
+  NodeResource,
+  type HttpTransport,
+  type KubeNode,
+} from '../src/kube/index.js';
 import { ClientNodeTransport } from '../src/kube/client-node/transport.js';
 import { createInformer } from '../src/runtime/index.js';
 import { projectNode } from './nodes.js';
@@ -9,16 +14,27 @@ import { projectNode } from './nodes.js';
 const gc = (): void => {
   const g = (globalThis as { gc?: () => void }).gc;
   if (!g) throw new Error('run with node --expose-gc (pnpm bench:core does)');
-  g(); g();
+  g();
+  g();
 };
-const heap = (): number => { gc(); return process.memoryUsage().heapUsed; };
+const heap = (): number => {
+  gc();
+  return process.memoryUsage().heapUsed;
+};
 
 /** Counts requests so we can show there are none per Node in steady state. */
 function counting(t: HttpTransport): HttpTransport & { requests: number; streams: number } {
   const c = {
-    requests: 0, streams: 0,
-    request: (r: Parameters<HttpTransport['request']>[0]) => { c.requests++; return t.request(r); },
-    stream: (r: Parameters<HttpTransport['stream']>[0]) => { c.streams++; return t.stream(r); },
+    requests: 0,
+    streams: 0,
+    request: (r: Parameters<HttpTransport['request']>[0]) => {
+      c.requests++;
+      return t.request(r);
+    },
+    stream: (r: Parameters<HttpTransport['stream']>[0]) => {
+      c.streams++;
+      return t.stream(r);
+    },
   };
   return c;
 }
@@ -35,14 +51,24 @@ export interface InformerResult {
 // and unreachable (both after full GCs). Measuring the release, not growth from a
 // baseline, keeps leftovers of earlier runs out of the number.
 
-export async function benchOurs(kc: KubeConfig, expected: number, projection: boolean, steadyWindowMs: number): Promise<InformerResult> {
+export async function benchOurs(
+  kc: KubeConfig,
+  expected: number,
+  projection: boolean,
+  steadyWindowMs: number,
+): Promise<InformerResult> {
   const http = new ClientNodeTransport(kc);
   const transport = counting(http);
   const client = new RestKubeClient(transport);
   heap();
   const t0 = performance.now();
-  let inf: { run(s: AbortSignal): Promise<void>; waitForSync(): Promise<void>; store: { size: number } } | undefined = projection
-    ? createInformer<KubeNode, ReturnType<typeof projectNode>>(client, NodeResource, { transform: projectNode, pageSize: 500 })
+  let inf:
+    | { run(s: AbortSignal): Promise<void>; waitForSync(): Promise<void>; store: { size: number } }
+    | undefined = projection
+    ? createInformer<KubeNode, ReturnType<typeof projectNode>>(client, NodeResource, {
+        transform: projectNode,
+        pageSize: 500,
+      })
     : createInformer<KubeNode>(client, NodeResource, { pageSize: 500 });
   const ac = new AbortController();
   const run = inf.run(ac.signal);
@@ -60,14 +86,26 @@ export async function benchOurs(kc: KubeConfig, expected: number, projection: bo
   inf = undefined;
   await new Promise((r) => setTimeout(r, 200));
   const released = heap();
-  return { impl: projection ? 'noderepair-informer+projection' : 'noderepair-informer(default: drop managedFields)', nodes: size, retainedBytesPerNode: Math.round((alive - released) / size), syncMs: Math.round(syncMs), steadyStateRequests: steady };
+  return {
+    impl: projection
+      ? 'noderepair-informer+projection'
+      : 'noderepair-informer(default: drop managedFields)',
+    nodes: size,
+    retainedBytesPerNode: Math.round((alive - released) / size),
+    syncMs: Math.round(syncMs),
+    steadyStateRequests: steady,
+  };
 }
 
 export async function benchClientNode(kc: KubeConfig, expected: number): Promise<InformerResult> {
   const api = kc.makeApiClient(CoreV1Api);
   heap();
   const t0 = performance.now();
-  let informer: ReturnType<typeof makeInformer<V1Node>> | undefined = makeInformer<V1Node>(kc, '/api/v1/nodes', () => api.listNode());
+  let informer: ReturnType<typeof makeInformer<V1Node>> | undefined = makeInformer<V1Node>(
+    kc,
+    '/api/v1/nodes',
+    () => api.listNode(),
+  );
   await informer.start();
   const syncMs = performance.now() - t0;
   const size = informer.list().length;
@@ -77,5 +115,10 @@ export async function benchClientNode(kc: KubeConfig, expected: number): Promise
   informer = undefined;
   await new Promise((r) => setTimeout(r, 200));
   const released = heap();
-  return { impl: '@kubernetes/client-node makeInformer', nodes: size, retainedBytesPerNode: Math.round((alive - released) / size), syncMs: Math.round(syncMs) };
+  return {
+    impl: '@kubernetes/client-node makeInformer',
+    nodes: size,
+    retainedBytesPerNode: Math.round((alive - released) / size),
+    syncMs: Math.round(syncMs),
+  };
 }

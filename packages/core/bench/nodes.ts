@@ -4,8 +4,11 @@ import type { KubeNode } from '../src/kube/index.js';
 
 const hex = (seed: number, len: number) => {
   let s = '';
-  let x = seed * 2654435761 >>> 0;
-  while (s.length < len) { x = (x * 1103515245 + 12345) >>> 0; s += x.toString(16).padStart(8, '0'); }
+  let x = (seed * 2654435761) >>> 0;
+  while (s.length < len) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    s += x.toString(16).padStart(8, '0');
+  }
   return s.slice(0, len);
 };
 
@@ -19,40 +22,89 @@ export function realisticNode(i: number, suffix: string): KubeNode {
     ],
     sizeBytes: 10_000_000 + j * 1_234_567,
   }));
-  const cond = (type: string, status: 'True' | 'False', reason: string, message: string) =>
-    ({ type, status, reason, message, lastHeartbeatTime: t, lastTransitionTime: t });
+  const cond = (type: string, status: 'True' | 'False', reason: string, message: string) => ({
+    type,
+    status,
+    reason,
+    message,
+    lastHeartbeatTime: t,
+    lastTransitionTime: t,
+  });
   return {
-    apiVersion: 'v1', kind: 'Node',
+    apiVersion: 'v1',
+    kind: 'Node',
     metadata: {
       name,
       labels: {
-        'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64',
-        'node.kubernetes.io/instance-type': 'm1.large', 'topology.kubernetes.io/region': 'regionOne',
-        'topology.kubernetes.io/zone': `nova-${i % 3}`, 'node-role.kubernetes.io/worker': '',
-        'cluster.x-k8s.io/cluster-name': 'prod', 'noderepair.dev/bench': suffix,
+        'kubernetes.io/hostname': name,
+        'kubernetes.io/os': 'linux',
+        'kubernetes.io/arch': 'amd64',
+        'node.kubernetes.io/instance-type': 'm1.large',
+        'topology.kubernetes.io/region': 'regionOne',
+        'topology.kubernetes.io/zone': `nova-${i % 3}`,
+        'node-role.kubernetes.io/worker': '',
+        'cluster.x-k8s.io/cluster-name': 'prod',
+        'noderepair.dev/bench': suffix,
       },
       annotations: {
-        'node.alpha.kubernetes.io/ttl': '0', 'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
-        'cluster.x-k8s.io/machine': `prod-md-0-${hex(i, 5)}-${hex(i + 1, 5)}`, 'cluster.x-k8s.io/owner-kind': 'MachineSet',
+        'node.alpha.kubernetes.io/ttl': '0',
+        'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
+        'cluster.x-k8s.io/machine': `prod-md-0-${hex(i, 5)}-${hex(i + 1, 5)}`,
+        'cluster.x-k8s.io/owner-kind': 'MachineSet',
       },
     },
-    spec: { providerID: `openstack:///${hex(i, 8)}-${hex(i + 7, 4)}-${hex(i + 9, 4)}-${hex(i + 11, 4)}-${hex(i + 13, 12)}`, podCIDR: `10.${(i >> 8) & 255}.${i & 255}.0/24` },
+    spec: {
+      providerID: `openstack:///${hex(i, 8)}-${hex(i + 7, 4)}-${hex(i + 9, 4)}-${hex(i + 11, 4)}-${hex(i + 13, 12)}`,
+      podCIDR: `10.${(i >> 8) & 255}.${i & 255}.0/24`,
+    },
     status: {
-      capacity: { cpu: '8', memory: '32863012Ki', pods: '110', 'ephemeral-storage': '101430960Ki', 'hugepages-2Mi': '0' },
-      allocatable: { cpu: '7800m', memory: '31711012Ki', pods: '110', 'ephemeral-storage': '93478772582', 'hugepages-2Mi': '0' },
+      capacity: {
+        cpu: '8',
+        memory: '32863012Ki',
+        pods: '110',
+        'ephemeral-storage': '101430960Ki',
+        'hugepages-2Mi': '0',
+      },
+      allocatable: {
+        cpu: '7800m',
+        memory: '31711012Ki',
+        pods: '110',
+        'ephemeral-storage': '93478772582',
+        'hugepages-2Mi': '0',
+      },
       conditions: [
-        cond('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
+        cond(
+          'MemoryPressure',
+          'False',
+          'KubeletHasSufficientMemory',
+          'kubelet has sufficient memory available',
+        ),
         cond('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
-        cond('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
+        cond(
+          'PIDPressure',
+          'False',
+          'KubeletHasSufficientPID',
+          'kubelet has sufficient PID available',
+        ),
         cond('NetworkUnavailable', 'False', 'CalicoIsUp', 'Calico is running on this node'),
         cond('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
       ],
-      addresses: [{ type: 'InternalIP', address: `10.0.${(i >> 8) & 255}.${i & 255}` }, { type: 'Hostname', address: name }],
+      addresses: [
+        { type: 'InternalIP', address: `10.0.${(i >> 8) & 255}.${i & 255}` },
+        { type: 'Hostname', address: name },
+      ],
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
       nodeInfo: {
-        machineID: hex(i, 32), systemUUID: hex(i + 3, 32), bootID: hex(i + 5, 32),
-        kernelVersion: '6.8.0-45-generic', osImage: 'Ubuntu 24.04.1 LTS', containerRuntimeVersion: 'containerd://1.7.22',
-        kubeletVersion: 'v1.35.4', kubeProxyVersion: 'v1.35.4', operatingSystem: 'linux', architecture: 'amd64',
+        machineID: hex(i, 32),
+        systemUUID: hex(i + 3, 32),
+        bootID: hex(i + 5, 32),
+        kernelVersion: '6.8.0-45-generic',
+        osImage: 'Ubuntu 24.04.1 LTS',
+        containerRuntimeVersion: 'containerd://1.7.22',
+        kubeletVersion: 'v1.35.4',
+        kubeProxyVersion: 'v1.35.4',
+        operatingSystem: 'linux',
+        architecture: 'amd64',
       },
       images,
     },
@@ -70,7 +122,11 @@ export interface NodeProjection {
 export function projectNode(n: KubeNode): NodeProjection {
   const r = n.status?.conditions?.find((c) => c.type === 'Ready');
   return {
-    metadata: { name: n.metadata!.name!, resourceVersion: n.metadata!.resourceVersion!, uid: n.metadata!.uid! },
+    metadata: {
+      name: n.metadata!.name!,
+      resourceVersion: n.metadata!.resourceVersion!,
+      uid: n.metadata!.uid!,
+    },
     providerID: n.spec?.providerID,
     unschedulable: n.spec?.unschedulable,
     ready: r ? { status: r.status, reason: r.reason, since: r.lastTransitionTime } : undefined,

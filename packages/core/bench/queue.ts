@@ -10,11 +10,27 @@ export async function benchQueue(): Promise<Record<string, unknown>[]> {
     const t0 = process.hrtime.bigint();
     let ops = 0;
     for (let r = 0; r < rounds; r++) {
-      for (const k of names) { q.add(k); q.add(k); ops += 2; } // second add is deduped
-      for (let i = 0; i < keys; i++) { const k = (await q.get())!; q.forget(k); q.done(k); ops += 3; }
+      for (const k of names) {
+        q.add(k);
+        q.add(k);
+        ops += 2;
+      } // second add is deduped
+      for (let i = 0; i < keys; i++) {
+        const k = (await q.get())!;
+        q.forget(k);
+        q.done(k);
+        ops += 3;
+      }
     }
     const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-    out.push({ bench: 'workqueue', keys, ops, seconds: +secs.toFixed(3), opsPerSec: Math.round(ops / secs), note: 'ops = add (incl. deduped) + get + forget + done' });
+    out.push({
+      bench: 'workqueue',
+      keys,
+      ops,
+      seconds: +secs.toFixed(3),
+      opsPerSec: Math.round(ops / secs),
+      note: 'ops = add (incl. deduped) + get + forget + done',
+    });
   }
   return out;
 }

@@ -38,8 +38,19 @@ export async function openSource(count: number, log: (o: object) => void): Promi
     const cp = await envtest.startControlPlane();
     const t0 = performance.now();
     await populate(cp.kubeConfig, count, 'x');
-    log({ bench: 'setup', source: 'envtest-kube-apiserver', version: cp.version, nodes: count, populateMs: Math.round(performance.now() - t0) });
-    return { kind: 'envtest-kube-apiserver', kubeConfig: cp.kubeConfig, version: cp.version, stop: () => cp.stop() };
+    log({
+      bench: 'setup',
+      source: 'envtest-kube-apiserver',
+      version: cp.version,
+      nodes: count,
+      populateMs: Math.round(performance.now() - t0),
+    });
+    return {
+      kind: 'envtest-kube-apiserver',
+      kubeConfig: cp.kubeConfig,
+      version: cp.version,
+      stop: () => cp.stop(),
+    };
   }
   return inProcess(count);
 }
@@ -48,7 +59,12 @@ async function inProcess(count: number): Promise<NodeSource> {
   const rv = 1000 + count;
   const items = Array.from({ length: count }, (_, i) => {
     const n = realisticNode(i, 'x') as KubeNode;
-    n.metadata = { ...n.metadata, uid: `uid-${i}`, resourceVersion: String(1000 + i), creationTimestamp: '2026-01-01T00:00:00Z' };
+    n.metadata = {
+      ...n.metadata,
+      uid: `uid-${i}`,
+      resourceVersion: String(1000 + i),
+      creationTimestamp: '2026-01-01T00:00:00Z',
+    };
     return JSON.stringify(n);
   });
   const open = new Set<http.ServerResponse>();
@@ -66,7 +82,9 @@ async function inProcess(count: number): Promise<NodeSource> {
     const end = Math.min(count, start + limit);
     const cont = end < count ? `,"continue":"${end}"` : '';
     res.writeHead(200, { 'Content-Type': 'application/json' });
-    res.end(`{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"${rv}"${cont}},"items":[${items.slice(start, end).join(',')}]}`);
+    res.end(
+      `{"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"${rv}"${cont}},"items":[${items.slice(start, end).join(',')}]}`,
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as AddressInfo).port;
@@ -78,7 +96,11 @@ async function inProcess(count: number): Promise<NodeSource> {
     currentContext: 'bench',
   });
   return {
-    kind: 'in-process-http', kubeConfig: kc,
-    stop: async () => { for (const r of open) r.destroy(); await new Promise<void>((r) => server.close(() => r())); },
+    kind: 'in-process-http',
+    kubeConfig: kc,
+    stop: async () => {
+      for (const r of open) r.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
   };
 }

@@ -69,7 +69,11 @@ export interface DeleteOptions extends NamespaceOption {
 }
 
 export interface KubeClient {
-  get<T extends KubeObject>(rt: ResourceType, name: string, opts?: NamespaceOption & { subresource?: string }): Promise<T>;
+  get<T extends KubeObject>(
+    rt: ResourceType,
+    name: string,
+    opts?: NamespaceOption & { subresource?: string },
+  ): Promise<T>;
   /** One page; follow metadata.continue (or use listAll) for the rest. */
   list<T extends KubeObject>(rt: ResourceType, opts?: ListOptions): Promise<ObjectList<T>>;
   /** Ends when the server closes the stream or the signal aborts; throws on HTTP errors. */
@@ -79,8 +83,17 @@ export interface KubeClient {
   update<T extends KubeObject>(rt: ResourceType, obj: T, opts?: WriteOptions): Promise<T>;
   /** Server-side apply (application/apply-patch+yaml; JSON is valid YAML). */
   apply<T extends KubeObject>(rt: ResourceType, obj: T, opts: ApplyOptions): Promise<T>;
-  patch<T extends KubeObject>(rt: ResourceType, name: string, patch: KubePatch, opts?: WriteOptions): Promise<T>;
+  patch<T extends KubeObject>(
+    rt: ResourceType,
+    name: string,
+    patch: KubePatch,
+    opts?: WriteOptions,
+  ): Promise<T>;
   delete(rt: ResourceType, name: string, opts?: DeleteOptions): Promise<void>;
   /** policy/v1 Eviction of a Pod; a PDB refusal surfaces as TooManyRequestsError. */
-  evict(namespace: string, podName: string, opts?: { deleteOptions?: Omit<DeleteOptions, 'namespace'>; dryRun?: boolean }): Promise<void>;
+  evict(
+    namespace: string,
+    podName: string,
+    opts?: { deleteOptions?: Omit<DeleteOptions, 'namespace'>; dryRun?: boolean },
+  ): Promise<void>;
 }

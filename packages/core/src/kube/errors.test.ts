@@ -1,11 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import {
-  AlreadyExistsError, ConflictError, errorFromResponse, ForbiddenError, GoneError, InternalError, InvalidError,
-  NotFoundError, ServerTimeoutError, TooManyRequestsError, UnauthorizedError,
+  AlreadyExistsError,
+  ConflictError,
+  errorFromResponse,
+  ForbiddenError,
+  GoneError,
+  InternalError,
+  InvalidError,
+  NotFoundError,
+  ServerTimeoutError,
+  TooManyRequestsError,
+  UnauthorizedError,
 } from './errors.js';
 
 const status = (code: number, reason: string, extra: object = {}) =>
-  JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message: `m-${reason}`, ...extra });
+  JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    code,
+    reason,
+    message: `m-${reason}`,
+    ...extra,
+  });
 
 describe('errorFromResponse', () => {
   it.each([
@@ -37,9 +54,15 @@ describe('errorFromResponse', () => {
   });
 
   it('exposes retryAfterSeconds and causes', () => {
-    const e = errorFromResponse(429, status(429, 'TooManyRequests', { details: { retryAfterSeconds: 7 } }));
+    const e = errorFromResponse(
+      429,
+      status(429, 'TooManyRequests', { details: { retryAfterSeconds: 7 } }),
+    );
     expect((e as TooManyRequestsError).retryAfterSeconds).toBe(7);
-    const inv = errorFromResponse(422, status(422, 'Invalid', { details: { causes: [{ field: 'spec.x', message: 'bad' }] } }));
+    const inv = errorFromResponse(
+      422,
+      status(422, 'Invalid', { details: { causes: [{ field: 'spec.x', message: 'bad' }] } }),
+    );
     expect((inv as InvalidError).causes[0]?.field).toBe('spec.x');
   });
 });

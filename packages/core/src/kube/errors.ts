@@ -51,31 +51,52 @@ export class KubeConnectionError extends Error {
 export function errorFromStatus(status: KubeStatus, context?: string): KubeApiError {
   const code = status.code ?? 0;
   switch (status.reason) {
-    case 'NotFound': return new NotFoundError(status, context);
-    case 'AlreadyExists': return new AlreadyExistsError(status, context);
-    case 'Conflict': return new ConflictError(status, context);
+    case 'NotFound':
+      return new NotFoundError(status, context);
+    case 'AlreadyExists':
+      return new AlreadyExistsError(status, context);
+    case 'Conflict':
+      return new ConflictError(status, context);
     case 'Gone':
-    case 'Expired': return new GoneError(status, context);
-    case 'Forbidden': return new ForbiddenError(status, context);
-    case 'Unauthorized': return new UnauthorizedError(status, context);
-    case 'TooManyRequests': return new TooManyRequestsError(status, context);
-    case 'Invalid': return new InvalidError(status, context);
+    case 'Expired':
+      return new GoneError(status, context);
+    case 'Forbidden':
+      return new ForbiddenError(status, context);
+    case 'Unauthorized':
+      return new UnauthorizedError(status, context);
+    case 'TooManyRequests':
+      return new TooManyRequestsError(status, context);
+    case 'Invalid':
+      return new InvalidError(status, context);
     case 'ServerTimeout':
-    case 'Timeout': return new ServerTimeoutError(status, context);
-    case 'BadRequest': return new BadRequestError(status, context);
-    default: break;
+    case 'Timeout':
+      return new ServerTimeoutError(status, context);
+    case 'BadRequest':
+      return new BadRequestError(status, context);
+    default:
+      break;
   }
   switch (code) {
-    case 400: return new BadRequestError(status, context);
-    case 401: return new UnauthorizedError(status, context);
-    case 403: return new ForbiddenError(status, context);
-    case 404: return new NotFoundError(status, context);
-    case 409: return new ConflictError(status, context);
-    case 410: return new GoneError(status, context);
-    case 422: return new InvalidError(status, context);
-    case 429: return new TooManyRequestsError(status, context);
-    case 504: return new ServerTimeoutError(status, context);
-    default: return code >= 500 ? new InternalError(status, context) : new KubeApiError(status, context);
+    case 400:
+      return new BadRequestError(status, context);
+    case 401:
+      return new UnauthorizedError(status, context);
+    case 403:
+      return new ForbiddenError(status, context);
+    case 404:
+      return new NotFoundError(status, context);
+    case 409:
+      return new ConflictError(status, context);
+    case 410:
+      return new GoneError(status, context);
+    case 422:
+      return new InvalidError(status, context);
+    case 429:
+      return new TooManyRequestsError(status, context);
+    case 504:
+      return new ServerTimeoutError(status, context);
+    default:
+      return code >= 500 ? new InternalError(status, context) : new KubeApiError(status, context);
   }
 }
 
@@ -85,5 +106,6 @@ export function errorFromResponse(code: number, body: unknown, context?: string)
 
 export const isNotFound = (e: unknown): e is NotFoundError => e instanceof NotFoundError;
 export const isConflict = (e: unknown): e is ConflictError => e instanceof ConflictError;
-export const isAlreadyExists = (e: unknown): e is AlreadyExistsError => e instanceof AlreadyExistsError;
+export const isAlreadyExists = (e: unknown): e is AlreadyExistsError =>
+  e instanceof AlreadyExistsError;
 export const isGone = (e: unknown): e is GoneError => e instanceof GoneError;

@@ -9,5 +9,11 @@ export * from './types.js';
 export * from './pagination.js';
 export * from './typed.js';
 export { decodeWatchStream, decodeWatchLine, WatchDecodeError } from './watch-decoder.js';
-export { RestKubeClient, type HttpTransport, type HttpRequest, type HttpResponse, type HttpStream } from './rest-client.js';
+export {
+  RestKubeClient,
+  type HttpTransport,
+  type HttpRequest,
+  type HttpResponse,
+  type HttpStream,
+} from './rest-client.js';
 export { createKubeClient, type ClientNodeTransportOptions } from './client-node/index.js';

@@ -7,12 +7,16 @@ export const DEFAULT_PAGE_SIZE = 500;
 
 /** Yields pages; the last page's metadata.resourceVersion is the snapshot's version. */
 export async function* listPages<T extends KubeObject>(
-  client: KubeClient, rt: ResourceType, opts: ListOptions = {},
+  client: KubeClient,
+  rt: ResourceType,
+  opts: ListOptions = {},
 ): AsyncGenerator<ObjectList<T>> {
   let cont: string | undefined;
   do {
     const page: ObjectList<T> = await client.list<T>(rt, {
-      ...opts, limit: opts.limit ?? DEFAULT_PAGE_SIZE, continue: cont,
+      ...opts,
+      limit: opts.limit ?? DEFAULT_PAGE_SIZE,
+      continue: cont,
       // resourceVersion only applies to the first page; later pages ride on the token.
       resourceVersion: cont ? undefined : opts.resourceVersion,
       resourceVersionMatch: cont ? undefined : opts.resourceVersionMatch,
@@ -24,7 +28,9 @@ export async function* listPages<T extends KubeObject>(
 
 /** All items of a list and the resourceVersion to watch from. */
 export async function listAll<T extends KubeObject>(
-  client: KubeClient, rt: ResourceType, opts: ListOptions = {},
+  client: KubeClient,
+  rt: ResourceType,
+  opts: ListOptions = {},
 ): Promise<{ items: T[]; resourceVersion: string }> {
   const items: T[] = [];
   let resourceVersion = '';

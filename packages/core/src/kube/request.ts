@@ -1,5 +1,11 @@
 // Pure request building shared by adapters: query strings, patch content types, bodies.
-import type { DeleteOptions, ListOptions, KubePatch, WatchOptions, WriteOptions } from './client.js';
+import type {
+  DeleteOptions,
+  ListOptions,
+  KubePatch,
+  WatchOptions,
+  WriteOptions,
+} from './client.js';
 
 export type Query = Record<string, string | undefined>;
 
@@ -44,9 +50,12 @@ export const APPLY_CONTENT_TYPE = 'application/apply-patch+yaml';
 
 export function patchContentType(p: KubePatch): string {
   switch (p.type) {
-    case 'merge': return 'application/merge-patch+json';
-    case 'json': return 'application/json-patch+json';
-    case 'strategic': return 'application/strategic-merge-patch+json';
+    case 'merge':
+      return 'application/merge-patch+json';
+    case 'json':
+      return 'application/json-patch+json';
+    case 'strategic':
+      return 'application/strategic-merge-patch+json';
   }
 }
 
@@ -55,9 +64,9 @@ export function patchBody(p: KubePatch): unknown {
   if (p.type === 'json') {
     return p.resourceVersion === undefined
       ? p.ops
-      // Setting resourceVersion (rather than a `test` op) makes the API server run its own
-      // precondition check, so a stale version fails as 409 Conflict like every other write.
-      : [{ op: 'replace', path: '/metadata/resourceVersion', value: p.resourceVersion }, ...p.ops];
+      : // Setting resourceVersion (rather than a `test` op) makes the API server run its own
+        // precondition check, so a stale version fails as 409 Conflict like every other write.
+        [{ op: 'replace', path: '/metadata/resourceVersion', value: p.resourceVersion }, ...p.ops];
   }
   if (p.resourceVersion === undefined) return p.body;
   const meta = (p.body['metadata'] ?? {}) as Record<string, unknown>;

@@ -1,17 +1,39 @@
 import { describe, expect, it } from 'vitest';
-import { customResource, EventResource, LeaseResource, NodeResource, PodResource, resourcePath } from './resource.js';
+import {
+  customResource,
+  EventResource,
+  LeaseResource,
+  NodeResource,
+  PodResource,
+  resourcePath,
+} from './resource.js';
 import { objectKeyOf, parseObjectKey } from './object.js';
 
 describe('resourcePath', () => {
   it('builds core, grouped, namespaced and subresource paths', () => {
     expect(resourcePath(NodeResource)).toBe('/api/v1/nodes');
-    expect(resourcePath(NodeResource, { name: 'n1', subresource: 'status' })).toBe('/api/v1/nodes/n1/status');
+    expect(resourcePath(NodeResource, { name: 'n1', subresource: 'status' })).toBe(
+      '/api/v1/nodes/n1/status',
+    );
     expect(resourcePath(PodResource)).toBe('/api/v1/pods');
-    expect(resourcePath(PodResource, { namespace: 'kube-system', name: 'p' })).toBe('/api/v1/namespaces/kube-system/pods/p');
-    expect(resourcePath(LeaseResource, { namespace: 'x' })).toBe('/apis/coordination.k8s.io/v1/namespaces/x/leases');
-    expect(resourcePath(EventResource, { namespace: 'x', name: 'e.1' })).toBe('/apis/events.k8s.io/v1/namespaces/x/events/e.1');
-    const cr = customResource({ group: 'infra.noderepair.dev', version: 'v1alpha1', kind: 'Widget', namespaced: true });
-    expect(resourcePath(cr, { namespace: 'a' })).toBe('/apis/infra.noderepair.dev/v1alpha1/namespaces/a/widgets');
+    expect(resourcePath(PodResource, { namespace: 'kube-system', name: 'p' })).toBe(
+      '/api/v1/namespaces/kube-system/pods/p',
+    );
+    expect(resourcePath(LeaseResource, { namespace: 'x' })).toBe(
+      '/apis/coordination.k8s.io/v1/namespaces/x/leases',
+    );
+    expect(resourcePath(EventResource, { namespace: 'x', name: 'e.1' })).toBe(
+      '/apis/events.k8s.io/v1/namespaces/x/events/e.1',
+    );
+    const cr = customResource({
+      group: 'infra.noderepair.dev',
+      version: 'v1alpha1',
+      kind: 'Widget',
+      namespaced: true,
+    });
+    expect(resourcePath(cr, { namespace: 'a' })).toBe(
+      '/apis/infra.noderepair.dev/v1alpha1/namespaces/a/widgets',
+    );
   });
 
   it('rejects names that would change the URL and scope mistakes', () => {

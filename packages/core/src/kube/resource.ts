@@ -36,40 +36,78 @@ export interface PathParts {
 export function resourcePath(rt: ResourceType, parts: PathParts = {}): string {
   const base = rt.group ? `/apis/${rt.group}/${rt.version}` : `/api/${rt.version}`;
   let path = base;
-  if (rt.namespaced && parts.namespace) path += `/namespaces/${checkSegment('namespace', parts.namespace)}`;
+  if (rt.namespaced && parts.namespace)
+    path += `/namespaces/${checkSegment('namespace', parts.namespace)}`;
   if (!rt.namespaced && parts.namespace) {
-    throw new TypeError(`${rt.kind} is cluster-scoped; namespace ${JSON.stringify(parts.namespace)} is not allowed`);
+    throw new TypeError(
+      `${rt.kind} is cluster-scoped; namespace ${JSON.stringify(parts.namespace)} is not allowed`,
+    );
   }
   path += `/${rt.plural}`;
   if (parts.name !== undefined) {
     if (rt.namespaced && !parts.namespace) {
-      throw new TypeError(`${rt.kind} is namespaced; a namespace is required for ${JSON.stringify(parts.name)}`);
+      throw new TypeError(
+        `${rt.kind} is namespaced; a namespace is required for ${JSON.stringify(parts.name)}`,
+      );
     }
     path += `/${checkSegment('name', parts.name)}`;
   }
   if (parts.subresource) {
-    if (parts.name === undefined) throw new TypeError(`subresource ${parts.subresource} needs a name`);
+    if (parts.name === undefined)
+      throw new TypeError(`subresource ${parts.subresource} needs a name`);
     path += `/${checkSegment('subresource', parts.subresource)}`;
   }
   return path;
 }
 
-export const NodeResource: ResourceType = { group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false };
-export const PodResource: ResourceType = { group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true };
+export const NodeResource: ResourceType = {
+  group: '',
+  version: 'v1',
+  kind: 'Node',
+  plural: 'nodes',
+  namespaced: false,
+};
+export const PodResource: ResourceType = {
+  group: '',
+  version: 'v1',
+  kind: 'Pod',
+  plural: 'pods',
+  namespaced: true,
+};
 export const NamespaceResource: ResourceType = {
-  group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false,
+  group: '',
+  version: 'v1',
+  kind: 'Namespace',
+  plural: 'namespaces',
+  namespaced: false,
 };
 export const ConfigMapResource: ResourceType = {
-  group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true,
+  group: '',
+  version: 'v1',
+  kind: 'ConfigMap',
+  plural: 'configmaps',
+  namespaced: true,
 };
 export const LeaseResource: ResourceType = {
-  group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true,
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  kind: 'Lease',
+  plural: 'leases',
+  namespaced: true,
 };
 export const EventResource: ResourceType = {
-  group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', namespaced: true,
+  group: 'events.k8s.io',
+  version: 'v1',
+  kind: 'Event',
+  plural: 'events',
+  namespaced: true,
 };
 export const EvictionResource: ResourceType = {
-  group: 'policy', version: 'v1', kind: 'Eviction', plural: 'evictions', namespaced: true,
+  group: 'policy',
+  version: 'v1',
+  kind: 'Eviction',
+  plural: 'evictions',
+  namespaced: true,
 };
 
 /** A custom resource type; plural defaults to lowercase kind + "s" (override when irregular). */

@@ -1,14 +1,35 @@
 // A KubeClient over any HTTP transport: the REST conventions (paths, verbs, content types,
 // KubeStatus errors) live here once; adapters only supply authenticated HTTP.
 import type {
-  ApplyOptions, DeleteOptions, KubeClient, ListOptions, NamespaceOption, KubePatch, WatchEvent, WatchOptions, WriteOptions,
+  ApplyOptions,
+  DeleteOptions,
+  KubeClient,
+  ListOptions,
+  NamespaceOption,
+  KubePatch,
+  WatchEvent,
+  WatchOptions,
+  WriteOptions,
 } from './client.js';
 import { errorFromResponse, KubeConnectionError } from './errors.js';
 import type { KubeObject, ObjectList } from './object.js';
 import {
-  APPLY_CONTENT_TYPE, deleteBody, listQuery, patchBody, patchContentType, queryString, watchQuery, writeQuery,
+  APPLY_CONTENT_TYPE,
+  deleteBody,
+  listQuery,
+  patchBody,
+  patchContentType,
+  queryString,
+  watchQuery,
+  writeQuery,
 } from './request.js';
-import { apiVersionOf, EvictionResource, PodResource, resourcePath, type ResourceType } from './resource.js';
+import {
+  apiVersionOf,
+  EvictionResource,
+  PodResource,
+  resourcePath,
+  type ResourceType,
+} from './resource.js';
 import { decodeWatchStream } from './watch-decoder.js';
 
 export interface HttpRequest {
@@ -56,20 +77,37 @@ export class RestKubeClient implements KubeClient {
       res = await this.http.request(req);
     } catch (e) {
       if (e instanceof Error && e.name === 'AbortError') throw e;
-      throw new KubeConnectionError(`${context}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new KubeConnectionError(`${context}: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+      });
     }
-    if (res.status < 200 || res.status >= 300) throw errorFromResponse(res.status, res.body, context);
+    if (res.status < 200 || res.status >= 300)
+      throw errorFromResponse(res.status, res.body, context);
     return (res.body ? JSON.parse(res.body) : undefined) as R;
   }
 
-  async get<T extends KubeObject>(rt: ResourceType, name: string, opts: NamespaceOption & { subresource?: string } = {}): Promise<T> {
-    const path = resourcePath(rt, { namespace: opts.namespace, name, subresource: opts.subresource });
+  async get<T extends KubeObject>(
+    rt: ResourceType,
+    name: string,
+    opts: NamespaceOption & { subresource?: string } = {},
+  ): Promise<T> {
+    const path = resourcePath(rt, {
+      namespace: opts.namespace,
+      name,
+      subresource: opts.subresource,
+    });
     return this.call<T>({ method: 'GET', path }, describe('get', rt, name, opts.namespace));
   }
 
-  async list<T extends KubeObject>(rt: ResourceType, opts: ListOptions = {}): Promise<ObjectList<T>> {
+  async list<T extends KubeObject>(
+    rt: ResourceType,
+    opts: ListOptions = {},
+  ): Promise<ObjectList<T>> {
     const path = resourcePath(rt, { namespace: opts.namespace }) + queryString(listQuery(opts));
-    const list = await this.call<ObjectList<T>>({ method: 'GET', path }, describe('list', rt, undefined, opts.namespace));
+    const list = await this.call<ObjectList<T>>(
+      { method: 'GET', path },
+      describe('list', rt, undefined, opts.namespace),
+    );
     // Items in a list carry no apiVersion/kind on the wire; restore them so every object
     // a caller sees is self-describing (same as a get).
     const apiVersion = apiVersionOf(rt);
@@ -82,7 +120,10 @@ export class RestKubeClient implements KubeClient {
     return list;
   }
 
-  async *watch<T extends KubeObject>(rt: ResourceType, opts: WatchOptions = {}): AsyncGenerator<WatchEvent<T>> {
+  async *watch<T extends KubeObject>(
+    rt: ResourceType,
+    opts: WatchOptions = {},
+  ): AsyncGenerator<WatchEvent<T>> {
     const path = resourcePath(rt, { namespace: opts.namespace }) + queryString(watchQuery(opts));
     const context = describe('watch', rt, undefined, opts.namespace);
     let stream: HttpStream;
@@ -90,44 +131,83 @@ export class RestKubeClient implements KubeClient {
       stream = await this.http.stream({ method: 'GET', path, signal: opts.signal });
     } catch (e) {
       if (opts.signal?.aborted) return;
-      throw new KubeConnectionError(`${context}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new KubeConnectionError(`${context}: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+      });
     }
-    if (stream.status !== 200) throw errorFromResponse(stream.status, await readAll(stream.body), context);
+    if (stream.status !== 200)
+      throw errorFromResponse(stream.status, await readAll(stream.body), context);
     try {
       yield* decodeWatchStream<T>(stream.body);
     } catch (e) {
       if (opts.signal?.aborted) return;
       if (e instanceof Error && e.name === 'WatchDecodeError') throw e;
-      throw new KubeConnectionError(`${context}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new KubeConnectionError(`${context}: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+      });
     }
   }
 
-  async create<T extends KubeObject>(rt: ResourceType, obj: T, opts: WriteOptions = {}): Promise<T> {
+  async create<T extends KubeObject>(
+    rt: ResourceType,
+    obj: T,
+    opts: WriteOptions = {},
+  ): Promise<T> {
     const namespace = opts.namespace ?? obj.metadata?.namespace;
     const path = resourcePath(rt, { namespace }) + queryString(writeQuery(opts));
     const body = JSON.stringify({ apiVersion: apiVersionOf(rt), kind: rt.kind, ...obj });
-    return this.call<T>({ method: 'POST', path, body, contentType: 'application/json' }, describe('create', rt, obj.metadata?.name ?? obj.metadata?.generateName, namespace));
+    return this.call<T>(
+      { method: 'POST', path, body, contentType: 'application/json' },
+      describe('create', rt, obj.metadata?.name ?? obj.metadata?.generateName, namespace),
+    );
   }
 
-  async update<T extends KubeObject>(rt: ResourceType, obj: T, opts: WriteOptions = {}): Promise<T> {
+  async update<T extends KubeObject>(
+    rt: ResourceType,
+    obj: T,
+    opts: WriteOptions = {},
+  ): Promise<T> {
     const { name, namespace } = this.identify(rt, obj, opts);
-    const path = resourcePath(rt, { namespace, name, subresource: opts.subresource }) + queryString(writeQuery(opts));
+    const path =
+      resourcePath(rt, { namespace, name, subresource: opts.subresource }) +
+      queryString(writeQuery(opts));
     const body = JSON.stringify({ apiVersion: apiVersionOf(rt), kind: rt.kind, ...obj });
-    return this.call<T>({ method: 'PUT', path, body, contentType: 'application/json' }, describe('update', rt, name, namespace));
+    return this.call<T>(
+      { method: 'PUT', path, body, contentType: 'application/json' },
+      describe('update', rt, name, namespace),
+    );
   }
 
   async apply<T extends KubeObject>(rt: ResourceType, obj: T, opts: ApplyOptions): Promise<T> {
-    if (!opts.fieldManager) throw new TypeError('apply: fieldManager is required for server-side apply');
+    if (!opts.fieldManager)
+      throw new TypeError('apply: fieldManager is required for server-side apply');
     const { name, namespace } = this.identify(rt, obj, opts);
-    const path = resourcePath(rt, { namespace, name, subresource: opts.subresource }) + queryString(writeQuery(opts));
+    const path =
+      resourcePath(rt, { namespace, name, subresource: opts.subresource }) +
+      queryString(writeQuery(opts));
     const body = JSON.stringify({ apiVersion: apiVersionOf(rt), kind: rt.kind, ...obj });
-    return this.call<T>({ method: 'PATCH', path, body, contentType: APPLY_CONTENT_TYPE }, describe('apply', rt, name, namespace));
+    return this.call<T>(
+      { method: 'PATCH', path, body, contentType: APPLY_CONTENT_TYPE },
+      describe('apply', rt, name, namespace),
+    );
   }
 
-  async patch<T extends KubeObject>(rt: ResourceType, name: string, patch: KubePatch, opts: WriteOptions = {}): Promise<T> {
-    const path = resourcePath(rt, { namespace: opts.namespace, name, subresource: opts.subresource }) + queryString(writeQuery(opts));
+  async patch<T extends KubeObject>(
+    rt: ResourceType,
+    name: string,
+    patch: KubePatch,
+    opts: WriteOptions = {},
+  ): Promise<T> {
+    const path =
+      resourcePath(rt, { namespace: opts.namespace, name, subresource: opts.subresource }) +
+      queryString(writeQuery(opts));
     return this.call<T>(
-      { method: 'PATCH', path, body: JSON.stringify(patchBody(patch)), contentType: patchContentType(patch) },
+      {
+        method: 'PATCH',
+        path,
+        body: JSON.stringify(patchBody(patch)),
+        contentType: patchContentType(patch),
+      },
       describe(`${patch.type}-patch`, rt, name, opts.namespace),
     );
   }
@@ -136,23 +216,41 @@ export class RestKubeClient implements KubeClient {
     const path = resourcePath(rt, { namespace: opts.namespace, name });
     const { namespace: _ns, ...rest } = opts;
     await this.call<unknown>(
-      { method: 'DELETE', path, body: JSON.stringify(deleteBody(rest)), contentType: 'application/json' },
+      {
+        method: 'DELETE',
+        path,
+        body: JSON.stringify(deleteBody(rest)),
+        contentType: 'application/json',
+      },
       describe('delete', rt, name, opts.namespace),
     );
   }
 
-  async evict(namespace: string, podName: string, opts: { deleteOptions?: Omit<DeleteOptions, 'namespace'>; dryRun?: boolean } = {}): Promise<void> {
-    const path = resourcePath(PodResource, { namespace, name: podName, subresource: 'eviction' }) + queryString(writeQuery({ dryRun: opts.dryRun }));
+  async evict(
+    namespace: string,
+    podName: string,
+    opts: { deleteOptions?: Omit<DeleteOptions, 'namespace'>; dryRun?: boolean } = {},
+  ): Promise<void> {
+    const path =
+      resourcePath(PodResource, { namespace, name: podName, subresource: 'eviction' }) +
+      queryString(writeQuery({ dryRun: opts.dryRun }));
     const body = {
       apiVersion: apiVersionOf(EvictionResource),
       kind: 'Eviction',
       metadata: { name: podName, namespace },
       ...(opts.deleteOptions ? { deleteOptions: deleteBody(opts.deleteOptions) } : {}),
     };
-    await this.call<unknown>({ method: 'POST', path, body: JSON.stringify(body), contentType: 'application/json' }, `evict Pod ${namespace}/${podName}`);
+    await this.call<unknown>(
+      { method: 'POST', path, body: JSON.stringify(body), contentType: 'application/json' },
+      `evict Pod ${namespace}/${podName}`,
+    );
   }
 
-  private identify(rt: ResourceType, obj: KubeObject, opts: NamespaceOption): { name: string; namespace: string | undefined } {
+  private identify(
+    rt: ResourceType,
+    obj: KubeObject,
+    opts: NamespaceOption,
+  ): { name: string; namespace: string | undefined } {
     const name = obj.metadata?.name;
     if (!name) throw new TypeError(`${rt.kind}: metadata.name is required`);
     return { name, namespace: opts.namespace ?? obj.metadata?.namespace };

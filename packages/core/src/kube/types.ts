@@ -32,8 +32,17 @@ export interface KubeNode extends KubeObject {
 }
 
 export interface KubePod extends KubeObject {
-  spec?: { nodeName?: string; containers?: unknown[]; tolerations?: unknown[]; [k: string]: unknown };
-  status?: { phase?: string; conditions?: { type: string; status: string }[]; [k: string]: unknown };
+  spec?: {
+    nodeName?: string;
+    containers?: unknown[];
+    tolerations?: unknown[];
+    [k: string]: unknown;
+  };
+  status?: {
+    phase?: string;
+    conditions?: { type: string; status: string }[];
+    [k: string]: unknown;
+  };
 }
 
 export interface KubeLease extends KubeObject {

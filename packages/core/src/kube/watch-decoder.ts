@@ -18,7 +18,8 @@ export function decodeWatchLine<T>(line: string): WatchEvent<T> {
   } catch {
     throw new WatchDecodeError(`watch event is not JSON: ${line.slice(0, 80)}`);
   }
-  if (typeof parsed !== 'object' || parsed === null) throw new WatchDecodeError('watch event must be an object');
+  if (typeof parsed !== 'object' || parsed === null)
+    throw new WatchDecodeError('watch event must be an object');
   const { type, object } = parsed as { type?: unknown; object?: unknown };
   if (type === 'ERROR') {
     const status = statusFromBody(500, object);
@@ -27,12 +28,15 @@ export function decodeWatchLine<T>(line: string): WatchEvent<T> {
   if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED' && type !== 'BOOKMARK') {
     throw new WatchDecodeError(`watch event has unknown type ${JSON.stringify(type)}`);
   }
-  if (typeof object !== 'object' || object === null) throw new WatchDecodeError(`${type} event has no object`);
+  if (typeof object !== 'object' || object === null)
+    throw new WatchDecodeError(`${type} event has no object`);
   return { type, object: object as T };
 }
 
 /** Splits chunks on newlines without joining the whole body (watches are endless). */
-export async function* decodeWatchStream<T>(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<WatchEvent<T>> {
+export async function* decodeWatchStream<T>(
+  chunks: AsyncIterable<Uint8Array | string>,
+): AsyncGenerator<WatchEvent<T>> {
   const decoder = new TextDecoder();
   let buf = '';
   for await (const chunk of chunks) {

@@ -12,11 +12,13 @@ describe('backoff', () => {
   });
 
   it('stays within [base, min(max, 2*base)] for any attempt and random', () => {
-    fc.assert(fc.property(fc.nat(100), fc.double({ min: 0, max: 0.999999, noNaN: true }), (n, r) => {
-      const d = backoffDelay(DEFAULT_WATCH_BACKOFF, n, r);
-      const base = Math.min(30_000, 800 * 2 ** n);
-      return d >= base && d <= Math.min(30_000, 2 * base);
-    }));
+    fc.assert(
+      fc.property(fc.nat(100), fc.double({ min: 0, max: 0.999999, noNaN: true }), (n, r) => {
+        const d = backoffDelay(DEFAULT_WATCH_BACKOFF, n, r);
+        const base = Math.min(30_000, 800 * 2 ** n);
+        return d >= base && d <= Math.min(30_000, 2 * base);
+      }),
+    );
   });
 
   it('Backoff resets its streak', () => {

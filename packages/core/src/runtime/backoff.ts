@@ -10,7 +10,12 @@ export interface BackoffPolicy {
 }
 
 /** client-go reflector defaults: 800 ms doubling to 30 s, jitter 1.0. */
-export const DEFAULT_WATCH_BACKOFF: BackoffPolicy = { initialMs: 800, maxMs: 30_000, factor: 2, jitter: 1 };
+export const DEFAULT_WATCH_BACKOFF: BackoffPolicy = {
+  initialMs: 800,
+  maxMs: 30_000,
+  factor: 2,
+  jitter: 1,
+};
 
 /** Delay for the n-th consecutive failure (n >= 0); random in [0,1) is injected. */
 export function backoffDelay(policy: BackoffPolicy, attempt: number, random: number): number {

@@ -73,13 +73,24 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
 }
 
 function abortReason(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : Object.assign(new Error('aborted'), { name: 'AbortError' });
+  return signal.reason instanceof Error
+    ? signal.reason
+    : Object.assign(new Error('aborted'), { name: 'AbortError' });
 }
 
 /** p, or 'timeout' after ms on the clock; the timer is cancelled either way (no stray timers). */
 export function withTimeout<T>(clock: Clock, p: Promise<T>, ms: number): Promise<T | 'timeout'> {
   return new Promise<T | 'timeout'>((resolve, reject) => {
     const cancel = clock.setTimeout(() => resolve('timeout'), Math.max(0, ms));
-    p.then((v) => { cancel(); resolve(v); }, (e: unknown) => { cancel(); reject(e); });
+    p.then(
+      (v) => {
+        cancel();
+        resolve(v);
+      },
+      (e: unknown) => {
+        cancel();
+        reject(e);
+      },
+    );
   });
 }

@@ -8,8 +8,13 @@ export interface RuntimeLogger {
 }
 
 export const silentLogger: RuntimeLogger = {
-  debug() {}, info() {}, warn() {}, error() {},
-  child() { return silentLogger; },
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  child() {
+    return silentLogger;
+  },
 };
 
 /** Error fields safe to log: name, message, HTTP code/reason — never request bodies. */

@@ -12,10 +12,21 @@ export interface ClientNodeTransportOptions {
   userAgent?: string;
 }
 
-type TlsMaterial = Pick<https.AgentOptions, 'ca' | 'cert' | 'key' | 'pfx' | 'passphrase' | 'rejectUnauthorized' | 'servername'>;
+type TlsMaterial = Pick<
+  https.AgentOptions,
+  'ca' | 'cert' | 'key' | 'pfx' | 'passphrase' | 'rejectUnauthorized' | 'servername'
+>;
 
 function sameTls(a: TlsMaterial, b: TlsMaterial): boolean {
-  const keys: (keyof TlsMaterial)[] = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'];
+  const keys: (keyof TlsMaterial)[] = [
+    'ca',
+    'cert',
+    'key',
+    'pfx',
+    'passphrase',
+    'rejectUnauthorized',
+    'servername',
+  ];
   return keys.every((k) => String(a[k] ?? '') === String(b[k] ?? ''));
 }
 
@@ -24,7 +35,10 @@ export class ClientNodeTransport implements HttpTransport {
   private tls: TlsMaterial = {};
   private readonly server: URL;
 
-  constructor(private readonly kubeConfig: KubeConfig, private readonly opts: ClientNodeTransportOptions = {}) {
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    private readonly opts: ClientNodeTransportOptions = {},
+  ) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new TypeError('KubeConfig has no current cluster (set current-context)');
     this.server = new URL(cluster.server);
@@ -36,7 +50,11 @@ export class ClientNodeTransport implements HttpTransport {
     await this.kubeConfig.applyToHTTPSOptions(o);
     const cluster = this.kubeConfig.getCurrentCluster();
     const tls: TlsMaterial = {
-      ca: o.ca, cert: o.cert, key: o.key, pfx: o.pfx, passphrase: o.passphrase,
+      ca: o.ca,
+      cert: o.cert,
+      key: o.key,
+      pfx: o.pfx,
+      passphrase: o.passphrase,
       rejectUnauthorized: cluster?.skipTLSVerify ? false : o.rejectUnauthorized,
       servername: cluster?.tlsServerName ?? o.servername,
     };
@@ -44,10 +62,13 @@ export class ClientNodeTransport implements HttpTransport {
     if (!this.agent || !sameTls(tls, this.tls)) {
       this.agent?.destroy();
       this.tls = tls;
-      this.agent = isHttps ? new https.Agent({ ...tls, keepAlive: true }) : new http.Agent({ keepAlive: true });
+      this.agent = isHttps
+        ? new https.Agent({ ...tls, keepAlive: true })
+        : new http.Agent({ keepAlive: true });
     }
     const headers: Record<string, string> = { Accept: 'application/json' };
-    for (const [k, v] of Object.entries(o.headers ?? {})) if (v !== undefined) headers[k] = String(v);
+    for (const [k, v] of Object.entries(o.headers ?? {}))
+      if (v !== undefined) headers[k] = String(v);
     if (o.auth) headers['Authorization'] = `Basic ${Buffer.from(o.auth).toString('base64')}`;
     if (req.contentType) headers['Content-Type'] = req.contentType;
     // An explicit length: Go's server ignores a chunked DELETE body and the unread chunks
@@ -66,12 +87,19 @@ export class ClientNodeTransport implements HttpTransport {
     };
   }
 
-  private open(req: HttpRequest, options: http.RequestOptions, timeoutMs: number | undefined): Promise<http.IncomingMessage> {
+  private open(
+    req: HttpRequest,
+    options: http.RequestOptions,
+    timeoutMs: number | undefined,
+  ): Promise<http.IncomingMessage> {
     const mod = this.server.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       const r = mod.request(options, resolve);
       r.on('error', reject);
-      if (timeoutMs) r.setTimeout(timeoutMs, () => r.destroy(new Error(`request timed out after ${timeoutMs} ms`)));
+      if (timeoutMs)
+        r.setTimeout(timeoutMs, () =>
+          r.destroy(new Error(`request timed out after ${timeoutMs} ms`)),
+        );
       if (req.signal) {
         if (req.signal.aborted) r.destroy(abortError());
         req.signal.addEventListener('abort', () => r.destroy(abortError()), { once: true });

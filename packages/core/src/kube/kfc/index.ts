@@ -12,7 +12,10 @@ export type { KfcTransportOptions } from './transport.js';
  * A KubeClient on KFC's HTTP layer. Pass a KubeConfig per cluster; without one it loads the
  * default kubeconfig / in-cluster config the way KFC itself does (Pepr's behaviour).
  */
-export function createKfcKubeClient(kubeConfig?: KubeConfig, opts: KfcTransportOptions = {}): KubeClient & { close(): void } {
+export function createKfcKubeClient(
+  kubeConfig?: KubeConfig,
+  opts: KfcTransportOptions = {},
+): KubeClient & { close(): void } {
   let kc = kubeConfig;
   if (!kc) {
     kc = new KubeConfig();

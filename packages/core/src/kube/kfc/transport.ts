@@ -13,8 +13,15 @@ import { fetch as kfcFetch } from 'kubernetes-fluent-client';
 import type { HttpRequest, HttpResponse, HttpStream, HttpTransport } from '../rest-client.js';
 
 type Undici = {
-  Agent: new (o: { connect?: Record<string, unknown>; keepAliveTimeout?: number; bodyTimeout?: number }) => { close(): Promise<void>; destroy(): Promise<void> };
-  fetch: (url: string, init: Record<string, unknown>) => Promise<{ status: number; body: AsyncIterable<Uint8Array> | null; text(): Promise<string> }>;
+  Agent: new (o: {
+    connect?: Record<string, unknown>;
+    keepAliveTimeout?: number;
+    bodyTimeout?: number;
+  }) => { close(): Promise<void>; destroy(): Promise<void> };
+  fetch: (
+    url: string,
+    init: Record<string, unknown>,
+  ) => Promise<{ status: number; body: AsyncIterable<Uint8Array> | null; text(): Promise<string> }>;
 };
 
 let undiciModule: Promise<Undici> | undefined;
@@ -37,7 +44,10 @@ export class KfcTransport implements HttpTransport {
   private agentKey = '';
   private readonly server: string;
 
-  constructor(private readonly kubeConfig: KubeConfig, private readonly opts: KfcTransportOptions = {}) {
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    private readonly opts: KfcTransportOptions = {},
+  ) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new TypeError('KubeConfig has no current cluster (set current-context)');
     this.server = cluster.server.replace(/\/$/, '');
@@ -48,11 +58,19 @@ export class KfcTransport implements HttpTransport {
     await this.kubeConfig.applyToHTTPSOptions(o);
     const cluster = this.kubeConfig.getCurrentCluster();
     const connect = {
-      ca: o.ca, cert: o.cert, key: o.key,
+      ca: o.ca,
+      cert: o.cert,
+      key: o.key,
       ...(cluster?.skipTLSVerify ? { rejectUnauthorized: false } : {}),
       ...(cluster?.tlsServerName ? { servername: cluster.tlsServerName } : {}),
     };
-    const key = JSON.stringify([String(connect.ca ?? ''), String(connect.cert ?? ''), String(connect.key ?? ''), connect.rejectUnauthorized, connect.servername]);
+    const key = JSON.stringify([
+      String(connect.ca ?? ''),
+      String(connect.cert ?? ''),
+      String(connect.key ?? ''),
+      connect.rejectUnauthorized,
+      connect.servername,
+    ]);
     if (!this.agent || key !== this.agentKey) {
       const { Agent } = await undici();
       void this.agent?.close();
@@ -60,7 +78,8 @@ export class KfcTransport implements HttpTransport {
       this.agentKey = key;
     }
     const headers: Record<string, string> = { Accept: 'application/json' };
-    for (const [k, v] of Object.entries(o.headers ?? {})) if (v !== undefined) headers[k] = String(v);
+    for (const [k, v] of Object.entries(o.headers ?? {}))
+      if (v !== undefined) headers[k] = String(v);
     if (o.auth) headers['Authorization'] = `Basic ${Buffer.from(o.auth).toString('base64')}`;
     if (req.contentType) headers['Content-Type'] = req.contentType;
     const init: Record<string, unknown> = { method: req.method, headers, dispatcher: this.agent };
@@ -75,8 +94,14 @@ export class KfcTransport implements HttpTransport {
     const res = await kfcFetch<unknown>(url, init as Parameters<typeof kfcFetch>[1]);
     const failure = (res as { e?: unknown }).e;
     // KFC's fetch reports network failures as ok:false with the error attached and no body.
-    if (failure && res.data === undefined) throw failure instanceof Error ? failure : new Error(String(failure));
-    const body = res.data === undefined ? '' : typeof res.data === 'string' ? res.data : JSON.stringify(res.data);
+    if (failure && res.data === undefined)
+      throw failure instanceof Error ? failure : new Error(String(failure));
+    const body =
+      res.data === undefined
+        ? ''
+        : typeof res.data === 'string'
+          ? res.data
+          : JSON.stringify(res.data);
     return { status: res.status, body };
   }
 

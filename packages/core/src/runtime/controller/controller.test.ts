@@ -16,7 +16,9 @@ function running(...infs: Informer<KubeObject>[]): AbortController {
   for (const i of infs) void i.run(ac.signal);
   return ac;
 }
-afterEach(() => { for (const s of stops.splice(0)) s.abort(); });
+afterEach(() => {
+  for (const s of stops.splice(0)) s.abort();
+});
 
 describe('Controller', () => {
   it('reconciles every object; thrown errors retry with per-item backoff', async () => {
@@ -28,7 +30,9 @@ describe('Controller', () => {
     const calls: string[] = [];
     let failuresLeft = 2;
     const c = new Controller({
-      name: 't', clock, rateLimiter: new ItemExponentialRateLimiter(5, 1000),
+      name: 't',
+      clock,
+      rateLimiter: new ItemExponentialRateLimiter(5, 1000),
       reconcile: async (req, ctx) => {
         calls.push(`${req.name}#${ctx.retries}`);
         if (req.name === 'b' && failuresLeft-- > 0) throw new Error('not yet');
@@ -53,7 +57,11 @@ describe('Controller', () => {
     const inf = new Informer(api, fast);
     const clock = new ManualClock();
     let n = 0;
-    const c = new Controller({ name: 't', clock, reconcile: async () => (++n < 3 ? { requeueAfter: 1000 } : {}) }).for(inf);
+    const c = new Controller({
+      name: 't',
+      clock,
+      reconcile: async () => (++n < 3 ? { requeueAfter: 1000 } : {}),
+    }).for(inf);
     const ac = running(inf);
     void c.start(ac.signal);
     await vi.waitFor(() => expect(n).toBe(1));
@@ -75,7 +83,8 @@ describe('Controller', () => {
     let maxParallel = 0;
     const count = new Map<string, number>();
     const c = new Controller({
-      name: 't', concurrency: 4,
+      name: 't',
+      concurrency: 4,
       reconcile: async (req) => {
         if (active.has(req.name)) overlap = true;
         active.add(req.name);
@@ -100,7 +109,12 @@ describe('Controller', () => {
     const ownersInf = new Informer(owners, fast);
     const childInf = new Informer(children, fast);
     const seen: ReconcileRequest[] = [];
-    const c = new Controller({ name: 't', reconcile: async (r) => { seen.push(r); } })
+    const c = new Controller({
+      name: 't',
+      reconcile: async (r) => {
+        seen.push(r);
+      },
+    })
       .for(ownersInf, [generationChanged])
       .owns(childInf, { kind: 'Thing', clusterScopedOwner: true });
     const ac = running(ownersInf, childInf);
@@ -109,7 +123,14 @@ describe('Controller', () => {
     // A status-only change (same generation) is filtered out...
     owners.upsert('parent', { metadata: { name: 'parent', generation: 1 }, status: { x: 1 } });
     // ...a child with a controller reference to the parent is not.
-    children.upsert('child', { metadata: { name: 'child', ownerReferences: [{ apiVersion: 'v1', kind: 'Thing', name: 'parent', uid: 'u', controller: true }] } });
+    children.upsert('child', {
+      metadata: {
+        name: 'child',
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'Thing', name: 'parent', uid: 'u', controller: true },
+        ],
+      },
+    });
     await vi.waitFor(() => expect(seen.length).toBe(2));
     await new Promise((r) => setTimeout(r, 20));
     expect(seen).toEqual([{ name: 'parent' }, { name: 'parent' }]);
@@ -121,7 +142,14 @@ describe('Controller', () => {
     const inf = new Informer(api, fast);
     const clock = new ManualClock();
     let n = 0;
-    const c = new Controller({ name: 't', clock, maxResyncIntervalMs: 60_000, reconcile: async () => { n++; } }).for(inf);
+    const c = new Controller({
+      name: 't',
+      clock,
+      maxResyncIntervalMs: 60_000,
+      reconcile: async () => {
+        n++;
+      },
+    }).for(inf);
     const ac = running(inf);
     void c.start(ac.signal);
     await vi.waitFor(() => expect(n).toBe(1));
@@ -139,14 +167,21 @@ describe('Controller', () => {
     let release!: () => void;
     const c = new Controller({
       name: 't',
-      reconcile: async () => { await new Promise<void>((r) => { release = r; }); finished = true; },
+      reconcile: async () => {
+        await new Promise<void>((r) => {
+          release = r;
+        });
+        finished = true;
+      },
     }).for(inf);
     const ac = running(inf);
     const done = c.start(ac.signal);
     await vi.waitFor(() => expect(release).toBeDefined());
     ac.abort();
     let stopped = false;
-    void done.then(() => { stopped = true; });
+    void done.then(() => {
+      stopped = true;
+    });
     await new Promise((r) => setTimeout(r, 10));
     expect(stopped).toBe(false);
     release();
@@ -155,6 +190,8 @@ describe('Controller', () => {
   });
 
   it('validates options', () => {
-    expect(() => new Controller({ name: 'x', concurrency: 0, reconcile: async () => {} })).toThrow(/concurrency must be a positive integer/);
+    expect(() => new Controller({ name: 'x', concurrency: 0, reconcile: async () => {} })).toThrow(
+      /concurrency must be a positive integer/,
+    );
   });
 });

@@ -56,7 +56,10 @@ export class Controller {
   constructor(private readonly opts: ControllerOptions) {
     if (!opts.name) throw new TypeError('controller: name is required');
     const concurrency = opts.concurrency ?? 1;
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`controller ${opts.name}: concurrency must be a positive integer (got ${concurrency})`);
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new RangeError(
+        `controller ${opts.name}: concurrency must be a positive integer (got ${concurrency})`,
+      );
     this.name = opts.name;
     this.clock = opts.clock ?? systemClock;
     this.log = (opts.logger ?? silentLogger).child({ controller: opts.name });
@@ -75,7 +78,11 @@ export class Controller {
   }
 
   /** Objects this controller creates, mapped to their controlling owner of ownerKind. */
-  owns<U>(informer: EventSource<U>, owner: { kind: string; apiGroup?: string; clusterScopedOwner?: boolean }, predicates: Predicate<U>[] = []): this {
+  owns<U>(
+    informer: EventSource<U>,
+    owner: { kind: string; apiGroup?: string; clusterScopedOwner?: boolean },
+    predicates: Predicate<U>[] = [],
+  ): this {
     return this.watch(informer, requestForOwner(owner) as RequestMapper<U>, predicates);
   }
 
@@ -104,15 +111,20 @@ export class Controller {
     this.started = true;
     const unregister = this.sources.map((s) =>
       s.informer.addHandlers({
-        onAdd: (o) => { if (passes(s.predicates, { type: 'create', obj: o })) this.enqueue(s.map, o); },
+        onAdd: (o) => {
+          if (passes(s.predicates, { type: 'create', obj: o })) this.enqueue(s.map, o);
+        },
         onUpdate: (a, b) => {
           if (!passes(s.predicates, { type: 'update', old: a, obj: b })) return;
           // Both sides: a label change can move an object from one owner/key to another.
           this.enqueue(s.map, a);
           this.enqueue(s.map, b);
         },
-        onDelete: (o) => { if (passes(s.predicates, { type: 'delete', obj: o })) this.enqueue(s.map, o); },
-      }));
+        onDelete: (o) => {
+          if (passes(s.predicates, { type: 'delete', obj: o })) this.enqueue(s.map, o);
+        },
+      }),
+    );
     let cancelResync: CancelTimer = () => {};
     try {
       await Promise.all(this.sources.map((s) => s.informer.waitForSync(signal)));
@@ -158,7 +170,11 @@ export class Controller {
     const started = this.clock.now();
     let outcome: ReconcileOutcome = 'success';
     try {
-      const res = await this.opts.reconcile(req, { signal, log, retries: this.queue.numRequeues(key) });
+      const res = await this.opts.reconcile(req, {
+        signal,
+        log,
+        retries: this.queue.numRequeues(key),
+      });
       if (res?.requeueAfter !== undefined && res.requeueAfter > 0) {
         outcome = 'requeue_after';
         this.queue.forget(key);
@@ -172,7 +188,10 @@ export class Controller {
     } catch (e) {
       outcome = 'error';
       if (!signal.aborted) {
-        log.error({ ...errorFields(e), retries: this.queue.numRequeues(key) }, 'reconcile failed; requeueing with backoff');
+        log.error(
+          { ...errorFields(e), retries: this.queue.numRequeues(key) },
+          'reconcile failed; requeueing with backoff',
+        );
         this.queue.addRateLimited(key);
       }
     } finally {

@@ -15,14 +15,23 @@ export const requestForObject: RequestMapper<unknown> = (o) => {
  * The controlling owner of the given kind (Owns). Owners of namespaced objects live in the
  * same namespace; cluster-scoped owners (e.g. a Node owning a Lease) set clusterScopedOwner.
  */
-export function requestForOwner(owner: { kind: string; apiGroup?: string; clusterScopedOwner?: boolean; onlyController?: boolean }): RequestMapper<unknown> {
+export function requestForOwner(owner: {
+  kind: string;
+  apiGroup?: string;
+  clusterScopedOwner?: boolean;
+  onlyController?: boolean;
+}): RequestMapper<unknown> {
   return (o) => {
     const m = (o as KubeObject).metadata;
     return (m?.ownerReferences ?? [])
       .filter((r) => r.kind === owner.kind)
       .filter((r) => owner.apiGroup === undefined || groupOf(r.apiVersion) === owner.apiGroup)
       .filter((r) => owner.onlyController === false || r.controller === true)
-      .map((r) => (owner.clusterScopedOwner || !m?.namespace ? { name: r.name } : { name: r.name, namespace: m.namespace }));
+      .map((r) =>
+        owner.clusterScopedOwner || !m?.namespace
+          ? { name: r.name }
+          : { name: r.name, namespace: m.namespace },
+      );
   };
 }
 

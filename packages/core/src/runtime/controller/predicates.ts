@@ -45,7 +45,10 @@ export function anyOf<U>(...ps: Predicate<U>[]): Predicate<U> {
   };
 }
 
-export function passes<U>(ps: readonly Predicate<U>[], ev: { type: 'create'; obj: U } | { type: 'update'; old: U; obj: U } | { type: 'delete'; obj: U }): boolean {
+export function passes<U>(
+  ps: readonly Predicate<U>[],
+  ev: { type: 'create'; obj: U } | { type: 'update'; old: U; obj: U } | { type: 'delete'; obj: U },
+): boolean {
   return ps.every((p) => {
     if (ev.type === 'create') return p.create?.(ev.obj) ?? true;
     if (ev.type === 'update') return p.update?.(ev.old, ev.obj) ?? true;
@@ -53,7 +56,10 @@ export function passes<U>(ps: readonly Predicate<U>[], ev: { type: 'create'; obj
   });
 }
 
-function sameRecord(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
+function sameRecord(
+  a: Record<string, string> | undefined,
+  b: Record<string, string> | undefined,
+): boolean {
   const ka = Object.keys(a ?? {});
   if (ka.length !== Object.keys(b ?? {}).length) return false;
   return ka.every((k) => a?.[k] === b?.[k]);

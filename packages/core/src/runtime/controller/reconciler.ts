@@ -23,7 +23,10 @@ export interface ReconcileContext {
   retries: number;
 }
 
-export type Reconciler = (req: ReconcileRequest, ctx: ReconcileContext) => Promise<ReconcileResult | void>;
+export type Reconciler = (
+  req: ReconcileRequest,
+  ctx: ReconcileContext,
+) => Promise<ReconcileResult | void>;
 
 export function requestKey(req: ReconcileRequest): string {
   return req.namespace ? `${req.namespace}/${req.name}` : req.name;

@@ -62,8 +62,12 @@ export class EventRecorder {
   private readonly series = new Map<string, Series>();
   private seq = 0;
 
-  constructor(private readonly client: KubeClient, private readonly opts: EventRecorderOptions) {
-    if (!opts.reportingController || !opts.reportingInstance) throw new TypeError('EventRecorder: reportingController and reportingInstance are required');
+  constructor(
+    private readonly client: KubeClient,
+    private readonly opts: EventRecorderOptions,
+  ) {
+    if (!opts.reportingController || !opts.reportingInstance)
+      throw new TypeError('EventRecorder: reportingController and reportingInstance are required');
     this.clock = opts.clock ?? systemClock;
     this.log = (opts.logger ?? silentLogger).child({ component: 'event-recorder' });
   }
@@ -73,7 +77,10 @@ export class EventRecorder {
     try {
       await this.recordOrThrow(regarding, ev);
     } catch (e) {
-      this.log.warn({ ...errorFields(e), reason: ev.reason, object: regarding.metadata?.name }, 'could not record event');
+      this.log.warn(
+        { ...errorFields(e), reason: ev.reason, object: regarding.metadata?.name },
+        'could not record event',
+      );
     }
   }
 
@@ -81,16 +88,28 @@ export class EventRecorder {
     const now = this.clock.now();
     const note = (ev.note ?? '').slice(0, NOTE_MAX);
     const ref = objectReference(regarding);
-    const key = [ref.uid ?? `${ref.namespace ?? ''}/${ref.name ?? ''}`, ev.type, ev.reason, ev.action, note].join('\u0000');
+    const key = [
+      ref.uid ?? `${ref.namespace ?? ''}/${ref.name ?? ''}`,
+      ev.type,
+      ev.reason,
+      ev.action,
+      note,
+    ].join('\u0000');
     const window = this.opts.seriesWindowMs ?? 30 * 60_000;
     const prev = this.series.get(key);
     if (prev && now - prev.lastMs <= window) {
       prev.count++;
       prev.lastMs = now;
       try {
-        await this.client.patch(EventResource, prev.name, {
-          type: 'merge', body: { series: { count: prev.count, lastObservedTime: microTime(now) } },
-        }, { namespace: prev.namespace });
+        await this.client.patch(
+          EventResource,
+          prev.name,
+          {
+            type: 'merge',
+            body: { series: { count: prev.count, lastObservedTime: microTime(now) } },
+          },
+          { namespace: prev.namespace },
+        );
         return;
       } catch (e) {
         if (!(e instanceof NotFoundError)) throw e;

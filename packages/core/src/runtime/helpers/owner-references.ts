@@ -1,15 +1,23 @@
 // Owner references: who owns an object (garbage collection) and who controls it.
 import type { KubeObject, OwnerReference } from '../../kube/object.js';
 
-export function ownerReferenceFor(owner: KubeObject, opts: { controller?: boolean; blockOwnerDeletion?: boolean } = {}): OwnerReference {
+export function ownerReferenceFor(
+  owner: KubeObject,
+  opts: { controller?: boolean; blockOwnerDeletion?: boolean } = {},
+): OwnerReference {
   const { apiVersion, kind } = owner;
   const name = owner.metadata?.name;
   const uid = owner.metadata?.uid;
   if (!apiVersion || !kind || !name || !uid) {
-    throw new TypeError(`ownerReferenceFor: owner needs apiVersion, kind, metadata.name and metadata.uid (got ${kind ?? '?'} ${name ?? '?'} uid=${uid ?? 'missing'})`);
+    throw new TypeError(
+      `ownerReferenceFor: owner needs apiVersion, kind, metadata.name and metadata.uid (got ${kind ?? '?'} ${name ?? '?'} uid=${uid ?? 'missing'})`,
+    );
   }
   return {
-    apiVersion, kind, name, uid,
+    apiVersion,
+    kind,
+    name,
+    uid,
     ...(opts.controller ? { controller: true } : {}),
     ...(opts.blockOwnerDeletion ? { blockOwnerDeletion: true } : {}),
   };
@@ -20,7 +28,10 @@ export function withOwnerReference<T extends KubeObject>(obj: T, ref: OwnerRefer
   const refs = obj.metadata?.ownerReferences ?? [];
   if (ref.controller) {
     const other = refs.find((r) => r.controller && r.uid !== ref.uid);
-    if (other) throw new Error(`object ${obj.metadata?.name ?? '?'} is already controlled by ${other.kind} ${other.name}`);
+    if (other)
+      throw new Error(
+        `object ${obj.metadata?.name ?? '?'} is already controlled by ${other.kind} ${other.name}`,
+      );
   }
   const next = [...refs.filter((r) => r.uid !== ref.uid), ref];
   return { ...obj, metadata: { ...obj.metadata, ownerReferences: next } };

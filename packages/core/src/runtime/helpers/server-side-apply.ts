@@ -5,19 +5,38 @@ import type { KubeObject, ObjectMeta } from '../../kube/object.js';
 import { apiVersionOf, type ResourceType } from '../../kube/resource.js';
 
 const SERVER_OWNED: (keyof ObjectMeta | 'selfLink')[] = [
-  'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'managedFields',
+  'selfLink',
 ];
 
 /**
  * The object as an apply configuration: server-owned metadata removed and, for a main
  * resource apply, status removed (status is applied separately on its subresource).
  */
-export function toApplyConfiguration<T extends KubeObject>(rt: ResourceType, obj: T, part: 'main' | 'status' = 'main'): T {
+export function toApplyConfiguration<T extends KubeObject>(
+  rt: ResourceType,
+  obj: T,
+  part: 'main' | 'status' = 'main',
+): T {
   const meta: Record<string, unknown> = { ...(obj.metadata ?? {}) };
   for (const k of SERVER_OWNED) delete meta[k];
   const { status, ...rest } = obj as T & { status?: unknown };
   if (part === 'status') {
-    return { apiVersion: apiVersionOf(rt), kind: rt.kind, metadata: { name: meta['name'], ...(meta['namespace'] ? { namespace: meta['namespace'] } : {}) }, status } as unknown as T;
+    return {
+      apiVersion: apiVersionOf(rt),
+      kind: rt.kind,
+      metadata: {
+        name: meta['name'],
+        ...(meta['namespace'] ? { namespace: meta['namespace'] } : {}),
+      },
+      status,
+    } as unknown as T;
   }
   return { ...rest, apiVersion: apiVersionOf(rt), kind: rt.kind, metadata: meta } as unknown as T;
 }
@@ -29,15 +48,33 @@ export interface ApplierOptions {
 }
 
 export class ServerSideApplier {
-  constructor(private readonly client: KubeClient, private readonly opts: ApplierOptions) {
+  constructor(
+    private readonly client: KubeClient,
+    private readonly opts: ApplierOptions,
+  ) {
     if (!opts.fieldManager) throw new TypeError('ServerSideApplier: fieldManager is required');
   }
 
-  apply<T extends KubeObject>(rt: ResourceType, desired: T, force = this.opts.force ?? true): Promise<T> {
-    return this.client.apply<T>(rt, toApplyConfiguration(rt, desired, 'main'), { fieldManager: this.opts.fieldManager, force });
+  apply<T extends KubeObject>(
+    rt: ResourceType,
+    desired: T,
+    force = this.opts.force ?? true,
+  ): Promise<T> {
+    return this.client.apply<T>(rt, toApplyConfiguration(rt, desired, 'main'), {
+      fieldManager: this.opts.fieldManager,
+      force,
+    });
   }
 
-  applyStatus<T extends KubeObject>(rt: ResourceType, desired: T, force = this.opts.force ?? true): Promise<T> {
-    return this.client.apply<T>(rt, toApplyConfiguration(rt, desired, 'status'), { fieldManager: this.opts.fieldManager, force, subresource: 'status' });
+  applyStatus<T extends KubeObject>(
+    rt: ResourceType,
+    desired: T,
+    force = this.opts.force ?? true,
+  ): Promise<T> {
+    return this.client.apply<T>(rt, toApplyConfiguration(rt, desired, 'status'), {
+      fieldManager: this.opts.fieldManager,
+      force,
+      subresource: 'status',
+    });
   }
 }

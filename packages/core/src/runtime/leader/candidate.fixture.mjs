@@ -9,8 +9,13 @@ const [kubeconfig, namespace, name, identity] = process.argv.slice(2);
 const kc = new KubeConfig();
 kc.loadFromFile(kubeconfig);
 const elector = new LeaderElector({
-  client: createKubeClient(kc), namespace, name, identity,
-  leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500,
+  client: createKubeClient(kc),
+  namespace,
+  name,
+  identity,
+  leaseDurationMs: 4000,
+  renewDeadlineMs: 3000,
+  retryPeriodMs: 500,
   onStartedLeading: () => process.stdout.write('LEADING\n'),
 });
 await elector.run(new AbortController().signal);

@@ -10,7 +10,13 @@ import type { KubeLease } from '../../kube/types.js';
 import { sleep, systemClock, withTimeout, type Clock } from '../clock.js';
 import { microTime } from '../helpers/event-recorder.js';
 import { errorFields, silentLogger, type RuntimeLogger } from '../logger.js';
-import { DEFAULT_LEASE_TIMINGS, decideLease, leaseFingerprint, validateLeaseTimings, type LeaseTimings } from './lease-decision.js';
+import {
+  DEFAULT_LEASE_TIMINGS,
+  decideLease,
+  leaseFingerprint,
+  validateLeaseTimings,
+  type LeaseTimings,
+} from './lease-decision.js';
 
 export interface LeaderElectionOptions extends Partial<LeaseTimings> {
   client: KubeClient;
@@ -35,13 +41,18 @@ export class LeaderElector {
   private readonly clock: Clock;
   private readonly log: RuntimeLogger;
   private readonly random: () => number;
-  private observed: { fingerprint: string; atMs: number; lease: KubeLease | undefined } = { fingerprint: '', atMs: 0, lease: undefined };
+  private observed: { fingerprint: string; atMs: number; lease: KubeLease | undefined } = {
+    fingerprint: '',
+    atMs: 0,
+    lease: undefined,
+  };
   private leader = false;
   private lastLeader = '';
 
   constructor(private readonly opts: LeaderElectionOptions) {
     if (!opts.identity) throw new TypeError('leader election: identity is required');
-    if (!opts.name || !opts.namespace) throw new TypeError('leader election: Lease name and namespace are required');
+    if (!opts.name || !opts.namespace)
+      throw new TypeError('leader election: Lease name and namespace are required');
     this.timings = validateLeaseTimings({
       leaseDurationMs: opts.leaseDurationMs ?? DEFAULT_LEASE_TIMINGS.leaseDurationMs,
       renewDeadlineMs: opts.renewDeadlineMs ?? DEFAULT_LEASE_TIMINGS.renewDeadlineMs,
@@ -49,7 +60,10 @@ export class LeaderElector {
     });
     this.clock = opts.clock ?? systemClock;
     this.random = opts.random ?? Math.random;
-    this.log = (opts.logger ?? silentLogger).child({ lease: `${opts.namespace}/${opts.name}`, identity: opts.identity });
+    this.log = (opts.logger ?? silentLogger).child({
+      lease: `${opts.namespace}/${opts.name}`,
+      identity: opts.identity,
+    });
   }
 
   isLeader(): boolean {
@@ -111,7 +125,8 @@ export class LeaderElector {
 
   private observe(lease: KubeLease | undefined): void {
     const fp = leaseFingerprint(lease);
-    if (fp !== this.observed.fingerprint) this.observed = { fingerprint: fp, atMs: this.clock.now(), lease };
+    if (fp !== this.observed.fingerprint)
+      this.observed = { fingerprint: fp, atMs: this.clock.now(), lease };
     else this.observed.lease = lease;
     const holder = lease?.spec?.holderIdentity ?? '';
     if (holder !== this.lastLeader) {
@@ -139,7 +154,13 @@ export class LeaderElector {
       if (d.action === 'create') {
         const created = await client.create<KubeLease>(LeaseResource, {
           metadata: { name, namespace },
-          spec: { holderIdentity: identity, leaseDurationSeconds: durationSeconds, acquireTime: ts, renewTime: ts, leaseTransitions: 0 },
+          spec: {
+            holderIdentity: identity,
+            leaseDurationSeconds: durationSeconds,
+            acquireTime: ts,
+            renewTime: ts,
+            leaseTransitions: 0,
+          },
         });
         this.observe(created);
         return true;
@@ -147,9 +168,17 @@ export class LeaderElector {
       const spec = lease!.spec ?? {};
       const updated = await client.update<KubeLease>(LeaseResource, {
         ...lease!,
-        spec: d.action === 'renew'
-          ? { ...spec, renewTime: ts, leaseDurationSeconds: durationSeconds }
-          : { ...spec, holderIdentity: identity, leaseDurationSeconds: durationSeconds, acquireTime: ts, renewTime: ts, leaseTransitions: d.transitions },
+        spec:
+          d.action === 'renew'
+            ? { ...spec, renewTime: ts, leaseDurationSeconds: durationSeconds }
+            : {
+                ...spec,
+                holderIdentity: identity,
+                leaseDurationSeconds: durationSeconds,
+                acquireTime: ts,
+                renewTime: ts,
+                leaseTransitions: d.transitions,
+              },
       });
       this.observe(updated);
       return true;
@@ -167,7 +196,13 @@ export class LeaderElector {
       const ts = microTime(this.clock.now());
       await this.opts.client.update<KubeLease>(LeaseResource, {
         ...lease,
-        spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: ts, acquireTime: ts },
+        spec: {
+          ...lease.spec,
+          holderIdentity: '',
+          leaseDurationSeconds: 1,
+          renewTime: ts,
+          acquireTime: ts,
+        },
       });
       this.log.info({}, 'released lease');
     } catch (e) {

@@ -16,11 +16,18 @@ const timings = { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 5
 function candidate(ns: string, lease: string, identity: string, reconciled: string[]) {
   const client = createKubeClient(env.kubeConfig);
   const m = new Manager({
-    name: identity, logger: silentLogger, probes: { port: 0, host: '127.0.0.1' },
+    name: identity,
+    logger: silentLogger,
+    probes: { port: 0, host: '127.0.0.1' },
     leaderElection: { client, namespace: ns, name: lease, identity, ...timings },
   });
   const cms = m.informer(client, ConfigMapResource, { namespace: ns });
-  m.controller({ name: `ctl-${identity}`, reconcile: async (r) => { reconciled.push(`${identity}:${r.name}`); } }).for(cms);
+  m.controller({
+    name: `ctl-${identity}`,
+    reconcile: async (r) => {
+      reconciled.push(`${identity}:${r.name}`);
+    },
+  }).for(cms);
   return m;
 }
 
@@ -33,7 +40,10 @@ describe('leader election', () => {
     const a = candidate(ns, 'elect', 'a', reconciled);
     const b = candidate(ns, 'elect', 'b', reconciled);
     const runs = [a.start(), b.start()];
-    await vi.waitFor(() => expect(a.isLeader() || b.isLeader()).toBe(true), { timeout: 20_000, interval: 100 });
+    await vi.waitFor(() => expect(a.isLeader() || b.isLeader()).toBe(true), {
+      timeout: 20_000,
+      interval: 100,
+    });
     const [leader, follower] = a.isLeader() ? [a, b] : [b, a];
     // Over several renew periods, never two leaders and only the leader reconciles.
     for (let i = 0; i < 10; i++) {
@@ -45,12 +55,21 @@ describe('leader election', () => {
     expect(readyz.status).toBe(200);
     const metrics = await (await fetch(`http://127.0.0.1:${leader.probePort}/metrics`)).text();
     expect(metrics).toContain(`leader_election_master_status{name="elect"} 1`);
-    expect(metrics).toMatch(new RegExp(`controller_runtime_reconcile_total\\{controller="ctl-${leader.name}",result="success"\\} 1`));
+    expect(metrics).toMatch(
+      new RegExp(
+        `controller_runtime_reconcile_total\\{controller="ctl-${leader.name}",result="success"\\} 1`,
+      ),
+    );
 
     leader.stop();
     await runs[leader === a ? 0 : 1];
-    await vi.waitFor(() => expect(follower.isLeader()).toBe(true), { timeout: timings.leaseDurationMs * 2, interval: 100 });
-    await vi.waitFor(() => expect(reconciled).toContain(`${follower.name}:work`), { timeout: 10_000 });
+    await vi.waitFor(() => expect(follower.isLeader()).toBe(true), {
+      timeout: timings.leaseDurationMs * 2,
+      interval: 100,
+    });
+    await vi.waitFor(() => expect(reconciled).toContain(`${follower.name}:work`), {
+      timeout: 10_000,
+    });
     const lease = await client.get<KubeLease>(LeaseResource, 'elect', { namespace: ns });
     expect(lease.spec?.holderIdentity).toBe(follower.name);
     follower.stop();
@@ -63,10 +82,16 @@ describe('leader election', () => {
     const ns = await env.namespace('leader');
     const client = createKubeClient(env.kubeConfig);
     const fixture = fileURLToPath(new URL('./candidate.fixture.mjs', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', fixture, env.kubeconfigPath, ns, 'killed', 'child'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fixture, env.kubeconfigPath, ns, 'killed', 'child'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     try {
       await new Promise<void>((resolve, reject) => {
-        child.stdout.on('data', (d: Buffer) => { if (d.toString().includes('LEADING')) resolve(); });
+        child.stdout.on('data', (d: Buffer) => {
+          if (d.toString().includes('LEADING')) resolve();
+        });
         child.once('exit', (code) => reject(new Error(`candidate exited early (${code})`)));
       });
       const reconciled: string[] = [];
@@ -80,13 +105,18 @@ describe('leader election', () => {
       const before = await client.get<KubeLease>(LeaseResource, 'killed', { namespace: ns });
       expect(before.spec?.holderIdentity).toBe('child');
       child.kill('SIGKILL');
-      await vi.waitFor(() => expect(d.isLeader()).toBe(true), { timeout: timings.leaseDurationMs * 3, interval: 100 });
+      await vi.waitFor(() => expect(d.isLeader()).toBe(true), {
+        timeout: timings.leaseDurationMs * 3,
+        interval: 100,
+      });
       const after = await client.get<KubeLease>(LeaseResource, 'killed', { namespace: ns });
       expect(after.spec?.holderIdentity).toBe('survivor');
       expect(after.spec?.leaseTransitions).toBe((before.spec?.leaseTransitions ?? 0) + 1);
       // Safety: the survivor acquired only after the dead holder's lease could have expired.
       const lastRenew = Date.parse(before.spec!.renewTime!);
-      expect(Date.parse(after.spec!.acquireTime!)).toBeGreaterThanOrEqual(lastRenew + timings.leaseDurationMs);
+      expect(Date.parse(after.spec!.acquireTime!)).toBeGreaterThanOrEqual(
+        lastRenew + timings.leaseDurationMs,
+      );
       d.stop();
       await run;
     } finally {

@@ -16,11 +16,21 @@ export interface LeaseTimings {
   retryPeriodMs: number;
 }
 
-export const DEFAULT_LEASE_TIMINGS: LeaseTimings = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+export const DEFAULT_LEASE_TIMINGS: LeaseTimings = {
+  leaseDurationMs: 15_000,
+  renewDeadlineMs: 10_000,
+  retryPeriodMs: 2_000,
+};
 
 export function validateLeaseTimings(t: LeaseTimings): LeaseTimings {
-  if (!(t.leaseDurationMs > t.renewDeadlineMs)) throw new RangeError(`leader election: leaseDuration (${t.leaseDurationMs} ms) must be greater than renewDeadline (${t.renewDeadlineMs} ms)`);
-  if (!(t.renewDeadlineMs > t.retryPeriodMs * 1.2)) throw new RangeError(`leader election: renewDeadline (${t.renewDeadlineMs} ms) must exceed 1.2 x retryPeriod (${t.retryPeriodMs} ms)`);
+  if (!(t.leaseDurationMs > t.renewDeadlineMs))
+    throw new RangeError(
+      `leader election: leaseDuration (${t.leaseDurationMs} ms) must be greater than renewDeadline (${t.renewDeadlineMs} ms)`,
+    );
+  if (!(t.renewDeadlineMs > t.retryPeriodMs * 1.2))
+    throw new RangeError(
+      `leader election: renewDeadline (${t.renewDeadlineMs} ms) must exceed 1.2 x retryPeriod (${t.retryPeriodMs} ms)`,
+    );
   if (!(t.retryPeriodMs > 0)) throw new RangeError('leader election: retryPeriod must be positive');
   return t;
 }
@@ -28,17 +38,31 @@ export function validateLeaseTimings(t: LeaseTimings): LeaseTimings {
 /** A fingerprint of the fields that change when a holder renews or a new one takes over. */
 export function leaseFingerprint(lease: KubeLease | undefined): string {
   const s = lease?.spec ?? {};
-  return JSON.stringify([s.holderIdentity ?? '', s.renewTime ?? '', s.acquireTime ?? '', s.leaseDurationSeconds ?? 0, s.leaseTransitions ?? 0]);
+  return JSON.stringify([
+    s.holderIdentity ?? '',
+    s.renewTime ?? '',
+    s.acquireTime ?? '',
+    s.leaseDurationSeconds ?? 0,
+    s.leaseTransitions ?? 0,
+  ]);
 }
 
-export function decideLease(lease: KubeLease | undefined, identity: string, observedAtMs: number, nowMs: number, defaultDurationMs: number): LeaseAction {
+export function decideLease(
+  lease: KubeLease | undefined,
+  identity: string,
+  observedAtMs: number,
+  nowMs: number,
+  defaultDurationMs: number,
+): LeaseAction {
   if (!lease) return { action: 'create' };
   const spec = lease.spec ?? {};
   const holder = spec.holderIdentity ?? '';
   const transitions = spec.leaseTransitions ?? 0;
   if (holder === identity) return { action: 'renew' };
   if (holder === '') return { action: 'take', transitions: transitions + 1 };
-  const durationMs = spec.leaseDurationSeconds ? spec.leaseDurationSeconds * 1000 : defaultDurationMs;
+  const durationMs = spec.leaseDurationSeconds
+    ? spec.leaseDurationSeconds * 1000
+    : defaultDurationMs;
   const expiresInMs = observedAtMs + durationMs - nowMs;
   if (expiresInMs <= 0) return { action: 'take', transitions: transitions + 1 };
   return { action: 'wait', holder, expiresInMs };

@@ -5,6 +5,15 @@ export function createRuntimeLogger(opts: { name?: string; level?: string } = {}
   return pino({
     name: opts.name ?? 'noderepair',
     level: opts.level ?? process.env['LOG_LEVEL'] ?? 'info',
-    redact: { paths: ['*.password', '*.token', '*.authorization', '*.Authorization', 'headers.authorization'], censor: '[redacted]' },
+    redact: {
+      paths: [
+        '*.password',
+        '*.token',
+        '*.authorization',
+        '*.Authorization',
+        'headers.authorization',
+      ],
+      censor: '[redacted]',
+    },
   });
 }

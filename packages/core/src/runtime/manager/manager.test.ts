@@ -19,15 +19,22 @@ describe('Manager (no probes, no election)', () => {
       name: 'things-ctl',
       reconcile: async (r) => {
         seen.push(r.name);
-        if (failOnce) { failOnce = false; throw new Error('first try fails'); }
+        if (failOnce) {
+          failOnce = false;
+          throw new Error('first try fails');
+        }
       },
     }).for(inf);
     expect(m.isLeader()).toBe(true);
     const done = m.start();
     await vi.waitFor(() => expect(seen).toEqual(['a', 'a']));
     const text = await registry.metrics();
-    expect(text).toContain('controller_runtime_reconcile_total{controller="things-ctl",result="error"} 1');
-    expect(text).toContain('controller_runtime_reconcile_total{controller="things-ctl",result="success"} 1');
+    expect(text).toContain(
+      'controller_runtime_reconcile_total{controller="things-ctl",result="error"} 1',
+    );
+    expect(text).toContain(
+      'controller_runtime_reconcile_total{controller="things-ctl",result="success"} 1',
+    );
     expect(text).toContain('workqueue_retries_total{name="things-ctl"} 1');
     m.stop();
     await done;

@@ -74,13 +74,23 @@ export class Manager {
   }
 
   /** A shared informer wired to this manager's logs and metrics. */
-  informer<T extends KubeObject, U = T>(client: KubeClient, rt: ResourceType, opts: InformerOptions<T, U> & SelectorOptions = {}): Informer<T, U> {
+  informer<T extends KubeObject, U = T>(
+    client: KubeClient,
+    rt: ResourceType,
+    opts: InformerOptions<T, U> & SelectorOptions = {},
+  ): Informer<T, U> {
     let name = opts.name;
     const inf = createInformer<T, U>(client, rt, {
       logger: this.log,
       ...opts,
-      onRelist: (r) => { this.metrics.informerRelisted(name ?? rt.plural); opts.onRelist?.(r); },
-      onError: (e) => { this.metrics.informerError(name ?? rt.plural); opts.onError?.(e); },
+      onRelist: (r) => {
+        this.metrics.informerRelisted(name ?? rt.plural);
+        opts.onRelist?.(r);
+      },
+      onError: (e) => {
+        this.metrics.informerError(name ?? rt.plural);
+        opts.onError?.(e);
+      },
     });
     name = inf.name;
     this.addInformer(inf);
@@ -94,8 +104,15 @@ export class Manager {
   }
 
   /** A controller wired to this manager's logs and metrics; started while leading. */
-  controller(opts: Omit<ControllerOptions, 'logger' | 'metrics' | 'clock'> & { clock?: Clock }): Controller {
-    const c = new Controller({ clock: this.clock, ...opts, logger: this.log, metrics: this.metrics });
+  controller(
+    opts: Omit<ControllerOptions, 'logger' | 'metrics' | 'clock'> & { clock?: Clock },
+  ): Controller {
+    const c = new Controller({
+      clock: this.clock,
+      ...opts,
+      logger: this.log,
+      metrics: this.metrics,
+    });
     this.add({ name: c.name, start: (s) => c.start(s), needLeaderElection: true });
     return c;
   }
@@ -140,14 +157,18 @@ export class Manager {
     }
 
     if (this.opts.probes !== false) {
-      this.server = await startProbeServer({
-        healthy: () => !this.stopping,
-        notReadyReason: () => {
-          if (this.stopping) return 'shutting down';
-          const pending = this.informers.filter((i) => !i.hasSynced()).map((i) => i.name);
-          return pending.length ? `informers not synced: ${pending.join(', ')}` : null;
+      this.server = await startProbeServer(
+        {
+          healthy: () => !this.stopping,
+          notReadyReason: () => {
+            if (this.stopping) return 'shutting down';
+            const pending = this.informers.filter((i) => !i.hasSynced()).map((i) => i.name);
+            return pending.length ? `informers not synced: ${pending.join(', ')}` : null;
+          },
         },
-      }, this.metrics.registry, this.opts.probes ?? { port: 8081 });
+        this.metrics.registry,
+        this.opts.probes ?? { port: 8081 },
+      );
       this.log.info({ port: this.probePort }, 'probe and metrics server listening');
     }
 
@@ -155,9 +176,12 @@ export class Manager {
     const informerRuns = this.informers.map((i) => i.run(informersStop.signal));
     const always = this.runnables.filter((r) => r.needLeaderElection === false);
     const leaderOnly = this.runnables.filter((r) => r.needLeaderElection !== false);
-    const runAll = (rs: Runnable[], s: AbortSignal) => rs.map((r) => r.start(s).catch((e) => {
-      this.log.error({ ...errorFields(e), runnable: r.name }, 'runnable failed');
-    }));
+    const runAll = (rs: Runnable[], s: AbortSignal) =>
+      rs.map((r) =>
+        r.start(s).catch((e) => {
+          this.log.error({ ...errorFields(e), runnable: r.name }, 'runnable failed');
+        }),
+      );
 
     let lost = false;
     const alwaysRuns = runAll(always, stop.signal);
@@ -179,9 +203,13 @@ export class Manager {
       // The elector releases the Lease on abort, but only after controllers stopped: it is
       // aborted from the shutdown sequence below, not directly by stop.
       const electionStop = new AbortController();
-      stop.signal.addEventListener('abort', () => {
-        void Promise.all(leaderRuns).then(() => electionStop.abort());
-      }, { once: true });
+      stop.signal.addEventListener(
+        'abort',
+        () => {
+          void Promise.all(leaderRuns).then(() => electionStop.abort());
+        },
+        { once: true },
+      );
       electionDone = this.elector.run(electionStop.signal).then((outcome) => {
         if (outcome === 'lost') {
           lost = true;
@@ -203,7 +231,8 @@ export class Manager {
       await Promise.all([...leaderRuns, ...alwaysRuns]);
       await electionDone;
     })();
-    if ((await withTimeout(this.clock, graceful, timeout)) === 'timeout') this.log.warn({ timeoutMs: timeout }, 'graceful shutdown timed out');
+    if ((await withTimeout(this.clock, graceful, timeout)) === 'timeout')
+      this.log.warn({ timeoutMs: timeout }, 'graceful shutdown timed out');
     informersStop.abort();
     await withTimeout(this.clock, Promise.all(informerRuns), 5000);
     if (this.server) {
@@ -217,6 +246,9 @@ export class Manager {
       process.off('SIGINT', sigint);
     }
     this.log.info({}, 'manager stopped');
-    if (lost && this.opts.leaderElection) throw new LeadershipLostError(`${this.opts.leaderElection.namespace}/${this.opts.leaderElection.name}`);
+    if (lost && this.opts.leaderElection)
+      throw new LeadershipLostError(
+        `${this.opts.leaderElection.namespace}/${this.opts.leaderElection.name}`,
+      );
   }
 }

@@ -23,17 +23,75 @@ export class RuntimeMetrics implements ControllerMetrics {
     const registers = [registry];
     if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
     const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
-    this.reconcileTotal = new Counter({ name: 'controller_runtime_reconcile_total', help: 'Reconciliations per controller and result', labelNames: ['controller', 'result'], registers });
-    this.reconcileErrors = new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Reconciliations that threw', labelNames: ['controller'], registers });
-    this.reconcileTime = new Histogram({ name: 'controller_runtime_reconcile_time_seconds', help: 'Reconcile duration', labelNames: ['controller'], buckets, registers });
-    this.queueDepth = new Gauge({ name: 'workqueue_depth', help: 'Items waiting in the work queue', labelNames: ['name'], registers });
-    this.queueAdds = new Counter({ name: 'workqueue_adds_total', help: 'Adds to the work queue', labelNames: ['name'], registers });
-    this.queueLatency = new Histogram({ name: 'workqueue_queue_duration_seconds', help: 'Time an item waits before a worker takes it', labelNames: ['name'], buckets, registers });
-    this.queueWork = new Histogram({ name: 'workqueue_work_duration_seconds', help: 'Time a worker holds an item', labelNames: ['name'], buckets, registers });
-    this.queueRetries = new Counter({ name: 'workqueue_retries_total', help: 'Rate-limited requeues', labelNames: ['name'], registers });
-    this.relists = new Counter({ name: 'noderepair_informer_relists_total', help: 'Relists after the first list (410 Gone)', labelNames: ['informer'], registers });
-    this.watchErrors = new Counter({ name: 'noderepair_informer_watch_errors_total', help: 'List/watch errors the informer recovered from', labelNames: ['informer'], registers });
-    this.leader = new Gauge({ name: 'leader_election_master_status', help: '1 while this instance leads', labelNames: ['name'], registers });
+    this.reconcileTotal = new Counter({
+      name: 'controller_runtime_reconcile_total',
+      help: 'Reconciliations per controller and result',
+      labelNames: ['controller', 'result'],
+      registers,
+    });
+    this.reconcileErrors = new Counter({
+      name: 'controller_runtime_reconcile_errors_total',
+      help: 'Reconciliations that threw',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.reconcileTime = new Histogram({
+      name: 'controller_runtime_reconcile_time_seconds',
+      help: 'Reconcile duration',
+      labelNames: ['controller'],
+      buckets,
+      registers,
+    });
+    this.queueDepth = new Gauge({
+      name: 'workqueue_depth',
+      help: 'Items waiting in the work queue',
+      labelNames: ['name'],
+      registers,
+    });
+    this.queueAdds = new Counter({
+      name: 'workqueue_adds_total',
+      help: 'Adds to the work queue',
+      labelNames: ['name'],
+      registers,
+    });
+    this.queueLatency = new Histogram({
+      name: 'workqueue_queue_duration_seconds',
+      help: 'Time an item waits before a worker takes it',
+      labelNames: ['name'],
+      buckets,
+      registers,
+    });
+    this.queueWork = new Histogram({
+      name: 'workqueue_work_duration_seconds',
+      help: 'Time a worker holds an item',
+      labelNames: ['name'],
+      buckets,
+      registers,
+    });
+    this.queueRetries = new Counter({
+      name: 'workqueue_retries_total',
+      help: 'Rate-limited requeues',
+      labelNames: ['name'],
+      registers,
+    });
+    this.relists = new Counter({
+      name: 'noderepair_informer_relists_total',
+      help: 'Relists after the first list (410 Gone)',
+      labelNames: ['informer'],
+      registers,
+    });
+    this.watchErrors = new Counter({
+      name: 'noderepair_informer_watch_errors_total',
+      help: 'List/watch errors the informer recovered from',
+      labelNames: ['informer'],
+      registers,
+    });
+    this.leader = new Gauge({
+      name: 'leader_election_master_status',
+      help: '1 while this instance leads',
+      labelNames: ['name'],
+      registers,
+    });
   }
 
   reconciled(controller: string, outcome: ReconcileOutcome, seconds: number): void {

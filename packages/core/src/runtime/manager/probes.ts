@@ -9,7 +9,11 @@ export interface ProbeChecks {
   notReadyReason(): string | null;
 }
 
-export function startProbeServer(checks: ProbeChecks, registry: Registry, listen: { port: number; host?: string }): Promise<http.Server> {
+export function startProbeServer(
+  checks: ProbeChecks,
+  registry: Registry,
+  listen: { port: number; host?: string },
+): Promise<http.Server> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET') {
@@ -21,7 +25,9 @@ export function startProbeServer(checks: ProbeChecks, registry: Registry, listen
       res.writeHead(ok ? 200 : 503, { 'Content-Type': 'text/plain' }).end(ok ? 'ok' : 'unhealthy');
     } else if (path === '/readyz') {
       const reason = checks.notReadyReason();
-      res.writeHead(reason === null ? 200 : 503, { 'Content-Type': 'text/plain' }).end(reason ?? 'ok');
+      res
+        .writeHead(reason === null ? 200 : 503, { 'Content-Type': 'text/plain' })
+        .end(reason ?? 'ok');
     } else if (path === '/metrics') {
       registry.metrics().then(
         (body) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(body),

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ManualClock } from '../clock.js';
-import { BucketRateLimiter, defaultControllerRateLimiter, ItemExponentialRateLimiter, MaxOfRateLimiter } from './rate-limiter.js';
+import {
+  BucketRateLimiter,
+  defaultControllerRateLimiter,
+  ItemExponentialRateLimiter,
+  MaxOfRateLimiter,
+} from './rate-limiter.js';
 
 describe('ItemExponentialRateLimiter', () => {
   it('doubles per item from 5 ms and caps at 1000 s', () => {
@@ -17,16 +22,18 @@ describe('ItemExponentialRateLimiter', () => {
   });
 
   it('is monotone and bounded for any failure count', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 3000 }), (n) => {
-      const l = new ItemExponentialRateLimiter();
-      let prev = 0;
-      for (let i = 0; i < n; i++) {
-        const d = l.when('x');
-        if (d < prev || d > 1_000_000 || !Number.isFinite(d)) return false;
-        prev = d;
-      }
-      return true;
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 3000 }), (n) => {
+        const l = new ItemExponentialRateLimiter();
+        let prev = 0;
+        for (let i = 0; i < n; i++) {
+          const d = l.when('x');
+          if (d < prev || d > 1_000_000 || !Number.isFinite(d)) return false;
+          prev = d;
+        }
+        return true;
+      }),
+    );
   });
 });
 
@@ -49,7 +56,10 @@ describe('BucketRateLimiter', () => {
 describe('MaxOfRateLimiter', () => {
   it('takes the slower answer and forgets in all', () => {
     const clock = new ManualClock();
-    const l = new MaxOfRateLimiter(new ItemExponentialRateLimiter<string>(5, 1000), new BucketRateLimiter<string>(10, 1, clock));
+    const l = new MaxOfRateLimiter(
+      new ItemExponentialRateLimiter<string>(5, 1000),
+      new BucketRateLimiter<string>(10, 1, clock),
+    );
     expect(l.when('a')).toBe(5); // bucket has 1 token
     expect(l.when('a')).toBeCloseTo(100); // bucket owes a token; exponential says 10
     expect(l.numRequeues('a')).toBe(2);

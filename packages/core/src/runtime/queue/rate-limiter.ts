@@ -11,7 +11,10 @@ export interface RateLimiter<K = string> {
 /** base * 2^failures, capped: 5 ms, 10 ms, 20 ms ... 1000 s by default. */
 export class ItemExponentialRateLimiter<K = string> implements RateLimiter<K> {
   private readonly failures = new Map<K, number>();
-  constructor(readonly baseMs = 5, readonly maxMs = 1_000_000) {}
+  constructor(
+    readonly baseMs = 5,
+    readonly maxMs = 1_000_000,
+  ) {}
   when(item: K): number {
     const n = this.failures.get(item) ?? 0;
     this.failures.set(item, n + 1);
@@ -33,8 +36,15 @@ export class ItemExponentialRateLimiter<K = string> implements RateLimiter<K> {
 export class BucketRateLimiter<K = string> implements RateLimiter<K> {
   private tokens: number;
   private last: number;
-  constructor(readonly qps = 10, readonly burst = 100, private readonly clock: Clock = systemClock) {
-    if (!(qps > 0) || !(burst >= 1)) throw new RangeError(`BucketRateLimiter: qps must be > 0 and burst >= 1 (got ${qps}, ${burst})`);
+  constructor(
+    readonly qps = 10,
+    readonly burst = 100,
+    private readonly clock: Clock = systemClock,
+  ) {
+    if (!(qps > 0) || !(burst >= 1))
+      throw new RangeError(
+        `BucketRateLimiter: qps must be > 0 and burst >= 1 (got ${qps}, ${burst})`,
+      );
     this.tokens = burst;
     this.last = clock.now();
   }
@@ -71,6 +81,11 @@ export class MaxOfRateLimiter<K = string> implements RateLimiter<K> {
 }
 
 /** controller-runtime's default: per-item exponential 5 ms..1000 s, max-of bucket 10 qps / 100. */
-export function defaultControllerRateLimiter<K = string>(clock: Clock = systemClock): RateLimiter<K> {
-  return new MaxOfRateLimiter<K>(new ItemExponentialRateLimiter<K>(5, 1_000_000), new BucketRateLimiter<K>(10, 100, clock));
+export function defaultControllerRateLimiter<K = string>(
+  clock: Clock = systemClock,
+): RateLimiter<K> {
+  return new MaxOfRateLimiter<K>(
+    new ItemExponentialRateLimiter<K>(5, 1_000_000),
+    new BucketRateLimiter<K>(10, 100, clock),
+  );
 }

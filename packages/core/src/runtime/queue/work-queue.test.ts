@@ -4,12 +4,15 @@ import { ManualClock } from '../clock.js';
 import { ItemExponentialRateLimiter } from './rate-limiter.js';
 import { WorkQueue } from './work-queue.js';
 
-const mk = (clock = new ManualClock()) => new WorkQueue<string>({ clock, rateLimiter: new ItemExponentialRateLimiter(5, 1000) });
+const mk = (clock = new ManualClock()) =>
+  new WorkQueue<string>({ clock, rateLimiter: new ItemExponentialRateLimiter(5, 1000) });
 
 describe('WorkQueue', () => {
   it('dedupes waiting items and keeps FIFO order', async () => {
     const q = mk();
-    q.add('a'); q.add('b'); q.add('a');
+    q.add('a');
+    q.add('b');
+    q.add('a');
     expect(q.len()).toBe(2);
     expect(await q.get()).toBe('a');
     expect(await q.get()).toBe('b');
@@ -77,7 +80,9 @@ describe('WorkQueue', () => {
     q.add('a');
     const a = await q.get();
     let drained = false;
-    const p = q.shutdownWithDrain().then(() => { drained = true; });
+    const p = q.shutdownWithDrain().then(() => {
+      drained = true;
+    });
     await Promise.resolve();
     expect(drained).toBe(false);
     q.done(a!);
@@ -107,34 +112,46 @@ describe('WorkQueue', () => {
   });
 
   it('property: with random interleavings, no key is ever processed twice at once and none is lost', async () => {
-    await fc.assert(fc.asyncProperty(
-      fc.array(fc.oneof(
-        fc.record({ op: fc.constant('add' as const), key: fc.constantFrom('a', 'b', 'c') }),
-        fc.record({ op: fc.constant('get' as const) }),
-        fc.record({ op: fc.constant('done' as const), idx: fc.nat(5) }),
-      ), { maxLength: 60 }),
-      async (ops) => {
-        const q = mk();
-        const inFlight: string[] = [];
-        const addedSinceStart = new Set<string>();
-        for (const o of ops) {
-          if (o.op === 'add') { q.add(o.key); addedSinceStart.add(o.key); }
-          else if (o.op === 'get') {
-            if (q.len() === 0) continue;
-            const k = (await q.get())!;
-            if (inFlight.includes(k)) return false;
-            inFlight.push(k);
-          } else if (inFlight.length > 0) {
-            const [k] = inFlight.splice(o.idx % inFlight.length, 1);
-            q.done(k!);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            fc.record({ op: fc.constant('add' as const), key: fc.constantFrom('a', 'b', 'c') }),
+            fc.record({ op: fc.constant('get' as const) }),
+            fc.record({ op: fc.constant('done' as const), idx: fc.nat(5) }),
+          ),
+          { maxLength: 60 },
+        ),
+        async (ops) => {
+          const q = mk();
+          const inFlight: string[] = [];
+          const addedSinceStart = new Set<string>();
+          for (const o of ops) {
+            if (o.op === 'add') {
+              q.add(o.key);
+              addedSinceStart.add(o.key);
+            } else if (o.op === 'get') {
+              if (q.len() === 0) continue;
+              const k = (await q.get())!;
+              if (inFlight.includes(k)) return false;
+              inFlight.push(k);
+            } else if (inFlight.length > 0) {
+              const [k] = inFlight.splice(o.idx % inFlight.length, 1);
+              q.done(k!);
+            }
           }
-        }
-        for (const k of inFlight.splice(0)) q.done(k);
-        // Everything added must now be obtainable exactly once.
-        const rest = new Set<string>();
-        while (q.len() > 0) { const k = (await q.get())!; if (rest.has(k)) return false; rest.add(k); q.done(k); }
-        return [...rest].every((k) => addedSinceStart.has(k));
-      },
-    ));
+          for (const k of inFlight.splice(0)) q.done(k);
+          // Everything added must now be obtainable exactly once.
+          const rest = new Set<string>();
+          while (q.len() > 0) {
+            const k = (await q.get())!;
+            if (rest.has(k)) return false;
+            rest.add(k);
+            q.done(k);
+          }
+          return [...rest].every((k) => addedSinceStart.has(k));
+        },
+      ),
+    );
   });
 });

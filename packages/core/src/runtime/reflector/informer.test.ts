@@ -4,14 +4,20 @@ import type { KubeObject } from '../../kube/object.js';
 import { Informer } from './informer.js';
 import { MemoryApi } from './memory-api.test-support.js';
 
-const fast = { backoff: { initialMs: 1, maxMs: 5, factor: 2, jitter: 0 }, pageSize: 2, random: () => 0 };
+const fast = {
+  backoff: { initialMs: 1, maxMs: 5, factor: 2, jitter: 0 },
+  pageSize: 2,
+  random: () => 0,
+};
 const stops: AbortController[] = [];
 function start<U>(inf: Informer<KubeObject, U>): Promise<void> {
   const ac = new AbortController();
   stops.push(ac);
   return inf.run(ac.signal);
 }
-afterEach(() => { for (const s of stops.splice(0)) s.abort(); });
+afterEach(() => {
+  for (const s of stops.splice(0)) s.abort();
+});
 
 describe('Informer', () => {
   it('lists in pages, syncs, drops managedFields, then follows the watch', async () => {
@@ -37,7 +43,10 @@ describe('Informer', () => {
     const inf = new Informer(api, fast);
     const seen: string[] = [];
     inf.addHandlers({
-      onUpdate: (o, n) => seen.push(`upd ${(o as { spec: { v: number } }).spec.v}->${(n as { spec: { v: number } }).spec.v}`),
+      onUpdate: (o, n) =>
+        seen.push(
+          `upd ${(o as { spec: { v: number } }).spec.v}->${(n as { spec: { v: number } }).spec.v}`,
+        ),
       onDelete: (o) => seen.push(`del ${o.metadata!.name}`),
     });
     void start(inf);
@@ -54,7 +63,12 @@ describe('Informer', () => {
     const relists: string[] = [];
     const inf = new Informer(api, { ...fast, onRelist: (r) => relists.push(r) });
     const seen: string[] = [];
-    inf.addHandlers({ onAdd: (o, i) => { if (!i) seen.push(`add ${o.metadata!.name}`); }, onDelete: (o) => seen.push(`del ${o.metadata!.name}`) });
+    inf.addHandlers({
+      onAdd: (o, i) => {
+        if (!i) seen.push(`add ${o.metadata!.name}`);
+      },
+      onDelete: (o) => seen.push(`del ${o.metadata!.name}`),
+    });
     void start(inf);
     await inf.waitForSync();
     // Changes happen, history is compacted, and the open watch is cut: the informer must
@@ -89,7 +103,11 @@ describe('Informer', () => {
     const api = new MemoryApi();
     api.upsert('a');
     const errors: string[] = [];
-    const inf = new Informer(api, { ...fast, inactivityTimeoutMs: 20, onError: (e) => errors.push((e as Error).name) });
+    const inf = new Informer(api, {
+      ...fast,
+      inactivityTimeoutMs: 20,
+      onError: (e) => errors.push((e as Error).name),
+    });
     void start(inf);
     await inf.waitForSync();
     await vi.waitFor(() => expect(errors).toContain('InactivityTimeoutError'));
@@ -103,7 +121,10 @@ describe('Informer', () => {
     type P = { metadata: { name: string; resourceVersion?: string }; zone: string };
     const inf = new Informer<KubeObject, P>(api, {
       ...fast,
-      transform: (o) => ({ metadata: { name: o.metadata!.name!, resourceVersion: o.metadata!.resourceVersion! }, zone: (o as { spec: { zone: string } }).spec.zone }),
+      transform: (o) => ({
+        metadata: { name: o.metadata!.name!, resourceVersion: o.metadata!.resourceVersion! },
+        zone: (o as { spec: { zone: string } }).spec.zone,
+      }),
       indexers: { zone: (p) => [p.zone] },
     });
     const first = firstValueFrom(inf.events$().pipe(take(3), toArray()));
@@ -111,9 +132,21 @@ describe('Informer', () => {
     await inf.waitForSync();
     api.upsert('n3', { spec: { zone: 'z1' } });
     const evs = await first;
-    expect(evs.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['add n1', 'add n2', 'add n3']);
-    expect(inf.byIndex('zone', 'z1').map((p) => p.metadata.name).sort()).toEqual(['n1', 'n3']);
-    expect(inf.get('n1')).toEqual({ metadata: { name: 'n1', resourceVersion: expect.any(String) }, zone: 'z1' });
+    expect(evs.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual([
+      'add n1',
+      'add n2',
+      'add n3',
+    ]);
+    expect(
+      inf
+        .byIndex('zone', 'z1')
+        .map((p) => p.metadata.name)
+        .sort(),
+    ).toEqual(['n1', 'n3']);
+    expect(inf.get('n1')).toEqual({
+      metadata: { name: 'n1', resourceVersion: expect.any(String) },
+      zone: 'z1',
+    });
     expect(() => inf.byIndex('nope', 'x')).toThrow(/no index named "nope"/);
   });
 
@@ -122,7 +155,11 @@ describe('Informer', () => {
     api.upsert('a');
     const inf = new Informer(api, fast);
     const seen: string[] = [];
-    inf.addHandlers({ onAdd: () => { throw new Error('bad handler'); } });
+    inf.addHandlers({
+      onAdd: () => {
+        throw new Error('bad handler');
+      },
+    });
     inf.addHandlers({ onAdd: (o) => seen.push(o.metadata!.name!) });
     void start(inf);
     await inf.waitForSync();

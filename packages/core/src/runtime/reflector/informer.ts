@@ -48,9 +48,15 @@ export class Informer<T extends KubeObject, U = T> {
   constructor(lw: ListWatcher<T>, opts: InformerOptions<T, U> = {}) {
     this.name = opts.name ?? lw.description;
     this.transform = opts.transform ?? (dropManagedFields as unknown as Transform<T, U>);
-    this.store = new Store<U>(opts.indexers ?? {}, (o) => (o as KubeObject).metadata?.resourceVersion);
+    this.store = new Store<U>(
+      opts.indexers ?? {},
+      (o) => (o as KubeObject).metadata?.resourceVersion,
+    );
     this.log = (opts.logger ?? silentLogger).child({ informer: this.name });
-    const sink: ReflectorSink<T> = { replace: (items) => this.onReplace(items), apply: (type, obj) => this.onEvent(type, obj) };
+    const sink: ReflectorSink<T> = {
+      replace: (items) => this.onReplace(items),
+      apply: (type, obj) => this.onEvent(type, obj),
+    };
     this.reflector = new Reflector<T>(lw, sink, { ...opts, logger: opts.logger ?? silentLogger });
   }
 
@@ -63,7 +69,10 @@ export class Informer<T extends KubeObject, U = T> {
   waitForSync(signal?: AbortSignal): Promise<void> {
     if (this.synced) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const done = () => { signal?.removeEventListener('abort', onAbort); resolve(); };
+      const done = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
       const onAbort = () => {
         this.syncWaiters = this.syncWaiters.filter((w) => w !== done);
         reject(new Error(`informer ${this.name} stopped before it synced`));
@@ -77,7 +86,8 @@ export class Informer<T extends KubeObject, U = T> {
   /** Registers handlers; if already synced, replays the cache as adds (like client-go). */
   addHandlers(h: InformerHandlers<U>): () => void {
     this.handlers.add(h);
-    if (this.synced && h.onAdd) for (const o of this.store.list()) this.call(() => h.onAdd!(o, true));
+    if (this.synced && h.onAdd)
+      for (const o of this.store.list()) this.call(() => h.onAdd!(o, true));
     return () => this.handlers.delete(h);
   }
 
@@ -88,7 +98,8 @@ export class Informer<T extends KubeObject, U = T> {
         onAdd: (object, inInitialList) => sub.next({ type: 'add', object, inInitialList }),
         onUpdate: (old, object) => sub.next({ type: 'update', old, object }),
         onDelete: (object) => sub.next({ type: 'delete', object }),
-      }));
+      }),
+    );
   }
 
   get(key: string): U | undefined {
@@ -119,7 +130,9 @@ export class Informer<T extends KubeObject, U = T> {
 
   private onReplace(items: T[]): void {
     const initial = !this.synced;
-    const diff = this.store.replace(items.map((raw) => [objectKeyOf(raw), this.transform(raw)] as [string, U]));
+    const diff = this.store.replace(
+      items.map((raw) => [objectKeyOf(raw), this.transform(raw)] as [string, U]),
+    );
     for (const h of this.handlers) {
       for (const o of diff.added) if (h.onAdd) this.call(() => h.onAdd!(o, initial));
       for (const [a, b] of diff.updated) if (h.onUpdate) this.call(() => h.onUpdate!(a, b));
@@ -141,15 +154,18 @@ export class Informer<T extends KubeObject, U = T> {
     }
     const old = this.store.upsert(key, obj);
     for (const h of this.handlers) {
-      if (old === undefined) { if (h.onAdd) this.call(() => h.onAdd!(obj, false)); }
-      else if (h.onUpdate) this.call(() => h.onUpdate!(old, obj));
+      if (old === undefined) {
+        if (h.onAdd) this.call(() => h.onAdd!(obj, false));
+      } else if (h.onUpdate) this.call(() => h.onUpdate!(old, obj));
     }
   }
 }
 
 /** An informer for a resource type through a KubeClient. */
 export function createInformer<T extends KubeObject, U = T>(
-  client: KubeClient, rt: ResourceType, opts: InformerOptions<T, U> & SelectorOptions = {},
+  client: KubeClient,
+  rt: ResourceType,
+  opts: InformerOptions<T, U> & SelectorOptions = {},
 ): Informer<T, U> {
   const { namespace, labelSelector, fieldSelector, ...rest } = opts;
   const sel: SelectorOptions = {};

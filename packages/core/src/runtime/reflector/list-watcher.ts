@@ -6,8 +6,17 @@ import type { ResourceType } from '../../kube/resource.js';
 
 export interface ListWatcher<T> {
   readonly description: string;
-  list(opts: { limit?: number; continue?: string; resourceVersion?: string }): Promise<ObjectList<T>>;
-  watch(opts: { resourceVersion: string; allowWatchBookmarks: boolean; timeoutSeconds: number; signal: AbortSignal }): AsyncIterable<WatchEvent<T>>;
+  list(opts: {
+    limit?: number;
+    continue?: string;
+    resourceVersion?: string;
+  }): Promise<ObjectList<T>>;
+  watch(opts: {
+    resourceVersion: string;
+    allowWatchBookmarks: boolean;
+    timeoutSeconds: number;
+    signal: AbortSignal;
+  }): AsyncIterable<WatchEvent<T>>;
 }
 
 export interface SelectorOptions {
@@ -16,7 +25,11 @@ export interface SelectorOptions {
   fieldSelector?: string;
 }
 
-export function listWatcherFor<T extends KubeObject>(client: KubeClient, rt: ResourceType, sel: SelectorOptions = {}): ListWatcher<T> {
+export function listWatcherFor<T extends KubeObject>(
+  client: KubeClient,
+  rt: ResourceType,
+  sel: SelectorOptions = {},
+): ListWatcher<T> {
   const scope = sel.namespace ? ` in ${sel.namespace}` : '';
   const filter = [sel.labelSelector, sel.fieldSelector].filter(Boolean).join(',');
   return {

@@ -28,7 +28,12 @@ export class MemoryApi implements ListWatcher<KubeObject> {
   upsert(name: string, data: Record<string, unknown> = {}): void {
     const rv = String(++this.rv);
     const type = this.objects.has(name) ? 'MODIFIED' : 'ADDED';
-    const obj: KubeObject = { apiVersion: 'v1', kind: 'Thing', metadata: { name, resourceVersion: rv, managedFields: [{ manager: 'x' }] }, ...data };
+    const obj: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Thing',
+      metadata: { name, resourceVersion: rv, managedFields: [{ manager: 'x' }] },
+      ...data,
+    };
     this.objects.set(name, obj);
     this.emit(type, obj);
   }
@@ -36,7 +41,10 @@ export class MemoryApi implements ListWatcher<KubeObject> {
     const obj = this.objects.get(name);
     if (!obj) return;
     this.objects.delete(name);
-    this.emit('DELETED', { ...obj, metadata: { ...obj.metadata, resourceVersion: String(++this.rv) } });
+    this.emit('DELETED', {
+      ...obj,
+      metadata: { ...obj.metadata, resourceVersion: String(++this.rv) },
+    });
   }
   compact(): void {
     this.compactedTo = this.rv;
@@ -49,29 +57,50 @@ export class MemoryApi implements ListWatcher<KubeObject> {
 
   async list(opts: { limit?: number; continue?: string }): Promise<ObjectList<KubeObject>> {
     this.lists++;
-    const all = [...this.objects.values()].sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
+    const all = [...this.objects.values()].sort((a, b) =>
+      a.metadata!.name!.localeCompare(b.metadata!.name!),
+    );
     const start = opts.continue ? Number(opts.continue) : 0;
     const end = opts.limit ? start + opts.limit : all.length;
     return {
-      metadata: { resourceVersion: String(this.rv), ...(end < all.length ? { continue: String(end) } : {}) },
+      metadata: {
+        resourceVersion: String(this.rv),
+        ...(end < all.length ? { continue: String(end) } : {}),
+      },
       items: all.slice(start, end).map((o) => structuredClone(o)),
     };
   }
 
-  async *watch(opts: { resourceVersion: string; signal: AbortSignal }): AsyncGenerator<WatchEvent<KubeObject>> {
+  async *watch(opts: {
+    resourceVersion: string;
+    signal: AbortSignal;
+  }): AsyncGenerator<WatchEvent<KubeObject>> {
     this.watches++;
     if (this.failNextWatches > 0) {
       this.failNextWatches--;
-      throw errorFromStatus({ kind: 'Status', code: 500, reason: 'InternalError', message: 'boom' });
+      throw errorFromStatus({
+        kind: 'Status',
+        code: 500,
+        reason: 'InternalError',
+        message: 'boom',
+      });
     }
     let from = Number(opts.resourceVersion);
     if (from < this.compactedTo) {
-      const status = { kind: 'Status' as const, code: 410, reason: 'Expired', message: 'too old resource version' };
+      const status = {
+        kind: 'Status' as const,
+        code: 410,
+        reason: 'Expired',
+        message: 'too old resource version',
+      };
       yield { type: 'ERROR', status, error: errorFromStatus(status) as GoneError };
       return;
     }
     let closed = false;
-    const cut = () => { closed = true; for (const w of this.wake) w(); };
+    const cut = () => {
+      closed = true;
+      for (const w of this.wake) w();
+    };
     this.cut.add(cut);
     try {
       while (!opts.signal.aborted && !closed) {
@@ -82,7 +111,11 @@ export class MemoryApi implements ListWatcher<KubeObject> {
           continue;
         }
         await new Promise<void>((resolve) => {
-          const w = () => { this.wake.delete(w); opts.signal.removeEventListener('abort', w); resolve(); };
+          const w = () => {
+            this.wake.delete(w);
+            opts.signal.removeEventListener('abort', w);
+            resolve();
+          };
           this.wake.add(w);
           opts.signal.addEventListener('abort', w, { once: true });
         });

@@ -83,7 +83,10 @@ export class Reflector<T extends KubeObject> {
           continue;
         }
         const delay = this.backoff.next();
-        this.log.warn({ ...errorFields(e), retryInMs: Math.round(delay) }, 'list/watch failed; backing off');
+        this.log.warn(
+          { ...errorFields(e), retryInMs: Math.round(delay) },
+          'list/watch failed; backing off',
+        );
         try {
           await sleep(this.clock, delay, signal);
         } catch {
@@ -139,7 +142,12 @@ export class Reflector<T extends KubeObject> {
     let received = 0;
     arm();
     try {
-      const stream = this.lw.watch({ resourceVersion: fromRv, allowWatchBookmarks: true, timeoutSeconds, signal: ac.signal });
+      const stream = this.lw.watch({
+        resourceVersion: fromRv,
+        allowWatchBookmarks: true,
+        timeoutSeconds,
+        signal: ac.signal,
+      });
       for await (const ev of stream as AsyncIterable<WatchEvent<T>>) {
         arm();
         received++;
@@ -158,6 +166,7 @@ export class Reflector<T extends KubeObject> {
     if (timedOut) throw new InactivityTimeoutError(inactivityMs);
     // A stream the server closes at once with nothing in it is a failure in disguise
     // (e.g. an apiserver shutting down); treat it as one so we back off instead of spinning.
-    if (received === 0 && this.clock.now() - started < 1000) throw new Error('watch closed immediately without events');
+    if (received === 0 && this.clock.now() - started < 1000)
+      throw new Error('watch closed immediately without events');
   }
 }

@@ -39,7 +39,10 @@ export class Store<T> {
   /** Objects whose index function returned value. */
   byIndex(indexName: string, value: string): T[] {
     const index = this.indices.get(indexName);
-    if (!index) throw new RangeError(`no index named ${JSON.stringify(indexName)} (have: ${[...this.indices.keys()].join(', ') || 'none'})`);
+    if (!index)
+      throw new RangeError(
+        `no index named ${JSON.stringify(indexName)} (have: ${[...this.indices.keys()].join(', ') || 'none'})`,
+      );
     const keys = index.get(value);
     return keys ? [...keys].map((k) => this.objects.get(k) as T) : [];
   }

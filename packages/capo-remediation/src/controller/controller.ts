@@ -1,0 +1,98 @@
+// Wires the reconciler into a core Manager: an informer on OpenStackRemediations (the primary
+// resource) and one on Nodes, mapped back to the remediations whose Machine points at them,
+// so a node coming back is seen at once rather than at the next requeue.
+import {
+  EventRecorder,
+  NodeResource,
+  type KubeClient,
+  type KubeNode,
+  type Manager,
+} from '@noderepair/core';
+import type { CloudConfig, OpenStackClient } from '../openstack/index.js';
+import { RemediationMetrics } from './metrics.js';
+import { RemediationReconciler } from './reconciler.js';
+import { OpenStackRemediationResource } from './resources.js';
+import type { DefaultIdentity } from './target.js';
+
+export const CONTROLLER_NAME = 'openstackremediation';
+export const REPORTING_CONTROLLER = 'remediation.noderepair.dev/capo-remediation';
+
+export interface RemediationControllerOptions {
+  readonly client: KubeClient;
+  /** Watch only this namespace (default: all). */
+  readonly namespace?: string | undefined;
+  /** Pod name, for events. */
+  readonly identity: string;
+  readonly concurrency?: number;
+  readonly openStackClient?: (cloud: CloudConfig) => OpenStackClient;
+  readonly defaultIdentity?: DefaultIdentity | undefined;
+  readonly drainPollIntervalMs?: number;
+}
+
+interface OsrView {
+  metadata: { name: string; namespace?: string; resourceVersion?: string };
+  serverID: string | undefined;
+  phase: string | undefined;
+}
+
+interface NodeKeyView {
+  metadata: { name: string; resourceVersion?: string };
+  providerID: string | undefined;
+}
+
+export interface RemediationController {
+  readonly reconciler: RemediationReconciler;
+  readonly metrics: RemediationMetrics;
+}
+
+/** Registers the OpenStackRemediation controller on the manager; start the manager to run it. */
+export function addRemediationController(manager: Manager, opts: RemediationControllerOptions): RemediationController {
+  const metrics = new RemediationMetrics(manager.metrics.registry);
+  const events = new EventRecorder(opts.client, {
+    reportingController: REPORTING_CONTROLLER,
+    reportingInstance: opts.identity,
+    logger: manager.log,
+  });
+  const reconciler = new RemediationReconciler({
+    client: opts.client,
+    events,
+    log: manager.log,
+    metrics,
+    ...(opts.openStackClient ? { openStackClient: opts.openStackClient } : {}),
+    ...(opts.defaultIdentity ? { defaultIdentity: opts.defaultIdentity } : {}),
+    ...(opts.drainPollIntervalMs !== undefined ? { drainPollIntervalMs: opts.drainPollIntervalMs } : {}),
+  });
+  const osrs = manager.informer<any, OsrView>(opts.client, OpenStackRemediationResource, { // eslint-disable-line @typescript-eslint/no-explicit-any
+    ...(opts.namespace ? { namespace: opts.namespace } : {}),
+    transform: (o: { metadata: { name: string; namespace?: string; resourceVersion?: string }; status?: { serverID?: string; phase?: string } }) => ({
+      metadata: { name: o.metadata.name, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}), ...(o.metadata.resourceVersion ? { resourceVersion: o.metadata.resourceVersion } : {}) },
+      serverID: o.status?.serverID,
+      phase: o.status?.phase,
+    }),
+    indexers: { serverID: (o: OsrView) => (o.serverID ? [o.serverID] : []) },
+  });
+  // Nodes are mapped to remediations by the server uuid in their providerID (the same uuid
+  // the remediation records in status.serverID): no Machine lookups in the event path.
+  const nodes = manager.informer<KubeNode, NodeKeyView>(opts.client, NodeResource, {
+    transform: (n) => ({
+      metadata: { name: n.metadata?.name ?? '', ...(n.metadata?.resourceVersion ? { resourceVersion: n.metadata.resourceVersion } : {}) },
+      providerID: n.spec?.providerID,
+    }),
+  });
+  manager
+    .controller({ name: CONTROLLER_NAME, concurrency: opts.concurrency ?? 4, maxResyncIntervalMs: 10 * 60_000, reconcile: reconciler.reconcile })
+    .for(osrs)
+    .watch(nodes, (n: NodeKeyView) => {
+      const uuid = n.providerID?.split('/').at(-1)?.toLowerCase();
+      if (!uuid) return [];
+      return osrs
+        .byIndex('serverID', uuid)
+        .filter((o) => o.phase !== 'Succeeded' && o.phase !== 'Failed')
+        .map((o) => ({ name: o.metadata.name, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}) }));
+    });
+  manager.add({ name: 'openstack-clients', needLeaderElection: false, start: async (signal) => {
+    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    await reconciler.close();
+  } });
+  return { reconciler, metrics };
+}

@@ -1,0 +1,36 @@
+// The OpenStackRemediation controller: public API.
+export { addRemediationController, CONTROLLER_NAME, REPORTING_CONTROLLER } from './controller.js';
+export type { RemediationControllerOptions, RemediationController } from './controller.js';
+export {
+  RemediationReconciler,
+  FINALIZER,
+  CONDITION_TARGET_RESOLVED,
+  CONDITION_CORDONED,
+  CONDITION_DRAINED,
+  CONDITION_REMEDIATED,
+  REASON_CORDONED_BY_US,
+  REASON_ALREADY_CORDONED,
+  REASON_WAITING_FOR_REPLACEMENT,
+} from './reconciler.js';
+export type { RemediationReconcilerOptions } from './reconciler.js';
+export {
+  decideLadder,
+  nextPosition,
+  actionIdFor,
+  cameBack,
+  describeLadder,
+  CONDITION_NODE_RECOVERED,
+  FAILED_ATTEMPT_BACKOFF_MS,
+} from './ladder.js';
+export type { LadderDecision, LadderInput, Position, EndedAttempt } from './ladder.js';
+export { readNode } from './node-view.js';
+export type { NodeView } from './node-view.js';
+export { KubeDrainPort } from './drain-port.js';
+export { executeStep } from './server-action.js';
+export type { ServerActionRequest } from './server-action.js';
+export { resolveTarget, machineOwner } from './target.js';
+export type { Target, DefaultIdentity, OwnerRef } from './target.js';
+export { RemediationMetrics } from './metrics.js';
+export { parseFlags, parseBindAddress, USAGE } from './flags.js';
+export type { ControllerFlags, BindAddress } from './flags.js';
+export { OpenStackRemediationResource } from './resources.js';

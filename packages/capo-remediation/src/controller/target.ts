@@ -1,0 +1,122 @@
+// Owner Machine -> infrastructureRef OpenStackMachine (or Machine.spec.providerID when there
+// is none) -> server uuid -> identityRef Secret (clouds.yaml, cloudName, cacert). Every
+// failure is a message naming the object and field; no secret value ever enters one.
+import { NotFoundError, type KubeClient, type KubeObject } from '@noderepair/core';
+import * as E from 'fp-ts/lib/Either.js';
+import {
+  cloudFromIdentitySecret,
+  readMachine,
+  readOpenStackMachine,
+  resolveServer,
+  type IdentityRef,
+  type MachineView,
+  type OpenStackMachineView,
+  type SecretLike,
+  type ServerRef,
+} from '../capi/index.js';
+import type { CloudConfig } from '../openstack/index.js';
+import { CAPO_VERSIONS, machineResource, openStackMachineResource, SecretResource } from './resources.js';
+
+export interface OwnerRef {
+  readonly apiVersion: string;
+  readonly name: string;
+  readonly uid: string | undefined;
+}
+
+export interface Target {
+  /** The Machine as read from the API (raw, for the give-up patch). */
+  readonly machineObject: KubeObject;
+  readonly machine: MachineView;
+  readonly openStackMachine: OpenStackMachineView | undefined;
+  readonly server: ServerRef;
+  readonly identity: IdentityRef;
+  readonly cloud: CloudConfig;
+  /** Identifies the Secret's content, to reuse an OpenStack client until it changes. */
+  readonly cloudKey: string;
+}
+
+/** Used when there is no OpenStackMachine (or it has no identityRef): from --default-identity-secret. */
+export interface DefaultIdentity {
+  readonly secretName: string;
+  readonly cloudName: string;
+}
+
+/** The owning Machine from the ownerReferences Cluster API's MHC sets (exactly one, kind Machine). */
+export function machineOwner(obj: KubeObject): E.Either<string, OwnerRef> {
+  const owners = (obj.metadata?.ownerReferences ?? []).filter(
+    (o) => o.kind === 'Machine' && o.apiVersion.startsWith('cluster.x-k8s.io/'),
+  );
+  const o = owners[0];
+  if (o === undefined) return E.left('metadata.ownerReferences: no cluster.x-k8s.io Machine owner (Cluster API sets it when it creates the remediation)');
+  return E.right({ apiVersion: o.apiVersion, name: o.name, uid: o.uid });
+}
+
+async function getOrUndefined<T extends KubeObject>(p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (e) {
+    if (e instanceof NotFoundError) return undefined;
+    throw e;
+  }
+}
+
+export async function readMachineObject(client: KubeClient, namespace: string, owner: OwnerRef): Promise<E.Either<string, { raw: KubeObject; view: MachineView }>> {
+  const version = owner.apiVersion.split('/')[1] ?? 'v1beta2';
+  const raw = await getOrUndefined(client.get<KubeObject>(machineResource(version), owner.name, { namespace }));
+  if (raw === undefined) return E.left(`Machine ${namespace}/${owner.name} not found`);
+  if (owner.uid !== undefined && raw.metadata?.uid !== undefined && raw.metadata.uid !== owner.uid)
+    return E.left(`Machine ${namespace}/${owner.name} has uid ${raw.metadata.uid}, not the owner's ${owner.uid} (it was recreated)`);
+  const view = readMachine(raw);
+  return E.isLeft(view) ? view : E.right({ raw, view: view.right });
+}
+
+async function readOpenStackMachineObject(client: KubeClient, m: MachineView): Promise<E.Either<string, OpenStackMachineView | undefined>> {
+  const ref = m.infrastructureRef;
+  if (ref === undefined || ref.kind !== 'OpenStackMachine') return E.right(undefined);
+  const given = ref.apiVersion?.split('/')[1];
+  const versions = given !== undefined ? [given] : [...CAPO_VERSIONS];
+  for (const v of versions) {
+    try {
+      const raw = await client.get<KubeObject>(openStackMachineResource(v), ref.name, { namespace: ref.namespace });
+      return readOpenStackMachine(raw);
+    } catch (e) {
+      // 404 is both "no such object" and "this version is not served": try the next one.
+      if (!(e instanceof NotFoundError)) throw e;
+    }
+  }
+  return E.right(undefined);
+}
+
+export async function resolveTarget(
+  client: KubeClient,
+  namespace: string,
+  owner: OwnerRef,
+  defaults: DefaultIdentity | undefined,
+): Promise<E.Either<string, Target>> {
+  const machine = await readMachineObject(client, namespace, owner);
+  if (E.isLeft(machine)) return machine;
+  const m = machine.right.view;
+  const osm = await readOpenStackMachineObject(client, m);
+  if (E.isLeft(osm)) return osm;
+  const server = resolveServer(m, osm.right);
+  if (E.isLeft(server)) return server;
+  const identity: IdentityRef | undefined =
+    osm.right?.identityRef ??
+    (defaults ? { type: 'Secret', name: defaults.secretName, cloudName: defaults.cloudName, region: server.right.region } : undefined);
+  if (identity === undefined)
+    return E.left(`Machine ${namespace}/${m.name}: no OpenStackMachine identityRef and no default identity Secret configured`);
+  const secret = await getOrUndefined(client.get<KubeObject & SecretLike>(SecretResource, identity.name, { namespace }));
+  if (secret === undefined) return E.left(`identityRef Secret ${namespace}/${identity.name} not found`);
+  const cloud = cloudFromIdentitySecret(secret, identity);
+  if (E.isLeft(cloud)) return cloud;
+  const region = server.right.region ?? cloud.right.region;
+  return E.right({
+    machineObject: machine.right.raw,
+    machine: m,
+    openStackMachine: osm.right,
+    server: server.right,
+    identity,
+    cloud: region !== undefined ? { ...cloud.right, region } : cloud.right,
+    cloudKey: `${namespace}/${identity.name}@${secret.metadata?.resourceVersion ?? ''}/${identity.cloudName}/${region ?? ''}`,
+  });
+}

@@ -80,7 +80,7 @@ describe('generate', () => {
 
     it('size-limits the tmpfs', () => {
       expect(script).toContain("TMPFS_SIZE='512M'");
-      expect(script).toContain('mount -t tmpfs -o "mode=0700,size=$TMPFS_SIZE"');
+      expect(script).toContain('mount --make-private -t tmpfs -o "mode=0700,size=$TMPFS_SIZE"');
     });
 
     it('hides the upper layers with a lazy unmount and never removes them', () => {
@@ -91,11 +91,12 @@ describe('generate', () => {
 
     it('is idempotent by marker and by overlay check', () => {
       expect(script).toContain('if [ -e "$STATE_DIR/applied" ]; then');
-      expect(script).toContain('if is_ours "$dir"; then');
+      expect(script).toContain('if mounted "$dir" noderepair-overlay; then');
     });
 
-    it('logs to the journal', () => {
+    it('logs to the journal: stderr under systemd (tagged by the unit), logger when run by hand', () => {
       expect(script).toContain('logger -t "$TAG"');
+      expect(fileAt(c, '/etc/systemd/system/noderepair-overlay.service')).toContain('SyslogIdentifier=noderepair-overlay\n');
     });
 
     it('says which persistent paths need no binding', () => {

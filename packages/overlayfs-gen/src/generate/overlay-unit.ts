@@ -27,6 +27,8 @@ export function overlayUnit(config: OverlayConfig): string {
     'Type=oneshot',
     'RemainAfterExit=yes',
     `ExecStart=${OVERLAY_SCRIPT}`,
+    // The script logs to stderr under systemd: tag it like logger would.
+    'SyslogIdentifier=noderepair-overlay',
     '',
     '[Install]',
     'WantedBy=local-fs.target',

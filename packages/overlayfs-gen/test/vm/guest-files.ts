@@ -40,6 +40,10 @@ WantedBy=multi-user.target
   '/usr/local/bin/dummy-heartbeat': {
     mode: 0o755,
     content: `#!/bin/sh
+# Handles SIGTERM like a real daemon. While it is stopped (hung) the signal stays pending, so
+# only the monitor's SIGKILL gets rid of it. (Without a handler, SIGTERM kills even a stopped
+# process.)
+trap 'exit 0' TERM
 while :; do
   date +%s > /run/dummy.beat
   sleep 1

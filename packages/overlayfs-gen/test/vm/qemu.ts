@@ -35,11 +35,16 @@ export class Vm {
       [
         '-accel', 'tcg',
         '-m', '1024',
-        '-smp', '2',
+        // One vCPU: on a loaded host a second TCG vCPU thread mostly waits for the first (IPIs, RCU).
+        '-smp', '1',
         '-nodefaults', '-no-user-config', '-display', 'none',
         '-kernel', this.image.kernel,
         '-initrd', this.image.initrd,
-        '-append', 'root=/dev/vda rw console=ttyS0 panic=-1 quiet systemd.show_status=false',
+        '-append', [
+          'root=/dev/vda rw console=ttyS0 panic=-1 loglevel=4 systemd.show_status=true',
+          // TCG on a busy host: vCPUs stall for seconds; do not turn that into panics or noise.
+          'nowatchdog rcupdate.rcu_cpu_stall_suppress=1 tsc=reliable',
+        ].join(' '),
         // snapshot=on: writes go to a temporary overlay that lives as long as this qemu
         // process (so they survive guest reboots) and the cached image stays pristine.
         '-drive', `file=${this.image.disk},format=raw,if=virtio,snapshot=on`,

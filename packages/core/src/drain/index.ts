@@ -26,6 +26,12 @@ export {
   type DeleteResult,
 } from './port.js';
 export {
+  kubeDrainPort,
+  nodePatchBody,
+  evictionResultFromError,
+  type KubeDrainPortOptions,
+} from './kube-port.js';
+export {
   AnnotationMirrorPod,
   podKey,
   podRef,

@@ -1,0 +1,111 @@
+// Wiring: the standalone auto-repair controller on a Manager. One Node informer (a small
+// projection, optionally narrowed by a label selector), one controller reconciling Node
+// names, the state store (annotation, or memory in dry-run), events, metrics, the
+// DrainPort over the KubeClient and the RebootProvider.
+import type { KubeClient } from '../kube/client.js';
+import { NodeResource } from '../kube/resource.js';
+import type { KubeNode } from '../kube/types.js';
+import { kubeDrainPort } from '../drain/kube-port.js';
+import type { DrainClock } from '../drain/port.js';
+import type { RepairPolicy } from '../health/policy.js';
+import { DryRunRebootProvider, type RebootProvider } from '../health/provider.js';
+import type { Controller } from '../runtime/controller/controller.js';
+import type { Predicate } from '../runtime/controller/predicates.js';
+import { EventRecorder } from '../runtime/helpers/event-recorder.js';
+import type { Manager } from '../runtime/manager/manager.js';
+import type { Informer } from '../runtime/reflector/informer.js';
+import type { DrainTuning } from './executor.js';
+import { AutoRepairMetrics } from './metrics.js';
+import { NodeReconciler } from './node-reconciler.js';
+import { nodeViewChanged, toNodeView, watchedAnnotations, type NodeView } from './node-view.js';
+import { AnnotationStateStore, MemoryStateStore, type StateStore } from './state-store.js';
+
+export const AutoRepairControllerName = 'noderepair-autorepair';
+export const AutoRepairReportingController = 'noderepair.io/autorepair';
+
+export interface AutoRepairOptions {
+  client: KubeClient;
+  policy: RepairPolicy;
+  /**
+   * Where Remediate actions go. Default (and always when the policy is dry-run): the
+   * built-in DryRunRebootProvider, which records and acts on nothing.
+   */
+  provider?: RebootProvider;
+  /** Only Nodes matching this selector are watched, judged and counted by the storm guard. */
+  labelSelector?: string;
+  /** Controller name (logs, metrics); default noderepair-autorepair. */
+  name?: string;
+  /** reportingInstance of the Events; default the host name or pid. */
+  instance?: string;
+  /** Parallel reconciles; admission to the storm guard is serialised anyway. Default 4. */
+  concurrency?: number;
+  /** Every watched Node is looked at again at least this often. Default 5 min. */
+  maxResyncIntervalMs?: number;
+  drain?: DrainTuning;
+  drainClock?: DrainClock;
+  now?: () => number;
+}
+
+export interface AutoRepairController {
+  readonly informer: Informer<KubeNode, NodeView>;
+  readonly controller: Controller;
+  readonly metrics: AutoRepairMetrics;
+  readonly provider: RebootProvider;
+  readonly store: StateStore;
+  readonly reconciler: NodeReconciler;
+}
+
+/** Changes that matter to the decision: anything in the projection (not heartbeats). */
+export const nodeViewPredicate: Predicate<NodeView> = {
+  update: (a, b) => nodeViewChanged(a, b),
+};
+
+/** Adds the auto-repair informer and controller to a Manager (call before manager.start()). */
+export function addAutoRepairController(
+  manager: Manager,
+  opts: AutoRepairOptions,
+): AutoRepairController {
+  const { client, policy } = opts;
+  const name = opts.name ?? AutoRepairControllerName;
+  const keys = watchedAnnotations(policy);
+  const informer = manager.informer<KubeNode, NodeView>(client, NodeResource, {
+    name: `${name}-nodes`,
+    transform: (n) => toNodeView(n, keys),
+    ...(opts.labelSelector !== undefined ? { labelSelector: opts.labelSelector } : {}),
+  });
+  const metrics = new AutoRepairMetrics(manager.metrics.registry);
+  const provider = policy.dryRun ? new DryRunRebootProvider() : (opts.provider ?? new DryRunRebootProvider());
+  const store: StateStore = policy.dryRun
+    ? new MemoryStateStore()
+    : new AnnotationStateStore(client, policy.annotations.state);
+  const events = new EventRecorder(client, {
+    reportingController: AutoRepairReportingController,
+    reportingInstance: opts.instance ?? `${name}-${process.pid}`,
+    logger: manager.log,
+  });
+  const now = opts.now ?? Date.now;
+  const reconciler = new NodeReconciler({
+    client,
+    cache: informer,
+    policy,
+    store,
+    provider,
+    metrics,
+    log: manager.log.child({ controller: name }),
+    now,
+    drainPort: kubeDrainPort(client),
+    recordEvent: (node, ev) =>
+      events.record({ apiVersion: 'v1', kind: 'Node', metadata: node.metadata ?? {} }, ev),
+    ...(opts.drain !== undefined ? { drain: opts.drain } : {}),
+    ...(opts.drainClock !== undefined ? { drainClock: opts.drainClock } : {}),
+  });
+  const controller = manager
+    .controller({
+      name,
+      concurrency: opts.concurrency ?? 4,
+      maxResyncIntervalMs: opts.maxResyncIntervalMs ?? 5 * 60_000,
+      reconcile: reconciler.reconcile,
+    })
+    .for(informer, [nodeViewPredicate]);
+  return { informer, controller, metrics, provider, store, reconciler };
+}

@@ -1,0 +1,110 @@
+// What the controller tells operators, as events.k8s.io/v1 Events on the Node. Pure: the
+// reasons come from the decision (repair transitions, storm-guard holds) and from action
+// results; the reconciler records them through the core EventRecorder.
+import type { RepairDecision } from '../health/decide.js';
+import type { DrainResult } from '../drain/executor.js';
+import type { RebootResult } from '../health/provider.js';
+import type { RepairState } from '../health/state.js';
+import type { EventInput } from '../runtime/helpers/event-recorder.js';
+
+export const EventReasons = {
+  RepairStarted: 'RepairStarted',
+  RepairSucceeded: 'RepairSucceeded',
+  RepairFailed: 'RepairFailed',
+  StormGuardHeld: 'StormGuardHeld',
+  InvalidRepairState: 'InvalidRepairState',
+  Cordoned: 'Cordoned',
+  Drained: 'Drained',
+  DrainIncomplete: 'DrainIncomplete',
+  Uncordoned: 'Uncordoned',
+  RemediationSucceeded: 'RemediationSucceeded',
+  RemediationFailed: 'RemediationFailed',
+  ActionFailed: 'ActionFailed',
+  DryRun: 'DryRun',
+} as const;
+
+const inFlight = (p: string | undefined) => p === 'Remediating' || p === 'Verifying';
+
+/** True when this decision starts a new remediation (not a retry, escalation or replay). */
+export function startsRemediation(d: RepairDecision, prev: RepairState | undefined): boolean {
+  const id = d.nextState?.remediation?.id;
+  return d.phase === 'Remediating' && id !== undefined && id !== prev?.remediation?.id;
+}
+
+/** True when this decision ends a remediation successfully. */
+export function endsInSuccess(d: RepairDecision, prev: RepairState | undefined): boolean {
+  return (
+    inFlight(prev?.phase) &&
+    d.phase === 'Healthy' &&
+    d.nextState?.lastRemediation?.result === 'Succeeded' &&
+    d.nextState.lastRemediation.id === prev?.remediation?.id
+  );
+}
+
+/** Events for the phase transition a decision makes (before any action runs). */
+export function transitionEvents(d: RepairDecision, prev: RepairState | undefined): EventInput[] {
+  const out: EventInput[] = [];
+  if (d.phase === 'Unhealthy' && d.reason.includes('held: storm guard')) {
+    out.push({
+      type: 'Warning',
+      reason: EventReasons.StormGuardHeld,
+      action: 'Hold',
+      note: d.reason,
+    });
+  }
+  if (startsRemediation(d, prev)) {
+    out.push({ type: 'Warning', reason: EventReasons.RepairStarted, action: 'Repair', note: d.reason });
+  }
+  if (endsInSuccess(d, prev)) {
+    out.push({ type: 'Normal', reason: EventReasons.RepairSucceeded, action: 'Repair', note: d.reason });
+  }
+  if (d.actions.some((a) => a.type === 'GiveUp')) {
+    const giveUp = d.actions.find((a) => a.type === 'GiveUp');
+    out.push({
+      type: 'Warning',
+      reason: EventReasons.RepairFailed,
+      action: 'GiveUp',
+      note: giveUp?.reason ?? d.reason,
+    });
+  }
+  return out;
+}
+
+/** One line about a drain result, for the event note and logs. */
+export function describeDrain(r: DrainResult): string {
+  const parts = [`${r.evicted.length} pod(s) evicted`];
+  if (r.pdbRefusals > 0) parts.push(`${r.pdbRefusals} eviction(s) refused by a PodDisruptionBudget`);
+  if (r.blocked.length > 0) parts.push(`${r.blocked.length} pod(s) left in place by the drain options`);
+  if (r.outOfServiceTainted) parts.push('out-of-service taint added');
+  if (r.remaining.length > 0) parts.push(`still on the node: ${r.remaining.join(', ')}`);
+  return `${r.outcome} in ${Math.round(r.durationMs / 100) / 10}s: ${parts.join('; ')}`;
+}
+
+export function drainEvent(r: DrainResult): EventInput {
+  return r.outcome === 'Drained'
+    ? { type: 'Normal', reason: EventReasons.Drained, action: 'Drain', note: describeDrain(r) }
+    : { type: 'Warning', reason: EventReasons.DrainIncomplete, action: 'Drain', note: describeDrain(r) };
+}
+
+export function remediationEvent(
+  action: string,
+  actionId: string,
+  replay: boolean,
+  providerName: string,
+  r: RebootResult,
+): EventInput {
+  const what = `${action} ${actionId} via ${providerName}${replay ? ' (re-issued after a restart; the provider deduplicates)' : ''}`;
+  return r.result === 'Succeeded'
+    ? {
+        type: 'Normal',
+        reason: EventReasons.RemediationSucceeded,
+        action,
+        note: `${what}${r.message ? `: ${r.message}` : ''}`,
+      }
+    : {
+        type: 'Warning',
+        reason: EventReasons.RemediationFailed,
+        action,
+        note: `${what} failed: ${r.message ?? 'no message'}`,
+      };
+}

@@ -1,0 +1,37 @@
+// autorepair/: the standalone auto-repair controller for clusters without Cluster API.
+// The imperative shell around health/ (decisions) and drain/ (the drain executor).
+export {
+  addAutoRepairController,
+  nodeViewPredicate,
+  AutoRepairControllerName,
+  AutoRepairReportingController,
+  type AutoRepairOptions,
+  type AutoRepairController,
+} from './controller.js';
+export { NodeReconciler, type NodeReconcilerDeps, type NodeCache } from './node-reconciler.js';
+export {
+  executeActions,
+  type ExecutorDeps,
+  type ExecuteTarget,
+  type ExecuteSummary,
+  type DrainTuning,
+} from './executor.js';
+export {
+  AnnotationStateStore,
+  MemoryStateStore,
+  stateChanged,
+  worthPersisting,
+  type StateStore,
+} from './state-store.js';
+export { AutoRepairMetrics, RepairPhases, countPhases, stormScope } from './metrics.js';
+export {
+  EventReasons,
+  transitionEvents,
+  startsRemediation,
+  endsInSuccess,
+  describeDrain,
+  drainEvent,
+  remediationEvent,
+} from './events.js';
+export { toNodeView, nodeViewChanged, watchedAnnotations, type NodeView } from './node-view.js';
+export { Mutex } from './mutex.js';

@@ -1,0 +1,90 @@
+// Auto-repair metrics, registered on the manager's Registry next to the runtime's.
+// `cause` is a health CauseKind and `step` a ladder action (SoftReboot, HardReboot,
+// Replace), both small fixed sets, so label cardinality stays bounded (never a node name).
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { RepairPhase } from '../health/state.js';
+
+export const RepairPhases: readonly RepairPhase[] = [
+  'Healthy',
+  'Suspect',
+  'Waiting',
+  'Unhealthy',
+  'Remediating',
+  'Verifying',
+  'Failed',
+];
+
+export class AutoRepairMetrics {
+  readonly started: Counter<'cause' | 'step'>;
+  readonly succeeded: Counter<'cause' | 'step'>;
+  readonly failed: Counter<'cause' | 'step'>;
+  readonly actions: Counter<'action' | 'result'>;
+  readonly stormHolds: Counter<'scope'>;
+  readonly stormTripped: Gauge;
+  readonly nodesByPhase: Gauge<'phase'>;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    const cs = ['cause', 'step'] as const;
+    this.started = new Counter({
+      name: 'noderepair_remediations_started_total',
+      help: 'Remediations started, by cause and first ladder step',
+      labelNames: cs,
+      registers,
+    });
+    this.succeeded = new Counter({
+      name: 'noderepair_remediations_succeeded_total',
+      help: 'Remediations that ended with the node Ready for the minimum healthy period, by cause and the step that fixed it',
+      labelNames: cs,
+      registers,
+    });
+    this.failed = new Counter({
+      name: 'noderepair_remediations_failed_total',
+      help: 'Remediations that used up the ladder, by cause and last step',
+      labelNames: cs,
+      registers,
+    });
+    this.actions = new Counter({
+      name: 'noderepair_remediation_actions_total',
+      help: 'Actions executed (Cordon, Drain, SoftReboot, ..., Uncordon) by result',
+      labelNames: ['action', 'result'],
+      registers,
+    });
+    this.stormHolds = new Counter({
+      name: 'noderepair_storm_guard_holds_total',
+      help: 'Repairs the storm guard held back (fleet limit, failure-domain limit or maxInFlight)',
+      labelNames: ['scope'],
+      registers,
+    });
+    this.stormTripped = new Gauge({
+      name: 'noderepair_storm_guard_tripped',
+      help: '1 while more nodes are unhealthy than the storm guard allows',
+      registers,
+    });
+    this.nodesByPhase = new Gauge({
+      name: 'noderepair_nodes',
+      help: 'Watched nodes by repair phase',
+      labelNames: ['phase'],
+      registers,
+    });
+    for (const phase of RepairPhases) this.nodesByPhase.set({ phase }, 0);
+  }
+
+  setPhaseCounts(counts: ReadonlyMap<RepairPhase, number>): void {
+    for (const phase of RepairPhases) this.nodesByPhase.set({ phase }, counts.get(phase) ?? 0);
+  }
+}
+
+/** Nodes per phase (pure); a node without a decision counts by its stored phase. */
+export function countPhases(phases: Iterable<RepairPhase>): Map<RepairPhase, number> {
+  const out = new Map<RepairPhase, number>();
+  for (const p of phases) out.set(p, (out.get(p) ?? 0) + 1);
+  return out;
+}
+
+/** Which storm-guard limit held a repair, from the verdict's reason (pure). */
+export function stormScope(reason: string): 'fleet' | 'failure-domain' | 'in-flight' {
+  if (reason.includes('maxInFlight')) return 'in-flight';
+  if (/ in [^ ]+=/.test(reason)) return 'failure-domain';
+  return 'fleet';
+}

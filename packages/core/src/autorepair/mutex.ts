@@ -1,0 +1,17 @@
+// A tiny async mutex. The reconciler decides and persists under it so that two workers can
+// never both be admitted by the storm guard on the same stale view of the fleet.
+export class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    const prev = this.tail;
+    let release!: () => void;
+    this.tail = new Promise<void>((r) => (release = r));
+    await prev;
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+}

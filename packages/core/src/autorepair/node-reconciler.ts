@@ -1,0 +1,242 @@
+// The per-node reconcile of the auto-repair controller (the imperative shell around
+// health/decideFleet). Under the admission lock: read the Node fresh, read its persisted
+// state, decide with the storm guard over every watched node, persist the next state
+// (optimistic lock on resourceVersion) and wait until the cache shows it. Outside the lock:
+// run the actions (cordon, drain, reboot, ...), record the reboot's outcome, requeue.
+import { either } from 'fp-ts';
+import type { KubeClient } from '../kube/client.js';
+import { ConflictError, NotFoundError } from '../kube/errors.js';
+import { LeaseResource, NodeResource } from '../kube/resource.js';
+import type { KubeLease, KubeNode } from '../kube/types.js';
+import { decideFleet, type FleetMember } from '../health/fleet.js';
+import { recordOutcome, type ActionOutcome, type RepairDecision } from '../health/decide.js';
+import type { RepairPolicy } from '../health/policy.js';
+import type { RepairState } from '../health/state.js';
+import type { EventInput } from '../runtime/helpers/event-recorder.js';
+import type { ReconcileContext, ReconcileRequest, ReconcileResult } from '../runtime/controller/reconciler.js';
+import type { RuntimeLogger } from '../runtime/logger.js';
+import { endsInSuccess, EventReasons, startsRemediation, transitionEvents } from './events.js';
+import { executeActions, type ExecutorDeps } from './executor.js';
+import { countPhases, stormScope, type AutoRepairMetrics } from './metrics.js';
+import { Mutex } from './mutex.js';
+import type { NodeView } from './node-view.js';
+import { worthPersisting, type StateStore } from './state-store.js';
+
+/** The cache the reconciler reads the rest of the fleet from (an Informer fits). */
+export interface NodeCache {
+  get(name: string): NodeView | undefined;
+  list(): NodeView[];
+}
+
+export interface NodeReconcilerDeps extends Omit<ExecutorDeps, 'event'> {
+  client: KubeClient;
+  cache: NodeCache;
+  policy: RepairPolicy;
+  store: StateStore;
+  recordEvent: (node: KubeNode, ev: EventInput) => Promise<void>;
+  /** How long to wait for the cache to show our own write before going on. Default 10 s. */
+  cacheSyncTimeoutMs?: number;
+}
+
+/** Requeue after a reboot so Verifying starts with its deadline; short, the decision sets the pace after. */
+const AFTER_REMEDIATION_MS = 1000;
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+interface Decided {
+  decision: RepairDecision;
+  node: KubeNode | undefined;
+  previous: RepairState | undefined;
+}
+
+export class NodeReconciler {
+  private readonly lock = new Mutex();
+  private readonly log: RuntimeLogger;
+
+  constructor(private readonly deps: NodeReconcilerDeps) {
+    this.log = deps.log.child({ component: 'autorepair' });
+  }
+
+  /** The Reconciler for the runtime Controller. */
+  readonly reconcile = async (
+    req: ReconcileRequest,
+    ctx: ReconcileContext,
+  ): Promise<ReconcileResult> => {
+    const decided = await this.lock.run(() => this.decideAndPersist(req.name, ctx.signal));
+    if (decided === undefined) return {};
+    const { decision, node, previous } = decided;
+    if (node === undefined) {
+      this.deps.store.forget(req.name);
+      return {};
+    }
+    const event = (ev: EventInput) => this.deps.recordEvent(node, ev);
+    for (const ev of transitionEvents(decision, previous)) await event(ev);
+    this.countTransition(decision, previous);
+    // Uncordon ran before the Healthy state was persisted (see decideAndPersist).
+    const actions = decision.actions.filter((a) => a.type !== 'Uncordon');
+    if (actions.length === 0) return this.requeue(decision);
+    const summary = await executeActions(
+      actions,
+      {
+        node: req.name,
+        ...(node.spec?.providerID !== undefined ? { providerID: node.spec.providerID } : {}),
+        recordOutcome: (o) => this.persistOutcome(req.name, o, ctx.signal),
+        signal: ctx.signal,
+      },
+      { ...this.deps, event },
+    );
+    if (summary.remediated) return { requeueAfter: AFTER_REMEDIATION_MS };
+    return this.requeue(decision);
+  };
+
+  private requeue(d: RepairDecision): ReconcileResult {
+    return d.requeueAfterMs !== undefined ? { requeueAfter: d.requeueAfterMs } : {};
+  }
+
+  private countTransition(d: RepairDecision, prev: RepairState | undefined): void {
+    const m = this.deps.metrics;
+    const stepOf = (i: number | undefined) =>
+      i === undefined ? 'unknown' : (this.deps.policy.ladder[i]?.action ?? 'unknown');
+    if (startsRemediation(d, prev)) {
+      const rem = d.nextState?.remediation;
+      m.started.inc({ cause: d.cause.kind, step: stepOf(rem?.step) });
+    }
+    if (endsInSuccess(d, prev))
+      m.succeeded.inc({ cause: prev?.remediation?.cause ?? d.cause.kind, step: stepOf(prev?.remediation?.step) });
+    if (d.actions.some((a) => a.type === 'GiveUp'))
+      m.failed.inc({ cause: prev?.remediation?.cause ?? d.cause.kind, step: stepOf(prev?.remediation?.step) });
+  }
+
+  private async getNode(name: string): Promise<KubeNode | undefined> {
+    try {
+      return await this.deps.client.get<KubeNode>(NodeResource, name);
+    } catch (e) {
+      if (e instanceof NotFoundError) return undefined;
+      throw e;
+    }
+  }
+
+  private async leaseRenewTime(name: string): Promise<string | undefined> {
+    if (this.deps.policy.staleHeartbeatTimeoutMs === 0) return undefined;
+    try {
+      const lease = await this.deps.client.get<KubeLease>(LeaseResource, name, { namespace: 'kube-node-lease' });
+      return lease.spec?.renewTime ?? undefined;
+    } catch (e) {
+      if (e instanceof NotFoundError) return undefined;
+      throw e;
+    }
+  }
+
+  private readState(node: KubeNode | NodeView): RepairState | undefined {
+    const r = this.deps.store.read(node);
+    return either.isRight(r) ? r.right : undefined;
+  }
+
+  private async decideAndPersist(name: string, signal: AbortSignal): Promise<Decided | undefined> {
+    const cached = this.deps.cache.get(name);
+    // Read fresh: the decision must be made on the version we then write against.
+    const node = await this.getNode(name);
+    // Not (or no longer) one of ours, e.g. its label no longer matches the selector.
+    if (node !== undefined && cached === undefined) return undefined;
+    let previous: RepairState | undefined;
+    if (node !== undefined) {
+      const parsed = this.deps.store.read(node);
+      if (either.isLeft(parsed)) {
+        // Start over rather than crash; say so once per distinct problem (the recorder
+        // folds repeats into a series).
+        await this.deps.recordEvent(node, {
+          type: 'Warning',
+          reason: EventReasons.InvalidRepairState,
+          action: 'Read',
+          note: `${parsed.left}; starting from a fresh state`,
+        });
+      } else previous = parsed.right;
+    }
+    const leaseRenewTime = node !== undefined ? await this.leaseRenewTime(name) : undefined;
+    const self: FleetMember = {
+      obs: { nodeName: name, node, ...(leaseRenewTime !== undefined ? { leaseRenewTime } : {}) },
+      state: previous,
+    };
+    const others: FleetMember[] = this.deps.cache
+      .list()
+      .filter((v) => v.metadata.name !== name)
+      .map((v) => ({ obs: { nodeName: v.metadata.name, node: v }, state: this.readState(v) }));
+    const now = this.deps.now();
+    const fleet = decideFleet([self, ...others], this.deps.policy, now);
+    const decision = fleet.decisions[0];
+    if (decision === undefined) return undefined;
+
+    this.deps.metrics.stormTripped.set(fleet.storm.tripped ? 1 : 0);
+    this.deps.metrics.setPhaseCounts(countPhases(fleet.decisions.filter((d) => d.nextState !== undefined).map((d) => d.phase)));
+    const verdict = fleet.storm.verdicts.get(name);
+    if (verdict !== undefined && !verdict.admitted)
+      this.deps.metrics.stormHolds.inc({ scope: stormScope(verdict.reason) });
+    this.log.debug({ node: name, phase: decision.phase, reason: decision.reason }, 'decided');
+
+    if (node === undefined || decision.nextState === undefined) return { decision, node, previous };
+
+    // Uncordon is idempotent: do it before persisting Healthy, so a failure is retried.
+    const uncordon = decision.actions.filter((a) => a.type === 'Uncordon');
+    if (uncordon.length > 0)
+      await executeActions(
+        uncordon,
+        { node: name, recordOutcome: async () => undefined, signal },
+        { ...this.deps, event: (ev) => this.deps.recordEvent(node, ev) },
+      );
+
+    if (worthPersisting(this.deps.store.stored(node), decision.nextState)) {
+      // A ConflictError here propagates: the controller retries and decides again on fresh data.
+      await this.deps.store.write(name, decision.nextState, node.metadata?.resourceVersion);
+      await this.awaitCache(name, decision.nextState, signal);
+    }
+    return { decision, node, previous };
+  }
+
+  /**
+   * Waits until the informer shows the state we wrote, so the next decision (for any node)
+   * sees this one's phase: the storm guard must count a repair the moment its intent exists.
+   */
+  private async awaitCache(name: string, state: RepairState, signal: AbortSignal): Promise<void> {
+    if (this.deps.store.kind === 'memory') return;
+    const want = this.deps.store.encode(state);
+    const deadline = this.deps.now() + (this.deps.cacheSyncTimeoutMs ?? 10_000);
+    for (;;) {
+      const v = this.deps.cache.get(name);
+      if (v === undefined || this.deps.store.stored(v) === want) return;
+      if (signal.aborted || this.deps.now() >= deadline) {
+        this.log.warn({ node: name }, 'cache did not show our state write in time; going on');
+        return;
+      }
+      await sleep(25, signal);
+    }
+  }
+
+  /** Writes the outcome of a Remediate action onto the state it belongs to (retrying conflicts). */
+  private async persistOutcome(name: string, outcome: ActionOutcome, signal: AbortSignal): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const node = await this.getNode(name);
+      if (node === undefined) return;
+      const state = this.readState(node);
+      if (state === undefined) return;
+      const next = recordOutcome(state, outcome);
+      if (next === state) return; // not the current intent any more: nothing to record
+      try {
+        await this.deps.store.write(name, next, node.metadata?.resourceVersion);
+        await this.awaitCache(name, next, signal);
+        return;
+      } catch (e) {
+        if (!(e instanceof ConflictError) || attempt >= 10) throw e;
+      }
+    }
+  }
+}

@@ -1,0 +1,112 @@
+// Where the repair state lives. In the cluster: one annotation on the Node, written with the
+// Node's resourceVersion as an optimistic lock, BEFORE any action runs (the restart
+// contract in docs/health.md). In dry-run mode nothing may change in the cluster, so the
+// state lives in memory and is lost on restart (a dry run repairs nothing, so nothing is
+// at stake).
+import { either } from 'fp-ts';
+import type { KubeClient } from '../kube/client.js';
+import { NodeResource } from '../kube/resource.js';
+import type { KubeNode } from '../kube/types.js';
+import type { NodeSnapshot } from '../health/node.js';
+import { parseRepairState, serializeRepairState, type RepairState } from '../health/state.js';
+
+export interface StateStore {
+  readonly kind: 'annotation' | 'memory';
+  /** The persisted state of a node; Left names what is wrong with a corrupt record. */
+  read(node: NodeSnapshot): either.Either<string, RepairState | undefined>;
+  /**
+   * Persists the state. `resourceVersion` is the version the decision was made on: if the
+   * Node changed since, the write fails with a ConflictError and the caller decides again.
+   * Returns the Node's new resourceVersion (undefined in memory).
+   */
+  write(name: string, state: RepairState, resourceVersion: string | undefined): Promise<string | undefined>;
+  /** The stored text, to compare with a new state before writing. */
+  stored(node: NodeSnapshot): string | undefined;
+  /** The serialized value the cache must show before this write counts as observed. */
+  encode(state: RepairState): string;
+  /** Drops what is kept about a deleted node (the annotation went with the Node). */
+  forget(name: string): void;
+}
+
+/** True when writing `next` would change what is stored (pure). */
+export function stateChanged(stored: string | undefined, next: RepairState): boolean {
+  return stored !== serializeRepairState(next);
+}
+
+/**
+ * A fresh, healthy node with nothing to remember does not need an annotation: healthy
+ * clusters stay untouched (pure).
+ */
+export function worthPersisting(stored: string | undefined, next: RepairState): boolean {
+  if (stored !== undefined) return stateChanged(stored, next);
+  return !(
+    next.phase === 'Healthy' &&
+    next.episodes.length === 0 &&
+    next.remediation === undefined &&
+    next.lastRemediation === undefined &&
+    next.handledTrigger === undefined
+  );
+}
+
+export class AnnotationStateStore implements StateStore {
+  readonly kind = 'annotation';
+  constructor(
+    private readonly client: KubeClient,
+    private readonly key: string,
+  ) {}
+
+  read(node: NodeSnapshot): either.Either<string, RepairState | undefined> {
+    return parseRepairState(node.metadata?.annotations?.[this.key]);
+  }
+
+  stored(node: NodeSnapshot): string | undefined {
+    return node.metadata?.annotations?.[this.key];
+  }
+
+  forget(): void {
+    // The annotation was deleted with the Node.
+  }
+
+  encode(state: RepairState): string {
+    return serializeRepairState(state);
+  }
+
+  async write(
+    name: string,
+    state: RepairState,
+    resourceVersion: string | undefined,
+  ): Promise<string | undefined> {
+    const updated = await this.client.patch<KubeNode>(NodeResource, name, {
+      type: 'merge',
+      body: { metadata: { annotations: { [this.key]: serializeRepairState(state) } } },
+      resourceVersion,
+    });
+    return updated.metadata?.resourceVersion;
+  }
+}
+
+export class MemoryStateStore implements StateStore {
+  readonly kind = 'memory';
+  private readonly states = new Map<string, string>();
+
+  read(node: NodeSnapshot): either.Either<string, RepairState | undefined> {
+    return parseRepairState(this.states.get(node.metadata?.name ?? ''));
+  }
+
+  stored(node: NodeSnapshot): string | undefined {
+    return this.states.get(node.metadata?.name ?? '');
+  }
+
+  encode(state: RepairState): string {
+    return serializeRepairState(state);
+  }
+
+  async write(name: string, state: RepairState): Promise<string | undefined> {
+    this.states.set(name, serializeRepairState(state));
+    return undefined;
+  }
+
+  forget(name: string): void {
+    this.states.delete(name);
+  }
+}

@@ -32,6 +32,7 @@ describe('generate', () => {
     expect(bundle.files.map((f) => [f.path, f.mode.toString(8)])).toEqual([
       ['/usr/local/lib/noderepair/overlay-boot.sh', '755'],
       ['/etc/systemd/system/noderepair-overlay.service', '644'],
+      ['/etc/systemd/system/systemd-machine-id-commit.service.d/50-noderepair-overlay.conf', '644'],
       ['/usr/local/lib/noderepair/health-monitor-kubelet.sh', '755'],
       ['/etc/systemd/system/noderepair-health-kubelet.service', '644'],
       ['/etc/systemd/system/kubelet.service.d/50-noderepair-restart.conf', '644'],
@@ -153,8 +154,16 @@ describe('generate', () => {
     });
   });
 
+  it('keeps systemd-machine-id-commit from failing on the bound machine-id', () => {
+    expect(fileAt(c, '/etc/systemd/system/systemd-machine-id-commit.service.d/50-noderepair-overlay.conf')).toContain(
+      'ConditionPathExists=!/run/noderepair-overlay/applied\n',
+    );
+    const noMachineId = generate(config({ volatile: ['/etc'], persistent: ['/etc/kubernetes'] }));
+    expect(noMachineId.files.some((f) => f.path.includes('machine-id-commit'))).toBe(false);
+  });
+
   it('generates no monitor files when monitoring is off', () => {
-    const b = generate(config({ healthMonitors: [] }));
+    const b = generate(config({ persistent: [], healthMonitors: [] }));
     expect(b.files.map((f) => f.path)).toEqual(['/usr/local/lib/noderepair/overlay-boot.sh', '/etc/systemd/system/noderepair-overlay.service']);
     expect(b.commands).toEqual(['systemctl daemon-reload', 'systemctl enable noderepair-overlay.service']);
   });

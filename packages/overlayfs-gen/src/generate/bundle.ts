@@ -1,10 +1,10 @@
 // The generator: a validated config in, the files to install and the commands to run after
 // them out. Pure: no I/O, same input gives the same output byte for byte.
 import type { OverlayConfig } from '../config/index.js';
-import { bootScript } from './boot-script.js';
+import { bootScript, boundPaths } from './boot-script.js';
 import { healthMonitorScript, healthMonitorUnit, restartDropInContent } from './health-monitor.js';
 import { OVERLAY_SCRIPT, OVERLAY_UNIT, UNIT_DIR, monitorScript, monitorUnit, restartDropIn } from './layout.js';
-import { overlayUnit } from './overlay-unit.js';
+import { machineIdCommitDropIn, overlayUnit } from './overlay-unit.js';
 
 export interface GeneratedFile {
   /** Absolute path on the node. */
@@ -29,6 +29,9 @@ export function generate(config: OverlayConfig): Bundle {
     { path: OVERLAY_SCRIPT, mode: 0o755, content: bootScript(config) },
     { path: `${UNIT_DIR}/${OVERLAY_UNIT}`, mode: 0o644, content: overlayUnit(config) },
   ];
+  if (boundPaths(config).includes('/etc/machine-id')) {
+    files.push({ path: `${UNIT_DIR}/systemd-machine-id-commit.service.d/50-noderepair-overlay.conf`, mode: 0o644, content: machineIdCommitDropIn(config) });
+  }
   for (const m of config.healthMonitors) {
     files.push(
       { path: monitorScript(m.name), mode: 0o755, content: healthMonitorScript(m) },

@@ -1,7 +1,7 @@
 export type { GeneratedFile, Bundle } from './bundle.js';
 export { generate } from './bundle.js';
 export { bootScript, boundPaths } from './boot-script.js';
-export { overlayUnit } from './overlay-unit.js';
+export { overlayUnit, machineIdCommitDropIn } from './overlay-unit.js';
 export { healthMonitorScript, healthMonitorUnit, restartDropInContent } from './health-monitor.js';
 export { shQuote } from './shell.js';
 export {

@@ -18,7 +18,7 @@ export function overlayUnit(config: OverlayConfig): string {
     // every mount holding a volatile or persistent path is mounted (RequiresMountsFor).
     'After=systemd-remount-fs.service systemd-journald.socket local-fs-pre.target',
     // Before anything that reads or writes the overlaid directories during boot.
-    'Before=local-fs.target systemd-journal-flush.service systemd-random-seed.service systemd-tmpfiles-setup.service umount.target',
+    'Before=local-fs.target systemd-journal-flush.service systemd-random-seed.service systemd-tmpfiles-setup.service systemd-machine-id-commit.service umount.target',
     'Conflicts=umount.target',
     `RequiresMountsFor=${[...config.volatile, ...config.persistent].join(' ')}`,
     `ConditionKernelCommandLine=!${DISABLE_CMDLINE}`,
@@ -32,6 +32,22 @@ export function overlayUnit(config: OverlayConfig): string {
     '',
     '[Install]',
     'WantedBy=local-fs.target',
+    '',
+  ].join('\n');
+}
+
+/**
+ * When /etc/machine-id is bound back from the disk it is a mount point, and
+ * systemd-machine-id-commit.service (meant for a transient tmpfs machine-id) would try to
+ * commit it, refuse because the mount is not a tmpfs, and fail the boot. The id is already on
+ * the disk, so skip the commit whenever the overlay has been applied.
+ */
+export function machineIdCommitDropIn(config: OverlayConfig): string {
+  return [
+    `# ${GENERATED_BY}`,
+    '# /etc/machine-id is bound from the disk by noderepair-overlay.service: already committed.',
+    '[Unit]',
+    `ConditionPathExists=!${config.stateDir}/applied`,
     '',
   ].join('\n');
 }

@@ -112,6 +112,8 @@ describe('generated overlay and health monitor in a booted VM', () => {
     // The upper layers are hidden: nothing mounted at the tmpfs mount point any more.
     expect((await vm.exec('mountpoint -q /run/noderepair-overlay/tmpfs')).rc).not.toBe(0);
     expect((await vm.ok('journalctl -b --no-pager -t noderepair-overlay')).trim()).toContain('volatile directories overlaid with tmpfs');
+    // Nothing else broke: e.g. systemd-machine-id-commit must not trip over the bound machine-id.
+    expect((await vm.ok('systemctl --failed --no-legend --plain')).trim()).toBe('');
     const t = (await vm.ok('systemctl show -p InactiveExitTimestampMonotonic -p ActiveEnterTimestampMonotonic --value noderepair-overlay.service'))
       .trim()
       .split('\n')

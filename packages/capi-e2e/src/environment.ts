@@ -83,7 +83,7 @@ export interface CapiEnvironment {
   scaleMachineDeployment(replicas: number): Promise<void>;
   /** The worker Machines of the MachineDeployment. */
   machines(): Promise<MachineView[]>;
-  /** Waits until `count` worker Machines are Running with a nodeRef and Ready=True. */
+  /** Waits until exactly `count` worker Machines are Running with a nodeRef and NodeHealthy=True. */
   waitForHealthyMachines(count: number, timeoutMs?: number): Promise<MachineView[]>;
   /** Log files: the Cluster API manager's and the control plane's. */
   logs(): Record<string, string>;
@@ -96,6 +96,17 @@ interface RawMachine {
   spec?: { providerID?: string };
   status?: { phase?: string; nodeRef?: { name?: string }; conditions?: MachineView['conditions'] };
 }
+
+export const conditionOf = (m: MachineView, type: string) => m.conditions.find((c) => c.type === type);
+
+const describeMachine = (m: MachineView): string =>
+  `${m.name} phase=${m.phase ?? '-'} node=${m.nodeName ?? '-'} ` +
+  ['Ready', 'NodeHealthy', 'HealthCheckSucceeded']
+    .map((t) => {
+      const c = conditionOf(m, t);
+      return `${t}=${c ? `${c.status}${c.reason ? `/${c.reason}` : ''}` : '-'}`;
+    })
+    .join(' ');
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
@@ -247,20 +258,25 @@ export async function startCapiEnvironment(opts: CapiEnvironmentOptions = {}): P
         deleting: Boolean(m.metadata.deletionTimestamp),
       }));
     };
-    const waitForHealthyMachines = (count: number, timeoutMs = 180_000) =>
-      waitFor(
-        `${count} worker Machines Running with a nodeRef and Ready=True`,
-        async () => {
-          alive();
-          const ms = (await machines()).filter((m) => !m.deleting);
-          const healthy = ms.filter(
-            (m) => m.phase === 'Running' && m.nodeName && m.conditions.some((c) => c.type === 'Ready' && c.status === 'True'),
+    // "Healthy" is Cluster API's own verdict on the node: Running, a nodeRef, NodeHealthy=True.
+    // (Machine Ready also folds in HealthCheckSucceeded, which an MHC may leave stale.)
+    const waitForHealthyMachines = async (count: number, timeoutMs = 180_000): Promise<MachineView[]> => {
+      const deadline = Date.now() + timeoutMs;
+      let last: MachineView[] = [];
+      for (;;) {
+        alive();
+        last = (await machines()).filter((m) => !m.deleting);
+        const healthy = last.filter((m) => m.phase === 'Running' && m.nodeName && conditionOf(m, 'NodeHealthy')?.status === 'True');
+        if (healthy.length === count && last.length === count) return last;
+        if (Date.now() > deadline) {
+          throw new Error(
+            `timed out after ${timeoutMs} ms waiting for ${count} worker Machines Running with a nodeRef and NodeHealthy=True; ` +
+              `have: ${last.map(describeMachine).join('; ') || 'none'}`,
           );
-          return healthy.length === count && ms.length === count ? ms : undefined;
-        },
-        timeoutMs,
-        500,
-      );
+        }
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    };
     if (opts.waitForMachines ?? true) await waitForHealthyMachines(replicas);
 
     const controlPlane = cp;

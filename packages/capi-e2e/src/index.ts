@@ -1,6 +1,6 @@
 // @noderepair/capi-e2e: the real Cluster API core manager against an envtest control plane,
 // with the infrastructure (CAPO kinds) and bootstrap providers played minimally by the harness.
-export { startCapiEnvironment } from './environment.js';
+export { startCapiEnvironment, conditionOf } from './environment.js';
 export type { CapiEnvironment, CapiEnvironmentOptions, MachineView } from './environment.js';
 export { ensureCapiAssets, capiCacheDir, CAPI_VERSION, CAPO_VERSION } from './assets.js';
 export type { CapiAssets, Progress } from './assets.js';

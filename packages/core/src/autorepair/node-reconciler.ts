@@ -72,7 +72,15 @@ export class NodeReconciler {
     req: ReconcileRequest,
     ctx: ReconcileContext,
   ): Promise<ReconcileResult> => {
-    const decided = await this.lock.run(() => this.decideAndPersist(req.name, ctx.signal));
+    let decided: Decided | undefined;
+    try {
+      decided = await this.lock.run(() => this.decideAndPersist(req.name, ctx.signal));
+    } catch (e) {
+      // The Node changed between our read and our write (a kubelet status post, usually):
+      // nothing was done; decide again on fresh data, without logging an error.
+      if (e instanceof ConflictError) return { requeue: true };
+      throw e;
+    }
     if (decided === undefined) return {};
     const { decision, node, previous } = decided;
     if (node === undefined) {

@@ -1,0 +1,329 @@
+// The standalone auto-repair controller on a real kube-apiserver with the real node
+// lifecycle controller (envtest, grace period ~8 s). The only doubles: the fake kubelet
+// (envtest) and the reboot provider below, which "reboots" a node by restarting its fake
+// kubelet. Each test watches only its own nodes through a unique label.
+import { describe, expect, it } from 'vitest';
+import {
+  CoreV1Api,
+  PatchStrategy,
+  PolicyV1Api,
+  setHeaderOptions,
+  type KubeConfig,
+} from '@kubernetes/client-node';
+import { startFakeKubelet, waitFor, type FakeKubelet } from '@noderepair/envtest';
+import { useControlPlane } from '@noderepair/envtest/vitest';
+import { either } from 'fp-ts';
+import { createKubeClient } from '../kube/client-node/index.js';
+import type { KubeClient } from '../kube/client.js';
+import { EventResource } from '../kube/resource.js';
+import type { KubeEvent } from '../kube/types.js';
+import { resolveRepairPolicy, type RepairPolicy } from '../health/policy.js';
+import type { RebootProvider, RebootRequest, RebootResult } from '../health/provider.js';
+import { parseRepairState, type RepairState } from '../health/state.js';
+import { Manager } from '../runtime/manager/manager.js';
+import { createRuntimeLogger } from '../runtime/manager/logging.js';
+import { addAutoRepairController, type AutoRepairController } from './controller.js';
+
+const env = useControlPlane();
+const SCOPE = 'test.noderepair.io/autorepair-scope';
+const STATE = 'noderepair.io/repair-state';
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * TEST DOUBLE of a RebootProvider: "reboots" a node by rebooting its fake kubelet
+ * (heartbeats stop for downMs, then Ready=True with a new boot ID). Like a real provider it
+ * remembers every action id it executed (here in memory, shared by controller instances as
+ * a cloud would be) and answers a repeated id with the first result without acting.
+ */
+class FakeKubeletRebootProviderForTest implements RebootProvider {
+  readonly name = 'fake-kubelet-reboot-test-double';
+  readonly requests: RebootRequest[] = [];
+  readonly reboots: { node: string; actionId: string; bootIdBefore: string }[] = [];
+  private readonly executed = new Map<string, RebootResult>();
+  private readonly pending: Promise<void>[] = [];
+
+  constructor(
+    private readonly kubelets: Map<string, FakeKubelet>,
+    private readonly opts: { downMs: number; callMs?: number },
+  ) {}
+
+  async execute(req: RebootRequest): Promise<RebootResult> {
+    this.requests.push({ ...req });
+    const prior = this.executed.get(req.actionId);
+    if (prior !== undefined) return prior;
+    const kubelet = this.kubelets.get(req.node);
+    if (kubelet === undefined) return { result: 'Failed', message: `no machine for ${req.node}` };
+    const r: RebootResult = { result: 'Succeeded', message: `${req.action} of ${req.node} accepted` };
+    this.executed.set(req.actionId, r);
+    this.reboots.push({ node: req.node, actionId: req.actionId, bootIdBefore: kubelet.currentBootID });
+    this.pending.push(kubelet.reboot(this.opts.downMs));
+    // A real cloud API answers after a while; the restart test kills the controller meanwhile.
+    if (this.opts.callMs !== undefined) await sleep(this.opts.callMs);
+    return r;
+  }
+
+  settle(): Promise<void[]> {
+    return Promise.all(this.pending);
+  }
+}
+
+/**
+ * A KubeClient that stops reaching the cluster once killed: what a SIGKILLed controller
+ * process looks like from the API server (nothing it "does" afterwards lands).
+ */
+function killableClient(inner: KubeClient): { client: KubeClient; kill(): void } {
+  let killed = false;
+  const dead = () => new Error('controller killed by the test');
+  const client = new Proxy(inner, {
+    get(target, prop, receiver) {
+      const v: unknown = Reflect.get(target, prop, receiver);
+      if (typeof v !== 'function') return v;
+      if (prop === 'watch')
+        return (...args: unknown[]) => ({
+          async *[Symbol.asyncIterator]() {
+            if (killed) throw dead();
+            const it = (v as (...a: unknown[]) => AsyncIterable<unknown>).apply(target, args);
+            for await (const ev of it) {
+              if (killed) return;
+              yield ev;
+            }
+          },
+        });
+      return (...args: unknown[]) =>
+        killed
+          ? Promise.reject(dead())
+          : (v as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+    },
+  });
+  return { client, kill: () => (killed = true) };
+}
+
+function policyFrom(doc: unknown): RepairPolicy {
+  const p = resolveRepairPolicy(doc);
+  if (either.isLeft(p)) throw new Error(p.left);
+  return p.right;
+}
+
+interface Running {
+  manager: Manager;
+  ar: AutoRepairController;
+  stop(): Promise<void>;
+}
+
+function startController(
+  client: KubeClient,
+  policy: RepairPolicy,
+  provider: RebootProvider,
+  scope: string,
+): Running {
+  const manager = new Manager({
+    name: 'autorepair-int',
+    probes: false,
+    logger: createRuntimeLogger({ name: 'autorepair-int', level: process.env['LOG_LEVEL'] ?? 'warn' }),
+  });
+  const ar = addAutoRepairController(manager, {
+    client,
+    policy,
+    provider,
+    labelSelector: `${SCOPE}=${scope}`,
+    instance: `int-${scope}`,
+    // Pods on a node without a real kubelet never finish terminating; delete at once.
+    drain: { gracePeriodSeconds: 0, pollIntervalMs: 250, initialBackoffMs: 250, maxBackoffMs: 1000 },
+  });
+  const running = manager.start();
+  return {
+    manager,
+    ar,
+    stop: async () => {
+      manager.stop();
+      await running;
+    },
+  };
+}
+
+async function stateOf(core: CoreV1Api, name: string): Promise<RepairState | undefined> {
+  const node = await core.readNode({ name });
+  const s = parseRepairState(node.metadata?.annotations?.[STATE]);
+  if (either.isLeft(s)) throw new Error(s.left);
+  return s.right;
+}
+
+async function eventsFor(client: KubeClient, node: string): Promise<KubeEvent[]> {
+  const list = await client.list<KubeEvent>(EventResource, { namespace: 'default' });
+  return list.items.filter((e) => e.regarding?.name === node && e.regarding.kind === 'Node');
+}
+
+async function runningPod(core: CoreV1Api, ns: string, name: string, node: string): Promise<void> {
+  await core.createNamespacedPod({
+    namespace: ns,
+    body: {
+      metadata: {
+        name,
+        namespace: ns,
+        labels: { app: 'web' },
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'ReplicaSet',
+            name: 'web',
+            uid: '00000000-0000-0000-0000-000000000002',
+            controller: true,
+          },
+        ],
+      },
+      // No scheduler runs: the pod is bound by setting nodeName directly.
+      spec: { nodeName: node, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+    },
+  });
+  // Pending pods skip PodDisruptionBudgets in the Eviction API; report Running as a kubelet would.
+  await core.patchNamespacedPodStatus(
+    {
+      name,
+      namespace: ns,
+      body: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
+    },
+    mergePatch,
+  );
+}
+
+const fastPolicy = {
+  unhealthyConditions: [
+    { type: 'Ready', status: 'Unknown', timeout: '3s' },
+    { type: 'Ready', status: 'False', timeout: '3s' },
+  ],
+  minHealthyPeriod: '3s',
+  retryBackoff: '2s',
+  ladder: [
+    { action: 'SoftReboot', timeout: '40s', attempts: 1 },
+    { action: 'HardReboot', timeout: '40s', attempts: 1 },
+  ],
+  stormGuard: { maxUnhealthy: '100%', maxInFlight: 1, recheckInterval: '1s' },
+  drain: { timeout: '60s', outOfServiceAfter: '2s' },
+};
+
+async function metricValue(r: Running, name: string, labels: Record<string, string>): Promise<number> {
+  const m = await r.manager.metrics.registry.getSingleMetric(name)?.get();
+  const v = m?.values.find((x) => Object.entries(labels).every(([k, val]) => x.labels[k] === val));
+  return v?.value ?? 0;
+}
+
+describe('standalone auto-repair controller', () => {
+  it('unreachable node: cordon, drain past a PodDisruptionBudget, reboot, Ready for the minimum period, uncordon', async () => {
+    const kc: KubeConfig = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const policyApi = kc.makeApiClient(PolicyV1Api);
+    const client = createKubeClient(kc);
+    const scope = env.unique('ar-one');
+    const name = env.unique('ar-one-node');
+    const ns = await env.namespace('ar-one');
+    const kubelet = await startFakeKubelet(kc, { name, labels: { [SCOPE]: scope }, heartbeatSeconds: 1, providerID: `test:///${name}` });
+    const provider = new FakeKubeletRebootProviderForTest(new Map([[name, kubelet]]), { downMs: 1500 });
+    const ctl = startController(client, policyFrom(fastPolicy), provider, scope);
+    try {
+      await runningPod(core, ns, 'web-1', name);
+      await runningPod(core, ns, 'web-2', name);
+      await policyApi.createNamespacedPodDisruptionBudget({
+        namespace: ns,
+        body: { metadata: { name: 'web' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } } },
+      });
+      // The budget is relaxed 3 s after the node is cordoned (a rollout finishing elsewhere).
+      const relax = (async () => {
+        await waitFor('node cordoned', async () => ((await core.readNode({ name })).spec?.unschedulable ? true : undefined), 60_000);
+        await sleep(3000);
+        await policyApi.deleteNamespacedPodDisruptionBudget({ name: 'web', namespace: ns });
+      })();
+
+      kubelet.stopHeartbeats(); // -> node lifecycle controller: Ready=Unknown after ~8 s
+      await waitFor('the reboot', async () => (provider.reboots.length > 0 ? true : undefined), 60_000);
+      await relax;
+      const during = await core.readNode({ name });
+      expect(during.spec?.unschedulable).toBe(true);
+      expect((await core.listNamespacedPod({ namespace: ns })).items).toEqual([]);
+      expect(provider.reboots).toHaveLength(1);
+      expect(provider.reboots[0]?.actionId).toMatch(new RegExp(`^${name}/\\d+/SoftReboot-1$`));
+      expect(provider.requests[0]?.providerID).toBe(`test:///${name}`);
+
+      const done = await waitFor(
+        'repair success',
+        async () => {
+          const s = await stateOf(core, name);
+          return s?.phase === 'Healthy' && s.lastRemediation?.result === 'Succeeded' ? s : undefined;
+        },
+        60_000,
+      );
+      expect(done.lastRemediation?.step).toBe(0);
+      const after = await core.readNode({ name });
+      expect(after.spec?.unschedulable ?? false).toBe(false);
+      expect((after.spec?.taints ?? []).map((t) => t.key)).not.toContain('node.kubernetes.io/out-of-service');
+      expect(after.status?.nodeInfo?.bootID).not.toBe(provider.reboots[0]?.bootIdBefore);
+      // Ready held for the minimum period before the uncordon.
+      const ready = after.status?.conditions?.find((c) => c.type === 'Ready');
+      expect(ready?.status).toBe('True');
+
+      const events = await waitFor('the success event', async () => {
+        const evs = await eventsFor(client, name);
+        return evs.some((e) => e.reason === 'RepairSucceeded') ? evs : undefined;
+      }, 10_000);
+      const reasons = events.map((e) => e.reason);
+      for (const r of ['RepairStarted', 'Cordoned', 'Drained', 'RemediationSucceeded', 'Uncordoned', 'RepairSucceeded'])
+        expect(reasons).toContain(r);
+      expect(events.find((e) => e.reason === 'Drained')?.note).toMatch(/refused by a PodDisruptionBudget/);
+      expect(events.find((e) => e.reason === 'RepairStarted')?.note).toMatch(/KubeletUnreachable/);
+      expect(await metricValue(ctl, 'noderepair_remediations_started_total', { cause: 'KubeletUnreachable', step: 'SoftReboot' })).toBe(1);
+      expect(await metricValue(ctl, 'noderepair_remediations_succeeded_total', { cause: 'KubeletUnreachable', step: 'SoftReboot' })).toBe(1);
+      expect(await metricValue(ctl, 'noderepair_nodes', { phase: 'Healthy' })).toBe(1);
+    } finally {
+      await ctl.stop();
+      await provider.settle();
+      await kubelet.stop();
+      await core.deleteNode({ name }).catch(() => undefined);
+    }
+  });
+
+  it('a controller killed after the reboot call and restarted reboots exactly once', async () => {
+    const kc = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const scope = env.unique('ar-kill');
+    const name = env.unique('ar-kill-node');
+    const kubelet = await startFakeKubelet(kc, { name, labels: { [SCOPE]: scope }, heartbeatSeconds: 1 });
+    // The reboot call takes 2 s to answer; the controller is killed while it waits.
+    const provider = new FakeKubeletRebootProviderForTest(new Map([[name, kubelet]]), { downMs: 1500, callMs: 2000 });
+    const policy = policyFrom(fastPolicy);
+    const first = killableClient(createKubeClient(kc));
+    const a = startController(first.client, policy, provider, scope);
+    let b: Running | undefined;
+    try {
+      await kubelet.setNotReady('container runtime is down');
+      await waitFor('the first reboot call', async () => (provider.reboots.length > 0 ? true : undefined), 60_000);
+      first.kill();
+      await a.stop();
+      const mid = await stateOf(core, name);
+      // The intent was persisted before the call; its completion never was.
+      expect(mid?.phase).toBe('Remediating');
+      expect(mid?.remediation?.intent?.actionId).toBe(provider.reboots[0]?.actionId);
+      expect(mid?.remediation?.intent?.completedAt).toBeUndefined();
+
+      b = startController(createKubeClient(kc), policy, provider, scope);
+      const done = await waitFor(
+        'repair success after the restart',
+        async () => {
+          const s = await stateOf(core, name);
+          return s?.phase === 'Healthy' && s.lastRemediation?.result === 'Succeeded' ? s : undefined;
+        },
+        60_000,
+      );
+      expect(done.lastRemediation?.id).toBe(mid?.remediation?.id);
+      expect(provider.reboots).toHaveLength(1);
+      const replays = provider.requests.filter((r) => r.replay);
+      expect(replays.length).toBeGreaterThanOrEqual(1);
+      expect(replays.every((r) => r.actionId === provider.reboots[0]?.actionId)).toBe(true);
+      expect((await core.readNode({ name })).spec?.unschedulable ?? false).toBe(false);
+    } finally {
+      await b?.stop();
+      await provider.settle();
+      await kubelet.stop();
+      await core.deleteNode({ name }).catch(() => undefined);
+    }
+  });
+});

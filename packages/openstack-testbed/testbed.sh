@@ -105,8 +105,17 @@ stop_one() {
 # python console entry point without the Debian service package's /usr/bin wrapper.
 py_entry() {
   local argv0="$1" target="$2"; shift 2
-  /usr/bin/python3 -c "import sys; sys.argv[0] = '$argv0'; from ${target%%:*} import ${target##*:} as m; sys.exit(m())" "$@"
+  local pre=""
+  if [[ "$target" == neutron_server_entry:main ]]; then
+    target=neutron.cmd.eventlet.server:main
+    pre="import neutron.cmd.eventlet.server, neutron.db.migration.models.head, sqlalchemy.orm; sqlalchemy.orm.configure_mappers(); "
+  fi
+  /usr/bin/python3 -c "import sys; sys.argv[0] = '$argv0'; ${pre}from ${target%%:*} import ${target##*:} as m; sys.exit(m())" "$@"
 }
+# Neutron's get_ports() reads the Port.port_forwardings backref as a class attribute; it only
+# exists once SQLAlchemy has configured every mapper, which in a fresh API worker may not
+# have happened before the first GET /v2.0/ports (nova's first call): HTTP 500. Configure
+# all models up front (what neutron's own functional tests do by importing the model head).
 nova_manage() { py_entry nova-manage nova.cmd.manage:main --config-file "$ETC/nova/nova.conf" "$@"; }
 
 mysql_root() { mariadb --no-defaults --protocol=socket -S "$RUN/mysqld.sock" -uroot "$@"; }
@@ -226,7 +235,9 @@ EOF
 bind_host = $HOST
 bind_port = $NEUTRON_PORT
 core_plugin = ml2
-service_plugins =
+# port_forwarding only for its DB model: Zed's get_ports() reads Port.port_forwardings, which
+# exists only once that model is imported (500 on GET /v2.0/ports otherwise).
+service_plugins = router,port_forwarding
 auth_strategy = keystone
 api_paste_config = $ETC/neutron/api-paste.ini
 transport_url = rabbit://openstack:$RABBIT_PASS@$HOST:$AMQP_PORT/
@@ -367,8 +378,7 @@ start_service() {
       wait_port placement "$PLACEMENT_PORT" ;;
     glance) spawn glance py_entry glance-api glance.cmd.api:main --config-file "$ETC/glance/glance-api.conf"
       wait_port glance "$GLANCE_PORT" ;;
-    neutron) spawn neutron py_entry neutron-server neutron.cmd.eventlet.server:main \
-      --config-file "$ETC/neutron/neutron.conf"
+    neutron) spawn neutron py_entry neutron-server neutron_server_entry:main --config-file "$ETC/neutron/neutron.conf"
       wait_port neutron "$NEUTRON_PORT" ;;
     nova-api) uwsgi_app nova-api "$NOVA_PORT" "$ETC/nova/nova-api-wsgi.py" "OS_NOVA_CONFIG_DIR=$ETC/nova"
       wait_port nova-api "$NOVA_PORT" ;;

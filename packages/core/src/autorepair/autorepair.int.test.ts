@@ -326,4 +326,109 @@ describe('standalone auto-repair controller', () => {
       await core.deleteNode({ name }).catch(() => undefined);
     }
   });
+  it('a flapping node is repaired although each NotReady episode is short; flapping again after the repair escalates', async () => {
+    const kc = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const client = createKubeClient(kc);
+    const scope = env.unique('ar-flap');
+    const name = env.unique('ar-flap-node');
+    const kubelet = await startFakeKubelet(kc, { name, labels: { [SCOPE]: scope }, heartbeatSeconds: 1 });
+    const provider = new FakeKubeletRebootProviderForTest(new Map([[name, kubelet]]), { downMs: 1000 });
+    // Single episodes would need 5 minutes; three within 10 minutes count at once.
+    const policy = policyFrom({
+      ...fastPolicy,
+      unhealthyConditions: [
+        { type: 'Ready', status: 'Unknown', timeout: '5m' },
+        { type: 'Ready', status: 'False', timeout: '5m' },
+      ],
+      flap: { episodes: 3, window: '10m', escalateWithin: '10m' },
+      drain: { enabled: false },
+    });
+    const ctl = startController(client, policy, provider, scope);
+    try {
+      for (let episode = 1; episode <= 3; episode++) {
+        await kubelet.setNotReady('PLEG is not healthy: pleg was last seen active 3m0.1s ago; threshold is 3m0s');
+        await waitFor(`episode ${episode} recorded`, async () => ((await stateOf(core, name))?.episodes.length === episode ? true : undefined), 20_000, 100);
+        if (episode < 3) {
+          expect(provider.reboots).toHaveLength(0);
+          // lastTransitionTime has second precision: keep episodes in distinct seconds.
+          await sleep(1100);
+          await kubelet.setReady();
+          await waitFor('Ready again', async () => ((await stateOf(core, name))?.phase === 'Healthy' ? true : undefined), 20_000, 100);
+          await sleep(1100);
+        }
+      }
+      await waitFor('the flap repair', async () => (provider.reboots.length === 1 ? true : undefined), 20_000);
+      expect(provider.reboots[0]?.actionId).toMatch(/\/SoftReboot-1$/);
+      const started = (await eventsFor(client, name)).find((e) => e.reason === 'RepairStarted');
+      expect(started?.note).toMatch(/flapping: 3 NotReady episodes within 10m/);
+      await waitFor('repair success', async () => {
+        const s = await stateOf(core, name);
+        return s?.phase === 'Healthy' && s.lastRemediation?.result === 'Succeeded' ? true : undefined;
+      }, 40_000);
+
+      // One more episode soon after the repair: the node still flaps, so the next repair
+      // starts one step higher.
+      await sleep(1100);
+      await kubelet.setNotReady('PLEG is not healthy: pleg was last seen active 3m0.1s ago; threshold is 3m0s');
+      await waitFor('the escalated repair', async () => (provider.reboots.length === 2 ? true : undefined), 20_000);
+      expect(provider.reboots[1]?.actionId).toMatch(/\/HardReboot-1$/);
+      await waitFor('second repair success', async () => {
+        const s = await stateOf(core, name);
+        return s?.phase === 'Healthy' && s.lastRemediation?.step === 1 ? true : undefined;
+      }, 40_000);
+    } finally {
+      await ctl.stop();
+      await provider.settle();
+      await kubelet.stop();
+      await core.deleteNode({ name }).catch(() => undefined);
+    }
+  });
+
+  it('storm guard: with more nodes NotReady than maxInFlight allows, only that many are repaired at once; events say the rest were held', async () => {
+    const kc = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const client = createKubeClient(kc);
+    const scope = env.unique('ar-storm');
+    const names = ['a', 'b', 'c', 'd'].map((n) => `${scope}-${n}`);
+    const kubelets = new Map<string, FakeKubelet>();
+    for (const n of names)
+      kubelets.set(n, await startFakeKubelet(kc, { name: n, labels: { [SCOPE]: scope }, heartbeatSeconds: 1 }));
+    const provider = new FakeKubeletRebootProviderForTest(kubelets, { downMs: 1000 });
+    const policy = policyFrom({
+      ...fastPolicy,
+      drain: { enabled: false },
+      stormGuard: { maxUnhealthy: '100%', maxInFlight: 2, recheckInterval: '1s' },
+    });
+    const ctl = startController(client, policy, provider, scope);
+    const broken = names.slice(0, 3);
+    try {
+      await Promise.all(broken.map((n) => kubelets.get(n)!.setNotReady('container runtime is down')));
+      await waitFor('two repairs', async () => (provider.reboots.length >= 2 ? true : undefined), 30_000);
+      const firstTwo = provider.reboots.slice(0, 2).map((r) => r.node);
+      const held = broken.find((n) => !firstTwo.includes(n))!;
+      expect(provider.reboots.filter((r) => r.node === held)).toHaveLength(0);
+      expect((await stateOf(core, held))?.phase).toBe('Unhealthy');
+      expect((await core.readNode({ name: held })).spec?.unschedulable ?? false).toBe(false);
+      const heldEvent = (await eventsFor(client, held)).find((e) => e.reason === 'StormGuardHeld');
+      expect(heldEvent?.note).toMatch(/storm guard: 2 repairs in flight \(maxInFlight 2\)/);
+      expect(await metricValue(ctl, 'noderepair_storm_guard_holds_total', { scope: 'in-flight' })).toBeGreaterThan(0);
+
+      // Once the first two are repaired, the held node gets its turn.
+      await waitFor('the third repair', async () => (provider.reboots.length === 3 ? true : undefined), 60_000);
+      expect(provider.reboots[2]?.node).toBe(held);
+      for (const n of firstTwo) {
+        const s = await stateOf(core, n);
+        expect(s?.phase).toBe('Healthy');
+        expect(s?.lastRemediation?.result).toBe('Succeeded');
+      }
+      // The healthy node was never touched.
+      expect((await core.readNode({ name: names[3]! })).metadata?.annotations?.[STATE]).toBeUndefined();
+    } finally {
+      await ctl.stop();
+      await provider.settle();
+      for (const k of kubelets.values()) await k.stop();
+      await Promise.all(names.map((name) => core.deleteNode({ name }).catch(() => undefined)));
+    }
+  });
 });

@@ -2,6 +2,8 @@
 // and CAPO's CRDs, a FAKE Keystone + Nova and a fake kubelet: the happy path and a retry.
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { EventResource, type KubeEvent } from '@noderepair/core';
+import { FAKE_DEFAULTS } from '../src/testing/index.js';
 import { buildWorld, installAllCRDs, phaseIs, readyStatus, startController, until } from './support/remediation-env.js';
 
 const env = useControlPlane();
@@ -41,6 +43,14 @@ describe('OpenStackRemediation controller: reboot', () => {
       expect(w.fake.rebootCount(w.serverId, 'HARD')).toBe(0);
       expect(ctl.metrics.actions.value({ type: 'SoftReboot', result: 'Succeeded' })).toBe(1);
       expect(ctl.metrics.outcomes.value({ result: 'Succeeded' })).toBe(1);
+
+      // Events tell the story; neither they nor any log line carry a credential.
+      const events = (await w.client.list<KubeEvent>(EventResource, { namespace: ns })).items;
+      expect(events.map((e) => e.reason)).toEqual(expect.arrayContaining(['Draining', 'RemediationStarted', 'NodeRecovered', 'RemediationSucceeded']));
+      const text = [...ctl.logs, ...events.map((e) => JSON.stringify(e))].join('\n');
+      expect(ctl.logs.some((l) => l.includes('server action'))).toBe(true);
+      expect(text).not.toContain(FAKE_DEFAULTS.user.password);
+      expect(text).not.toContain(FAKE_DEFAULTS.applicationCredential.secret);
     } finally {
       await ctl.stop();
       await w.close();

@@ -7,7 +7,7 @@
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { createKubeClient, customResource, Manager, NodeResource, type KubeClient, type KubeNode, type KubeObject } from '@noderepair/core';
+import { createKubeClient, customResource, Manager, NodeResource, type KubeClient, type KubeNode, type KubeObject, type RuntimeLogger } from '@noderepair/core';
 import { installCRDs, startFakeKubelet, type FakeKubelet } from '@noderepair/envtest';
 import { GROUP, VERSION, type RemediationStatus } from '../../src/api/index.js';
 import { addRemediationController, OpenStackRemediationResource } from '../../src/controller/index.js';
@@ -106,14 +106,32 @@ export async function buildWorld(kc: KubeConfig, ns: string, unique: (p: string)
   };
 }
 
+/** Keeps every log record (debug included) as a JSON line, so tests can search them. */
+export class CapturingLogger implements RuntimeLogger {
+  constructor(
+    readonly lines: string[] = [],
+    private readonly bindings: Record<string, unknown> = {},
+  ) {}
+  private push(level: string, obj: object, msg?: string): void {
+    this.lines.push(JSON.stringify({ level, ...this.bindings, ...obj, msg }, (_k, v: unknown) => (v instanceof Error ? { name: v.name, message: v.message } : v)));
+  }
+  debug(obj: object, msg?: string): void { this.push('debug', obj, msg); }
+  info(obj: object, msg?: string): void { this.push('info', obj, msg); }
+  warn(obj: object, msg?: string): void { this.push('warn', obj, msg); }
+  error(obj: object, msg?: string): void { this.push('error', obj, msg); }
+  child(bindings: Record<string, unknown>): RuntimeLogger { return new CapturingLogger(this.lines, { ...this.bindings, ...bindings }); }
+}
+
 /** One in-process controller with its own Manager, watching only the test's namespace. */
 export function startController(kc: KubeConfig, ns: string, name = 'test') {
   const client = createKubeClient(kc);
-  const manager = new Manager({ name: `capo-remediation-${name}`, probes: false });
+  const logger = new CapturingLogger();
+  const manager = new Manager({ name: `capo-remediation-${name}`, probes: false, logger });
   const ctl = addRemediationController(manager, { client, namespace: ns, identity: `test-${name}`, drainPollIntervalMs: 200 });
   const running = manager.start();
   return {
     manager,
+    logs: logger.lines,
     metrics: ctl.metrics,
     stop: async () => {
       manager.stop();

@@ -1,0 +1,41 @@
+import * as E from 'fp-ts/lib/Either.js';
+import { describe, expect, it } from 'vitest';
+import { parseFlags } from './flags.js';
+
+describe('parseFlags', () => {
+  it('reads the Deployment args (config/manager/manager.yaml) and the downward-API env', () => {
+    const r = parseFlags(
+      ['--leader-elect', '--leader-election-id=capo-remediation.noderepair.dev', '--metrics-bind-address=:8080', '--health-probe-bind-address=:8081'],
+      { POD_NAMESPACE: 'noderepair-system', POD_NAME: 'capo-remediation-controller-abc' },
+    );
+    expect(r).toEqual(
+      E.right({
+        kubeconfig: undefined,
+        leaderElect: true,
+        leaderElectionId: 'capo-remediation.noderepair.dev',
+        leaderElectionNamespace: 'noderepair-system',
+        metricsBindAddress: { host: undefined, port: 8080 },
+        healthProbeBindAddress: { host: undefined, port: 8081 },
+        namespace: undefined,
+        identity: 'capo-remediation-controller-abc',
+        concurrency: 4,
+        defaultIdentitySecret: undefined,
+        defaultCloudName: 'openstack',
+      }),
+    );
+  });
+
+  it('takes values after a space, flags over env, and 0 to disable metrics', () => {
+    const r = parseFlags(['--kubeconfig', '/k', '--namespace=capi', '--metrics-bind-address=0', '--health-probe-bind-address=127.0.0.1:9000'], { KUBECONFIG: '/other', WATCH_NAMESPACE: 'x' });
+    expect(r).toMatchObject(E.right({ kubeconfig: '/k', namespace: 'capi', metricsBindAddress: undefined, healthProbeBindAddress: { host: '127.0.0.1', port: 9000 } }));
+  });
+
+  it('names the bad flag', () => {
+    expect(parseFlags(['--bogus'], {})).toEqual(E.left('unknown flag --bogus (see --help)'));
+    expect(parseFlags(['--metrics-bind-address=8080'], {})).toEqual(E.left('--metrics-bind-address: expected [host]:port or 0, got "8080"'));
+    expect(parseFlags(['--concurrency=0'], {})).toEqual(E.left('--concurrency: expected an integer 1-64, got "0"'));
+    expect(parseFlags(['--kubeconfig'], {})).toEqual(E.left('--kubeconfig needs a value'));
+    expect(parseFlags(['--leader-elect=maybe'], {})).toEqual(E.left('--leader-elect: expected true or false, got "maybe"'));
+    expect(parseFlags(['--help'], {})).toEqual(E.right('help'));
+  });
+});

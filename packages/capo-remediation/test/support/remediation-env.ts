@@ -66,7 +66,7 @@ export async function buildWorld(kc: KubeConfig, ns: string, unique: (p: string)
     metadata: { name: `${machineName}-osm`, namespace: ns },
     spec: { flavor: 'm1.small', image: { id: '7a0c9f5e-0000-4000-8000-000000000001' }, providerID: `openstack:///${serverId}`, identityRef: { name: 'cloud-config', cloudName: 'openstack' } },
   } as KubeObject);
-  const created = await client.create<KubeObject & { spec: { clusterName: string } }>(MachineV1beta2, {
+  await client.create<KubeObject>(MachineV1beta2, {
     apiVersion: 'cluster.x-k8s.io/v1beta2',
     kind: 'Machine',
     metadata: { name: machineName, namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': 'my-cluster' } },
@@ -85,7 +85,6 @@ export async function buildWorld(kc: KubeConfig, ns: string, unique: (p: string)
     metadata: { name: 'openstack-reboot', namespace: ns },
     spec: { template: { spec } },
   } as KubeObject);
-  void created;
   return {
     client,
     ns,

@@ -26,7 +26,7 @@ describe('parseFlags', () => {
   });
 
   it('takes values after a space, flags over env, and 0 to disable metrics', () => {
-    const r = parseFlags(['--kubeconfig', '/k', '--namespace=capi', '--metrics-bind-address=0', '--health-probe-bind-address=127.0.0.1:9000'], { KUBECONFIG: '/other', WATCH_NAMESPACE: 'x' });
+    const r = parseFlags(['--', '--kubeconfig', '/k', '--namespace=capi', '--metrics-bind-address=0', '--health-probe-bind-address=127.0.0.1:9000'], { KUBECONFIG: '/other', WATCH_NAMESPACE: 'x' });
     expect(r).toMatchObject(E.right({ kubeconfig: '/k', namespace: 'capi', metricsBindAddress: undefined, healthProbeBindAddress: { host: '127.0.0.1', port: 9000 } }));
   });
 

@@ -51,6 +51,7 @@ export function parseFlags(argv: readonly string[], env: Readonly<Record<string,
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
     if (a === '--help' || a === '-h') return E.right('help');
+    if (a === '--') continue; // pnpm run passes the separator through
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(a);
     if (!m) return E.left(`unexpected argument ${JSON.stringify(a)} (see --help)`);
     const name = m[1] as string;

@@ -13,3 +13,14 @@ export {
   type ParsedTrace,
   type TraceActionResult,
 } from './trace.js';
+export {
+  runCommand,
+  parseRunArgs,
+  parseBindAddress,
+  coreProviders,
+  runUsage,
+  type RunConfig,
+  type RunIo,
+  type BindAddress,
+  type ProviderFactories,
+} from './run.js';

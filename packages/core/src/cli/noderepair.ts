@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The noderepair command line. Today: `noderepair simulate`, which replays a node-condition
-// trace through the repair policy in virtual time so operators can tune it on their history.
+// The noderepair command line: `noderepair simulate` replays a node-condition trace through
+// the repair policy in virtual time so operators can tune it on their history;
+// `noderepair run` runs the standalone auto-repair controller (see run.ts).
 import { realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -11,11 +12,14 @@ import { resolveRepairPolicy } from '../health/policy.js';
 import { parseDuration } from '../health/time.js';
 import { formatDecisionText, simulate } from './simulate.js';
 import { parseTrace } from './trace.js';
+import { runCommand, runUsage, type RunIo } from './run.js';
 
 export interface CliIo {
   stdout: (line: string) => void;
   stderr: (line: string) => void;
   readFile: (path: string) => Promise<string>;
+  /** For `run`: stop signal, environment and reboot providers (see run.ts). */
+  run?: Pick<RunIo, 'signal' | 'env' | 'providers'>;
 }
 
 const usage = `usage: noderepair simulate --policy <policy.yaml> --trace <trace.jsonl> [--json] [--horizon <duration>]
@@ -23,7 +27,9 @@ const usage = `usage: noderepair simulate --policy <policy.yaml> --trace <trace.
   --policy   repair policy (YAML or JSON); {} gives the defaults
   --trace    JSON Lines trace, one node observation per line (see docs/simulate.md)
   --json     print one JSON object per decision instead of text
-  --horizon  keep following timers this long after the last trace line (default 24h)`;
+  --horizon  keep following timers this long after the last trace line (default 24h)
+
+${runUsage}`;
 
 /** Runs the CLI; returns the exit code (0 ok, 1 bad input, 2 bad usage). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -32,6 +38,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout(usage);
     return command === undefined ? 2 : 0;
   }
+  if (command === 'run') return runCommand(rest, { ...io, ...io.run });
   if (command !== 'simulate') {
     io.stderr(`noderepair: unknown command "${command}"\n${usage}`);
     return 2;
@@ -130,6 +137,7 @@ if (isMain()) {
     stdout: (l) => process.stdout.write(`${l}\n`),
     stderr: (l) => process.stderr.write(`${l}\n`),
     readFile: (p) => readFile(p, 'utf8'),
+    run: { env: process.env },
   }).then(
     (code) => {
       process.exitCode = code;

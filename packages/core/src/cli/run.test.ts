@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { either } from 'fp-ts';
+import { parseBindAddress, parseRunArgs, runCommand } from './run.js';
+
+describe('parseBindAddress', () => {
+  it('accepts controller-runtime style addresses and "0" to disable', () => {
+    expect(parseBindAddress(':8080', 'f')).toEqual(either.right({ port: 8080 }));
+    expect(parseBindAddress('127.0.0.1:9090', 'f')).toEqual(either.right({ host: '127.0.0.1', port: 9090 }));
+    expect(parseBindAddress('[::1]:8081', 'f')).toEqual(either.right({ host: '::1', port: 8081 }));
+    expect(parseBindAddress('8081', 'f')).toEqual(either.right({ port: 8081 }));
+    expect(parseBindAddress('0', 'f')).toEqual(either.right('disabled'));
+  });
+
+  it('names the flag and the expected form on bad input', () => {
+    expect(parseBindAddress('localhost', '--metrics-bind-address')).toEqual(
+      either.left('--metrics-bind-address: expected [host]:port such as ":8080" or "127.0.0.1:8080", or "0" to disable; got "localhost"'),
+    );
+    expect(either.isLeft(parseBindAddress(':70000', 'f'))).toBe(true);
+  });
+});
+
+describe('parseRunArgs', () => {
+  it('fills defaults, from the Pod environment where a Pod sets them', () => {
+    const r = parseRunArgs(['--policy', 'p.yaml'], { POD_NAMESPACE: 'noderepair-system' });
+    expect(r).toEqual(
+      either.right({
+        policyPath: 'p.yaml',
+        dryRun: false,
+        leaderElect: false,
+        leaderElectionNamespace: 'noderepair-system',
+        leaderElectionId: 'noderepair-autorepair',
+        metrics: { port: 8080 },
+        probes: { port: 8081 },
+        provider: 'dry-run',
+      }),
+    );
+  });
+
+  it('reads every flag', () => {
+    const r = parseRunArgs([
+      '--policy', 'p.yaml', '--kubeconfig', 'kc', '--dry-run', '--leader-elect',
+      '--metrics-bind-address', '0', '--health-probe-bind-address', '127.0.0.1:9440',
+      '--label-selector', 'pool=workers', '--leader-election-namespace', 'ops', '--leader-election-id', 'nr',
+    ]);
+    expect(r).toMatchObject(
+      either.right({
+        kubeconfigPath: 'kc',
+        dryRun: true,
+        leaderElect: true,
+        metrics: 'disabled',
+        probes: { host: '127.0.0.1', port: 9440 },
+        labelSelector: 'pool=workers',
+        leaderElectionNamespace: 'ops',
+        leaderElectionId: 'nr',
+      }),
+    );
+  });
+
+  it('rejects missing --policy and unknown flags', () => {
+    expect(parseRunArgs([])).toEqual(either.left('--policy is required'));
+    expect(either.isLeft(parseRunArgs(['--policy', 'p', '--reboot-everything']))).toBe(true);
+  });
+});
+
+describe('runCommand input errors', () => {
+  const run = async (args: string[], files: Record<string, string>) => {
+    const err: string[] = [];
+    const code = await runCommand(args, {
+      stdout: () => {},
+      stderr: (l) => err.push(l),
+      readFile: async (p) => {
+        const f = files[p];
+        if (f === undefined) throw Object.assign(new Error('no such file'), { code: 'ENOENT' });
+        return f;
+      },
+    });
+    return { code, err: err.join('\n') };
+  };
+
+  it('exits with a clear message before touching any cluster', async () => {
+    expect(await run(['--policy', 'p', '--provider', 'nova'], { p: '{}' })).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/unknown provider "nova" \(known: dry-run\)/),
+    });
+    expect(await run(['--policy', 'missing.yaml'], {})).toMatchObject({
+      code: 1,
+      err: 'noderepair run: cannot read missing.yaml: ENOENT',
+    });
+    expect(await run(['--policy', 'p'], { p: 'stormGuard: { maxInFlight: 0 }' })).toMatchObject({
+      code: 1,
+      err: 'noderepair run: p: invalid repair policy: stormGuard.maxInFlight: expected an integer >= 1, got 0',
+    });
+    expect(await run(['--policy', 'p', '--kubeconfig', '/nonexistent/kubeconfig'], { p: '{}' })).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/^noderepair run: cannot load the kubeconfig \/nonexistent\/kubeconfig: /),
+    });
+  });
+});

@@ -1,0 +1,72 @@
+// `noderepair run --dry-run` against a real kube-apiserver: it judges a NotReady node,
+// says what it would do in Events, serves probes and metrics, and changes nothing.
+import { describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { freePort, startFakeKubelet, waitFor } from '@noderepair/envtest';
+import { useControlPlane } from '@noderepair/envtest/vitest';
+import { createKubeClient } from '../kube/client-node/index.js';
+import { EventResource } from '../kube/resource.js';
+import type { KubeEvent } from '../kube/types.js';
+import { runCli } from './noderepair.js';
+
+const env = useControlPlane();
+
+describe('noderepair run', () => {
+  it('--dry-run reports the repair it would make and leaves the node alone', async () => {
+    const kc = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const client = createKubeClient(kc);
+    const scope = env.unique('run-dry');
+    const name = env.unique('run-dry-node');
+    const dir = await mkdtemp(join(tmpdir(), 'noderepair-run-'));
+    const policyPath = join(dir, 'policy.yaml');
+    await writeFile(
+      policyPath,
+      [
+        'unhealthyConditions:',
+        '  - { type: Ready, status: "False", timeout: 2s }',
+        'stormGuard: { recheckInterval: 1s }',
+      ].join('\n'),
+    );
+    const kubelet = await startFakeKubelet(kc, { name, labels: { 'test.noderepair.io/run': scope }, heartbeatSeconds: 1 });
+    const [probePort, metricsPort] = [await freePort(), await freePort()];
+    const stop = new AbortController();
+    const err: string[] = [];
+    const exit = runCli(
+      [
+        'run', '--kubeconfig', env.kubeconfigPath, '--policy', policyPath, '--dry-run',
+        '--label-selector', `test.noderepair.io/run=${scope}`,
+        '--health-probe-bind-address', `127.0.0.1:${probePort}`,
+        '--metrics-bind-address', `127.0.0.1:${metricsPort}`,
+      ],
+      { stdout: () => {}, stderr: (l) => err.push(l), readFile: (p) => readFile(p, 'utf8'), run: { signal: stop.signal, env: {} } },
+    );
+    try {
+      await waitFor('readyz', async () => ((await fetch(`http://127.0.0.1:${probePort}/readyz`)).status === 200 ? true : undefined), 20_000);
+      await kubelet.setNotReady('container runtime is down');
+      const events = await waitFor('dry-run events', async () => {
+        const evs = (await client.list<KubeEvent>(EventResource, { namespace: 'default' })).items.filter((e) => e.regarding?.name === name);
+        return evs.some((e) => e.reason === 'RemediationSucceeded') ? evs : undefined;
+      }, 30_000);
+      const reasons = events.map((e) => e.reason);
+      expect(reasons).toContain('RepairStarted');
+      expect(events.filter((e) => e.reason === 'DryRun').map((e) => e.action).sort()).toEqual(['Cordon', 'Drain']);
+      expect(events.find((e) => e.reason === 'RemediationSucceeded')?.note).toMatch(/via dry-run: dry-run: would SoftReboot/);
+      const node = await core.readNode({ name });
+      expect(node.spec?.unschedulable ?? false).toBe(false);
+      expect(node.metadata?.annotations?.['noderepair.io/repair-state']).toBeUndefined();
+      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(metrics).toMatch(/noderepair_remediations_started_total\{cause="ContainerRuntimeDown",step="SoftReboot"\} 1/);
+    } finally {
+      stop.abort();
+      expect(await exit).toBe(0);
+      expect(err).toEqual([]);
+      await kubelet.stop();
+      await core.deleteNode({ name }).catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

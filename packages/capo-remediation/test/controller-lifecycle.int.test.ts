@@ -5,7 +5,14 @@ import { NodeResource, PodResource, type KubeNode, type KubeObject } from '@node
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OpenStackRemediationResource } from '../src/controller/index.js';
-import { buildWorld, installAllCRDs, phaseIs, readyStatus, startController, until } from './support/remediation-env.js';
+import {
+  buildWorld,
+  installAllCRDs,
+  phaseIs,
+  readyStatus,
+  startController,
+  until,
+} from './support/remediation-env.js';
 
 const env = useControlPlane();
 const OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service';
@@ -29,8 +36,23 @@ describe('OpenStackRemediation controller: deletion and restarts', () => {
       await w.client.create(PodResource, {
         apiVersion: 'v1',
         kind: 'Pod',
-        metadata: { name: 'web-1', namespace: ns, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: '00000000-0000-0000-0000-000000000042', controller: true }] },
-        spec: { nodeName: w.nodeName, containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+        metadata: {
+          name: 'web-1',
+          namespace: ns,
+          ownerReferences: [
+            {
+              apiVersion: 'apps/v1',
+              kind: 'ReplicaSet',
+              name: 'web',
+              uid: '00000000-0000-0000-0000-000000000042',
+              controller: true,
+            },
+          ],
+        },
+        spec: {
+          nodeName: w.nodeName,
+          containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }],
+        },
       } as KubeObject);
       w.kubelet.stopHeartbeats();
       await until('Ready=Unknown', async () => (await readyStatus(w)) === 'Unknown', 30_000);
@@ -75,13 +97,24 @@ describe('OpenStackRemediation controller: deletion and restarts', () => {
 
       // As if the controller had died after Nova accepted the reboot but before recording
       // it: the intent is in status without its completion.
-      await w.client.patch(OpenStackRemediationResource, w.machineName, { type: 'merge', body: { status: { phase: 'Remediating' } } }, { namespace: ns, subresource: 'status' });
+      await w.client.patch(
+        OpenStackRemediationResource,
+        w.machineName,
+        { type: 'merge', body: { status: { phase: 'Remediating' } } },
+        { namespace: ns, subresource: 'status' },
+      );
       ctl = startController(env.kubeConfig, ns, 'c');
-      const replayed = await until('the replay recorded its completion', () => phaseIs(w, 'Waiting'), 20_000);
+      const replayed = await until(
+        'the replay recorded its completion',
+        () => phaseIs(w, 'Waiting'),
+        20_000,
+      );
       expect(ctl.metrics.actions.value({ type: 'SoftReboot', result: 'Succeeded' })).toBe(1);
       expect(w.fake.rebootCount(w.serverId)).toBe(1);
       expect(replayed.status?.history).toHaveLength(1);
-      expect(replayed.status?.history?.[0]?.startTime).toBe(waiting.status?.history?.[0]?.startTime);
+      expect(replayed.status?.history?.[0]?.startTime).toBe(
+        waiting.status?.history?.[0]?.startTime,
+      );
       expect(replayed.status?.history?.[0]?.message).toContain('already executed');
 
       await w.kubelet.reboot(500);

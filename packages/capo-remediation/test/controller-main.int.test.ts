@@ -35,22 +35,42 @@ describe('controller main', () => {
     const child = spawn(
       process.execPath,
       [
-        '--import', 'tsx', join(pkg, 'src', 'controller', 'main.ts'),
+        '--import',
+        'tsx',
+        join(pkg, 'src', 'controller', 'main.ts'),
         `--kubeconfig=${env.kubeconfigPath}`,
         '--leader-elect',
         '--leader-election-id=capo-remediation.noderepair.dev',
         `--metrics-bind-address=127.0.0.1:${metricsPort}`,
         `--health-probe-bind-address=127.0.0.1:${probePort}`,
       ],
-      { cwd: pkg, env: { ...process.env, POD_NAMESPACE: ns, POD_NAME: 'controller-0', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      {
+        cwd: pkg,
+        env: { ...process.env, POD_NAMESPACE: ns, POD_NAME: 'controller-0', LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
     );
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve) =>
+      child.once('exit', (code) => resolve(code)),
+    );
     try {
-      await until('/readyz 200', async () => (await fetch(`http://127.0.0.1:${probePort}/readyz`)).status === 200, 60_000, 500);
+      await until(
+        '/readyz 200',
+        async () => (await fetch(`http://127.0.0.1:${probePort}/readyz`)).status === 200,
+        60_000,
+        500,
+      );
       const client = createKubeClient(env.kubeConfig);
-      const lease = await until('the Lease', () => client.get<KubeLease>(LeaseResource, 'capo-remediation.noderepair.dev', { namespace: ns }), 30_000);
+      const lease = await until(
+        'the Lease',
+        () =>
+          client.get<KubeLease>(LeaseResource, 'capo-remediation.noderepair.dev', {
+            namespace: ns,
+          }),
+        30_000,
+      );
       expect(lease.spec?.holderIdentity).toBe('controller-0');
       const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       expect(metrics).toContain('noderepair_openstack_remediation_actions_total');

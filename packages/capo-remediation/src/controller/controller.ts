@@ -46,7 +46,10 @@ export interface RemediationController {
 }
 
 /** Registers the OpenStackRemediation controller on the manager; start the manager to run it. */
-export function addRemediationController(manager: Manager, opts: RemediationControllerOptions): RemediationController {
+export function addRemediationController(
+  manager: Manager,
+  opts: RemediationControllerOptions,
+): RemediationController {
   const metrics = new RemediationMetrics(manager.metrics.registry);
   const events = new EventRecorder(opts.client, {
     reportingController: REPORTING_CONTROLLER,
@@ -60,12 +63,22 @@ export function addRemediationController(manager: Manager, opts: RemediationCont
     metrics,
     ...(opts.openStackClient ? { openStackClient: opts.openStackClient } : {}),
     ...(opts.defaultIdentity ? { defaultIdentity: opts.defaultIdentity } : {}),
-    ...(opts.drainPollIntervalMs !== undefined ? { drainPollIntervalMs: opts.drainPollIntervalMs } : {}),
+    ...(opts.drainPollIntervalMs !== undefined
+      ? { drainPollIntervalMs: opts.drainPollIntervalMs }
+      : {}),
   });
-  const osrs = manager.informer<any, OsrView>(opts.client, OpenStackRemediationResource, { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const osrs = manager.informer<any, OsrView>(opts.client, OpenStackRemediationResource, {
+    // eslint-disable-line @typescript-eslint/no-explicit-any
     ...(opts.namespace ? { namespace: opts.namespace } : {}),
-    transform: (o: { metadata: { name: string; namespace?: string; resourceVersion?: string }; status?: { serverID?: string; phase?: string } }) => ({
-      metadata: { name: o.metadata.name, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}), ...(o.metadata.resourceVersion ? { resourceVersion: o.metadata.resourceVersion } : {}) },
+    transform: (o: {
+      metadata: { name: string; namespace?: string; resourceVersion?: string };
+      status?: { serverID?: string; phase?: string };
+    }) => ({
+      metadata: {
+        name: o.metadata.name,
+        ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
+        ...(o.metadata.resourceVersion ? { resourceVersion: o.metadata.resourceVersion } : {}),
+      },
       serverID: o.status?.serverID,
       phase: o.status?.phase,
     }),
@@ -75,12 +88,20 @@ export function addRemediationController(manager: Manager, opts: RemediationCont
   // the remediation records in status.serverID): no Machine lookups in the event path.
   const nodes = manager.informer<KubeNode, NodeKeyView>(opts.client, NodeResource, {
     transform: (n) => ({
-      metadata: { name: n.metadata?.name ?? '', ...(n.metadata?.resourceVersion ? { resourceVersion: n.metadata.resourceVersion } : {}) },
+      metadata: {
+        name: n.metadata?.name ?? '',
+        ...(n.metadata?.resourceVersion ? { resourceVersion: n.metadata.resourceVersion } : {}),
+      },
       providerID: n.spec?.providerID,
     }),
   });
   manager
-    .controller({ name: CONTROLLER_NAME, concurrency: opts.concurrency ?? 4, maxResyncIntervalMs: 10 * 60_000, reconcile: reconciler.reconcile })
+    .controller({
+      name: CONTROLLER_NAME,
+      concurrency: opts.concurrency ?? 4,
+      maxResyncIntervalMs: 10 * 60_000,
+      reconcile: reconciler.reconcile,
+    })
     .for(osrs)
     .watch(nodes, (n: NodeKeyView) => {
       const uuid = n.providerID?.split('/').at(-1)?.toLowerCase();
@@ -88,11 +109,20 @@ export function addRemediationController(manager: Manager, opts: RemediationCont
       return osrs
         .byIndex('serverID', uuid)
         .filter((o) => o.phase !== 'Succeeded' && o.phase !== 'Failed')
-        .map((o) => ({ name: o.metadata.name, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}) }));
+        .map((o) => ({
+          name: o.metadata.name,
+          ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
+        }));
     });
-  manager.add({ name: 'openstack-clients', needLeaderElection: false, start: async (signal) => {
-    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-    await reconciler.close();
-  } });
+  manager.add({
+    name: 'openstack-clients',
+    needLeaderElection: false,
+    start: async (signal) => {
+      await new Promise<void>((resolve) =>
+        signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
+      await reconciler.close();
+    },
+  });
   return { reconciler, metrics };
 }

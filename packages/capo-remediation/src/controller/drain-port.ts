@@ -46,7 +46,9 @@ export class KubeDrainPort implements DrainPort {
       const remove = new Set(patch.removeTaintKeys ?? []);
       const add = patch.addTaints ?? [];
       spec['taints'] = [
-        ...(node.spec?.taints ?? []).filter((t) => !remove.has(t.key) && !add.some((a) => a.key === t.key && a.effect === t.effect)),
+        ...(node.spec?.taints ?? []).filter(
+          (t) => !remove.has(t.key) && !add.some((a) => a.key === t.key && a.effect === t.effect),
+        ),
         ...add,
       ];
     }
@@ -70,13 +72,23 @@ export class KubeDrainPort implements DrainPort {
 
   async evictPod(pod: PodRef, opts: { gracePeriodSeconds?: number }): Promise<EvictionResult> {
     try {
-      await this.client.evict(pod.namespace, pod.name, opts.gracePeriodSeconds !== undefined ? { deleteOptions: { gracePeriodSeconds: opts.gracePeriodSeconds } } : {});
+      await this.client.evict(
+        pod.namespace,
+        pod.name,
+        opts.gracePeriodSeconds !== undefined
+          ? { deleteOptions: { gracePeriodSeconds: opts.gracePeriodSeconds } }
+          : {},
+      );
       return { kind: 'Evicted' };
     } catch (e) {
       if (e instanceof TooManyRequestsError) return { kind: 'TooManyRequests', message: e.message };
       if (e instanceof NotFoundError) return { kind: 'NotFound' };
       const status = statusOf(e);
-      return { kind: 'Error', ...(status !== undefined ? { status } : {}), message: (e as Error).message };
+      return {
+        kind: 'Error',
+        ...(status !== undefined ? { status } : {}),
+        message: (e as Error).message,
+      };
     }
   }
 
@@ -87,7 +99,11 @@ export class KubeDrainPort implements DrainPort {
     } catch (e) {
       if (e instanceof NotFoundError) return { kind: 'NotFound' };
       const status = statusOf(e);
-      return { kind: 'Error', ...(status !== undefined ? { status } : {}), message: (e as Error).message };
+      return {
+        kind: 'Error',
+        ...(status !== undefined ? { status } : {}),
+        message: (e as Error).message,
+      };
     }
   }
 }

@@ -5,7 +5,12 @@ import { parseFlags } from './flags.js';
 describe('parseFlags', () => {
   it('reads the Deployment args (config/manager/manager.yaml) and the downward-API env', () => {
     const r = parseFlags(
-      ['--leader-elect', '--leader-election-id=capo-remediation.noderepair.dev', '--metrics-bind-address=:8080', '--health-probe-bind-address=:8081'],
+      [
+        '--leader-elect',
+        '--leader-election-id=capo-remediation.noderepair.dev',
+        '--metrics-bind-address=:8080',
+        '--health-probe-bind-address=:8081',
+      ],
       { POD_NAMESPACE: 'noderepair-system', POD_NAME: 'capo-remediation-controller-abc' },
     );
     expect(r).toEqual(
@@ -26,16 +31,39 @@ describe('parseFlags', () => {
   });
 
   it('takes values after a space, flags over env, and 0 to disable metrics', () => {
-    const r = parseFlags(['--', '--kubeconfig', '/k', '--namespace=capi', '--metrics-bind-address=0', '--health-probe-bind-address=127.0.0.1:9000'], { KUBECONFIG: '/other', WATCH_NAMESPACE: 'x' });
-    expect(r).toMatchObject(E.right({ kubeconfig: '/k', namespace: 'capi', metricsBindAddress: undefined, healthProbeBindAddress: { host: '127.0.0.1', port: 9000 } }));
+    const r = parseFlags(
+      [
+        '--',
+        '--kubeconfig',
+        '/k',
+        '--namespace=capi',
+        '--metrics-bind-address=0',
+        '--health-probe-bind-address=127.0.0.1:9000',
+      ],
+      { KUBECONFIG: '/other', WATCH_NAMESPACE: 'x' },
+    );
+    expect(r).toMatchObject(
+      E.right({
+        kubeconfig: '/k',
+        namespace: 'capi',
+        metricsBindAddress: undefined,
+        healthProbeBindAddress: { host: '127.0.0.1', port: 9000 },
+      }),
+    );
   });
 
   it('names the bad flag', () => {
     expect(parseFlags(['--bogus'], {})).toEqual(E.left('unknown flag --bogus (see --help)'));
-    expect(parseFlags(['--metrics-bind-address=8080'], {})).toEqual(E.left('--metrics-bind-address: expected [host]:port or 0, got "8080"'));
-    expect(parseFlags(['--concurrency=0'], {})).toEqual(E.left('--concurrency: expected an integer 1-64, got "0"'));
+    expect(parseFlags(['--metrics-bind-address=8080'], {})).toEqual(
+      E.left('--metrics-bind-address: expected [host]:port or 0, got "8080"'),
+    );
+    expect(parseFlags(['--concurrency=0'], {})).toEqual(
+      E.left('--concurrency: expected an integer 1-64, got "0"'),
+    );
     expect(parseFlags(['--kubeconfig'], {})).toEqual(E.left('--kubeconfig needs a value'));
-    expect(parseFlags(['--leader-elect=maybe'], {})).toEqual(E.left('--leader-elect: expected true or false, got "maybe"'));
+    expect(parseFlags(['--leader-elect=maybe'], {})).toEqual(
+      E.left('--leader-elect: expected true or false, got "maybe"'),
+    );
     expect(parseFlags(['--help'], {})).toEqual(E.right('help'));
   });
 });

@@ -36,18 +36,36 @@ export const USAGE = `capo-remediation controller
   --default-cloud-name=NAME           cloud in that Secret's clouds.yaml (default openstack)
 `;
 
-export function parseBindAddress(flag: string, v: string): E.Either<string, BindAddress | undefined> {
+export function parseBindAddress(
+  flag: string,
+  v: string,
+): E.Either<string, BindAddress | undefined> {
   if (v === '0') return E.right(undefined);
   const m = /^(.*):(\d{1,5})$/.exec(v);
   const port = m ? Number(m[2]) : NaN;
-  if (!m || port > 65535) return E.left(`--${flag}: expected [host]:port or 0, got ${JSON.stringify(v)}`);
+  if (!m || port > 65535)
+    return E.left(`--${flag}: expected [host]:port or 0, got ${JSON.stringify(v)}`);
   return E.right({ host: m[1] === '' ? undefined : m[1], port });
 }
 
-export function parseFlags(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): E.Either<string, ControllerFlags | 'help'> {
+export function parseFlags(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): E.Either<string, ControllerFlags | 'help'> {
   const values = new Map<string, string>();
   const booleans = new Set(['leader-elect']);
-  const known = new Set(['kubeconfig', 'leader-elect', 'leader-election-id', 'leader-election-namespace', 'metrics-bind-address', 'health-probe-bind-address', 'namespace', 'concurrency', 'default-identity-secret', 'default-cloud-name']);
+  const known = new Set([
+    'kubeconfig',
+    'leader-elect',
+    'leader-election-id',
+    'leader-election-namespace',
+    'metrics-bind-address',
+    'health-probe-bind-address',
+    'namespace',
+    'concurrency',
+    'default-identity-secret',
+    'default-cloud-name',
+  ]);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
     if (a === '--help' || a === '-h') return E.right('help');
@@ -69,14 +87,25 @@ export function parseFlags(argv: readonly string[], env: Readonly<Record<string,
     values.set(name, value);
   }
   const leaderElect = values.get('leader-elect') ?? 'false';
-  if (leaderElect !== 'true' && leaderElect !== 'false') return E.left(`--leader-elect: expected true or false, got ${JSON.stringify(leaderElect)}`);
-  const metrics = parseBindAddress('metrics-bind-address', values.get('metrics-bind-address') ?? ':8080');
+  if (leaderElect !== 'true' && leaderElect !== 'false')
+    return E.left(`--leader-elect: expected true or false, got ${JSON.stringify(leaderElect)}`);
+  const metrics = parseBindAddress(
+    'metrics-bind-address',
+    values.get('metrics-bind-address') ?? ':8080',
+  );
   if (E.isLeft(metrics)) return metrics;
-  const probes = parseBindAddress('health-probe-bind-address', values.get('health-probe-bind-address') ?? ':8081');
+  const probes = parseBindAddress(
+    'health-probe-bind-address',
+    values.get('health-probe-bind-address') ?? ':8081',
+  );
   if (E.isLeft(probes)) return probes;
-  if (probes.right === undefined) return E.left('--health-probe-bind-address: the probes cannot be disabled');
+  if (probes.right === undefined)
+    return E.left('--health-probe-bind-address: the probes cannot be disabled');
   const concurrency = Number(values.get('concurrency') ?? '4');
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) return E.left(`--concurrency: expected an integer 1-64, got ${JSON.stringify(values.get('concurrency'))}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+    return E.left(
+      `--concurrency: expected an integer 1-64, got ${JSON.stringify(values.get('concurrency'))}`,
+    );
   const podNamespace = env['POD_NAMESPACE'] || undefined;
   return E.right({
     kubeconfig: values.get('kubeconfig') ?? (env['KUBECONFIG'] || undefined),

@@ -31,7 +31,12 @@ export type LadderDecision =
   /** Cordon and drain before the first action. */
   | { readonly kind: 'Drain' }
   /** Persist this intent (phase Remediating, history InProgress), then execute it. */
-  | { readonly kind: 'Act'; readonly at: Position; readonly step: Step; readonly ended?: EndedAttempt }
+  | {
+      readonly kind: 'Act';
+      readonly at: Position;
+      readonly step: Step;
+      readonly ended?: EndedAttempt;
+    }
   /** An intent was persisted but its completion was not: execute it again with the same action id. */
   | { readonly kind: 'Replay'; readonly at: Position; readonly step: Step }
   /** The node came back after the action; record when (starts the minHealthySeconds clock). */
@@ -79,7 +84,8 @@ export function bootIDBefore(a: Attempt): string | undefined {
 /** The position after `at` on the ladder, or undefined when it is used up. */
 export function nextPosition(steps: readonly Step[], at: Position): Position | undefined {
   const step = steps[at.step];
-  if (step !== undefined && at.attempt <= step.retries) return { step: at.step, attempt: at.attempt + 1 };
+  if (step !== undefined && at.attempt <= step.retries)
+    return { step: at.step, attempt: at.attempt + 1 };
   if (at.step + 1 < steps.length) return { step: at.step + 1, attempt: 1 };
   return undefined;
 }
@@ -97,11 +103,7 @@ export function cameBack(node: NodeView | undefined, attempt: Attempt): boolean 
   return node.readySinceMs !== undefined && node.readySinceMs > start;
 }
 
-function advance(
-  spec: RemediationSpec,
-  at: Position,
-  ended: EndedAttempt,
-): LadderDecision {
+function advance(spec: RemediationSpec, at: Position, ended: EndedAttempt): LadderDecision {
   const next = nextPosition(spec.steps, at);
   if (next === undefined) {
     return {
@@ -160,6 +162,7 @@ export function decideLadder(input: LadderInput): LadderDecision {
     });
   }
   const recheck = Math.min(WAIT_RECHECK_MS, deadline - now);
-  if (input.recoveredSinceMs !== undefined) return { kind: 'MarkNotRecovered', requeueAfterMs: recheck };
+  if (input.recoveredSinceMs !== undefined)
+    return { kind: 'MarkNotRecovered', requeueAfterMs: recheck };
   return { kind: 'Wait', requeueAfterMs: recheck };
 }

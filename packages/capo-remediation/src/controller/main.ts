@@ -15,10 +15,20 @@ export async function run(flags: ControllerFlags): Promise<void> {
   const client = createKubeClient(kubeConfig);
   const manager = new Manager({
     name: 'capo-remediation',
-    probes: { port: flags.healthProbeBindAddress.port, ...(flags.healthProbeBindAddress.host ? { host: flags.healthProbeBindAddress.host } : {}) },
+    probes: {
+      port: flags.healthProbeBindAddress.port,
+      ...(flags.healthProbeBindAddress.host ? { host: flags.healthProbeBindAddress.host } : {}),
+    },
     handleSignals: true,
     ...(flags.leaderElect
-      ? { leaderElection: { client, namespace: flags.leaderElectionNamespace, name: flags.leaderElectionId, identity: flags.identity } }
+      ? {
+          leaderElection: {
+            client,
+            namespace: flags.leaderElectionNamespace,
+            name: flags.leaderElectionId,
+            identity: flags.identity,
+          },
+        }
       : {}),
   });
   addRemediationController(manager, {
@@ -26,7 +36,9 @@ export async function run(flags: ControllerFlags): Promise<void> {
     namespace: flags.namespace,
     identity: flags.identity,
     concurrency: flags.concurrency,
-    defaultIdentity: flags.defaultIdentitySecret ? { secretName: flags.defaultIdentitySecret, cloudName: flags.defaultCloudName } : undefined,
+    defaultIdentity: flags.defaultIdentitySecret
+      ? { secretName: flags.defaultIdentitySecret, cloudName: flags.defaultCloudName }
+      : undefined,
   });
   const metricsAddr = flags.metricsBindAddress;
   const metricsServer = metricsAddr
@@ -36,13 +48,16 @@ export async function run(flags: ControllerFlags): Promise<void> {
           return;
         }
         manager.metrics.registry.metrics().then(
-          (text) => res.writeHead(200, { 'content-type': manager.metrics.registry.contentType }).end(text),
+          (text) =>
+            res.writeHead(200, { 'content-type': manager.metrics.registry.contentType }).end(text),
           () => res.writeHead(500).end(),
         );
       })
     : undefined;
   if (metricsServer && metricsAddr) {
-    await new Promise<void>((resolve) => metricsServer.listen(metricsAddr.port, metricsAddr.host, resolve));
+    await new Promise<void>((resolve) =>
+      metricsServer.listen(metricsAddr.port, metricsAddr.host, resolve),
+    );
     manager.log.info({ port: metricsAddr.port }, 'metrics listening');
   }
   try {
@@ -52,7 +67,8 @@ export async function run(flags: ControllerFlags): Promise<void> {
   }
 }
 
-const isMain = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+const isMain =
+  process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
 if (isMain) {
   const parsed = parseFlags(process.argv.slice(2), process.env);
   if (E.isLeft(parsed)) {

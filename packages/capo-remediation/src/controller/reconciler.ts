@@ -40,7 +40,11 @@ import {
   type Step,
 } from '../api/index.js';
 import { ownerRemediatedPatch } from '../capi/index.js';
-import { createOpenStackClient, type CloudConfig, type OpenStackClient } from '../openstack/index.js';
+import {
+  createOpenStackClient,
+  type CloudConfig,
+  type OpenStackClient,
+} from '../openstack/index.js';
 import { KubeDrainPort } from './drain-port.js';
 import {
   actionIdFor,
@@ -52,7 +56,13 @@ import {
 } from './ladder.js';
 import { RemediationMetrics } from './metrics.js';
 import { machineResource, OpenStackRemediationResource } from './resources.js';
-import { machineOwner, readMachineObject, resolveTarget, type DefaultIdentity, type Target } from './target.js';
+import {
+  machineOwner,
+  readMachineObject,
+  resolveTarget,
+  type DefaultIdentity,
+  type Target,
+} from './target.js';
 import { executeStep } from './server-action.js';
 import { readNode, type NodeView } from './node-view.js';
 
@@ -109,20 +119,31 @@ export class RemediationReconciler {
     await Promise.all(all.map((c) => c.close()));
   }
 
-  readonly reconcile = async (req: ReconcileRequest, ctx: ReconcileContext): Promise<ReconcileResult | void> => {
+  readonly reconcile = async (
+    req: ReconcileRequest,
+    ctx: ReconcileContext,
+  ): Promise<ReconcileResult | void> => {
     const { client } = this.opts;
     let raw: Osr;
     try {
-      raw = await client.get<Osr>(OpenStackRemediationResource, req.name, { namespace: req.namespace });
+      raw = await client.get<Osr>(OpenStackRemediationResource, req.name, {
+        namespace: req.namespace,
+      });
     } catch (e) {
       if (e instanceof NotFoundError) return;
       throw e;
     }
     const decoded = decodeOpenStackRemediation(raw);
     if (E.isLeft(decoded)) {
-      await this.opts.events.record(raw, { type: 'Warning', reason: 'InvalidSpec', action: 'Decode', note: decoded.left });
+      await this.opts.events.record(raw, {
+        type: 'Warning',
+        reason: 'InvalidSpec',
+        action: 'Decode',
+        note: decoded.left,
+      });
       ctx.log.warn({ osr: req, error: decoded.left }, 'invalid OpenStackRemediation');
-      if (isBeingDeleted(raw) && hasFinalizer(raw, FINALIZER)) await removeFinalizer(client, OpenStackRemediationResource, raw, FINALIZER);
+      if (isBeingDeleted(raw) && hasFinalizer(raw, FINALIZER))
+        await removeFinalizer(client, OpenStackRemediationResource, raw, FINALIZER);
       return;
     }
     const osr = { ...raw, spec: decoded.right.spec, status: decoded.right.status } as Osr;
@@ -130,7 +151,9 @@ export class RemediationReconciler {
     if (isBeingDeleted(osr)) return this.finalize(osr, ctx);
     const phase = osr.status?.phase;
     if (phase === 'Succeeded' || phase === 'Failed') return;
-    const withFinalizer = hasFinalizer(osr, FINALIZER) ? osr : await addFinalizer(client, OpenStackRemediationResource, osr, FINALIZER);
+    const withFinalizer = hasFinalizer(osr, FINALIZER)
+      ? osr
+      : await addFinalizer(client, OpenStackRemediationResource, osr, FINALIZER);
     const current = { ...withFinalizer, spec: osr.spec, status: osr.status } as Osr;
     return this.progress(current, ctx);
   };
@@ -140,16 +163,28 @@ export class RemediationReconciler {
   private async progress(osr: Osr, ctx: ReconcileContext): Promise<ReconcileResult | void> {
     const owner = machineOwner(osr);
     const namespace = osr.metadata?.namespace ?? 'default';
-    const target = E.isLeft(owner) ? owner : await resolveTarget(this.opts.client, namespace, owner.right, this.opts.defaultIdentity);
+    const target = E.isLeft(owner)
+      ? owner
+      : await resolveTarget(this.opts.client, namespace, owner.right, this.opts.defaultIdentity);
     if (E.isLeft(target)) {
       const prev = findMetaCondition(osr.status?.conditions, CONDITION_TARGET_RESOLVED);
       if (prev?.status !== 'False' || prev.message !== target.left) {
         await this.writeStatus(osr, (s) => ({
           ...s,
           phase: s.phase ?? 'Pending',
-          conditions: this.cond(osr, s, { type: CONDITION_TARGET_RESOLVED, status: 'False', reason: 'TargetNotResolved', message: target.left }),
+          conditions: this.cond(osr, s, {
+            type: CONDITION_TARGET_RESOLVED,
+            status: 'False',
+            reason: 'TargetNotResolved',
+            message: target.left,
+          }),
         }));
-        await this.opts.events.record(osr, { type: 'Warning', reason: 'TargetNotResolved', action: 'Resolve', note: target.left });
+        await this.opts.events.record(osr, {
+          type: 'Warning',
+          reason: 'TargetNotResolved',
+          action: 'Resolve',
+          note: target.left,
+        });
       }
       ctx.log.info({ osr: osr.metadata?.name, reason: target.left }, 'target not resolved yet');
       return { requeueAfter: UNRESOLVED_RECHECK_MS };
@@ -161,7 +196,8 @@ export class RemediationReconciler {
       spec: osr.spec,
       status: osr.status,
       node,
-      recoveredSinceMs: recovered?.status === 'True' ? Date.parse(recovered.lastTransitionTime) : undefined,
+      recoveredSinceMs:
+        recovered?.status === 'True' ? Date.parse(recovered.lastTransitionTime) : undefined,
       now: this.now(),
     });
     ctx.log.debug({ osr: osr.metadata?.name, decision: d.kind }, 'decision');
@@ -188,12 +224,22 @@ export class RemediationReconciler {
             message: `node ${node?.name ?? ''} is Ready again (bootID ${node?.bootID ?? 'unknown'}); must stay Ready ${osr.spec.minHealthySeconds}s`,
           }),
         }));
-        await this.opts.events.record(osr, { type: 'Normal', reason: 'NodeRecovered', action: 'Verify', note: `node ${node?.name ?? ''} is Ready again` });
+        await this.opts.events.record(osr, {
+          type: 'Normal',
+          reason: 'NodeRecovered',
+          action: 'Verify',
+          note: `node ${node?.name ?? ''} is Ready again`,
+        });
         return { requeueAfter: d.requeueAfterMs };
       case 'MarkNotRecovered':
         await this.writeStatus(osr, (s) => ({
           ...s,
-          conditions: this.cond(osr, s, { type: CONDITION_NODE_RECOVERED, status: 'False', reason: 'NodeNotReady', message: `node ${node?.name ?? ''} is ${node ? `Ready=${node.ready}` : 'gone'} again` }),
+          conditions: this.cond(osr, s, {
+            type: CONDITION_NODE_RECOVERED,
+            status: 'False',
+            reason: 'NodeNotReady',
+            message: `node ${node?.name ?? ''} is ${node ? `Ready=${node.ready}` : 'gone'} again`,
+          }),
         }));
         return { requeueAfter: d.requeueAfterMs };
       case 'Wait':
@@ -205,7 +251,12 @@ export class RemediationReconciler {
     }
   }
 
-  private async drain(osr: Osr, t: Target, node: NodeView | undefined, ctx: ReconcileContext): Promise<Osr> {
+  private async drain(
+    osr: Osr,
+    t: Target,
+    node: NodeView | undefined,
+    ctx: ReconcileContext,
+  ): Promise<Osr> {
     const nodeName = t.machine.nodeName;
     let current = osr;
     if (nodeName === undefined || node === undefined) {
@@ -213,7 +264,12 @@ export class RemediationReconciler {
         ...s,
         phase: 'Draining',
         serverID: t.server.serverId,
-        conditions: this.cond(osr, s, { type: CONDITION_DRAINED, status: 'False', reason: 'NodeNotFound', message: `Machine ${t.machine.name} has no Node${nodeName ? ` (${nodeName} is gone)` : ''}; nothing to drain` }),
+        conditions: this.cond(osr, s, {
+          type: CONDITION_DRAINED,
+          status: 'False',
+          reason: 'NodeNotFound',
+          message: `Machine ${t.machine.name} has no Node${nodeName ? ` (${nodeName} is gone)` : ''}; nothing to drain`,
+        }),
       }));
     }
     // Record who cordoned BEFORE draining, so a deletion mid-flow uncordons only what we cordoned.
@@ -227,12 +283,23 @@ export class RemediationReconciler {
           type: CONDITION_CORDONED,
           status: 'True',
           reason: r === 'AlreadyCordoned' ? REASON_ALREADY_CORDONED : REASON_CORDONED_BY_US,
-          message: r === 'AlreadyCordoned' ? `node ${nodeName} was already unschedulable; it will be left so` : `node ${nodeName} cordoned for remediation`,
+          message:
+            r === 'AlreadyCordoned'
+              ? `node ${nodeName} was already unschedulable; it will be left so`
+              : `node ${nodeName} cordoned for remediation`,
         }),
       }));
-      await this.opts.events.record(osr, { type: 'Normal', reason: 'Draining', action: 'Drain', note: `cordoning and draining node ${nodeName}` });
+      await this.opts.events.record(osr, {
+        type: 'Normal',
+        reason: 'Draining',
+        action: 'Drain',
+        note: `cordoning and draining node ${nodeName}`,
+      });
     }
-    const timeoutMs = osr.spec.drain.timeoutSeconds > 0 ? osr.spec.drain.timeoutSeconds * 1000 : Number.MAX_SAFE_INTEGER;
+    const timeoutMs =
+      osr.spec.drain.timeoutSeconds > 0
+        ? osr.spec.drain.timeoutSeconds * 1000
+        : Number.MAX_SAFE_INTEGER;
     const unreachable = osr.spec.drain.outOfServiceTaint && node.ready === 'Unknown';
     const result = await drainNode(this.drainPort, {
       node: nodeName,
@@ -241,10 +308,22 @@ export class RemediationReconciler {
       // Half the drain budget for the pods to go by themselves, then non-graceful shutdown.
       outOfServiceAfterMs: osr.spec.drain.timeoutSeconds > 0 ? timeoutMs / 2 : 60_000,
       signal: ctx.signal,
-      ...(this.opts.drainPollIntervalMs !== undefined ? { pollIntervalMs: this.opts.drainPollIntervalMs } : {}),
+      ...(this.opts.drainPollIntervalMs !== undefined
+        ? { pollIntervalMs: this.opts.drainPollIntervalMs }
+        : {}),
     });
-    if (result.outcome === 'Aborted') throw new Error(`drain of node ${nodeName} aborted (controller stopping)`);
-    ctx.log.info({ node: nodeName, outcome: result.outcome, evicted: result.evicted.length, remaining: result.remaining.length, outOfService: result.outOfServiceTainted }, 'drain finished');
+    if (result.outcome === 'Aborted')
+      throw new Error(`drain of node ${nodeName} aborted (controller stopping)`);
+    ctx.log.info(
+      {
+        node: nodeName,
+        outcome: result.outcome,
+        evicted: result.evicted.length,
+        remaining: result.remaining.length,
+        outOfService: result.outOfServiceTainted,
+      },
+      'drain finished',
+    );
     const message =
       result.outcome === 'Drained'
         ? `node ${nodeName} drained (${result.evicted.length} pod(s) evicted${result.blocked.length ? `, ${result.blocked.length} left by policy` : ''})`
@@ -257,11 +336,22 @@ export class RemediationReconciler {
       conditions: this.cond(osr, s, {
         type: CONDITION_DRAINED,
         status: result.outcome === 'Drained' ? 'True' : 'False',
-        reason: result.outcome === 'Drained' ? 'Drained' : result.outcome === 'TimedOut' ? 'DrainTimedOut' : 'NodeNotFound',
+        reason:
+          result.outcome === 'Drained'
+            ? 'Drained'
+            : result.outcome === 'TimedOut'
+              ? 'DrainTimedOut'
+              : 'NodeNotFound',
         message: `${message}${result.outOfServiceTainted ? '; node.kubernetes.io/out-of-service taint added' : ''}`,
       }),
     }));
-    if (result.outcome === 'TimedOut') await this.opts.events.record(osr, { type: 'Warning', reason: 'DrainTimedOut', action: 'Drain', note: message });
+    if (result.outcome === 'TimedOut')
+      await this.opts.events.record(osr, {
+        type: 'Warning',
+        reason: 'DrainTimedOut',
+        action: 'Drain',
+        note: message,
+      });
     return out;
   }
 
@@ -284,7 +374,14 @@ export class RemediationReconciler {
       // 1. Persist the intent. Nothing has been sent yet; if this write fails, nothing ran.
       current = await this.writeStatus(osr, (s) => {
         const history = closeLast(s.history, ended, now);
-        const attempt: Attempt = { step: at.step, type: step.type, attempt: at.attempt, startTime: iso(now), result: 'InProgress', message: intentMessage(verb, node?.bootID) };
+        const attempt: Attempt = {
+          step: at.step,
+          type: step.type,
+          attempt: at.attempt,
+          startTime: iso(now),
+          result: 'InProgress',
+          message: intentMessage(verb, node?.bootID),
+        };
         return {
           ...s,
           phase: 'Remediating',
@@ -294,35 +391,79 @@ export class RemediationReconciler {
           serverID: t.server.serverId,
           history: [...history, attempt].slice(-MAX_HISTORY),
           conditions: removeMetaCondition(
-            this.cond(osr, s, { type: CONDITION_REMEDIATED, status: 'False', reason: 'InProgress', message: `step ${at.step} (${step.type}) attempt ${at.attempt}` }),
+            this.cond(osr, s, {
+              type: CONDITION_REMEDIATED,
+              status: 'False',
+              reason: 'InProgress',
+              message: `step ${at.step} (${step.type}) attempt ${at.attempt}`,
+            }),
             CONDITION_NODE_RECOVERED,
           ),
         };
       });
       const why = ended ? `; previous attempt ${ended.result}: ${ended.message}` : '';
-      const reason = at.step === 0 && at.attempt === 1 ? 'RemediationStarted' : at.attempt > 1 ? 'Retrying' : 'Escalating';
-      await this.opts.events.record(osr, { type: ended ? 'Warning' : 'Normal', reason, action: step.type, note: `${verb} (step ${at.step}, attempt ${at.attempt})${why}` });
+      const reason =
+        at.step === 0 && at.attempt === 1
+          ? 'RemediationStarted'
+          : at.attempt > 1
+            ? 'Retrying'
+            : 'Escalating';
+      await this.opts.events.record(osr, {
+        type: ended ? 'Warning' : 'Normal',
+        reason,
+        action: step.type,
+        note: `${verb} (step ${at.step}, attempt ${at.attempt})${why}`,
+      });
     }
     // 2. Execute, idempotent on actionId.
     const os = this.openStack(t);
-    const r = await executeStep(os.nova, { nodeName: t.machine.nodeName ?? t.machine.name, serverId: t.server.serverId, step, actionId, replay });
+    const r = await executeStep(os.nova, {
+      nodeName: t.machine.nodeName ?? t.machine.name,
+      serverId: t.server.serverId,
+      step,
+      actionId,
+      replay,
+    });
     this.metrics.actions.inc({ type: step.type, result: r.result });
-    ctx.log.info({ osr: osr.metadata?.name, actionId, action: step.type, server: t.server.serverId, replay, result: r.result }, 'server action');
+    ctx.log.info(
+      {
+        osr: osr.metadata?.name,
+        actionId,
+        action: step.type,
+        server: t.server.serverId,
+        replay,
+        result: r.result,
+      },
+      'server action',
+    );
     // 3. Persist the completion.
     if (r.result === 'Succeeded') {
       await this.writeStatus(current, (s) => ({
         ...s,
         phase: 'Waiting',
-        history: updateLast(s.history, (a) => ({ ...a, message: truncate(`${a.message ?? ''}; ${r.message ?? 'accepted'}`) })),
+        history: updateLast(s.history, (a) => ({
+          ...a,
+          message: truncate(`${a.message ?? ''}; ${r.message ?? 'accepted'}`),
+        })),
       }));
       return { requeueAfter: Math.min(step.timeoutSeconds * 1000, 5_000) };
     }
     await this.writeStatus(current, (s) => ({
       ...s,
       phase: 'Remediating',
-      history: updateLast(s.history, (a) => ({ ...a, result: 'Failed', completionTime: iso(this.now()), message: truncate(r.message ?? 'failed') })),
+      history: updateLast(s.history, (a) => ({
+        ...a,
+        result: 'Failed',
+        completionTime: iso(this.now()),
+        message: truncate(r.message ?? 'failed'),
+      })),
     }));
-    await this.opts.events.record(osr, { type: 'Warning', reason: 'ActionFailed', action: step.type, note: `${verb}: ${r.message ?? 'failed'}` });
+    await this.opts.events.record(osr, {
+      type: 'Warning',
+      reason: 'ActionFailed',
+      action: step.type,
+      note: `${verb}: ${r.message ?? 'failed'}`,
+    });
     return { requeueAfter: 1_000 };
   }
 
@@ -333,31 +474,77 @@ export class RemediationReconciler {
     await this.writeStatus(osr, (s) => ({
       ...s,
       phase: 'Succeeded',
-      history: updateLast(s.history, (a) => (a.result === 'InProgress' ? { ...a, result: 'Succeeded', completionTime: iso(now) } : a)),
-      conditions: this.cond(osr, s, { type: CONDITION_REMEDIATED, status: 'True', reason: 'NodeHealthy', message: `node ${t.machine.nodeName ?? ''} Ready for ${osr.spec.minHealthySeconds}s after the action` }),
+      history: updateLast(s.history, (a) =>
+        a.result === 'InProgress' ? { ...a, result: 'Succeeded', completionTime: iso(now) } : a,
+      ),
+      conditions: this.cond(osr, s, {
+        type: CONDITION_REMEDIATED,
+        status: 'True',
+        reason: 'NodeHealthy',
+        message: `node ${t.machine.nodeName ?? ''} Ready for ${osr.spec.minHealthySeconds}s after the action`,
+      }),
     }));
     this.metrics.outcomes.inc({ result: 'Succeeded' });
     ctx.log.info({ osr: osr.metadata?.name, node: t.machine.nodeName }, 'remediation succeeded');
-    await this.opts.events.record(osr, { type: 'Normal', reason: 'RemediationSucceeded', action: 'Verify', note: `node ${t.machine.nodeName ?? ''} is healthy again; uncordoned` });
+    await this.opts.events.record(osr, {
+      type: 'Normal',
+      reason: 'RemediationSucceeded',
+      action: 'Verify',
+      note: `node ${t.machine.nodeName ?? ''} is healthy again; uncordoned`,
+    });
   }
 
-  private async giveUp(osr: Osr, t: Target, message: string, ended: EndedAttempt | undefined, ctx: ReconcileContext): Promise<void> {
+  private async giveUp(
+    osr: Osr,
+    t: Target,
+    message: string,
+    ended: EndedAttempt | undefined,
+    ctx: ReconcileContext,
+  ): Promise<void> {
     // Hand the Machine to Cluster API first (idempotent), then record the terminal phase.
     const m = t.machine;
     const patch = ownerRemediatedPatch(t.machineObject, message, new Date(this.now()));
-    await this.opts.client.patch(machineResource(m.version), m.name, { type: 'merge', body: { status: patch.status }, resourceVersion: patch.metadata.resourceVersion }, { namespace: m.namespace, subresource: 'status' });
+    await this.opts.client.patch(
+      machineResource(m.version),
+      m.name,
+      {
+        type: 'merge',
+        body: { status: patch.status },
+        resourceVersion: patch.metadata.resourceVersion,
+      },
+      { namespace: m.namespace, subresource: 'status' },
+    );
     const now = this.now();
     await this.writeStatus(osr, (s) => ({
       ...s,
       phase: 'Failed',
       history: closeLast(s.history, ended, now),
-      conditions: this.cond(osr, s, { type: CONDITION_REMEDIATED, status: 'False', reason: REASON_WAITING_FOR_REPLACEMENT, message }),
+      conditions: this.cond(osr, s, {
+        type: CONDITION_REMEDIATED,
+        status: 'False',
+        reason: REASON_WAITING_FOR_REPLACEMENT,
+        message,
+      }),
     }));
     this.metrics.outcomes.inc({ result: 'Failed' });
-    ctx.log.warn({ osr: osr.metadata?.name, machine: m.name }, 'ladder exhausted; Machine handed to Cluster API');
+    ctx.log.warn(
+      { osr: osr.metadata?.name, machine: m.name },
+      'ladder exhausted; Machine handed to Cluster API',
+    );
     const note = `${message}; set OwnerRemediated=False (WaitingForRemediation) on Machine ${m.name}`;
-    await this.opts.events.record(osr, { type: 'Warning', reason: 'RemediationFailed', action: 'GiveUp', note });
-    await this.opts.events.record(t.machineObject, { type: 'Warning', reason: 'RemediationFailed', action: 'GiveUp', note, related: osr });
+    await this.opts.events.record(osr, {
+      type: 'Warning',
+      reason: 'RemediationFailed',
+      action: 'GiveUp',
+      note,
+    });
+    await this.opts.events.record(t.machineObject, {
+      type: 'Warning',
+      reason: 'RemediationFailed',
+      action: 'GiveUp',
+      note,
+      related: osr,
+    });
   }
 
   // ---- deletion --------------------------------------------------------------------------
@@ -367,13 +554,24 @@ export class RemediationReconciler {
     let nodeName: string | undefined;
     const owner = machineOwner(osr);
     if (E.isRight(owner)) {
-      const target = await resolveMachineNode(this.opts.client, osr.metadata?.namespace ?? 'default', owner.right);
+      const target = await resolveMachineNode(
+        this.opts.client,
+        osr.metadata?.namespace ?? 'default',
+        owner.right,
+      );
       nodeName = target;
     }
     if (osr.status?.phase !== 'Succeeded') await this.releaseNode(osr, nodeName);
     await removeFinalizer(this.opts.client, OpenStackRemediationResource, osr, FINALIZER);
     ctx.log.info({ osr: osr.metadata?.name, node: nodeName }, 'cleaned up after deletion');
-    await this.opts.events.record(osr, { type: 'Normal', reason: 'CleanedUp', action: 'Finalize', note: nodeName ? `node ${nodeName} uncordoned and out-of-service taint removed as needed` : 'no node to clean up' });
+    await this.opts.events.record(osr, {
+      type: 'Normal',
+      reason: 'CleanedUp',
+      action: 'Finalize',
+      note: nodeName
+        ? `node ${nodeName} uncordoned and out-of-service taint removed as needed`
+        : 'no node to clean up',
+    });
   }
 
   /** Uncordon if we cordoned, and remove the out-of-service taint the drain may have added. */
@@ -381,11 +579,15 @@ export class RemediationReconciler {
     if (nodeName === undefined) return;
     const cordoned = findMetaCondition(osr.status?.conditions, CONDITION_CORDONED);
     if (cordoned?.reason === REASON_CORDONED_BY_US) {
-      await uncordonNode(this.drainPort, nodeName, { removeOutOfServiceTaint: osr.spec.drain.outOfServiceTaint });
+      await uncordonNode(this.drainPort, nodeName, {
+        removeOutOfServiceTaint: osr.spec.drain.outOfServiceTaint,
+      });
     } else if (osr.spec.drain.outOfServiceTaint) {
       const n = await this.drainPort.getNode(nodeName);
       if (n?.spec?.taints?.some((x) => x.key === 'node.kubernetes.io/out-of-service'))
-        await this.drainPort.patchNode(nodeName, { removeTaintKeys: ['node.kubernetes.io/out-of-service'] });
+        await this.drainPort.patchNode(nodeName, {
+          removeTaintKeys: ['node.kubernetes.io/out-of-service'],
+        });
     }
   }
 
@@ -412,22 +614,39 @@ export class RemediationReconciler {
           void old.close();
         }
       }
-      c = (this.opts.openStackClient ?? ((cloud) => createOpenStackClient(cloud, { logger: this.opts.log })))(t.cloud);
+      c = (
+        this.opts.openStackClient ??
+        ((cloud) => createOpenStackClient(cloud, { logger: this.opts.log }))
+      )(t.cloud);
       this.clients.set(t.cloudKey, c);
     }
     return c;
   }
 
-  private cond(osr: Osr, s: RemediationStatus, c: Omit<MetaCondition, 'lastTransitionTime'>): MetaCondition[] {
+  private cond(
+    osr: Osr,
+    s: RemediationStatus,
+    c: Omit<MetaCondition, 'lastTransitionTime'>,
+  ): MetaCondition[] {
     const generation = osr.metadata?.generation;
-    return setMetaCondition(s.conditions as MetaCondition[] | undefined, { ...c, ...(generation !== undefined ? { observedGeneration: generation } : {}) }, iso(this.now()));
+    return setMetaCondition(
+      s.conditions as MetaCondition[] | undefined,
+      { ...c, ...(generation !== undefined ? { observedGeneration: generation } : {}) },
+      iso(this.now()),
+    );
   }
 
   /** Merge-patches status under the object's resourceVersion; returns the updated object. */
-  private async writeStatus(osr: Osr, f: (s: RemediationStatus) => RemediationStatus): Promise<Osr> {
+  private async writeStatus(
+    osr: Osr,
+    f: (s: RemediationStatus) => RemediationStatus,
+  ): Promise<Osr> {
     const next = f(osr.status ?? {});
     const generation = osr.metadata?.generation;
-    const status = { ...next, ...(generation !== undefined ? { observedGeneration: generation } : {}) };
+    const status = {
+      ...next,
+      ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    };
     const updated = await this.opts.client.patch<Osr>(
       OpenStackRemediationResource,
       osr.metadata?.name ?? '',
@@ -438,20 +657,36 @@ export class RemediationReconciler {
   }
 }
 
-async function resolveMachineNode(client: KubeClient, namespace: string, owner: { apiVersion: string; name: string; uid: string | undefined }): Promise<string | undefined> {
+async function resolveMachineNode(
+  client: KubeClient,
+  namespace: string,
+  owner: { apiVersion: string; name: string; uid: string | undefined },
+): Promise<string | undefined> {
   const m = await readMachineObject(client, namespace, owner);
   return E.isRight(m) ? m.right.view.nodeName : undefined;
 }
 
-function closeLast(history: readonly Attempt[] | undefined, ended: EndedAttempt | undefined, now: number): Attempt[] {
+function closeLast(
+  history: readonly Attempt[] | undefined,
+  ended: EndedAttempt | undefined,
+  now: number,
+): Attempt[] {
   const list = [...(history ?? [])];
   const last = list.at(-1);
   if (last !== undefined && last.result === 'InProgress' && ended !== undefined)
-    list[list.length - 1] = { ...last, result: ended.result, completionTime: iso(now), message: truncate(`${last.message ?? ''}; ${ended.message}`) };
+    list[list.length - 1] = {
+      ...last,
+      result: ended.result,
+      completionTime: iso(now),
+      message: truncate(`${last.message ?? ''}; ${ended.message}`),
+    };
   return list;
 }
 
-function updateLast(history: readonly Attempt[] | undefined, f: (a: Attempt) => Attempt): Attempt[] {
+function updateLast(
+  history: readonly Attempt[] | undefined,
+  f: (a: Attempt) => Attempt,
+): Attempt[] {
   const list = [...(history ?? [])];
   const last = list.at(-1);
   if (last !== undefined) list[list.length - 1] = f(last);

@@ -20,7 +20,13 @@ export const SecretResource: ResourceType = customResource({
 });
 
 export function machineResource(version: string): ResourceType {
-  return customResource({ group: CAPI_GROUP, version, kind: 'Machine', plural: 'machines', namespaced: true });
+  return customResource({
+    group: CAPI_GROUP,
+    version,
+    kind: 'Machine',
+    plural: 'machines',
+    namespaced: true,
+  });
 }
 
 export function openStackMachineResource(version: string): ResourceType {

@@ -21,7 +21,10 @@ export interface ServerActionRequest {
   readonly replay: boolean;
 }
 
-export async function executeStep(nova: NovaClient, req: ServerActionRequest): Promise<RebootResult> {
+export async function executeStep(
+  nova: NovaClient,
+  req: ServerActionRequest,
+): Promise<RebootResult> {
   const { step, serverId } = req;
   if (step.type !== 'Rebuild') {
     return new NovaRebootProvider(nova).execute({
@@ -32,17 +35,25 @@ export async function executeStep(nova: NovaClient, req: ServerActionRequest): P
       replay: req.replay,
     });
   }
-  if (step.imageRef === undefined) return { result: 'Failed', message: 'Rebuild step without imageRef' };
+  if (step.imageRef === undefined)
+    return { result: 'Failed', message: 'Rebuild step without imageRef' };
   try {
     const meta = await nova.getMetadata(serverId);
     if (meta[ACTION_ID_METADATA_KEY] === req.actionId) {
-      return { result: 'Succeeded', message: `${req.actionId} was already executed on server ${serverId}; not rebuilding again` };
+      return {
+        result: 'Succeeded',
+        message: `${req.actionId} was already executed on server ${serverId}; not rebuilding again`,
+      };
     }
     await nova.setMetadataItem(serverId, ACTION_ID_METADATA_KEY, req.actionId);
     await nova.rebuild(serverId, step.imageRef);
-    return { result: 'Succeeded', message: `Nova accepted rebuild of server ${serverId} from image ${step.imageRef}` };
+    return {
+      result: 'Succeeded',
+      message: `Nova accepted rebuild of server ${serverId} from image ${step.imageRef}`,
+    };
   } catch (e) {
-    if (e instanceof OpenStackError) return { result: 'Failed', message: `${e.code}: ${e.message}` };
+    if (e instanceof OpenStackError)
+      return { result: 'Failed', message: `${e.code}: ${e.message}` };
     throw e;
   }
 }

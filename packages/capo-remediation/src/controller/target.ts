@@ -15,7 +15,12 @@ import {
   type ServerRef,
 } from '../capi/index.js';
 import type { CloudConfig } from '../openstack/index.js';
-import { CAPO_VERSIONS, machineResource, openStackMachineResource, SecretResource } from './resources.js';
+import {
+  CAPO_VERSIONS,
+  machineResource,
+  openStackMachineResource,
+  SecretResource,
+} from './resources.js';
 
 export interface OwnerRef {
   readonly apiVersion: string;
@@ -47,7 +52,10 @@ export function machineOwner(obj: KubeObject): E.Either<string, OwnerRef> {
     (o) => o.kind === 'Machine' && o.apiVersion.startsWith('cluster.x-k8s.io/'),
   );
   const o = owners[0];
-  if (o === undefined) return E.left('metadata.ownerReferences: no cluster.x-k8s.io Machine owner (Cluster API sets it when it creates the remediation)');
+  if (o === undefined)
+    return E.left(
+      'metadata.ownerReferences: no cluster.x-k8s.io Machine owner (Cluster API sets it when it creates the remediation)',
+    );
   return E.right({ apiVersion: o.apiVersion, name: o.name, uid: o.uid });
 }
 
@@ -60,24 +68,37 @@ async function getOrUndefined<T extends KubeObject>(p: Promise<T>): Promise<T | 
   }
 }
 
-export async function readMachineObject(client: KubeClient, namespace: string, owner: OwnerRef): Promise<E.Either<string, { raw: KubeObject; view: MachineView }>> {
+export async function readMachineObject(
+  client: KubeClient,
+  namespace: string,
+  owner: OwnerRef,
+): Promise<E.Either<string, { raw: KubeObject; view: MachineView }>> {
   const version = owner.apiVersion.split('/')[1] ?? 'v1beta2';
-  const raw = await getOrUndefined(client.get<KubeObject>(machineResource(version), owner.name, { namespace }));
+  const raw = await getOrUndefined(
+    client.get<KubeObject>(machineResource(version), owner.name, { namespace }),
+  );
   if (raw === undefined) return E.left(`Machine ${namespace}/${owner.name} not found`);
   if (owner.uid !== undefined && raw.metadata?.uid !== undefined && raw.metadata.uid !== owner.uid)
-    return E.left(`Machine ${namespace}/${owner.name} has uid ${raw.metadata.uid}, not the owner's ${owner.uid} (it was recreated)`);
+    return E.left(
+      `Machine ${namespace}/${owner.name} has uid ${raw.metadata.uid}, not the owner's ${owner.uid} (it was recreated)`,
+    );
   const view = readMachine(raw);
   return E.isLeft(view) ? view : E.right({ raw, view: view.right });
 }
 
-async function readOpenStackMachineObject(client: KubeClient, m: MachineView): Promise<E.Either<string, OpenStackMachineView | undefined>> {
+async function readOpenStackMachineObject(
+  client: KubeClient,
+  m: MachineView,
+): Promise<E.Either<string, OpenStackMachineView | undefined>> {
   const ref = m.infrastructureRef;
   if (ref === undefined || ref.kind !== 'OpenStackMachine') return E.right(undefined);
   const given = ref.apiVersion?.split('/')[1];
   const versions = given !== undefined ? [given] : [...CAPO_VERSIONS];
   for (const v of versions) {
     try {
-      const raw = await client.get<KubeObject>(openStackMachineResource(v), ref.name, { namespace: ref.namespace });
+      const raw = await client.get<KubeObject>(openStackMachineResource(v), ref.name, {
+        namespace: ref.namespace,
+      });
       return readOpenStackMachine(raw);
     } catch (e) {
       // 404 is both "no such object" and "this version is not served": try the next one.
@@ -102,11 +123,23 @@ export async function resolveTarget(
   if (E.isLeft(server)) return server;
   const identity: IdentityRef | undefined =
     osm.right?.identityRef ??
-    (defaults ? { type: 'Secret', name: defaults.secretName, cloudName: defaults.cloudName, region: server.right.region } : undefined);
+    (defaults
+      ? {
+          type: 'Secret',
+          name: defaults.secretName,
+          cloudName: defaults.cloudName,
+          region: server.right.region,
+        }
+      : undefined);
   if (identity === undefined)
-    return E.left(`Machine ${namespace}/${m.name}: no OpenStackMachine identityRef and no default identity Secret configured`);
-  const secret = await getOrUndefined(client.get<KubeObject & SecretLike>(SecretResource, identity.name, { namespace }));
-  if (secret === undefined) return E.left(`identityRef Secret ${namespace}/${identity.name} not found`);
+    return E.left(
+      `Machine ${namespace}/${m.name}: no OpenStackMachine identityRef and no default identity Secret configured`,
+    );
+  const secret = await getOrUndefined(
+    client.get<KubeObject & SecretLike>(SecretResource, identity.name, { namespace }),
+  );
+  if (secret === undefined)
+    return E.left(`identityRef Secret ${namespace}/${identity.name} not found`);
   const cloud = cloudFromIdentitySecret(secret, identity);
   if (E.isLeft(cloud)) return cloud;
   const region = server.right.region ?? cloud.right.region;

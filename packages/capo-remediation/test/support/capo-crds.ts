@@ -17,15 +17,23 @@ let cached: Promise<string> | undefined;
 
 export function capoModuleDir(): Promise<string> {
   cached ??= (async () => {
-    const { stdout } = await promisify(execFile)('go', ['mod', 'download', '-json', `${CAPO_MODULE}@${CAPO_VERSION}`], {
-      cwd: toolsDir,
-      // Not in go.sum: the hash is checked against CAPO_SUM below instead of the checksum DB.
-      env: { ...process.env, GOFLAGS: '-mod=mod', GONOSUMDB: CAPO_MODULE },
-      maxBuffer: 1 << 20,
-    });
+    const { stdout } = await promisify(execFile)(
+      'go',
+      ['mod', 'download', '-json', `${CAPO_MODULE}@${CAPO_VERSION}`],
+      {
+        cwd: toolsDir,
+        // Not in go.sum: the hash is checked against CAPO_SUM below instead of the checksum DB.
+        env: { ...process.env, GOFLAGS: '-mod=mod', GONOSUMDB: CAPO_MODULE },
+        maxBuffer: 1 << 20,
+      },
+    );
     const info = JSON.parse(stdout) as { Dir?: string; Sum?: string; Error?: string };
-    if (!info.Dir) throw new Error(`go mod download ${CAPO_MODULE}@${CAPO_VERSION}: ${info.Error ?? 'no Dir'}`);
-    if (info.Sum !== CAPO_SUM) throw new Error(`${CAPO_MODULE}@${CAPO_VERSION}: module hash ${info.Sum} is not the pinned ${CAPO_SUM}`);
+    if (!info.Dir)
+      throw new Error(`go mod download ${CAPO_MODULE}@${CAPO_VERSION}: ${info.Error ?? 'no Dir'}`);
+    if (info.Sum !== CAPO_SUM)
+      throw new Error(
+        `${CAPO_MODULE}@${CAPO_VERSION}: module hash ${info.Sum} is not the pinned ${CAPO_SUM}`,
+      );
     return info.Dir;
   })();
   return cached;

@@ -7,10 +7,22 @@
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { createKubeClient, customResource, Manager, NodeResource, type KubeClient, type KubeNode, type KubeObject, type RuntimeLogger } from '@noderepair/core';
+import {
+  createKubeClient,
+  customResource,
+  Manager,
+  NodeResource,
+  type KubeClient,
+  type KubeNode,
+  type KubeObject,
+  type RuntimeLogger,
+} from '@noderepair/core';
 import { installCRDs, startFakeKubelet, type FakeKubelet } from '@noderepair/envtest';
 import { GROUP, VERSION, type RemediationStatus } from '../../src/api/index.js';
-import { addRemediationController, OpenStackRemediationResource } from '../../src/controller/index.js';
+import {
+  addRemediationController,
+  OpenStackRemediationResource,
+} from '../../src/controller/index.js';
 import { FakeOpenStack, remediationFromTemplate } from '../../src/testing/index.js';
 import { capiCrdPaths } from './capi-crds.js';
 import { capoCrdPaths } from './capo-crds.js';
@@ -20,14 +32,40 @@ const pkg = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export async function installAllCRDs(kc: KubeConfig): Promise<void> {
   const capi = await capiCrdPaths(['machines']);
   const capo = await capoCrdPaths(['openstackmachines']);
-  const ours = ['openstackremediationtemplates', 'openstackremediations'].map((p) => join(pkg, 'config', 'crd', `${GROUP}_${p}.yaml`));
+  const ours = ['openstackremediationtemplates', 'openstackremediations'].map((p) =>
+    join(pkg, 'config', 'crd', `${GROUP}_${p}.yaml`),
+  );
   await installCRDs(kc, [...capi, ...capo, ...ours]);
 }
 
-export const MachineV1beta2 = customResource({ group: 'cluster.x-k8s.io', version: 'v1beta2', kind: 'Machine', plural: 'machines', namespaced: true });
-const OpenStackMachineV1beta1 = customResource({ group: 'infrastructure.cluster.x-k8s.io', version: 'v1beta1', kind: 'OpenStackMachine', plural: 'openstackmachines', namespaced: true });
-const TemplateResource = customResource({ group: GROUP, version: VERSION, kind: 'OpenStackRemediationTemplate', plural: 'openstackremediationtemplates', namespaced: true });
-const SecretResource = customResource({ group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true });
+export const MachineV1beta2 = customResource({
+  group: 'cluster.x-k8s.io',
+  version: 'v1beta2',
+  kind: 'Machine',
+  plural: 'machines',
+  namespaced: true,
+});
+const OpenStackMachineV1beta1 = customResource({
+  group: 'infrastructure.cluster.x-k8s.io',
+  version: 'v1beta1',
+  kind: 'OpenStackMachine',
+  plural: 'openstackmachines',
+  namespaced: true,
+});
+const TemplateResource = customResource({
+  group: GROUP,
+  version: VERSION,
+  kind: 'OpenStackRemediationTemplate',
+  plural: 'openstackremediationtemplates',
+  namespaced: true,
+});
+const SecretResource = customResource({
+  group: '',
+  version: 'v1',
+  kind: 'Secret',
+  plural: 'secrets',
+  namespaced: true,
+});
 
 export type Osr = KubeObject & { status?: RemediationStatus };
 
@@ -47,12 +85,21 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function buildWorld(kc: KubeConfig, ns: string, unique: (p: string) => string, spec: Record<string, unknown>): Promise<World> {
+export async function buildWorld(
+  kc: KubeConfig,
+  ns: string,
+  unique: (p: string) => string,
+  spec: Record<string, unknown>,
+): Promise<World> {
   const client = createKubeClient(kc);
   const fake = await FakeOpenStack.start({ transitionDelayMs: 300 });
   const serverId = fake.addServer({ name: 'worker' });
   const nodeName = unique('osr-node');
-  const kubelet = await startFakeKubelet(kc, { name: nodeName, providerID: `openstack:///${serverId}`, heartbeatSeconds: 1 });
+  const kubelet = await startFakeKubelet(kc, {
+    name: nodeName,
+    providerID: `openstack:///${serverId}`,
+    heartbeatSeconds: 1,
+  });
   const machineName = 'worker-0';
   await client.create(SecretResource, {
     apiVersion: 'v1',
@@ -64,21 +111,45 @@ export async function buildWorld(kc: KubeConfig, ns: string, unique: (p: string)
     apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
     kind: 'OpenStackMachine',
     metadata: { name: `${machineName}-osm`, namespace: ns },
-    spec: { flavor: 'm1.small', image: { id: '7a0c9f5e-0000-4000-8000-000000000001' }, providerID: `openstack:///${serverId}`, identityRef: { name: 'cloud-config', cloudName: 'openstack' } },
+    spec: {
+      flavor: 'm1.small',
+      image: { id: '7a0c9f5e-0000-4000-8000-000000000001' },
+      providerID: `openstack:///${serverId}`,
+      identityRef: { name: 'cloud-config', cloudName: 'openstack' },
+    },
   } as KubeObject);
   await client.create<KubeObject>(MachineV1beta2, {
     apiVersion: 'cluster.x-k8s.io/v1beta2',
     kind: 'Machine',
-    metadata: { name: machineName, namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': 'my-cluster' } },
+    metadata: {
+      name: machineName,
+      namespace: ns,
+      labels: { 'cluster.x-k8s.io/cluster-name': 'my-cluster' },
+    },
     spec: {
       clusterName: 'my-cluster',
-      bootstrap: { configRef: { apiGroup: 'bootstrap.cluster.x-k8s.io', kind: 'KubeadmConfig', name: `${machineName}-boot` } },
-      infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'OpenStackMachine', name: `${machineName}-osm` },
+      bootstrap: {
+        configRef: {
+          apiGroup: 'bootstrap.cluster.x-k8s.io',
+          kind: 'KubeadmConfig',
+          name: `${machineName}-boot`,
+        },
+      },
+      infrastructureRef: {
+        apiGroup: 'infrastructure.cluster.x-k8s.io',
+        kind: 'OpenStackMachine',
+        name: `${machineName}-osm`,
+      },
       providerID: `openstack:///${serverId}`,
     },
   } as KubeObject);
   // status.nodeRef is written by the Machine controller; here through the status subresource.
-  const machine = await client.patch<KubeObject & { spec: { clusterName: string } }>(MachineV1beta2, machineName, { type: 'merge', body: { status: { nodeRef: { name: nodeName } } } }, { namespace: ns, subresource: 'status' });
+  const machine = await client.patch<KubeObject & { spec: { clusterName: string } }>(
+    MachineV1beta2,
+    machineName,
+    { type: 'merge', body: { status: { nodeRef: { name: nodeName } } } },
+    { namespace: ns, subresource: 'status' },
+  );
   const template = await client.create<KubeObject>(TemplateResource, {
     apiVersion: `${GROUP}/${VERSION}`,
     kind: 'OpenStackRemediationTemplate',
@@ -93,8 +164,15 @@ export async function buildWorld(kc: KubeConfig, ns: string, unique: (p: string)
     kubelet,
     nodeName,
     machineName,
-    createRemediation: () => client.create<Osr>(OpenStackRemediationResource, remediationFromTemplate(template as never, machine as never) as unknown as Osr),
-    osr: async () => client.get<Osr>(OpenStackRemediationResource, machineName, { namespace: ns }).catch(() => undefined),
+    createRemediation: () =>
+      client.create<Osr>(
+        OpenStackRemediationResource,
+        remediationFromTemplate(template as never, machine as never) as unknown as Osr,
+      ),
+    osr: async () =>
+      client
+        .get<Osr>(OpenStackRemediationResource, machineName, { namespace: ns })
+        .catch(() => undefined),
     node: () => client.get<KubeNode>(NodeResource, nodeName),
     machine: () => client.get(MachineV1beta2, machineName, { namespace: ns }),
     close: async () => {
@@ -112,13 +190,27 @@ export class CapturingLogger implements RuntimeLogger {
     private readonly bindings: Record<string, unknown> = {},
   ) {}
   private push(level: string, obj: object, msg?: string): void {
-    this.lines.push(JSON.stringify({ level, ...this.bindings, ...obj, msg }, (_k, v: unknown) => (v instanceof Error ? { name: v.name, message: v.message } : v)));
+    this.lines.push(
+      JSON.stringify({ level, ...this.bindings, ...obj, msg }, (_k, v: unknown) =>
+        v instanceof Error ? { name: v.name, message: v.message } : v,
+      ),
+    );
   }
-  debug(obj: object, msg?: string): void { this.push('debug', obj, msg); }
-  info(obj: object, msg?: string): void { this.push('info', obj, msg); }
-  warn(obj: object, msg?: string): void { this.push('warn', obj, msg); }
-  error(obj: object, msg?: string): void { this.push('error', obj, msg); }
-  child(bindings: Record<string, unknown>): RuntimeLogger { return new CapturingLogger(this.lines, { ...this.bindings, ...bindings }); }
+  debug(obj: object, msg?: string): void {
+    this.push('debug', obj, msg);
+  }
+  info(obj: object, msg?: string): void {
+    this.push('info', obj, msg);
+  }
+  warn(obj: object, msg?: string): void {
+    this.push('warn', obj, msg);
+  }
+  error(obj: object, msg?: string): void {
+    this.push('error', obj, msg);
+  }
+  child(bindings: Record<string, unknown>): RuntimeLogger {
+    return new CapturingLogger(this.lines, { ...this.bindings, ...bindings });
+  }
 }
 
 /** One in-process controller with its own Manager, watching only the test's namespace. */
@@ -126,7 +218,12 @@ export function startController(kc: KubeConfig, ns: string, name = 'test') {
   const client = createKubeClient(kc);
   const logger = new CapturingLogger();
   const manager = new Manager({ name: `capo-remediation-${name}`, probes: false, logger });
-  const ctl = addRemediationController(manager, { client, namespace: ns, identity: `test-${name}`, drainPollIntervalMs: 200 });
+  const ctl = addRemediationController(manager, {
+    client,
+    namespace: ns,
+    identity: `test-${name}`,
+    drainPollIntervalMs: 200,
+  });
   const running = manager.start();
   return {
     manager,
@@ -139,7 +236,12 @@ export function startController(kc: KubeConfig, ns: string, name = 'test') {
   };
 }
 
-export async function until<T>(what: string, f: () => Promise<T | undefined | false>, timeoutMs = 60_000, everyMs = 250): Promise<T> {
+export async function until<T>(
+  what: string,
+  f: () => Promise<T | undefined | false>,
+  timeoutMs = 60_000,
+  everyMs = 250,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -149,7 +251,8 @@ export async function until<T>(what: string, f: () => Promise<T | undefined | fa
     } catch (e) {
       last = e;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

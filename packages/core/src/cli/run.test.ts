@@ -96,3 +96,24 @@ describe('runCommand input errors', () => {
     });
   });
 });
+
+describe('examples/standalone', () => {
+  it('the example policy and the policy in the Deployment manifest are valid', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const YAML = (await import('yaml')).default;
+    const { resolveRepairPolicy } = await import('../health/policy.js');
+    const dir = new URL('../../../../examples/standalone/', import.meta.url);
+    const policy = resolveRepairPolicy(YAML.parse(await readFile(new URL('policy.yaml', dir), 'utf8')));
+    expect(either.isRight(policy) && policy.right.stormGuard.maxInFlight).toBe(1);
+    const docs = YAML.parseAllDocuments(await readFile(new URL('deploy.yaml', dir), 'utf8')).map((d) => d.toJS());
+    const cm = docs.find((d) => d.kind === 'ConfigMap');
+    const inCluster = resolveRepairPolicy(YAML.parse(cm.data['policy.yaml']));
+    expect(either.isRight(inCluster) && inCluster.right.dryRun).toBe(true);
+    const deploy = docs.find((d) => d.kind === 'Deployment');
+    const args: string[] = deploy.spec.template.spec.containers[0].args;
+    expect(either.isRight(parseRunArgs(args.slice(1)))).toBe(true);
+    const rbac = YAML.parseAllDocuments(await readFile(new URL('rbac.yaml', dir), 'utf8')).map((d) => d.toJS());
+    const rules = rbac.find((d) => d.kind === 'ClusterRole').rules as { resources: string[]; verbs: string[] }[];
+    expect(rules.find((r) => r.resources.includes('pods/eviction'))?.verbs).toEqual(['create']);
+  });
+});

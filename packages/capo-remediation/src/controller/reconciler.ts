@@ -558,6 +558,7 @@ export class RemediationReconciler {
         this.opts.client,
         osr.metadata?.namespace ?? 'default',
         owner.right,
+        osr.status?.serverID,
       );
       nodeName = target;
     }
@@ -657,13 +658,27 @@ export class RemediationReconciler {
   }
 }
 
+/**
+ * The Node to clean up after: the Machine's nodeRef, or, when the Machine is already gone
+ * (garbage collection deletes us after it), the Node whose providerID names status.serverID.
+ */
 async function resolveMachineNode(
   client: KubeClient,
   namespace: string,
   owner: { apiVersion: string; name: string; uid: string | undefined },
+  serverID: string | undefined,
 ): Promise<string | undefined> {
   const m = await readMachineObject(client, namespace, owner);
-  return E.isRight(m) ? m.right.view.nodeName : undefined;
+  if (E.isRight(m) && m.right.view.nodeName !== undefined) return m.right.view.nodeName;
+  if (serverID === undefined) return undefined;
+  let cont: string | undefined;
+  do {
+    const page = await client.list<KubeNode>(NodeResource, { limit: 500, continue: cont });
+    const hit = page.items.find((n) => n.spec?.providerID?.toLowerCase().endsWith(`/${serverID}`));
+    if (hit?.metadata?.name) return hit.metadata.name;
+    cont = page.metadata?.continue || undefined;
+  } while (cont);
+  return undefined;
 }
 
 function closeLast(

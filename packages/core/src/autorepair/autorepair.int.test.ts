@@ -54,9 +54,16 @@ class FakeKubeletRebootProviderForTest implements RebootProvider {
     if (prior !== undefined) return prior;
     const kubelet = this.kubelets.get(req.node);
     if (kubelet === undefined) return { result: 'Failed', message: `no machine for ${req.node}` };
-    const r: RebootResult = { result: 'Succeeded', message: `${req.action} of ${req.node} accepted` };
+    const r: RebootResult = {
+      result: 'Succeeded',
+      message: `${req.action} of ${req.node} accepted`,
+    };
     this.executed.set(req.actionId, r);
-    this.reboots.push({ node: req.node, actionId: req.actionId, bootIdBefore: kubelet.currentBootID });
+    this.reboots.push({
+      node: req.node,
+      actionId: req.actionId,
+      bootIdBefore: kubelet.currentBootID,
+    });
     this.pending.push(kubelet.reboot(this.opts.downMs));
     // A real cloud API answers after a while; the restart test kills the controller meanwhile.
     if (this.opts.callMs !== undefined) await sleep(this.opts.callMs);
@@ -120,7 +127,10 @@ function startController(
   const manager = new Manager({
     name: 'autorepair-int',
     probes: false,
-    logger: createRuntimeLogger({ name: 'autorepair-int', level: process.env['LOG_LEVEL'] ?? 'warn' }),
+    logger: createRuntimeLogger({
+      name: 'autorepair-int',
+      level: process.env['LOG_LEVEL'] ?? 'warn',
+    }),
   });
   const ar = addAutoRepairController(manager, {
     client,
@@ -129,7 +139,12 @@ function startController(
     labelSelector: `${SCOPE}=${scope}`,
     instance: `int-${scope}`,
     // Pods on a node without a real kubelet never finish terminating; delete at once.
-    drain: { gracePeriodSeconds: 0, pollIntervalMs: 250, initialBackoffMs: 250, maxBackoffMs: 1000 },
+    drain: {
+      gracePeriodSeconds: 0,
+      pollIntervalMs: 250,
+      initialBackoffMs: 250,
+      maxBackoffMs: 1000,
+    },
   });
   const running = manager.start();
   return {
@@ -202,7 +217,11 @@ const fastPolicy = {
   drain: { timeout: '60s', outOfServiceAfter: '2s' },
 };
 
-async function metricValue(r: Running, name: string, labels: Record<string, string>): Promise<number> {
+async function metricValue(
+  r: Running,
+  name: string,
+  labels: Record<string, string>,
+): Promise<number> {
   const m = await r.manager.metrics.registry.getSingleMetric(name)?.get();
   const v = m?.values.find((x) => Object.entries(labels).every(([k, val]) => x.labels[k] === val));
   return v?.value ?? 0;
@@ -217,25 +236,43 @@ describe('standalone auto-repair controller', () => {
     const scope = env.unique('ar-one');
     const name = env.unique('ar-one-node');
     const ns = await env.namespace('ar-one');
-    const kubelet = await startFakeKubelet(kc, { name, labels: { [SCOPE]: scope }, heartbeatSeconds: 1, providerID: `test:///${name}` });
-    const provider = new FakeKubeletRebootProviderForTest(new Map([[name, kubelet]]), { downMs: 1500 });
+    const kubelet = await startFakeKubelet(kc, {
+      name,
+      labels: { [SCOPE]: scope },
+      heartbeatSeconds: 1,
+      providerID: `test:///${name}`,
+    });
+    const provider = new FakeKubeletRebootProviderForTest(new Map([[name, kubelet]]), {
+      downMs: 1500,
+    });
     const ctl = startController(client, policyFrom(fastPolicy), provider, scope);
     try {
       await runningPod(core, ns, 'web-1', name);
       await runningPod(core, ns, 'web-2', name);
       await policyApi.createNamespacedPodDisruptionBudget({
         namespace: ns,
-        body: { metadata: { name: 'web' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } } },
+        body: {
+          metadata: { name: 'web' },
+          spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } },
+        },
       });
       // The budget is relaxed 3 s after the node is cordoned (a rollout finishing elsewhere).
       const relax = (async () => {
-        await waitFor('node cordoned', async () => ((await core.readNode({ name })).spec?.unschedulable ? true : undefined), 60_000);
+        await waitFor(
+          'node cordoned',
+          async () => ((await core.readNode({ name })).spec?.unschedulable ? true : undefined),
+          60_000,
+        );
         await sleep(3000);
         await policyApi.deleteNamespacedPodDisruptionBudget({ name: 'web', namespace: ns });
       })();
 
       kubelet.stopHeartbeats(); // -> node lifecycle controller: Ready=Unknown after ~8 s
-      await waitFor('the reboot', async () => (provider.reboots.length > 0 ? true : undefined), 60_000);
+      await waitFor(
+        'the reboot',
+        async () => (provider.reboots.length > 0 ? true : undefined),
+        60_000,
+      );
       await relax;
       const during = await core.readNode({ name });
       expect(during.spec?.unschedulable).toBe(true);
@@ -248,30 +285,57 @@ describe('standalone auto-repair controller', () => {
         'repair success',
         async () => {
           const s = await stateOf(core, name);
-          return s?.phase === 'Healthy' && s.lastRemediation?.result === 'Succeeded' ? s : undefined;
+          return s?.phase === 'Healthy' && s.lastRemediation?.result === 'Succeeded'
+            ? s
+            : undefined;
         },
         60_000,
       );
       expect(done.lastRemediation?.step).toBe(0);
       const after = await core.readNode({ name });
       expect(after.spec?.unschedulable ?? false).toBe(false);
-      expect((after.spec?.taints ?? []).map((t) => t.key)).not.toContain('node.kubernetes.io/out-of-service');
+      expect((after.spec?.taints ?? []).map((t) => t.key)).not.toContain(
+        'node.kubernetes.io/out-of-service',
+      );
       expect(after.status?.nodeInfo?.bootID).not.toBe(provider.reboots[0]?.bootIdBefore);
       // Ready held for the minimum period before the uncordon.
       const ready = after.status?.conditions?.find((c) => c.type === 'Ready');
       expect(ready?.status).toBe('True');
 
-      const events = await waitFor('the success event', async () => {
-        const evs = await eventsFor(client, name);
-        return evs.some((e) => e.reason === 'RepairSucceeded') ? evs : undefined;
-      }, 10_000);
+      const events = await waitFor(
+        'the success event',
+        async () => {
+          const evs = await eventsFor(client, name);
+          return evs.some((e) => e.reason === 'RepairSucceeded') ? evs : undefined;
+        },
+        10_000,
+      );
       const reasons = events.map((e) => e.reason);
-      for (const r of ['RepairStarted', 'Cordoned', 'Drained', 'RemediationSucceeded', 'Uncordoned', 'RepairSucceeded'])
+      for (const r of [
+        'RepairStarted',
+        'Cordoned',
+        'Drained',
+        'RemediationSucceeded',
+        'Uncordoned',
+        'RepairSucceeded',
+      ])
         expect(reasons).toContain(r);
-      expect(events.find((e) => e.reason === 'Drained')?.note).toMatch(/refused by a PodDisruptionBudget/);
+      expect(events.find((e) => e.reason === 'Drained')?.note).toMatch(
+        /refused by a PodDisruptionBudget/,
+      );
       expect(events.find((e) => e.reason === 'RepairStarted')?.note).toMatch(/KubeletUnreachable/);
-      expect(await metricValue(ctl, 'noderepair_remediations_started_total', { cause: 'KubeletUnreachable', step: 'SoftReboot' })).toBe(1);
-      expect(await metricValue(ctl, 'noderepair_remediations_succeeded_total', { cause: 'KubeletUnreachable', step: 'SoftReboot' })).toBe(1);
+      expect(
+        await metricValue(ctl, 'noderepair_remediations_started_total', {
+          cause: 'KubeletUnreachable',
+          step: 'SoftReboot',
+        }),
+      ).toBe(1);
+      expect(
+        await metricValue(ctl, 'noderepair_remediations_succeeded_total', {
+          cause: 'KubeletUnreachable',
+          step: 'SoftReboot',
+        }),
+      ).toBe(1);
       expect(await metricValue(ctl, 'noderepair_nodes', { phase: 'Healthy' })).toBe(1);
     } finally {
       await ctl.stop();
@@ -286,16 +350,27 @@ describe('standalone auto-repair controller', () => {
     const core = kc.makeApiClient(CoreV1Api);
     const scope = env.unique('ar-kill');
     const name = env.unique('ar-kill-node');
-    const kubelet = await startFakeKubelet(kc, { name, labels: { [SCOPE]: scope }, heartbeatSeconds: 1 });
+    const kubelet = await startFakeKubelet(kc, {
+      name,
+      labels: { [SCOPE]: scope },
+      heartbeatSeconds: 1,
+    });
     // The reboot call takes 2 s to answer; the controller is killed while it waits.
-    const provider = new FakeKubeletRebootProviderForTest(new Map([[name, kubelet]]), { downMs: 1500, callMs: 2000 });
+    const provider = new FakeKubeletRebootProviderForTest(new Map([[name, kubelet]]), {
+      downMs: 1500,
+      callMs: 2000,
+    });
     const policy = policyFrom(fastPolicy);
     const first = killableClient(createKubeClient(kc));
     const a = startController(first.client, policy, provider, scope);
     let b: Running | undefined;
     try {
       await kubelet.setNotReady('container runtime is down');
-      await waitFor('the first reboot call', async () => (provider.reboots.length > 0 ? true : undefined), 60_000);
+      await waitFor(
+        'the first reboot call',
+        async () => (provider.reboots.length > 0 ? true : undefined),
+        60_000,
+      );
       first.kill();
       await a.stop();
       const mid = await stateOf(core, name);
@@ -309,7 +384,9 @@ describe('standalone auto-repair controller', () => {
         'repair success after the restart',
         async () => {
           const s = await stateOf(core, name);
-          return s?.phase === 'Healthy' && s.lastRemediation?.result === 'Succeeded' ? s : undefined;
+          return s?.phase === 'Healthy' && s.lastRemediation?.result === 'Succeeded'
+            ? s
+            : undefined;
         },
         60_000,
       );
@@ -332,8 +409,14 @@ describe('standalone auto-repair controller', () => {
     const client = createKubeClient(kc);
     const scope = env.unique('ar-flap');
     const name = env.unique('ar-flap-node');
-    const kubelet = await startFakeKubelet(kc, { name, labels: { [SCOPE]: scope }, heartbeatSeconds: 1 });
-    const provider = new FakeKubeletRebootProviderForTest(new Map([[name, kubelet]]), { downMs: 1000 });
+    const kubelet = await startFakeKubelet(kc, {
+      name,
+      labels: { [SCOPE]: scope },
+      heartbeatSeconds: 1,
+    });
+    const provider = new FakeKubeletRebootProviderForTest(new Map([[name, kubelet]]), {
+      downMs: 1000,
+    });
     // Single episodes would need 5 minutes; three within 10 minutes count at once.
     const policy = policyFrom({
       ...fastPolicy,
@@ -347,36 +430,68 @@ describe('standalone auto-repair controller', () => {
     const ctl = startController(client, policy, provider, scope);
     try {
       for (let episode = 1; episode <= 3; episode++) {
-        await kubelet.setNotReady('PLEG is not healthy: pleg was last seen active 3m0.1s ago; threshold is 3m0s');
-        await waitFor(`episode ${episode} recorded`, async () => ((await stateOf(core, name))?.episodes.length === episode ? true : undefined), 20_000, 100);
+        await kubelet.setNotReady(
+          'PLEG is not healthy: pleg was last seen active 3m0.1s ago; threshold is 3m0s',
+        );
+        await waitFor(
+          `episode ${episode} recorded`,
+          async () => ((await stateOf(core, name))?.episodes.length === episode ? true : undefined),
+          20_000,
+          100,
+        );
         if (episode < 3) {
           expect(provider.reboots).toHaveLength(0);
           // lastTransitionTime has second precision: keep episodes in distinct seconds.
           await sleep(1100);
           await kubelet.setReady();
-          await waitFor('Ready again', async () => ((await stateOf(core, name))?.phase === 'Healthy' ? true : undefined), 20_000, 100);
+          await waitFor(
+            'Ready again',
+            async () => ((await stateOf(core, name))?.phase === 'Healthy' ? true : undefined),
+            20_000,
+            100,
+          );
           await sleep(1100);
         }
       }
-      await waitFor('the flap repair', async () => (provider.reboots.length === 1 ? true : undefined), 20_000);
+      await waitFor(
+        'the flap repair',
+        async () => (provider.reboots.length === 1 ? true : undefined),
+        20_000,
+      );
       expect(provider.reboots[0]?.actionId).toMatch(/\/SoftReboot-1$/);
       const started = (await eventsFor(client, name)).find((e) => e.reason === 'RepairStarted');
       expect(started?.note).toMatch(/flapping: 3 NotReady episodes within 10m/);
-      await waitFor('repair success', async () => {
-        const s = await stateOf(core, name);
-        return s?.phase === 'Healthy' && s.lastRemediation?.result === 'Succeeded' ? true : undefined;
-      }, 40_000);
+      await waitFor(
+        'repair success',
+        async () => {
+          const s = await stateOf(core, name);
+          return s?.phase === 'Healthy' && s.lastRemediation?.result === 'Succeeded'
+            ? true
+            : undefined;
+        },
+        40_000,
+      );
 
       // One more episode soon after the repair: the node still flaps, so the next repair
       // starts one step higher.
       await sleep(1100);
-      await kubelet.setNotReady('PLEG is not healthy: pleg was last seen active 3m0.1s ago; threshold is 3m0s');
-      await waitFor('the escalated repair', async () => (provider.reboots.length === 2 ? true : undefined), 20_000);
+      await kubelet.setNotReady(
+        'PLEG is not healthy: pleg was last seen active 3m0.1s ago; threshold is 3m0s',
+      );
+      await waitFor(
+        'the escalated repair',
+        async () => (provider.reboots.length === 2 ? true : undefined),
+        20_000,
+      );
       expect(provider.reboots[1]?.actionId).toMatch(/\/HardReboot-1$/);
-      await waitFor('second repair success', async () => {
-        const s = await stateOf(core, name);
-        return s?.phase === 'Healthy' && s.lastRemediation?.step === 1 ? true : undefined;
-      }, 40_000);
+      await waitFor(
+        'second repair success',
+        async () => {
+          const s = await stateOf(core, name);
+          return s?.phase === 'Healthy' && s.lastRemediation?.step === 1 ? true : undefined;
+        },
+        40_000,
+      );
     } finally {
       await ctl.stop();
       await provider.settle();
@@ -393,7 +508,10 @@ describe('standalone auto-repair controller', () => {
     const names = ['a', 'b', 'c', 'd'].map((n) => `${scope}-${n}`);
     const kubelets = new Map<string, FakeKubelet>();
     for (const n of names)
-      kubelets.set(n, await startFakeKubelet(kc, { name: n, labels: { [SCOPE]: scope }, heartbeatSeconds: 1 }));
+      kubelets.set(
+        n,
+        await startFakeKubelet(kc, { name: n, labels: { [SCOPE]: scope }, heartbeatSeconds: 1 }),
+      );
     const provider = new FakeKubeletRebootProviderForTest(kubelets, { downMs: 1000 });
     const policy = policyFrom({
       ...fastPolicy,
@@ -403,8 +521,14 @@ describe('standalone auto-repair controller', () => {
     const ctl = startController(client, policy, provider, scope);
     const broken = names.slice(0, 3);
     try {
-      await Promise.all(broken.map((n) => kubelets.get(n)!.setNotReady('container runtime is down')));
-      await waitFor('two repairs', async () => (provider.reboots.length >= 2 ? true : undefined), 30_000);
+      await Promise.all(
+        broken.map((n) => kubelets.get(n)!.setNotReady('container runtime is down')),
+      );
+      await waitFor(
+        'two repairs',
+        async () => (provider.reboots.length >= 2 ? true : undefined),
+        30_000,
+      );
       const firstTwo = provider.reboots.slice(0, 2).map((r) => r.node);
       const held = broken.find((n) => !firstTwo.includes(n))!;
       expect(provider.reboots.filter((r) => r.node === held)).toHaveLength(0);
@@ -412,10 +536,16 @@ describe('standalone auto-repair controller', () => {
       expect((await core.readNode({ name: held })).spec?.unschedulable ?? false).toBe(false);
       const heldEvent = (await eventsFor(client, held)).find((e) => e.reason === 'StormGuardHeld');
       expect(heldEvent?.note).toMatch(/storm guard: 2 repairs in flight \(maxInFlight 2\)/);
-      expect(await metricValue(ctl, 'noderepair_storm_guard_holds_total', { scope: 'in-flight' })).toBeGreaterThan(0);
+      expect(
+        await metricValue(ctl, 'noderepair_storm_guard_holds_total', { scope: 'in-flight' }),
+      ).toBeGreaterThan(0);
 
       // Once the first two are repaired, the held node gets its turn.
-      await waitFor('the third repair', async () => (provider.reboots.length === 3 ? true : undefined), 60_000);
+      await waitFor(
+        'the third repair',
+        async () => (provider.reboots.length === 3 ? true : undefined),
+        60_000,
+      );
       expect(provider.reboots[2]?.node).toBe(held);
       for (const n of firstTwo) {
         const s = await stateOf(core, n);
@@ -423,7 +553,9 @@ describe('standalone auto-repair controller', () => {
         expect(s?.lastRemediation?.result).toBe('Succeeded');
       }
       // The healthy node was never touched.
-      expect((await core.readNode({ name: names[3]! })).metadata?.annotations?.[STATE]).toBeUndefined();
+      expect(
+        (await core.readNode({ name: names[3]! })).metadata?.annotations?.[STATE],
+      ).toBeUndefined();
     } finally {
       await ctl.stop();
       await provider.settle();

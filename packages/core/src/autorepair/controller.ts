@@ -74,7 +74,9 @@ export function addAutoRepairController(
     ...(opts.labelSelector !== undefined ? { labelSelector: opts.labelSelector } : {}),
   });
   const metrics = new AutoRepairMetrics(manager.metrics.registry);
-  const provider = policy.dryRun ? new DryRunRebootProvider() : (opts.provider ?? new DryRunRebootProvider());
+  const provider = policy.dryRun
+    ? new DryRunRebootProvider()
+    : (opts.provider ?? new DryRunRebootProvider());
   const store: StateStore = policy.dryRun
     ? new MemoryStateStore()
     : new AnnotationStateStore(client, policy.annotations.state);

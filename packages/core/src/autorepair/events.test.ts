@@ -17,7 +17,9 @@ describe('transitionEvents', () => {
     const held = decideRepair(obs('unknown', t0), undefined, policy, t0 + 11 * MIN, {
       storm: { admitted: false, reason: 'storm guard: 2 repairs in flight (maxInFlight 1)' },
     });
-    expect(transitionEvents(held, undefined).map((e) => [e.reason, e.type])).toEqual([['StormGuardHeld', 'Warning']]);
+    expect(transitionEvents(held, undefined).map((e) => [e.reason, e.type])).toEqual([
+      ['StormGuardHeld', 'Warning'],
+    ]);
     expect(transitionEvents(held, undefined)[0]?.note).toMatch(/maxInFlight 1/);
 
     const start = decideRepair(obs('unknown', t0), held.nextState, policy, t0 + 12 * MIN);
@@ -32,18 +34,31 @@ describe('transitionEvents', () => {
     const verifying = decideRepair(obs('ready', t0 + 13 * MIN), done, policy, t0 + 14 * MIN);
     expect(transitionEvents(verifying, done)).toEqual([]);
     expect(startsRemediation(verifying, done)).toBe(false);
-    const healed = decideRepair(obs('ready', t0 + 13 * MIN), verifying.nextState, policy, t0 + 19 * MIN);
+    const healed = decideRepair(
+      obs('ready', t0 + 13 * MIN),
+      verifying.nextState,
+      policy,
+      t0 + 19 * MIN,
+    );
     expect(endsInSuccess(healed, verifying.nextState)).toBe(true);
     expect(transitionEvents(healed, verifying.nextState).map((e) => [e.reason, e.type])).toEqual([
       ['RepairSucceeded', 'Normal'],
     ]);
     // The next look at a healthy node says nothing.
-    const quiet = decideRepair(obs('ready', t0 + 13 * MIN), healed.nextState, policy, t0 + 20 * MIN);
+    const quiet = decideRepair(
+      obs('ready', t0 + 13 * MIN),
+      healed.nextState,
+      policy,
+      t0 + 20 * MIN,
+    );
     expect(transitionEvents(quiet, healed.nextState)).toEqual([]);
   });
 
   it('announces giving up as a Warning', () => {
-    const oneStep = { ...policy, ladder: [{ action: 'SoftReboot' as const, timeoutMs: MIN, attempts: 1 }] };
+    const oneStep = {
+      ...policy,
+      ladder: [{ action: 'SoftReboot' as const, timeoutMs: MIN, attempts: 1 }],
+    };
     const start = decideRepair(obs('unknown', t0), undefined, oneStep, t0 + 11 * MIN);
     const done = recordOutcome(start.nextState!, {
       actionId: start.nextState!.remediation!.intent!.actionId,

@@ -53,10 +53,20 @@ export function transitionEvents(d: RepairDecision, prev: RepairState | undefine
     });
   }
   if (startsRemediation(d, prev)) {
-    out.push({ type: 'Warning', reason: EventReasons.RepairStarted, action: 'Repair', note: d.reason });
+    out.push({
+      type: 'Warning',
+      reason: EventReasons.RepairStarted,
+      action: 'Repair',
+      note: d.reason,
+    });
   }
   if (endsInSuccess(d, prev)) {
-    out.push({ type: 'Normal', reason: EventReasons.RepairSucceeded, action: 'Repair', note: d.reason });
+    out.push({
+      type: 'Normal',
+      reason: EventReasons.RepairSucceeded,
+      action: 'Repair',
+      note: d.reason,
+    });
   }
   if (d.actions.some((a) => a.type === 'GiveUp')) {
     const giveUp = d.actions.find((a) => a.type === 'GiveUp');
@@ -73,8 +83,10 @@ export function transitionEvents(d: RepairDecision, prev: RepairState | undefine
 /** One line about a drain result, for the event note and logs. */
 export function describeDrain(r: DrainResult): string {
   const parts = [`${r.evicted.length} pod(s) evicted`];
-  if (r.pdbRefusals > 0) parts.push(`${r.pdbRefusals} eviction(s) refused by a PodDisruptionBudget`);
-  if (r.blocked.length > 0) parts.push(`${r.blocked.length} pod(s) left in place by the drain options`);
+  if (r.pdbRefusals > 0)
+    parts.push(`${r.pdbRefusals} eviction(s) refused by a PodDisruptionBudget`);
+  if (r.blocked.length > 0)
+    parts.push(`${r.blocked.length} pod(s) left in place by the drain options`);
   if (r.outOfServiceTainted) parts.push('out-of-service taint added');
   if (r.remaining.length > 0) parts.push(`still on the node: ${r.remaining.join(', ')}`);
   return `${r.outcome} in ${Math.round(r.durationMs / 100) / 10}s: ${parts.join('; ')}`;
@@ -83,7 +95,12 @@ export function describeDrain(r: DrainResult): string {
 export function drainEvent(r: DrainResult): EventInput {
   return r.outcome === 'Drained'
     ? { type: 'Normal', reason: EventReasons.Drained, action: 'Drain', note: describeDrain(r) }
-    : { type: 'Warning', reason: EventReasons.DrainIncomplete, action: 'Drain', note: describeDrain(r) };
+    : {
+        type: 'Warning',
+        reason: EventReasons.DrainIncomplete,
+        action: 'Drain',
+        note: describeDrain(r),
+      };
 }
 
 export function remediationEvent(

@@ -17,7 +17,11 @@ class InMemoryDrainPortForTest implements DrainPort {
   node: NodeSnapshot = { metadata: { name: 'n1' }, spec: {} };
   pods: PodSnapshot[] = [
     {
-      metadata: { name: 'web-1', namespace: 'ns', ownerReferences: [{ kind: 'ReplicaSet', name: 'web', controller: true }] },
+      metadata: {
+        name: 'web-1',
+        namespace: 'ns',
+        ownerReferences: [{ kind: 'ReplicaSet', name: 'web', controller: true }],
+      },
       spec: { nodeName: 'n1' },
       status: { phase: 'Running' },
     },
@@ -28,7 +32,8 @@ class InMemoryDrainPortForTest implements DrainPort {
   }
   async patchNode(_name: string, patch: NodePatch): Promise<void> {
     this.log.push(`patch ${JSON.stringify(patch)}`);
-    if (patch.unschedulable !== undefined) this.node = { ...this.node, spec: { ...this.node.spec, unschedulable: patch.unschedulable } };
+    if (patch.unschedulable !== undefined)
+      this.node = { ...this.node, spec: { ...this.node.spec, unschedulable: patch.unschedulable } };
   }
   async listPodsOnNode(): Promise<PodSnapshot[]> {
     return this.pods;
@@ -46,8 +51,24 @@ class InMemoryDrainPortForTest implements DrainPort {
 const reason = 'KubeletUnreachable: Ready=Unknown for more than 10m';
 const repair = (dryRun: boolean): RepairAction[] => [
   { type: 'Cordon', reason, dryRun },
-  { type: 'Drain', reason, dryRun, unreachable: false, timeoutMs: 60_000, outOfServiceAfterMs: 60_000 },
-  { type: 'Remediate', reason, dryRun, action: 'SoftReboot', actionId: 'n1/1/SoftReboot-1', step: 0, attempt: 1, replay: false },
+  {
+    type: 'Drain',
+    reason,
+    dryRun,
+    unreachable: false,
+    timeoutMs: 60_000,
+    outOfServiceAfterMs: 60_000,
+  },
+  {
+    type: 'Remediate',
+    reason,
+    dryRun,
+    action: 'SoftReboot',
+    actionId: 'n1/1/SoftReboot-1',
+    step: 0,
+    attempt: 1,
+    replay: false,
+  },
 ];
 
 function setup() {
@@ -88,17 +109,38 @@ describe('executeActions', () => {
     expect(r).toEqual({ remediated: true, aborted: false });
     expect(s.port.log).toEqual(['patch {"unschedulable":true}', 'evict ns/web-1']);
     expect(s.provider.requests).toEqual([
-      { node: 'n1', providerID: 'openstack:///abc', action: 'SoftReboot', actionId: 'n1/1/SoftReboot-1', replay: false },
+      {
+        node: 'n1',
+        providerID: 'openstack:///abc',
+        action: 'SoftReboot',
+        actionId: 'n1/1/SoftReboot-1',
+        replay: false,
+      },
     ]);
-    expect(s.outcomes).toEqual([{ actionId: 'n1/1/SoftReboot-1', result: 'Succeeded', at: 42, message: 'dry-run: would SoftReboot n1' }]);
-    expect(s.order).toEqual(['event Cordoned', 'event Drained', 'outcome Succeeded', 'event RemediationSucceeded']);
+    expect(s.outcomes).toEqual([
+      {
+        actionId: 'n1/1/SoftReboot-1',
+        result: 'Succeeded',
+        at: 42,
+        message: 'dry-run: would SoftReboot n1',
+      },
+    ]);
+    expect(s.order).toEqual([
+      'event Cordoned',
+      'event Drained',
+      'outcome Succeeded',
+      'event RemediationSucceeded',
+    ]);
   });
 
   it('dry-run actions change nothing in the cluster but say what they would do', async () => {
     const s = setup();
     await executeActions(repair(true), s.target(), s.deps);
     expect(s.port.log).toEqual([]);
-    expect(s.events.filter((e) => e.reason === 'DryRun').map((e) => e.action)).toEqual(['Cordon', 'Drain']);
+    expect(s.events.filter((e) => e.reason === 'DryRun').map((e) => e.action)).toEqual([
+      'Cordon',
+      'Drain',
+    ]);
     // The dry-run provider is the one that receives Remediate in dry-run mode: it records only.
     expect(s.provider.executedActionIds()).toEqual(['n1/1/SoftReboot-1']);
   });
@@ -115,10 +157,19 @@ describe('executeActions', () => {
 
   it('a provider that throws counts as a failed attempt, with its message', async () => {
     const s = setup();
-    const failing = { name: 'broken', execute: async () => Promise.reject(new Error('Nova answered 503')) };
+    const failing = {
+      name: 'broken',
+      execute: async () => Promise.reject(new Error('Nova answered 503')),
+    };
     await executeActions(repair(false).slice(2), s.target(), { ...s.deps, provider: failing });
-    expect(s.outcomes).toEqual([{ actionId: 'n1/1/SoftReboot-1', result: 'Failed', at: 42, message: 'Nova answered 503' }]);
-    expect(s.events.at(-1)).toMatchObject({ type: 'Warning', reason: 'RemediationFailed', action: 'SoftReboot' });
+    expect(s.outcomes).toEqual([
+      { actionId: 'n1/1/SoftReboot-1', result: 'Failed', at: 42, message: 'Nova answered 503' },
+    ]);
+    expect(s.events.at(-1)).toMatchObject({
+      type: 'Warning',
+      reason: 'RemediationFailed',
+      action: 'SoftReboot',
+    });
   });
 
   it('an uncordon failure is thrown so the decision is retried', async () => {
@@ -126,9 +177,17 @@ describe('executeActions', () => {
     s.port.patchNode = async () => Promise.reject(new Error('connection refused'));
     s.port.node = { metadata: { name: 'n1' }, spec: { unschedulable: true } };
     await expect(
-      executeActions([{ type: 'Uncordon', reason: 'ok', dryRun: false, removeOutOfServiceTaint: true }], s.target(), s.deps),
+      executeActions(
+        [{ type: 'Uncordon', reason: 'ok', dryRun: false, removeOutOfServiceTaint: true }],
+        s.target(),
+        s.deps,
+      ),
     ).rejects.toThrow('connection refused');
-    expect(s.events.at(-1)).toMatchObject({ type: 'Warning', reason: 'ActionFailed', action: 'Uncordon' });
+    expect(s.events.at(-1)).toMatchObject({
+      type: 'Warning',
+      reason: 'ActionFailed',
+      action: 'Uncordon',
+    });
   });
 });
 
@@ -144,7 +203,11 @@ describe('Mutex', () => {
         if (fail) throw new Error(id);
         return id;
       });
-    const results = await Promise.allSettled([section('a', 20), section('b', 1, true), section('c', 1)]);
+    const results = await Promise.allSettled([
+      section('a', 20),
+      section('b', 1, true),
+      section('c', 1),
+    ]);
     expect(trace).toEqual(['a in', 'a out', 'b in', 'b out', 'c in', 'c out']);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   });

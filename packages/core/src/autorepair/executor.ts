@@ -80,12 +80,22 @@ export async function executeActions(
           const r = await cordonNode(deps.drainPort, target.node);
           deps.metrics.actions.inc({ action: 'Cordon', result: 'Succeeded' });
           if (r === 'Cordoned')
-            await deps.event({ type: 'Normal', reason: EventReasons.Cordoned, action: 'Cordon', note: action.reason });
+            await deps.event({
+              type: 'Normal',
+              reason: EventReasons.Cordoned,
+              action: 'Cordon',
+              note: action.reason,
+            });
         } catch (e) {
           // The drain cordons too (and retries); a failed cordon alone does not stop the repair.
           deps.metrics.actions.inc({ action: 'Cordon', result: 'Failed' });
           log.warn(errorFields(e), 'cordon failed');
-          await deps.event({ type: 'Warning', reason: EventReasons.ActionFailed, action: 'Cordon', note: `cordon failed: ${message(e)}` });
+          await deps.event({
+            type: 'Warning',
+            reason: EventReasons.ActionFailed,
+            action: 'Cordon',
+            note: `cordon failed: ${message(e)}`,
+          });
         }
         break;
       }
@@ -100,7 +110,9 @@ export async function executeActions(
               unreachable: action.unreachable,
               outOfServiceAfterMs: action.outOfServiceAfterMs,
               signal: target.signal,
-              ...(t.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: t.gracePeriodSeconds } : {}),
+              ...(t.gracePeriodSeconds !== undefined
+                ? { gracePeriodSeconds: t.gracePeriodSeconds }
+                : {}),
               ...(t.pollIntervalMs !== undefined ? { pollIntervalMs: t.pollIntervalMs } : {}),
               ...(t.initialBackoffMs !== undefined ? { initialBackoffMs: t.initialBackoffMs } : {}),
               ...(t.maxBackoffMs !== undefined ? { maxBackoffMs: t.maxBackoffMs } : {}),
@@ -110,15 +122,26 @@ export async function executeActions(
             deps.drainClock ?? drainSystemClock,
           );
           if (r.outcome === 'Aborted') return { remediated, aborted: true };
-          deps.metrics.actions.inc({ action: 'Drain', result: r.outcome === 'Drained' ? 'Succeeded' : r.outcome });
-          log.info({ outcome: r.outcome, evicted: r.evicted.length, pdbRefusals: r.pdbRefusals }, 'drain finished');
+          deps.metrics.actions.inc({
+            action: 'Drain',
+            result: r.outcome === 'Drained' ? 'Succeeded' : r.outcome,
+          });
+          log.info(
+            { outcome: r.outcome, evicted: r.evicted.length, pdbRefusals: r.pdbRefusals },
+            'drain finished',
+          );
           await deps.event(drainEvent(r));
         } catch (e) {
           // A broken node is repaired even if it cannot be drained cleanly (the pods on it
           // are not running anyway); the event says so.
           deps.metrics.actions.inc({ action: 'Drain', result: 'Failed' });
           log.warn(errorFields(e), 'drain failed');
-          await deps.event({ type: 'Warning', reason: EventReasons.DrainIncomplete, action: 'Drain', note: `drain failed: ${message(e)}` });
+          await deps.event({
+            type: 'Warning',
+            reason: EventReasons.DrainIncomplete,
+            action: 'Drain',
+            note: `drain failed: ${message(e)}`,
+          });
         }
         break;
       }
@@ -149,21 +172,49 @@ export async function executeActions(
         });
         remediated = true;
         deps.metrics.actions.inc({ action: action.action, result: result.result });
-        log.info({ action: action.action, actionId: action.actionId, replay: action.replay, result: result.result }, 'remediation action finished');
-        await deps.event(remediationEvent(action.action, action.actionId, action.replay, deps.provider.name, result));
+        log.info(
+          {
+            action: action.action,
+            actionId: action.actionId,
+            replay: action.replay,
+            result: result.result,
+          },
+          'remediation action finished',
+        );
+        await deps.event(
+          remediationEvent(
+            action.action,
+            action.actionId,
+            action.replay,
+            deps.provider.name,
+            result,
+          ),
+        );
         break;
       }
       case 'Uncordon': {
         try {
-          await uncordonNode(deps.drainPort, target.node, { removeOutOfServiceTaint: action.removeOutOfServiceTaint });
+          await uncordonNode(deps.drainPort, target.node, {
+            removeOutOfServiceTaint: action.removeOutOfServiceTaint,
+          });
           deps.metrics.actions.inc({ action: 'Uncordon', result: 'Succeeded' });
-          await deps.event({ type: 'Normal', reason: EventReasons.Uncordoned, action: 'Uncordon', note: action.reason });
+          await deps.event({
+            type: 'Normal',
+            reason: EventReasons.Uncordoned,
+            action: 'Uncordon',
+            note: action.reason,
+          });
         } catch (e) {
           // Uncordon runs before the Healthy state is persisted (it is idempotent), so a
           // failure is thrown and the whole decision is retried with backoff.
           deps.metrics.actions.inc({ action: 'Uncordon', result: 'Failed' });
           log.warn(errorFields(e), 'uncordon failed');
-          await deps.event({ type: 'Warning', reason: EventReasons.ActionFailed, action: 'Uncordon', note: `uncordon failed (will retry): ${message(e)}` });
+          await deps.event({
+            type: 'Warning',
+            reason: EventReasons.ActionFailed,
+            action: 'Uncordon',
+            note: `uncordon failed (will retry): ${message(e)}`,
+          });
           throw e;
         }
         break;

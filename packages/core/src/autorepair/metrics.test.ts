@@ -13,20 +13,29 @@ const entry = (name: string, zone: string, unhealthy: boolean): StormEntry => ({
 });
 
 describe('stormScope', () => {
-  const base: StormGuardPolicy = { ...defaultRepairPolicy.stormGuard, maxUnhealthy: { percent: 100 }, maxInFlight: 10 };
+  const base: StormGuardPolicy = {
+    ...defaultRepairPolicy.stormGuard,
+    maxUnhealthy: { percent: 100 },
+    maxInFlight: 10,
+  };
   const reasonOf = (policy: StormGuardPolicy, entries: StormEntry[]) =>
     [...stormGuard(entries, policy).verdicts.values()].find((v) => !v.admitted)?.reason ?? '';
 
-  it('names which limit held a repair, from the storm guard\'s own reasons', () => {
-    const fleet = reasonOf({ ...base, maxUnhealthy: { count: 1 } }, [entry('a', 'z1', true), entry('b', 'z2', true)]);
-    expect(stormScope(fleet)).toBe('fleet');
-    const domain = reasonOf({ ...base, failureDomainLabel: 'zone', maxUnhealthyPerDomain: { count: 1 } }, [
+  it("names which limit held a repair, from the storm guard's own reasons", () => {
+    const fleet = reasonOf({ ...base, maxUnhealthy: { count: 1 } }, [
       entry('a', 'z1', true),
-      entry('b', 'z1', true),
-      entry('c', 'z2', false),
+      entry('b', 'z2', true),
     ]);
+    expect(stormScope(fleet)).toBe('fleet');
+    const domain = reasonOf(
+      { ...base, failureDomainLabel: 'zone', maxUnhealthyPerDomain: { count: 1 } },
+      [entry('a', 'z1', true), entry('b', 'z1', true), entry('c', 'z2', false)],
+    );
     expect(stormScope(domain)).toBe('failure-domain');
-    const inFlight = reasonOf({ ...base, maxInFlight: 1 }, [entry('a', 'z1', true), entry('b', 'z2', true)]);
+    const inFlight = reasonOf({ ...base, maxInFlight: 1 }, [
+      entry('a', 'z1', true),
+      entry('b', 'z2', true),
+    ]);
     expect(stormScope(inFlight)).toBe('in-flight');
   });
 });

@@ -13,11 +13,15 @@ import { recordOutcome, type ActionOutcome, type RepairDecision } from '../healt
 import type { RepairPolicy } from '../health/policy.js';
 import type { RepairState } from '../health/state.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
-import type { ReconcileContext, ReconcileRequest, ReconcileResult } from '../runtime/controller/reconciler.js';
+import type {
+  ReconcileContext,
+  ReconcileRequest,
+  ReconcileResult,
+} from '../runtime/controller/reconciler.js';
 import type { RuntimeLogger } from '../runtime/logger.js';
 import { endsInSuccess, EventReasons, startsRemediation, transitionEvents } from './events.js';
 import { executeActions, type ExecutorDeps } from './executor.js';
-import { countPhases, stormScope, type AutoRepairMetrics } from './metrics.js';
+import { countPhases, stormScope } from './metrics.js';
 import { Mutex } from './mutex.js';
 import type { NodeView } from './node-view.js';
 import { worthPersisting, type StateStore } from './state-store.js';
@@ -120,9 +124,15 @@ export class NodeReconciler {
       m.started.inc({ cause: d.cause.kind, step: stepOf(rem?.step) });
     }
     if (endsInSuccess(d, prev))
-      m.succeeded.inc({ cause: prev?.remediation?.cause ?? d.cause.kind, step: stepOf(prev?.remediation?.step) });
+      m.succeeded.inc({
+        cause: prev?.remediation?.cause ?? d.cause.kind,
+        step: stepOf(prev?.remediation?.step),
+      });
     if (d.actions.some((a) => a.type === 'GiveUp'))
-      m.failed.inc({ cause: prev?.remediation?.cause ?? d.cause.kind, step: stepOf(prev?.remediation?.step) });
+      m.failed.inc({
+        cause: prev?.remediation?.cause ?? d.cause.kind,
+        step: stepOf(prev?.remediation?.step),
+      });
   }
 
   private async getNode(name: string): Promise<KubeNode | undefined> {
@@ -137,7 +147,9 @@ export class NodeReconciler {
   private async leaseRenewTime(name: string): Promise<string | undefined> {
     if (this.deps.policy.staleHeartbeatTimeoutMs === 0) return undefined;
     try {
-      const lease = await this.deps.client.get<KubeLease>(LeaseResource, name, { namespace: 'kube-node-lease' });
+      const lease = await this.deps.client.get<KubeLease>(LeaseResource, name, {
+        namespace: 'kube-node-lease',
+      });
       return lease.spec?.renewTime ?? undefined;
     } catch (e) {
       if (e instanceof NotFoundError) return undefined;
@@ -185,7 +197,9 @@ export class NodeReconciler {
     if (decision === undefined) return undefined;
 
     this.deps.metrics.stormTripped.set(fleet.storm.tripped ? 1 : 0);
-    this.deps.metrics.setPhaseCounts(countPhases(fleet.decisions.filter((d) => d.nextState !== undefined).map((d) => d.phase)));
+    this.deps.metrics.setPhaseCounts(
+      countPhases(fleet.decisions.filter((d) => d.nextState !== undefined).map((d) => d.phase)),
+    );
     const verdict = fleet.storm.verdicts.get(name);
     if (verdict !== undefined && !verdict.admitted)
       this.deps.metrics.stormHolds.inc({ scope: stormScope(verdict.reason) });
@@ -230,7 +244,11 @@ export class NodeReconciler {
   }
 
   /** Writes the outcome of a Remediate action onto the state it belongs to (retrying conflicts). */
-  private async persistOutcome(name: string, outcome: ActionOutcome, signal: AbortSignal): Promise<void> {
+  private async persistOutcome(
+    name: string,
+    outcome: ActionOutcome,
+    signal: AbortSignal,
+  ): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       const node = await this.getNode(name);
       if (node === undefined) return;

@@ -3,7 +3,11 @@ import type { KubeNode } from '../kube/types.js';
 import { defaultRepairPolicy } from '../health/policy.js';
 import { nodeViewChanged, toNodeView, watchedAnnotations } from './node-view.js';
 
-const node = (heartbeat: string, rv: string, extra: Partial<KubeNode['metadata']> = {}): KubeNode => ({
+const node = (
+  heartbeat: string,
+  rv: string,
+  extra: Partial<KubeNode['metadata']> = {},
+): KubeNode => ({
   apiVersion: 'v1',
   kind: 'Node',
   metadata: {
@@ -53,7 +57,12 @@ describe('toNodeView', () => {
       spec: { providerID: 'openstack:///abc', unschedulable: true },
       status: {
         conditions: [
-          { type: 'Ready', status: 'True', reason: 'KubeletReady', lastTransitionTime: '2026-01-01T00:00:10Z' },
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'KubeletReady',
+            lastTransitionTime: '2026-01-01T00:00:10Z',
+          },
         ],
       },
     });

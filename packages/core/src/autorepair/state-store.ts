@@ -19,7 +19,11 @@ export interface StateStore {
    * Node changed since, the write fails with a ConflictError and the caller decides again.
    * Returns the Node's new resourceVersion (undefined in memory).
    */
-  write(name: string, state: RepairState, resourceVersion: string | undefined): Promise<string | undefined>;
+  write(
+    name: string,
+    state: RepairState,
+    resourceVersion: string | undefined,
+  ): Promise<string | undefined>;
   /** The stored text, to compare with a new state before writing. */
   stored(node: NodeSnapshot): string | undefined;
   /** The serialized value the cache must show before this write counts as observed. */

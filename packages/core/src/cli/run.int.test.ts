@@ -31,35 +31,72 @@ describe('noderepair run', () => {
         'stormGuard: { recheckInterval: 1s }',
       ].join('\n'),
     );
-    const kubelet = await startFakeKubelet(kc, { name, labels: { 'test.noderepair.io/run': scope }, heartbeatSeconds: 1 });
+    const kubelet = await startFakeKubelet(kc, {
+      name,
+      labels: { 'test.noderepair.io/run': scope },
+      heartbeatSeconds: 1,
+    });
     const [probePort, metricsPort] = [await freePort(), await freePort()];
     const stop = new AbortController();
     const err: string[] = [];
     const exit = runCli(
       [
-        'run', '--kubeconfig', env.kubeconfigPath, '--policy', policyPath, '--dry-run',
-        '--label-selector', `test.noderepair.io/run=${scope}`,
-        '--health-probe-bind-address', `127.0.0.1:${probePort}`,
-        '--metrics-bind-address', `127.0.0.1:${metricsPort}`,
+        'run',
+        '--kubeconfig',
+        env.kubeconfigPath,
+        '--policy',
+        policyPath,
+        '--dry-run',
+        '--label-selector',
+        `test.noderepair.io/run=${scope}`,
+        '--health-probe-bind-address',
+        `127.0.0.1:${probePort}`,
+        '--metrics-bind-address',
+        `127.0.0.1:${metricsPort}`,
       ],
-      { stdout: () => {}, stderr: (l) => err.push(l), readFile: (p) => readFile(p, 'utf8'), run: { signal: stop.signal, env: {} } },
+      {
+        stdout: () => {},
+        stderr: (l) => err.push(l),
+        readFile: (p) => readFile(p, 'utf8'),
+        run: { signal: stop.signal, env: {} },
+      },
     );
     try {
-      await waitFor('readyz', async () => ((await fetch(`http://127.0.0.1:${probePort}/readyz`)).status === 200 ? true : undefined), 20_000);
+      await waitFor(
+        'readyz',
+        async () =>
+          (await fetch(`http://127.0.0.1:${probePort}/readyz`)).status === 200 ? true : undefined,
+        20_000,
+      );
       await kubelet.setNotReady('container runtime is down');
-      const events = await waitFor('dry-run events', async () => {
-        const evs = (await client.list<KubeEvent>(EventResource, { namespace: 'default' })).items.filter((e) => e.regarding?.name === name);
-        return evs.some((e) => e.reason === 'RemediationSucceeded') ? evs : undefined;
-      }, 30_000);
+      const events = await waitFor(
+        'dry-run events',
+        async () => {
+          const evs = (
+            await client.list<KubeEvent>(EventResource, { namespace: 'default' })
+          ).items.filter((e) => e.regarding?.name === name);
+          return evs.some((e) => e.reason === 'RemediationSucceeded') ? evs : undefined;
+        },
+        30_000,
+      );
       const reasons = events.map((e) => e.reason);
       expect(reasons).toContain('RepairStarted');
-      expect(events.filter((e) => e.reason === 'DryRun').map((e) => e.action).sort()).toEqual(['Cordon', 'Drain']);
-      expect(events.find((e) => e.reason === 'RemediationSucceeded')?.note).toMatch(/via dry-run: dry-run: would SoftReboot/);
+      expect(
+        events
+          .filter((e) => e.reason === 'DryRun')
+          .map((e) => e.action)
+          .sort(),
+      ).toEqual(['Cordon', 'Drain']);
+      expect(events.find((e) => e.reason === 'RemediationSucceeded')?.note).toMatch(
+        /via dry-run: dry-run: would SoftReboot/,
+      );
       const node = await core.readNode({ name });
       expect(node.spec?.unschedulable ?? false).toBe(false);
       expect(node.metadata?.annotations?.['noderepair.io/repair-state']).toBeUndefined();
       const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-      expect(metrics).toMatch(/noderepair_remediations_started_total\{cause="ContainerRuntimeDown",step="SoftReboot"\} 1/);
+      expect(metrics).toMatch(
+        /noderepair_remediations_started_total\{cause="ContainerRuntimeDown",step="SoftReboot"\} 1/,
+      );
     } finally {
       stop.abort();
       expect(await exit).toBe(0);

@@ -5,7 +5,9 @@ import { parseBindAddress, parseRunArgs, runCommand } from './run.js';
 describe('parseBindAddress', () => {
   it('accepts controller-runtime style addresses and "0" to disable', () => {
     expect(parseBindAddress(':8080', 'f')).toEqual(either.right({ port: 8080 }));
-    expect(parseBindAddress('127.0.0.1:9090', 'f')).toEqual(either.right({ host: '127.0.0.1', port: 9090 }));
+    expect(parseBindAddress('127.0.0.1:9090', 'f')).toEqual(
+      either.right({ host: '127.0.0.1', port: 9090 }),
+    );
     expect(parseBindAddress('[::1]:8081', 'f')).toEqual(either.right({ host: '::1', port: 8081 }));
     expect(parseBindAddress('8081', 'f')).toEqual(either.right({ port: 8081 }));
     expect(parseBindAddress('0', 'f')).toEqual(either.right('disabled'));
@@ -13,7 +15,9 @@ describe('parseBindAddress', () => {
 
   it('names the flag and the expected form on bad input', () => {
     expect(parseBindAddress('localhost', '--metrics-bind-address')).toEqual(
-      either.left('--metrics-bind-address: expected [host]:port such as ":8080" or "127.0.0.1:8080", or "0" to disable; got "localhost"'),
+      either.left(
+        '--metrics-bind-address: expected [host]:port such as ":8080" or "127.0.0.1:8080", or "0" to disable; got "localhost"',
+      ),
     );
     expect(either.isLeft(parseBindAddress(':70000', 'f'))).toBe(true);
   });
@@ -38,9 +42,22 @@ describe('parseRunArgs', () => {
 
   it('reads every flag', () => {
     const r = parseRunArgs([
-      '--policy', 'p.yaml', '--kubeconfig', 'kc', '--dry-run', '--leader-elect',
-      '--metrics-bind-address', '0', '--health-probe-bind-address', '127.0.0.1:9440',
-      '--label-selector', 'pool=workers', '--leader-election-namespace', 'ops', '--leader-election-id', 'nr',
+      '--policy',
+      'p.yaml',
+      '--kubeconfig',
+      'kc',
+      '--dry-run',
+      '--leader-elect',
+      '--metrics-bind-address',
+      '0',
+      '--health-probe-bind-address',
+      '127.0.0.1:9440',
+      '--label-selector',
+      'pool=workers',
+      '--leader-election-namespace',
+      'ops',
+      '--leader-election-id',
+      'nr',
     ]);
     expect(r).toMatchObject(
       either.right({
@@ -90,9 +107,13 @@ describe('runCommand input errors', () => {
       code: 1,
       err: 'noderepair run: p: invalid repair policy: stormGuard.maxInFlight: expected an integer >= 1, got 0',
     });
-    expect(await run(['--policy', 'p', '--kubeconfig', '/nonexistent/kubeconfig'], { p: '{}' })).toMatchObject({
+    expect(
+      await run(['--policy', 'p', '--kubeconfig', '/nonexistent/kubeconfig'], { p: '{}' }),
+    ).toMatchObject({
       code: 1,
-      err: expect.stringMatching(/^noderepair run: cannot load the kubeconfig \/nonexistent\/kubeconfig: /),
+      err: expect.stringMatching(
+        /^noderepair run: cannot load the kubeconfig \/nonexistent\/kubeconfig: /,
+      ),
     });
   });
 });
@@ -103,17 +124,26 @@ describe('examples/standalone', () => {
     const YAML = (await import('yaml')).default;
     const { resolveRepairPolicy } = await import('../health/policy.js');
     const dir = new URL('../../../../examples/standalone/', import.meta.url);
-    const policy = resolveRepairPolicy(YAML.parse(await readFile(new URL('policy.yaml', dir), 'utf8')));
+    const policy = resolveRepairPolicy(
+      YAML.parse(await readFile(new URL('policy.yaml', dir), 'utf8')),
+    );
     expect(either.isRight(policy) && policy.right.stormGuard.maxInFlight).toBe(1);
-    const docs = YAML.parseAllDocuments(await readFile(new URL('deploy.yaml', dir), 'utf8')).map((d) => d.toJS());
+    const docs = YAML.parseAllDocuments(await readFile(new URL('deploy.yaml', dir), 'utf8')).map(
+      (d) => d.toJS(),
+    );
     const cm = docs.find((d) => d.kind === 'ConfigMap');
     const inCluster = resolveRepairPolicy(YAML.parse(cm.data['policy.yaml']));
     expect(either.isRight(inCluster) && inCluster.right.dryRun).toBe(true);
     const deploy = docs.find((d) => d.kind === 'Deployment');
     const args: string[] = deploy.spec.template.spec.containers[0].args;
     expect(either.isRight(parseRunArgs(args.slice(1)))).toBe(true);
-    const rbac = YAML.parseAllDocuments(await readFile(new URL('rbac.yaml', dir), 'utf8')).map((d) => d.toJS());
-    const rules = rbac.find((d) => d.kind === 'ClusterRole').rules as { resources: string[]; verbs: string[] }[];
+    const rbac = YAML.parseAllDocuments(await readFile(new URL('rbac.yaml', dir), 'utf8')).map(
+      (d) => d.toJS(),
+    );
+    const rules = rbac.find((d) => d.kind === 'ClusterRole').rules as {
+      resources: string[];
+      verbs: string[];
+    }[];
     expect(rules.find((r) => r.resources.includes('pods/eviction'))?.verbs).toEqual(['create']);
   });
 });

@@ -33,12 +33,17 @@ export interface BindAddress {
 }
 
 /** ":8080", "127.0.0.1:8080", "8080"; "0" means disabled (controller-runtime's convention). Pure. */
-export function parseBindAddress(value: string, flag: string): either.Either<string, BindAddress | 'disabled'> {
+export function parseBindAddress(
+  value: string,
+  flag: string,
+): either.Either<string, BindAddress | 'disabled'> {
   if (value === '0') return either.right('disabled');
   const m = /^(?:(\[[0-9a-fA-F:]+\]|[^:]*):)?(\d{1,5})$/.exec(value.trim());
   const port = m ? Number(m[2]) : NaN;
   if (!m || port > 65535)
-    return either.left(`${flag}: expected [host]:port such as ":8080" or "127.0.0.1:8080", or "0" to disable; got "${value}"`);
+    return either.left(
+      `${flag}: expected [host]:port such as ":8080" or "127.0.0.1:8080", or "0" to disable; got "${value}"`,
+    );
   const host = m[1] ? m[1].replace(/^\[|\]$/g, '') : undefined;
   return either.right({ ...(host ? { host } : {}), port });
 }
@@ -57,7 +62,10 @@ export interface RunConfig {
 }
 
 /** Parses `run`'s flags (pure; env gives the defaults a Pod would set). */
-export function parseRunArgs(args: string[], env: Record<string, string | undefined> = {}): either.Either<string, RunConfig> {
+export function parseRunArgs(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): either.Either<string, RunConfig> {
   let values: Record<string, string | boolean | undefined>;
   try {
     values = parseArgs({
@@ -83,9 +91,15 @@ export function parseRunArgs(args: string[], env: Record<string, string | undefi
   const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
   const policyPath = str('policy');
   if (policyPath === undefined) return either.left('--policy is required');
-  const metrics = parseBindAddress(str('metrics-bind-address') ?? ':8080', '--metrics-bind-address');
+  const metrics = parseBindAddress(
+    str('metrics-bind-address') ?? ':8080',
+    '--metrics-bind-address',
+  );
   if (either.isLeft(metrics)) return metrics;
-  const probes = parseBindAddress(str('health-probe-bind-address') ?? ':8081', '--health-probe-bind-address');
+  const probes = parseBindAddress(
+    str('health-probe-bind-address') ?? ':8081',
+    '--health-probe-bind-address',
+  );
   if (either.isLeft(probes)) return probes;
   const provider = str('provider') ?? 'dry-run';
   const kubeconfigPath = str('kubeconfig');
@@ -95,7 +109,8 @@ export function parseRunArgs(args: string[], env: Record<string, string | undefi
     ...(kubeconfigPath !== undefined ? { kubeconfigPath } : {}),
     dryRun: values['dry-run'] === true,
     leaderElect: values['leader-elect'] === true,
-    leaderElectionNamespace: str('leader-election-namespace') ?? env['POD_NAMESPACE'] ?? 'kube-system',
+    leaderElectionNamespace:
+      str('leader-election-namespace') ?? env['POD_NAMESPACE'] ?? 'kube-system',
     leaderElectionId: str('leader-election-id') ?? 'noderepair-autorepair',
     metrics: metrics.right,
     probes: probes.right,
@@ -118,7 +133,11 @@ export interface RunIo {
   providers?: ProviderFactories;
 }
 
-function loadPolicy(text: string, path: string, dryRun: boolean): either.Either<string, RepairPolicy> {
+function loadPolicy(
+  text: string,
+  path: string,
+  dryRun: boolean,
+): either.Either<string, RepairPolicy> {
   let doc: unknown;
   try {
     doc = YAML.parse(text);
@@ -146,14 +165,18 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
   const providers = io.providers ?? coreProviders;
   const factory = providers[c.provider];
   if (factory === undefined) {
-    io.stderr(`noderepair run: --provider: unknown provider "${c.provider}" (known: ${Object.keys(providers).join(', ')})`);
+    io.stderr(
+      `noderepair run: --provider: unknown provider "${c.provider}" (known: ${Object.keys(providers).join(', ')})`,
+    );
     return 2;
   }
   let policyText: string;
   try {
     policyText = await io.readFile(c.policyPath);
   } catch (e) {
-    io.stderr(`noderepair run: cannot read ${c.policyPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    io.stderr(
+      `noderepair run: cannot read ${c.policyPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
     return 1;
   }
   const policy = loadPolicy(policyText, c.policyPath, c.dryRun);
@@ -167,19 +190,34 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     else kc.loadFromDefault();
     if (kc.getCurrentCluster() === null) throw new Error('no current cluster in the kubeconfig');
   } catch (e) {
-    io.stderr(`noderepair run: cannot load the kubeconfig${c.kubeconfigPath ? ` ${c.kubeconfigPath}` : ''}: ${(e as Error).message}`);
+    io.stderr(
+      `noderepair run: cannot load the kubeconfig${c.kubeconfigPath ? ` ${c.kubeconfigPath}` : ''}: ${(e as Error).message}`,
+    );
     return 1;
   }
   const client = createKubeClient(kc);
   const identity = env['POD_NAME'] ?? `${hostname()}-${process.pid}`;
   const sameAddress =
-    c.metrics !== 'disabled' && c.probes !== 'disabled' && c.metrics.port === c.probes.port && c.metrics.host === c.probes.host;
+    c.metrics !== 'disabled' &&
+    c.probes !== 'disabled' &&
+    c.metrics.port === c.probes.port &&
+    c.metrics.host === c.probes.host;
   const manager = new Manager({
     name: 'noderepair',
     handleSignals: true,
-    probes: c.probes === 'disabled' ? false : { port: c.probes.port, ...(c.probes.host ? { host: c.probes.host } : {}) },
+    probes:
+      c.probes === 'disabled'
+        ? false
+        : { port: c.probes.port, ...(c.probes.host ? { host: c.probes.host } : {}) },
     ...(c.leaderElect
-      ? { leaderElection: { client, namespace: c.leaderElectionNamespace, name: c.leaderElectionId, identity } }
+      ? {
+          leaderElection: {
+            client,
+            namespace: c.leaderElectionNamespace,
+            name: c.leaderElectionId,
+            identity,
+          },
+        }
       : {}),
   });
   const provider = factory(kc);
@@ -205,7 +243,12 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
         )
       : undefined;
   manager.log.info(
-    { dryRun: policy.right.dryRun, leaderElect: c.leaderElect, labelSelector: c.labelSelector, provider: provider.name },
+    {
+      dryRun: policy.right.dryRun,
+      leaderElect: c.leaderElect,
+      labelSelector: c.labelSelector,
+      provider: provider.name,
+    },
     'noderepair auto-repair controller starting',
   );
   try {

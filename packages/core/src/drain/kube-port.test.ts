@@ -20,7 +20,9 @@ describe('nodePatchBody', () => {
 
   it('cordons with true and uncordons by removing the field', () => {
     expect(nodePatchBody(node, { unschedulable: true })).toEqual({ spec: { unschedulable: true } });
-    expect(nodePatchBody(node, { unschedulable: false })).toEqual({ spec: { unschedulable: null } });
+    expect(nodePatchBody(node, { unschedulable: false })).toEqual({
+      spec: { unschedulable: null },
+    });
   });
 
   it('adds a taint once, keeping the others (a merge patch replaces the whole list)', () => {
@@ -49,16 +51,40 @@ describe('evictionResultFromError', () => {
   it('maps a PodDisruptionBudget refusal, a missing pod and other API errors', () => {
     expect(
       evictionResultFromError(
-        new TooManyRequestsError({ kind: 'Status', code: 429, reason: 'TooManyRequests', message: 'Cannot evict pod as it would violate the pod\'s disruption budget.' }),
+        new TooManyRequestsError({
+          kind: 'Status',
+          code: 429,
+          reason: 'TooManyRequests',
+          message: "Cannot evict pod as it would violate the pod's disruption budget.",
+        }),
       ),
-    ).toEqual({ kind: 'TooManyRequests', message: "Cannot evict pod as it would violate the pod's disruption budget." });
-    expect(evictionResultFromError(new NotFoundError({ kind: 'Status', code: 404, reason: 'NotFound' }))).toEqual({ kind: 'NotFound' });
-    expect(evictionResultFromError(new InternalError({ kind: 'Status', code: 500, reason: 'InternalError', message: 'etcd timeout' }))).toEqual({
+    ).toEqual({
+      kind: 'TooManyRequests',
+      message: "Cannot evict pod as it would violate the pod's disruption budget.",
+    });
+    expect(
+      evictionResultFromError(new NotFoundError({ kind: 'Status', code: 404, reason: 'NotFound' })),
+    ).toEqual({ kind: 'NotFound' });
+    expect(
+      evictionResultFromError(
+        new InternalError({
+          kind: 'Status',
+          code: 500,
+          reason: 'InternalError',
+          message: 'etcd timeout',
+        }),
+      ),
+    ).toEqual({
       kind: 'Error',
       status: 500,
       message: 'etcd timeout',
     });
-    expect(evictionResultFromError(new ConflictError({ kind: 'Status', code: 409, reason: 'Conflict' }))).toMatchObject({ kind: 'Error', status: 409 });
-    expect(evictionResultFromError(new Error('socket hang up'))).toEqual({ kind: 'Error', message: 'socket hang up' });
+    expect(
+      evictionResultFromError(new ConflictError({ kind: 'Status', code: 409, reason: 'Conflict' })),
+    ).toMatchObject({ kind: 'Error', status: 409 });
+    expect(evictionResultFromError(new Error('socket hang up'))).toEqual({
+      kind: 'Error',
+      message: 'socket hang up',
+    });
   });
 });

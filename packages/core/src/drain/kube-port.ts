@@ -4,7 +4,12 @@
 // retried on a fresh read). Evictions go through the Eviction API, where a
 // PodDisruptionBudget refusal is a TooManyRequestsError that becomes `TooManyRequests`.
 import type { KubeClient } from '../kube/client.js';
-import { ConflictError, KubeApiError, NotFoundError, TooManyRequestsError } from '../kube/errors.js';
+import {
+  ConflictError,
+  KubeApiError,
+  NotFoundError,
+  TooManyRequestsError,
+} from '../kube/errors.js';
 import { listAll } from '../kube/pagination.js';
 import { NodeResource, PodResource } from '../kube/resource.js';
 import type { KubeNode, KubePod } from '../kube/types.js';
@@ -105,7 +110,9 @@ export function kubeDrainPort(client: KubeClient, opts: KubeDrainPortOptions = {
       try {
         await client.delete(PodResource, pod.name, {
           namespace: pod.namespace,
-          ...(o.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: o.gracePeriodSeconds } : {}),
+          ...(o.gracePeriodSeconds !== undefined
+            ? { gracePeriodSeconds: o.gracePeriodSeconds }
+            : {}),
         });
         return { kind: 'Deleted' };
       } catch (e) {

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The controller process (the image's CMD: dist/controller/main.js). Flags as in
 // config/manager/manager.yaml; SIGTERM finishes in-flight reconciles and releases the Lease.
+import { realpathSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createKubeClient, Manager } from '@noderepair/core';
 import * as E from 'fp-ts/lib/Either.js';
@@ -67,8 +69,10 @@ export async function run(flags: ControllerFlags): Promise<void> {
   }
 }
 
+// Through the package bin, argv[1] is a symlink: compare real paths.
 const isMain =
-  process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+  process.argv[1] !== undefined &&
+  realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
 if (isMain) {
   const parsed = parseFlags(process.argv.slice(2), process.env);
   if (E.isLeft(parsed)) {

@@ -88,16 +88,28 @@ wait_port() {
   die "$name did not listen on $HOST:$port within ${timeout}s"
 }
 port_busy() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+descendants() { # PID: every process below it (glance-api moves its workers to a new process group)
+  local c
+  for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do echo "$c"; descendants "$c"; done
+}
 stop_one() {
-  local name="$1" f pid i
+  local name="$1" f pid i tree p alive
   f="$(pidfile "$name")"
   [[ -f "$f" ]] || return 0
   pid="$(cat "$f")"
   if kill -0 "$pid" 2>/dev/null; then
     log "stopping $name (pid $pid)"
-    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < 80; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    tree="$pid $(descendants "$pid" | tr '\n' ' ')"
+    kill -TERM -- "-$pid" 2>/dev/null || true
+    # shellcheck disable=SC2086
+    kill -TERM $tree 2>/dev/null || true
+    for ((i = 0; i < 40; i++)); do
+      alive=0; for p in $tree; do kill -0 "$p" 2>/dev/null && alive=1; done
+      ((alive)) || break; sleep 0.25
+    done
     kill -KILL -- "-$pid" 2>/dev/null || true
+    # shellcheck disable=SC2086
+    kill -KILL $tree 2>/dev/null || true
   fi
   rm -f "$f"
 }

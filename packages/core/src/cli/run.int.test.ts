@@ -8,8 +8,8 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { freePort, startFakeKubelet, waitFor } from '@noderepair/envtest';
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import { createKubeClient } from '../kube/client-node/index.js';
-import { EventResource } from '../kube/resource.js';
-import type { KubeEvent } from '../kube/types.js';
+import { EventResource, LeaseResource } from '../kube/resource.js';
+import type { KubeEvent, KubeLease } from '../kube/types.js';
 import { runCli } from './noderepair.js';
 
 const env = useControlPlane();
@@ -37,6 +37,7 @@ describe('noderepair run', () => {
       heartbeatSeconds: 1,
     });
     const [probePort, metricsPort] = [await freePort(), await freePort()];
+    const leaseNs = await env.namespace('run-dry');
     const stop = new AbortController();
     const err: string[] = [];
     const exit = runCli(
@@ -53,12 +54,15 @@ describe('noderepair run', () => {
         `127.0.0.1:${probePort}`,
         '--metrics-bind-address',
         `127.0.0.1:${metricsPort}`,
+        '--leader-elect',
+        '--leader-election-namespace',
+        leaseNs,
       ],
       {
         stdout: () => {},
         stderr: (l) => err.push(l),
         readFile: (p) => readFile(p, 'utf8'),
-        run: { signal: stop.signal, env: {} },
+        run: { signal: stop.signal, env: { POD_NAME: `pod-${scope}` } },
       },
     );
     try {
@@ -93,6 +97,11 @@ describe('noderepair run', () => {
       const node = await core.readNode({ name });
       expect(node.spec?.unschedulable ?? false).toBe(false);
       expect(node.metadata?.annotations?.['noderepair.io/repair-state']).toBeUndefined();
+      // It leads through its own Lease (controllers run only while leading).
+      const lease = await client.get<KubeLease>(LeaseResource, 'noderepair-autorepair', {
+        namespace: leaseNs,
+      });
+      expect(lease.spec?.holderIdentity).toBe(`pod-${scope}`);
       const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       expect(metrics).toMatch(
         /noderepair_remediations_started_total\{cause="ContainerRuntimeDown",step="SoftReboot"\} 1/,

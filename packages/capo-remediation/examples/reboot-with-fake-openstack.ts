@@ -6,7 +6,7 @@ import {
 
 export async function demo() {
   // A FAKE Keystone + Nova on a random loopback port (tests and demos only).
-  const fake = await FakeOpenStack.start({ transitionDelayMs: 200 });
+  const fake = await FakeOpenStack.start({ transitionDelayMs: 3_000 });
   const serverId = fake.addServer({ name: 'my-cluster-md-0-x7k2p' });
 
   // Exactly what CAPO's identityRef Secret holds: clouds.yaml (+ optional cacert PEM).
@@ -15,7 +15,7 @@ export async function demo() {
     await client.nova.reboot(serverId, 'SOFT');
     const during = await client.nova.getServer(serverId); // status REBOOT
     await client.nova.reboot(serverId, 'HARD'); // Nova lets HARD interrupt SOFT
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 3_500));
     const after = await client.nova.getServer(serverId); // status ACTIVE
 
     fake.deleteServer(serverId);

@@ -3,7 +3,7 @@
 // installs everything the project needs — pnpm, Debian packages the tests use, the npm
 // dependencies, the Kubernetes test binaries (built once from Go modules, cached outside the
 // repo) — then runs the demo or every test suite. Each step is skipped when already done.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,14 +59,65 @@ function ensureDebianPackages() {
   });
 }
 
+/** Runs a command without blocking, prefixing its lines; resolves on success. */
+function background(label, cmd, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const relay = (stream, out) => {
+      let buf = '';
+      stream.on('data', (d) => {
+        buf += d;
+        const lines = buf.split('\n');
+        buf = lines.pop();
+        for (const l of lines) out.write(`[${label}] ${l}\n`);
+      });
+    };
+    relay(child.stdout, process.stdout);
+    relay(child.stderr, process.stderr);
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${label}: '${cmd} ${args.join(' ')}' failed (exit ${code})`)),
+    );
+  });
+}
+
 ensurePnpm();
-if (what === 'test') ensureDebianPackages();
 step('installing npm dependencies');
 sh('pnpm', ['install', '--frozen-lockfile']);
 step('building the packages');
 sh('pnpm', ['run', 'build']);
-step('envtest binaries (etcd, kube-apiserver, kube-controller-manager)');
-sh('pnpm', ['run', 'envtest:assets']);
+
+if (what === 'test') {
+  // The slow parts of a first run overlap: Go builds (CPU) run while apt-get and the
+  // OpenStack test bed install (network and disk). All are cached for later runs.
+  step('test prerequisites: Kubernetes + Cluster API binaries | Debian packages + OpenStack test bed');
+  const goBuilds = background('go', 'sh', [
+    '-c',
+    'pnpm run --silent envtest:assets && node --import tsx --input-type=module -e "import { ensureCapiAssets } from \'./packages/capi-e2e/src/assets.ts\'; await ensureCapiAssets();"',
+  ]);
+  let failure;
+  try {
+    ensureDebianPackages();
+    if (existsSync(join(root, 'packages/openstack-testbed/testbed.sh'))) {
+      step('OpenStack test bed (real Keystone, Nova, ... from Debian packages)');
+      sh('bash', ['packages/openstack-testbed/testbed.sh', 'install']);
+    }
+  } catch (err) {
+    failure = err;
+  }
+  try {
+    await goBuilds;
+  } catch (err) {
+    failure ??= err;
+  }
+  if (failure) {
+    console.error(`bootstrap: ${failure.message}`);
+    process.exit(1);
+  }
+} else {
+  step('envtest binaries (etcd, kube-apiserver, kube-controller-manager)');
+  sh('pnpm', ['run', 'envtest:assets']);
+}
 
 if (what === 'demo') {
   step('demo');

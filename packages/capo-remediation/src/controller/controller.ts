@@ -6,6 +6,7 @@ import {
   NodeResource,
   type KubeClient,
   type KubeNode,
+  type KubeObject,
   type Manager,
 } from '@noderepair/core';
 import type { CloudConfig, OpenStackClient } from '../openstack/index.js';
@@ -29,6 +30,8 @@ export interface RemediationControllerOptions {
   readonly drainPollIntervalMs?: number;
 }
 
+type RawOsr = KubeObject & { status?: { serverID?: string; phase?: string } };
+
 interface OsrView {
   metadata: { name: string; namespace?: string; resourceVersion?: string };
   serverID: string | undefined;
@@ -38,7 +41,15 @@ interface OsrView {
 interface NodeKeyView {
   metadata: { name: string; resourceVersion?: string };
   providerID: string | undefined;
+  ready: string | undefined;
+  bootID: string | undefined;
 }
+
+/** Heartbeats rewrite Node status often; only what the decision reads wakes a remediation. */
+const nodeChangedForRemediation = {
+  update: (old: NodeKeyView, cur: NodeKeyView) =>
+    old.ready !== cur.ready || old.bootID !== cur.bootID || old.providerID !== cur.providerID,
+};
 
 export interface RemediationController {
   readonly reconciler: RemediationReconciler;
@@ -67,17 +78,13 @@ export function addRemediationController(
       ? { drainPollIntervalMs: opts.drainPollIntervalMs }
       : {}),
   });
-  const osrs = manager.informer<any, OsrView>(opts.client, OpenStackRemediationResource, {
-    // eslint-disable-line @typescript-eslint/no-explicit-any
+  const osrs = manager.informer<RawOsr, OsrView>(opts.client, OpenStackRemediationResource, {
     ...(opts.namespace ? { namespace: opts.namespace } : {}),
-    transform: (o: {
-      metadata: { name: string; namespace?: string; resourceVersion?: string };
-      status?: { serverID?: string; phase?: string };
-    }) => ({
+    transform: (o) => ({
       metadata: {
-        name: o.metadata.name,
-        ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
-        ...(o.metadata.resourceVersion ? { resourceVersion: o.metadata.resourceVersion } : {}),
+        name: o.metadata?.name ?? '',
+        ...(o.metadata?.namespace ? { namespace: o.metadata.namespace } : {}),
+        ...(o.metadata?.resourceVersion ? { resourceVersion: o.metadata.resourceVersion } : {}),
       },
       serverID: o.status?.serverID,
       phase: o.status?.phase,
@@ -93,6 +100,8 @@ export function addRemediationController(
         ...(n.metadata?.resourceVersion ? { resourceVersion: n.metadata.resourceVersion } : {}),
       },
       providerID: n.spec?.providerID,
+      ready: n.status?.conditions?.find((c) => c.type === 'Ready')?.status,
+      bootID: n.status?.nodeInfo?.['bootID'],
     }),
   });
   manager
@@ -103,17 +112,21 @@ export function addRemediationController(
       reconcile: reconciler.reconcile,
     })
     .for(osrs)
-    .watch(nodes, (n: NodeKeyView) => {
-      const uuid = n.providerID?.split('/').at(-1)?.toLowerCase();
-      if (!uuid) return [];
-      return osrs
-        .byIndex('serverID', uuid)
-        .filter((o) => o.phase !== 'Succeeded' && o.phase !== 'Failed')
-        .map((o) => ({
-          name: o.metadata.name,
-          ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
-        }));
-    });
+    .watch(
+      nodes,
+      (n: NodeKeyView) => {
+        const uuid = n.providerID?.split('/').at(-1)?.toLowerCase();
+        if (!uuid) return [];
+        return osrs
+          .byIndex('serverID', uuid)
+          .filter((o) => o.phase !== 'Succeeded' && o.phase !== 'Failed')
+          .map((o) => ({
+            name: o.metadata.name,
+            ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
+          }));
+      },
+      [nodeChangedForRemediation],
+    );
   manager.add({
     name: 'openstack-clients',
     needLeaderElection: false,

@@ -1,0 +1,223 @@
+// NodeReconciler against test doubles of its ports: an in-memory KubeClient holding Nodes
+// (merge patches, resourceVersion preconditions, ConflictError) and a cache that mirrors it
+// as the informer would. Time is fixed; the drain has no pods.
+import { describe, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
+import { either } from 'fp-ts';
+import type { KubeClient, KubePatch } from '../kube/client.js';
+import { ConflictError, NotFoundError } from '../kube/errors.js';
+import type { KubeObject } from '../kube/object.js';
+import type { ResourceType } from '../kube/resource.js';
+import type { KubeNode } from '../kube/types.js';
+import { kubeDrainPort } from '../drain/kube-port.js';
+import { buildNode } from '../health/builders.js';
+import { resolveRepairPolicy } from '../health/policy.js';
+import type { RebootProvider, RebootRequest } from '../health/provider.js';
+import { parseRepairState } from '../health/state.js';
+import type { EventInput } from '../runtime/helpers/event-recorder.js';
+import { silentLogger } from '../runtime/logger.js';
+import { AutoRepairMetrics } from './metrics.js';
+import { NodeReconciler } from './node-reconciler.js';
+import { toNodeView, watchedAnnotations, type NodeView } from './node-view.js';
+import { AnnotationStateStore } from './state-store.js';
+
+const STATE = 'noderepair.io/repair-state';
+const t0 = Date.parse('2026-01-01T00:00:00Z');
+
+function merge(
+  target: Record<string, unknown>,
+  patch: Record<string, unknown>,
+): Record<string, unknown> {
+  const out = { ...target };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else if (typeof v === 'object' && !Array.isArray(v))
+      out[k] = merge((out[k] as Record<string, unknown>) ?? {}, v as Record<string, unknown>);
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** TEST DOUBLE: Nodes in memory with resourceVersions; enough of KubeClient for the reconciler. */
+class InMemoryNodesForTest {
+  private rv = 1;
+  readonly nodes = new Map<string, KubeNode>();
+  conflictsToInject = 0;
+  readonly client: KubeClient;
+  constructor(private readonly onChange: (n: KubeNode) => void) {
+    const unsupported = () => Promise.reject(new Error('not used by the reconciler'));
+    this.client = {
+      get: async <T extends KubeObject>(_rt: ResourceType, name: string) => {
+        const n = this.nodes.get(name);
+        if (!n)
+          throw new NotFoundError({
+            kind: 'Status',
+            code: 404,
+            reason: 'NotFound',
+            message: `nodes "${name}" not found`,
+          });
+        return structuredClone(n) as T;
+      },
+      list: async <T extends KubeObject>() => ({
+        items: [] as T[],
+        metadata: { resourceVersion: String(this.rv) },
+      }),
+      patch: async <T extends KubeObject>(_rt: ResourceType, name: string, p: KubePatch) => {
+        const n = this.nodes.get(name);
+        if (!n) throw new NotFoundError({ kind: 'Status', code: 404, reason: 'NotFound' });
+        if (
+          this.conflictsToInject > 0 ||
+          (p.resourceVersion !== undefined && p.resourceVersion !== n.metadata?.resourceVersion)
+        ) {
+          this.conflictsToInject = Math.max(0, this.conflictsToInject - 1);
+          throw new ConflictError({
+            kind: 'Status',
+            code: 409,
+            reason: 'Conflict',
+            message: 'the object has been modified',
+          });
+        }
+        if (p.type !== 'merge') throw new Error('only merge patches');
+        return this.put(merge(n as Record<string, unknown>, p.body) as KubeNode) as unknown as T;
+      },
+      watch: () => ({ [Symbol.asyncIterator]: () => ({ next: unsupported }) }),
+      create: unsupported,
+      update: unsupported,
+      apply: unsupported,
+      delete: unsupported,
+      evict: unsupported,
+    } as KubeClient;
+  }
+  put(n: KubeNode): KubeNode {
+    const stored = { ...n, metadata: { ...n.metadata, resourceVersion: String(++this.rv) } };
+    this.nodes.set(stored.metadata.name!, stored);
+    this.onChange(stored);
+    return structuredClone(stored);
+  }
+}
+
+function setup(policyDoc: unknown) {
+  const p = resolveRepairPolicy(policyDoc);
+  if (either.isLeft(p)) throw new Error(p.left);
+  const policy = p.right;
+  const keys = watchedAnnotations(policy);
+  const cache = new Map<string, NodeView>();
+  const api = new InMemoryNodesForTest((n) => cache.set(n.metadata!.name!, toNodeView(n, keys)));
+  const calls: { req: RebootRequest; annotationAtCall: string | undefined }[] = [];
+  const provider: RebootProvider = {
+    name: 'recording-test-double',
+    execute: async (req) => {
+      calls.push({
+        req,
+        annotationAtCall: api.nodes.get(req.node)?.metadata?.annotations?.[STATE],
+      });
+      return { result: 'Succeeded' };
+    },
+  };
+  const events: { node: string; ev: EventInput }[] = [];
+  const registry = new Registry();
+  const reconciler = new NodeReconciler({
+    client: api.client,
+    cache: { get: (n) => cache.get(n), list: () => [...cache.values()] },
+    policy,
+    store: new AnnotationStateStore(api.client, policy.annotations.state),
+    provider,
+    metrics: new AutoRepairMetrics(registry),
+    log: silentLogger,
+    now: () => t0 + 20 * 60_000,
+    drainPort: kubeDrainPort(api.client),
+    drainClock: { now: () => 0, sleep: async () => undefined },
+    recordEvent: async (node, ev) => {
+      events.push({ node: node.metadata!.name!, ev });
+    },
+  });
+  const ctx = { signal: new AbortController().signal, log: silentLogger, retries: 0 };
+  const addNode = (name: string, ready: 'ready' | 'unknown', zone: string) =>
+    api.put({
+      apiVersion: 'v1',
+      kind: 'Node',
+      ...(buildNode({ name, ready, since: t0, labels: { zone } }) as KubeNode),
+    });
+  const stateOf = (name: string) => {
+    const s = parseRepairState(api.nodes.get(name)?.metadata?.annotations?.[STATE]);
+    return either.isRight(s) ? s.right : undefined;
+  };
+  return { api, cache, calls, events, reconciler, ctx, addNode, stateOf };
+}
+
+const policyDoc = {
+  stormGuard: {
+    maxUnhealthy: '100%',
+    maxInFlight: 5,
+    failureDomainLabel: 'zone',
+    maxUnhealthyPerDomain: 1,
+  },
+  drain: { enabled: false },
+};
+
+describe('NodeReconciler', () => {
+  it('persists the intent before calling the provider, and the outcome after', async () => {
+    const s = setup(policyDoc);
+    s.addNode('b1', 'unknown', 'b');
+    s.addNode('b2', 'ready', 'b');
+    const r = await s.reconciler.reconcile({ name: 'b1' }, s.ctx);
+    expect(r).toEqual({ requeueAfter: 1000 });
+    expect(s.calls).toHaveLength(1);
+    const atCall = parseRepairState(s.calls[0]!.annotationAtCall);
+    expect(either.isRight(atCall) && atCall.right?.remediation?.intent).toMatchObject({
+      actionId: s.calls[0]!.req.actionId,
+      action: 'SoftReboot',
+    });
+    expect(
+      either.isRight(atCall) && atCall.right?.remediation?.intent?.completedAt,
+    ).toBeUndefined();
+    expect(s.stateOf('b1')?.phase).toBe('Verifying');
+    expect(s.stateOf('b1')?.remediation?.intent?.result).toBe('Succeeded');
+    expect(s.api.nodes.get('b1')?.spec?.unschedulable).toBe(true);
+    expect(s.events.map((e) => e.ev.reason)).toEqual([
+      'RepairStarted',
+      'Cordoned',
+      'RemediationSucceeded',
+    ]);
+  });
+
+  it('the storm guard holds repairs per failure domain; another zone is repaired', async () => {
+    const s = setup(policyDoc);
+    s.addNode('a1', 'unknown', 'a');
+    s.addNode('a2', 'unknown', 'a');
+    s.addNode('a3', 'ready', 'a');
+    s.addNode('b1', 'unknown', 'b');
+    s.addNode('b2', 'ready', 'b');
+    for (const n of ['a1', 'a2', 'b1']) await s.reconciler.reconcile({ name: n }, s.ctx);
+    expect(s.calls.map((c) => c.req.node)).toEqual(['b1']);
+    for (const n of ['a1', 'a2']) {
+      expect(s.stateOf(n)?.phase).toBe('Unhealthy');
+      expect(s.api.nodes.get(n)?.spec?.unschedulable).toBe(false);
+      const held = s.events.find((e) => e.node === n && e.ev.reason === 'StormGuardHeld');
+      expect(held?.ev.note).toMatch(/2 of 3 nodes unhealthy in zone=a \(limit 1\)/);
+    }
+  });
+
+  it('a conflicting write requeues quietly and acts on nothing', async () => {
+    const s = setup(policyDoc);
+    s.addNode('b1', 'unknown', 'b');
+    s.api.conflictsToInject = 1;
+    expect(await s.reconciler.reconcile({ name: 'b1' }, s.ctx)).toEqual({ requeue: true });
+    expect(s.calls).toEqual([]);
+    expect(s.stateOf('b1')).toBeUndefined();
+    await s.reconciler.reconcile({ name: 'b1' }, s.ctx);
+    expect(s.calls).toHaveLength(1);
+  });
+
+  it('leaves alone a Node that is not in its (label-selected) cache, and a healthy node unannotated', async () => {
+    const s = setup(policyDoc);
+    s.addNode('other', 'unknown', 'b');
+    s.cache.delete('other');
+    expect(await s.reconciler.reconcile({ name: 'other' }, s.ctx)).toEqual({});
+    expect(s.stateOf('other')).toBeUndefined();
+    s.addNode('fine', 'ready', 'b');
+    await s.reconciler.reconcile({ name: 'fine' }, s.ctx);
+    expect(s.api.nodes.get('fine')?.metadata?.annotations?.[STATE]).toBeUndefined();
+    expect(s.calls).toEqual([]);
+  });
+});

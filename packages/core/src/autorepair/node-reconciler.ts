@@ -23,6 +23,7 @@ import { endsInSuccess, EventReasons, startsRemediation, transitionEvents } from
 import { executeActions, type ExecutorDeps } from './executor.js';
 import { countPhases, stormScope } from './metrics.js';
 import { Mutex } from './mutex.js';
+import { withReplayDrain } from './replay.js';
 import type { NodeView } from './node-view.js';
 import { worthPersisting, type StateStore } from './state-store.js';
 
@@ -95,7 +96,11 @@ export class NodeReconciler {
     for (const ev of transitionEvents(decision, previous)) await event(ev);
     this.countTransition(decision, previous);
     // Uncordon ran before the Healthy state was persisted (see decideAndPersist).
-    const actions = decision.actions.filter((a) => a.type !== 'Uncordon');
+    const actions = withReplayDrain(
+      decision.actions.filter((a) => a.type !== 'Uncordon'),
+      decision.nextState,
+      this.deps.policy,
+    );
     if (actions.length === 0) return this.requeue(decision);
     const summary = await executeActions(
       actions,

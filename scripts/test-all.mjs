@@ -24,7 +24,7 @@ for (const pkg of readdirSync(join(root, 'packages')).sort()) {
   if (!existsSync(file)) continue;
   const manifest = JSON.parse(readFileSync(file, 'utf8'));
   for (const script of Object.keys(manifest.scripts ?? {}).filter((k) => /^test:(vm|e2e|chaos)$/.test(k))) {
-    suites.push({ name: `${pkg}-${script.slice(5)}`, args: ['--filter', manifest.name, 'run', script, '--'] });
+    suites.push({ name: `${pkg}-${script.slice(5)}`, args: ['--filter', manifest.name, 'run', script] });
   }
 }
 

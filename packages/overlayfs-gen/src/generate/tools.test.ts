@@ -10,8 +10,8 @@ import { shellcheck, systemdVerify } from '../../test/support/tools.js';
 
 // Bounded so the suite stays well under a minute on a shared 2-core machine: shellcheck runs
 // once per batch of configs (its start-up dominates), systemd-analyze once per config.
-const SHELLCHECK_BATCHES = 2;
-const SHELLCHECK_BATCH_SIZE = 15;
+const SHELLCHECK_BATCHES = 3;
+const SHELLCHECK_BATCH_SIZE = 10;
 const VERIFY_RUNS = 12;
 
 function filesOf(raw: unknown) {

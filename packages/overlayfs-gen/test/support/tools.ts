@@ -12,7 +12,7 @@ export interface ToolResult {
 }
 
 function run(cmd: string, args: string[], cwd?: string): ToolResult {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', cwd, timeout: 30_000 });
+  const r = spawnSync(cmd, args, { encoding: 'utf8', cwd, timeout: 120_000 });
   if (r.error) throw new Error(`${cmd} could not run (${r.error.message}); install it (see packages/overlayfs-gen/apt-packages.txt)`);
   return { status: r.status, output: `${r.stdout}${r.stderr}` };
 }

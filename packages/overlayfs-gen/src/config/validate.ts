@@ -19,10 +19,10 @@ import { checkNodePath, checkPathSyntax, checkStateDir, isWithin } from './paths
 const UNIT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,200}\.service$/;
 const MONITOR_NAME = /^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/;
 const TMPFS_SIZE = /^(?:[1-9][0-9]{0,12}[kKmMgG]?|(?:[1-9][0-9]?|100)%)$/;
-const HTTP_URL = /^https?:\/\/(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(?:\/[A-Za-z0-9._~\/-]*)?$/;
+const HTTP_URL = /^https?:\/\/(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(?:\/[A-Za-z0-9._~/-]*)?$/;
 const TCP_ENDPOINT = /^tcp:\/\/[A-Za-z0-9.-]+:[0-9]{1,5}$/;
 /** Printable ASCII without quotes, backslash, $ and backtick: safe inside single quotes and logs. */
-const SAFE_ARG = /^[A-Za-z0-9 ._@%+=:,\/~^#!?*&;|<>(){}\[\]-]*$/;
+const SAFE_ARG = /^[A-Za-z0-9 ._@%+=:,/~^#!?*&;|<>(){}[\]-]*$/;
 
 type Collector = ConfigError[];
 

@@ -48,6 +48,8 @@ export interface CapiEnvironmentOptions {
   extraObjects?: KubernetesObject[];
   /** Node lifecycle timing of kube-controller-manager (default: 8 s grace, 1 s period). */
   controllerManager?: ControllerManagerOptions;
+  /** Server uuid for a new Machine's providerID (default random); see InfraProviderOptions. */
+  newServerId?: (machineName: string) => string;
   /** Fake kubelet heartbeat interval (default 1 s). */
   heartbeatSeconds?: number;
   featureGates?: Record<string, boolean>;
@@ -218,7 +220,12 @@ export async function startCapiEnvironment(opts: CapiEnvironmentOptions = {}): P
     const access = { server: cp.server, caPem: cp.caPem, token: cp.adminToken };
     await createAll(kc, clusterObjects({ namespace, clusterName, access }));
     await createAll(kc, controlPlaneMachineObjects({ namespace, clusterName }));
-    infra = new InfraProvider(kc, { namespace, clusterName, heartbeatSeconds: opts.heartbeatSeconds });
+    infra = new InfraProvider(kc, {
+      namespace,
+      clusterName,
+      heartbeatSeconds: opts.heartbeatSeconds,
+      ...(opts.newServerId ? { newServerId: opts.newServerId } : {}),
+    });
     infra.start();
 
     const custom = kc.makeApiClient(CustomObjectsApi);

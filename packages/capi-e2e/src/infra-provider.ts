@@ -28,6 +28,11 @@ export interface InfraProviderOptions {
   heartbeatSeconds?: number;
   /** How often the OpenStack objects are listed (ms). */
   pollMs?: number;
+  /**
+   * Picks the server uuid for a new Machine's OpenStackMachine (default: a random uuid), so a
+   * test can register the same server in a fake Nova before the providerID is published.
+   */
+  newServerId?: (machineName: string) => string;
 }
 
 export class InfraProvider {
@@ -107,7 +112,7 @@ export class InfraProvider {
       if (!owner) continue;
       let providerID = m.spec?.providerID;
       if (!providerID) {
-        const uuid = randomUUID();
+        const uuid = this.opts.newServerId ? this.opts.newServerId(owner) : randomUUID();
         providerID = `openstack:///${uuid}`;
         await this.patch('openstackmachines', name, { spec: { providerID } }, false);
         await this.patch('openstackmachines', name, { status: { ready: true, instanceID: uuid, instanceState: 'ACTIVE' } }, true);

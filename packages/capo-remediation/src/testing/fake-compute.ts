@@ -20,7 +20,14 @@ export interface FakeServerState {
   boots: number;
   /** Server metadata (GET/PUT /servers/{id}/metadata). */
   metadata: Record<string, string>;
-  pending: { readonly at: number; readonly finish: () => void } | undefined;
+  pending:
+    | {
+        at: number;
+        /** The task nova-compute sets when it picks the cast up (reboot_started, ...). */
+        readonly computeTask: string;
+        readonly finish: () => void;
+      }
+    | undefined;
   updatedAt: number;
 }
 
@@ -70,11 +77,16 @@ export function novaStatus(s: Pick<FakeServerState, 'vmState' | 'taskState'>): s
   return 'ACTIVE';
 }
 
-function conflict(s: FakeServerState, action: string): ActionOutcome {
+/**
+ * Nova's InstanceInvalidState text, as its check_instance_state decorator raises it: the
+ * vm_state is checked first, then the task_state, and only the failing one is named.
+ */
+function conflict(s: FakeServerState, action: string, allowedVm: readonly string[]): ActionOutcome {
+  const attr = allowedVm.includes(s.vmState) ? 'task_state' : 'vm_state';
   return {
     status: 409,
     fault: 'conflictingRequest',
-    message: `Cannot '${action}' instance ${s.id} while it is in vm_state ${s.vmState}${s.taskState ? ` and task_state ${s.taskState}` : ''}`,
+    message: `Cannot '${action}' instance ${s.id} while it is in ${attr} ${attr === 'vm_state' ? s.vmState : String(s.taskState)}`,
   };
 }
 
@@ -83,6 +95,7 @@ export class FakeCompute {
   transitionDelayMs: number;
   readonly #now: () => number;
   readonly #images: readonly string[] | undefined;
+  #computePaused = false;
 
   constructor(transitionDelayMs: number, images: readonly string[] | undefined, now: () => number) {
     this.transitionDelayMs = transitionDelayMs;
@@ -118,8 +131,32 @@ export class FakeCompute {
     return s;
   }
 
+  /**
+   * Like the testbed's SIGSTOP of nova-compute: accepted actions keep the task state the API
+   * set (rebooting, rebooting_hard, powering-off, ...) and do not complete until resumed.
+   */
+  pauseCompute(): void {
+    this.#computePaused = true;
+  }
+
+  /** nova-compute picks up the held casts now; each completes transitionDelayMs later. */
+  resumeCompute(): void {
+    this.#computePaused = false;
+    for (const s of this.servers.values()) {
+      if (!s.pending) continue;
+      s.taskState = s.pending.computeTask;
+      s.pending.at = this.#now() + this.transitionDelayMs;
+      this.settle(s);
+    }
+  }
+
+  get computePaused(): boolean {
+    return this.#computePaused;
+  }
+
   /** Completes a transition whose time has come (called before every read or action). */
   settle(s: FakeServerState): void {
+    if (this.#computePaused) return;
     if (s.pending && this.#now() >= s.pending.at) {
       const p = s.pending;
       s.pending = undefined;
@@ -134,11 +171,21 @@ export class FakeCompute {
     return s;
   }
 
-  #begin(s: FakeServerState, task: string, finish: () => void): ActionOutcome {
-    s.taskState = task;
+  /**
+   * The API sets `apiTask` and casts to nova-compute, which (when running) picks the cast up
+   * at once and moves to `computeTask`; a paused compute leaves `apiTask` in place.
+   */
+  #begin(
+    s: FakeServerState,
+    apiTask: string,
+    computeTask: string,
+    finish: () => void,
+  ): ActionOutcome {
+    s.taskState = this.#computePaused ? apiTask : computeTask;
     s.updatedAt = this.#now();
     s.pending = {
       at: this.#now() + this.transitionDelayMs,
+      computeTask,
       finish: () => {
         s.taskState = null;
         finish();
@@ -184,29 +231,32 @@ export class FakeCompute {
             message: "reboot.type must be 'SOFT' or 'HARD'",
           };
         if (type === 'SOFT') {
-          if (s.vmState !== 'active' || s.taskState !== null) return conflict(s, 'reboot');
-          return this.#begin(s, 'reboot_started', boot);
+          if (s.vmState !== 'active' || s.taskState !== null)
+            return conflict(s, 'reboot', ['active']);
+          return this.#begin(s, 'rebooting', 'reboot_started', boot);
         }
         // Nova: ALLOW_HARD_REBOOT = ACTIVE, STOPPED, PAUSED, SUSPENDED, ERROR.
-        const allowedVm = ['active', 'stopped', 'paused', 'suspended', 'error'].includes(s.vmState);
+        const hardVm = ['active', 'stopped', 'paused', 'suspended', 'error'];
+        const allowedVm = hardVm.includes(s.vmState);
         if (
           !allowedVm ||
           !ALLOW_HARD.has(s.taskState) ||
           (s.taskState !== null && HARD_PENDING.has(s.taskState))
         ) {
-          return conflict(s, 'reboot');
+          return conflict(s, 'reboot', hardVm);
         }
         // A hard reboot overrides a soft one in progress, as in Nova.
         s.pending = undefined;
-        return this.#begin(s, 'reboot_started_hard', boot);
+        return this.#begin(s, 'rebooting_hard', 'reboot_started_hard', boot);
       }
       case 'os-start':
-        if (s.vmState !== 'stopped' || s.taskState !== null) return conflict(s, 'start');
-        return this.#begin(s, 'powering-on', boot);
+        if (s.vmState !== 'stopped' || s.taskState !== null)
+          return conflict(s, 'start', ['stopped']);
+        return this.#begin(s, 'powering-on', 'powering-on', boot);
       case 'os-stop':
         if ((s.vmState !== 'active' && s.vmState !== 'error') || s.taskState !== null)
-          return conflict(s, 'stop');
-        return this.#begin(s, 'powering-off', () => {
+          return conflict(s, 'stop', ['active', 'error']);
+        return this.#begin(s, 'powering-off', 'powering-off', () => {
           s.vmState = 'stopped';
         });
       default: {
@@ -215,9 +265,11 @@ export class FakeCompute {
           return { status: 400, fault: 'badRequest', message: 'rebuild.imageRef is required' };
         if (this.#images && !this.#images.includes(imageRef))
           return { status: 400, fault: 'badRequest', message: `Invalid imageRef provided.` };
-        if (s.vmState === 'building' || s.taskState !== null) return conflict(s, 'rebuild');
+        const rebuildVm = ['active', 'stopped', 'error', 'paused', 'suspended'];
+        if (s.vmState === 'building' || s.taskState !== null)
+          return conflict(s, 'rebuild', rebuildVm);
         const wasStopped = s.vmState === 'stopped';
-        return this.#begin(s, 'rebuilding', () => {
+        return this.#begin(s, 'rebuilding', 'rebuilding', () => {
           s.imageRef = imageRef;
           s.vmState = wasStopped ? 'stopped' : 'active';
           if (!wasStopped) s.boots += 1;

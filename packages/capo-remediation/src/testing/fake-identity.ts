@@ -177,6 +177,14 @@ export class FakeIdentity {
     return t;
   }
 
+  /** DELETE /v3/auth/tokens: false when the subject token is unknown or already invalid. */
+  revoke(token: string): boolean {
+    const t = this.validate(token);
+    if (!t) return false;
+    t.revoked = true;
+    return true;
+  }
+
   revokeAll(): void {
     for (const t of this.tokens.values()) t.revoked = true;
   }

@@ -12,6 +12,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { OpenStackError } from '../openstack/errors.js';
 import type { HttpRequest, HttpResponse, Transport } from '../openstack/transport.js';
@@ -23,6 +24,7 @@ import {
 } from './fake-compute.js';
 import {
   FakeIdentity,
+  type FakeToken,
   type FakeApplicationCredential,
   type FakeProject,
   type FakeUser,
@@ -46,6 +48,13 @@ export interface FakeOpenStackOptions {
   readonly images?: readonly string[];
   /** The clock for token expiry and server transitions. */
   readonly now?: () => number;
+  /**
+   * Like Nova's keystonemiddleware (token_cache_time, 300 s by default): a token compute has
+   * validated stays accepted this long even after it is revoked (never past its expiry).
+   * Default 0: every request is checked against the fake Keystone, so revokeTokens() bites
+   * at once.
+   */
+  readonly serviceTokenCacheSeconds?: number;
 }
 
 export interface FakeRequestLogEntry {
@@ -136,6 +145,8 @@ export class FakeOpenStack {
   readonly #now: () => number;
   readonly #maxMinor: number;
   #latencyMs = 0;
+  readonly #tokenCacheMs: number;
+  readonly #tokenCache = new Map<string, { record: FakeToken; until: number }>();
   #baseUrl = 'http://openstack.fake.invalid';
   #server: Server | undefined;
 
@@ -146,6 +157,7 @@ export class FakeOpenStack {
     if (maxMinor === undefined)
       throw new Error(`FakeOpenStack: maxMicroversion must look like 2.<minor>`);
     this.#maxMinor = maxMinor;
+    this.#tokenCacheMs = (opts.serviceTokenCacheSeconds ?? 0) * 1000;
     const d = FAKE_DEFAULTS;
     this.identity = new FakeIdentity(
       {
@@ -221,6 +233,15 @@ export class FakeOpenStack {
 
   deleteServer(id: string): void {
     this.compute.servers.delete(id);
+  }
+
+  /** As the testbed's SIGSTOP of nova-compute: accepted actions stay pending (see FakeCompute). */
+  pauseCompute(): void {
+    this.compute.pauseCompute();
+  }
+
+  resumeCompute(): void {
+    this.compute.resumeCompute();
   }
 
   setLocked(id: string, locked: boolean): void {
@@ -333,6 +354,8 @@ export class FakeOpenStack {
     const base = { method: req.method, path };
     if (path.startsWith('/identity')) {
       const entry = { ...base, service: 'identity' as const };
+      if (path === '/identity/v3/auth/tokens' && req.method === 'DELETE')
+        return { res: this.#revoke(req), entry };
       if (path !== '/identity/v3/auth/tokens' || req.method !== 'POST')
         return { res: fault(404, 'error', 'Not Found'), entry };
       let body: unknown;
@@ -422,7 +445,7 @@ export class FakeOpenStack {
     if (!this.regions.includes(region))
       return { res: fault(404, 'itemNotFound', 'Unknown region endpoint'), entry };
 
-    const token = this.identity.validate(req.headers.get('x-auth-token') ?? undefined);
+    const token = this.#validateForService(req.headers.get('x-auth-token') ?? undefined);
     if (!token)
       return {
         res: json(401, {
@@ -457,9 +480,14 @@ export class FakeOpenStack {
       }
       minor = parsed;
     }
+    // Real Nova answers every request with both version headers and a request id.
+    const requestId = `req-${randomUUID()}`;
     const mvHeaders = {
       'openstack-api-version': `compute 2.${minor}`,
-      vary: 'OpenStack-API-Version',
+      'x-openstack-nova-api-version': `2.${minor}`,
+      vary: 'OpenStack-API-Version, X-OpenStack-Nova-API-Version',
+      'x-openstack-request-id': requestId,
+      'x-compute-request-id': requestId,
     };
     if (!sm || serverId === undefined)
       return {
@@ -479,6 +507,17 @@ export class FakeOpenStack {
         res: this.#metadata(s, req.method, metadataKey, body, token.admin, mvHeaders),
         entry,
       };
+    if (!sm[2] && req.method === 'DELETE') {
+      // Nova: 204, the server goes away (real Nova passes through task_state "deleting"
+      // first); a locked server answers 409 to non-admins.
+      if (s.locked && !token.admin)
+        return {
+          res: fault(409, 'conflictingRequest', `Instance ${s.id} is locked`, mvHeaders),
+          entry,
+        };
+      this.compute.servers.delete(s.id);
+      return { res: { status: 204, headers: mvHeaders, body: '' }, entry };
+    }
     if (!sm[2]) {
       if (req.method !== 'GET')
         return { res: fault(405, 'badRequest', 'Method not allowed', mvHeaders), entry };
@@ -501,6 +540,41 @@ export class FakeOpenStack {
     const out = this.compute.act(s, body, { admin: token.admin });
     if (out.status === 202) return { res: { status: 202, headers: mvHeaders, body: '' }, entry };
     return { res: fault(out.status, out.fault, out.message, mvHeaders), entry };
+  }
+
+  /** The service side of token validation, with keystonemiddleware's cache when enabled. */
+  #validateForService(id: string | undefined): FakeToken | undefined {
+    const now = this.#now();
+    const valid = this.identity.validate(id);
+    if (valid) {
+      if (this.#tokenCacheMs > 0 && id !== undefined && !this.#tokenCache.has(id))
+        this.#tokenCache.set(id, { record: valid, until: now + this.#tokenCacheMs });
+      return valid;
+    }
+    const cached = id === undefined ? undefined : this.#tokenCache.get(id);
+    if (cached && now < cached.until && now < cached.record.expiresAt) return cached.record;
+    return undefined;
+  }
+
+  /**
+   * Keystone's DELETE /v3/auth/tokens: X-Auth-Token must be valid (else 401), X-Subject-Token
+   * names the token to revoke (unknown or already revoked -> 404); 204 on success.
+   */
+  #revoke(req: RawRequest): RawResponse {
+    const unauthorized = json(401, {
+      error: {
+        code: 401,
+        message: 'The request you have made requires authentication.',
+        title: 'Unauthorized',
+      },
+    });
+    if (!this.identity.validate(req.headers.get('x-auth-token') ?? undefined)) return unauthorized;
+    const subject = req.headers.get('x-subject-token');
+    if (!subject || !this.identity.revoke(subject))
+      return json(404, {
+        error: { code: 404, message: 'Could not find token.', title: 'Not Found' },
+      });
+    return { status: 204, headers: {}, body: '' };
   }
 
   /** GET /servers/{id}/metadata and PUT /servers/{id}/metadata/{key}, as Nova documents them. */

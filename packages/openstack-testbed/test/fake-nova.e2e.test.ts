@@ -1,0 +1,22 @@
+// The same Nova contract against FakeOpenStack (a FAKE Keystone + Nova listening on loopback),
+// so the fake and the real services are checked by identical test code, side by side.
+import { FakeOpenStack } from '../../capo-remediation/src/testing/index.js';
+import { describeNovaContract } from './contract/nova-contract.js';
+
+describeNovaContract('FakeOpenStack', async () => {
+  // The real fake-driver Nova takes about a second per reboot on this machine.
+  const fake = await FakeOpenStack.start({ transitionDelayMs: 500 });
+  const password = fake.cloudsYaml({ cloudName: 'fake' });
+  const appcred = fake.cloudsYaml({ cloudName: 'fake-appcred', auth: 'application_credential' });
+  return {
+    cloudsYaml: `${password}${appcred.replace(/^clouds:\n/, '')}`,
+    cloudName: 'fake',
+    appCredCloudName: 'fake-appcred',
+    expectedComputeUrl: fake.computeUrl(fake.regions[0] ?? 'RegionOne', 'public'),
+    createServer: async (name) => fake.addServer({ name }),
+    pauseCompute: async () => fake.pauseCompute(),
+    resumeCompute: async () => fake.resumeCompute(),
+    countReboots: async (uuid) => fake.rebootCount(uuid),
+    close: () => fake.close(),
+  };
+});

@@ -13,7 +13,8 @@ describeNovaContract('real Nova (testbed)', async () => {
     createServer: (name) => tb.createServer(name),
     pauseCompute: () => tb.pauseCompute(),
     resumeCompute: () => tb.resumeCompute(),
-    countReboots: async (uuid) => (await tb.novaActions(uuid)).filter((a) => a.action === 'reboot').length,
+    countReboots: async (uuid) =>
+      (await tb.novaActions(uuid)).filter((a) => a.action === 'reboot').length,
     close: () => tb.stop(),
   };
 });

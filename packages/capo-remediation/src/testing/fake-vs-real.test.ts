@@ -79,15 +79,21 @@ async function call(
 
 async function token(fake: FakeOpenStack): Promise<string> {
   const d = { id: 'Default' };
-  const res = await call(fake, 'POST', `${fake.authUrl}/auth/tokens`, {}, {
-    auth: {
-      identity: {
-        methods: ['password'],
-        password: { user: { name: 'capo', domain: d, password: 'fake-password-7hQx2Lm9' } },
+  const res = await call(
+    fake,
+    'POST',
+    `${fake.authUrl}/auth/tokens`,
+    {},
+    {
+      auth: {
+        identity: {
+          methods: ['password'],
+          password: { user: { name: 'capo', domain: d, password: 'fake-password-7hQx2Lm9' } },
+        },
+        scope: { project: { name: 'capi', domain: d } },
       },
-      scope: { project: { name: 'capi', domain: d } },
     },
-  });
+  );
   expect(res.status).toBe(201);
   return res.headers.get('x-subject-token') as string;
 }
@@ -112,7 +118,10 @@ describe('FakeOpenStack REST (as real Keystone/Nova)', () => {
     const t = await token(fake);
     const url = `${fake.authUrl}/auth/tokens`;
     expect((await call(fake, 'DELETE', url, { 'x-subject-token': t })).status).toBe(401);
-    const unknown = await call(fake, 'DELETE', url, { 'x-auth-token': t, 'x-subject-token': 'nope' });
+    const unknown = await call(fake, 'DELETE', url, {
+      'x-auth-token': t,
+      'x-subject-token': 'nope',
+    });
     expect(unknown.status).toBe(404);
     expect(JSON.parse(unknown.text)).toMatchObject({ error: { code: 404 } });
   });

@@ -43,6 +43,7 @@ interface Recorder {
   tokenIssues: number;
   lastToken: string | undefined;
   readonly computeUrls: string[];
+  lastComputeHeaders: { get(name: string): string | null } | undefined;
   close(): Promise<void>;
 }
 
@@ -52,6 +53,7 @@ function recorder(): Recorder {
     tokenIssues: 0,
     lastToken: undefined,
     computeUrls: [],
+    lastComputeHeaders: undefined,
     close: () => http.close(),
     transport: async (req: HttpRequest) => {
       const isAuth = req.method === 'POST' && /\/auth\/tokens$/.test(new URL(req.url).pathname);
@@ -61,6 +63,7 @@ function recorder(): Recorder {
         r.lastToken = res.headers.get('x-subject-token') ?? undefined;
       } else {
         r.computeUrls.push(req.url);
+        r.lastComputeHeaders = res.headers;
       }
       return res;
     },
@@ -86,7 +89,9 @@ async function waitFor(
     if (last.status === status && last.taskState === null) return last;
     await sleep(200);
   }
-  throw new Error(`server ${id}: still ${last?.status ?? '?'}/${String(last?.taskState)} after ${timeoutMs} ms, expected ${status}`);
+  throw new Error(
+    `server ${id}: still ${last?.status ?? '?'}/${String(last?.taskState)} after ${timeoutMs} ms, expected ${status}`,
+  );
 }
 
 /** Observed statuses between an action and its settling (for the fake-vs-real notes). */
@@ -99,10 +104,16 @@ export function describeNovaContract(name: string, setup: () => Promise<NovaCont
     let client: OpenStackClient;
     let server: string;
 
-    const newClient = (cloud: string, r: Recorder, conflict?: { attempts: number; delayMs: number }) =>
+    const newClient = (
+      cloud: string,
+      r: Recorder,
+      conflict?: { attempts: number; delayMs: number },
+    ) =>
       openStackClientFromCloudsYaml(target.cloudsYaml, cloud, undefined, {
         transport: r.transport,
-        retry: conflict ? { conflictAttempts: conflict.attempts, conflictDelayMs: conflict.delayMs } : undefined,
+        retry: conflict
+          ? { conflictAttempts: conflict.attempts, conflictDelayMs: conflict.delayMs }
+          : undefined,
       });
 
     const computeBase = () => {
@@ -149,7 +160,17 @@ export function describeNovaContract(name: string, setup: () => Promise<NovaCont
 
     it('catalog selection: every compute call goes to the public endpoint of the region', () => {
       expect(rec.computeUrls.length).toBeGreaterThan(0);
-      for (const u of rec.computeUrls) expect(u.startsWith(`${target.expectedComputeUrl.replace(/\/$/, '')}/`)).toBe(true);
+      for (const u of rec.computeUrls)
+        expect(u.startsWith(`${target.expectedComputeUrl.replace(/\/$/, '')}/`)).toBe(true);
+    });
+
+    it('compute replies echo the microversion in both headers and carry a request id', async () => {
+      await client.nova.getServer(server);
+      const h = rec.lastComputeHeaders;
+      expect(h?.get('openstack-api-version')).toBe(`compute ${client.nova.microversion}`);
+      expect(h?.get('x-openstack-nova-api-version')).toBe(client.nova.microversion);
+      expect(h?.get('x-openstack-request-id')).toMatch(/^req-[0-9a-f-]{36}$/);
+      expect(h?.get('x-compute-request-id')).toBe(h?.get('x-openstack-request-id'));
     });
 
     it('a revoked token (Keystone DELETE /v3/auth/tokens) is renewed transparently on 401', async () => {
@@ -183,7 +204,9 @@ export function describeNovaContract(name: string, setup: () => Promise<NovaCont
         expect(r.tokenIssues).toBe(2);
         expect(r.lastToken).not.toBe(revoked[0]);
         expect(r.computeUrls).toHaveLength(2);
-        const direct = await fetch(r.computeUrls[0] as string, { headers: { 'x-auth-token': revoked[0] as string } });
+        const direct = await fetch(r.computeUrls[0] as string, {
+          headers: { 'x-auth-token': revoked[0] as string },
+        });
         expect(direct.status).toBe(401);
       } finally {
         await r.close();
@@ -211,7 +234,8 @@ export function describeNovaContract(name: string, setup: () => Promise<NovaCont
     });
 
     it('a reboot while another is pending: typed Conflict after the bounded retries, success once resumed', async () => {
-      if (!target.pauseCompute || !target.resumeCompute) throw new Error(`${name}: the contract needs pauseCompute/resumeCompute`);
+      if (!target.pauseCompute || !target.resumeCompute)
+        throw new Error(`${name}: the contract needs pauseCompute/resumeCompute`);
       const before = await target.countReboots(server);
       const r = recorder();
       const bounded = newClient(target.cloudName, r, { attempts: 2, delayMs: 300 });
@@ -283,12 +307,16 @@ export function describeNovaContract(name: string, setup: () => Promise<NovaCont
       const deadline = Date.now() + 60_000;
       let err: unknown;
       while (Date.now() < deadline) {
-        err = await client.nova.getServer(doomed).then(() => undefined, (e: unknown) => e);
+        err = await client.nova.getServer(doomed).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         if (err !== undefined) break;
         await sleep(250);
       }
       expect(err).toBeInstanceOf(ServerNotFound);
       expect((err as ServerNotFound).serverId).toBe(doomed);
+      expect((err as ServerNotFound).message).toContain(`Instance ${doomed} could not be found.`);
       await expect(client.nova.reboot(doomed, 'HARD')).rejects.toBeInstanceOf(ServerNotFound);
     });
   });

@@ -35,7 +35,8 @@ export async function listInstanceActions(token: Token, serverId: string): Promi
   if (res.status !== 200) throw new Error(`nova: os-instance-actions for ${serverId} returned HTTP ${res.status}`);
   const body = (await res.json()) as { instanceActions?: unknown };
   if (!Array.isArray(body.instanceActions)) throw new Error('nova: instanceActions: expected an array');
-  return body.instanceActions
-    .map(parseAction)
-    .sort((a, b) => a.startTime.localeCompare(b.startTime));
+  // Nova returns newest first, ordered by creation time and then by row id. start_time has
+  // one-second resolution, so sorting on it would shuffle actions of the same second:
+  // reversing Nova's own order is the exact oldest-first history.
+  return body.instanceActions.map(parseAction).reverse();
 }

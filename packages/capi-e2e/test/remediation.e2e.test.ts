@@ -104,7 +104,18 @@ describe('OpenStackRemediation with the real Cluster API manager (v1.13.6 on env
   beforeAll(async () => {
     fake = await startFakeOpenStack();
     wiring = new FakeNovaRebootsFakeKubelets(fake, () => env.fakeKubelets);
-    env = await startCapiEnvironment({ replicas: 3, extraCRDs: remediationCRDs, newServerId: wiring.serverFor });
+    env = await startCapiEnvironment({
+      replicas: 3,
+      extraCRDs: remediationCRDs,
+      newServerId: wiring.serverFor,
+      // The garbage collector too: in a real cluster it deletes the OpenStackRemediation of a
+      // Machine the MachineSet deleted (through the ownerReference the MHC set).
+      controllerManager: {
+        nodeMonitorGracePeriodSeconds: 8,
+        nodeMonitorPeriodSeconds: 1,
+        controllers: ['node-lifecycle-controller', 'garbage-collector-controller'],
+      },
+    });
     custom = env.kubeConfig.makeApiClient(CustomObjectsApi);
     objects = KubernetesObjectApi.makeApiClient(env.kubeConfig);
     // The identityRef of every harness OpenStackMachine: { name: cloud-config, cloudName: openstack }.
@@ -324,7 +335,8 @@ describe('OpenStackRemediation with the real Cluster API manager (v1.13.6 on env
       expect(m.nodeName).toBe(m.name);
       expect(wiring.machineOf.get(serverOf(m))).toBe(m.name);
     }
-    await waitFor('remediations of the replaced Machines gone', async () => ((await remediations()).length === 0 ? true : undefined), 60_000, 500);
+    // The garbage collector deletes them (owner Machine gone); our finalizer lets them go.
+    await waitFor('remediations of the replaced Machines gone', async () => ((await remediations()).length === 0 ? true : undefined), 90_000, 500);
     await waitMhcHealthy(name, 3);
     await conformance.snapshot(`${name}: replaced`, name, 'v1beta2');
     await deleteMhc(name);

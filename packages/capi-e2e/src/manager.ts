@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { freePort } from '@noderepair/envtest';
-import { ChildProcessGroup } from './process.js';
+import { freePort, ManagedProcess } from '@noderepair/envtest';
 
 export interface CapiManagerOptions {
   binary: string;
@@ -35,7 +34,7 @@ function httpStatus(url: string): Promise<number> {
 /** The real Cluster API core manager (cluster-api-controller) as a local process. */
 export class CapiManager {
   private constructor(
-    private readonly proc: ChildProcessGroup,
+    private readonly proc: ManagedProcess,
     readonly healthUrl: string,
     readonly diagnosticsAddress: string,
   ) {}
@@ -82,7 +81,7 @@ export class CapiManager {
     ];
     // controller-runtime reads KUBECONFIG when no --kubeconfig flag is given.
     const env = { ...process.env, KUBECONFIG: o.kubeconfigPath };
-    const proc = new ChildProcessGroup('cluster-api-controller', o.binary, args, join(o.dir, 'cluster-api-controller.log'), env);
+    const proc = new ManagedProcess('cluster-api-controller', o.binary, args, join(o.dir, 'cluster-api-controller.log'), env);
     proc.start();
     const m = new CapiManager(proc, `http://127.0.0.1:${healthPort}`, `127.0.0.1:${diagPort}`);
     try {
@@ -104,6 +103,6 @@ export class CapiManager {
   }
 
   async stop(): Promise<void> {
-    await this.proc.stop();
+    await this.proc.stop(10_000);
   }
 }

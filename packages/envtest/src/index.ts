@@ -9,6 +9,6 @@ export type { CRDSource } from './crds.js';
 export { FakeKubelet, startFakeKubelet, KubeletNotReadyMessages } from './fake-kubelet.js';
 export type { FakeKubeletOptions } from './fake-kubelet.js';
 export { loadKubeConfig, kubeConfigFor, writeKubeconfig } from './kubeconfig.js';
-export { liveProcesses } from './process/managed-process.js';
+export { ManagedProcess, liveProcesses } from './process/managed-process.js';
 export { freePort } from './process/ports.js';
 export { waitFor } from './process/wait.js';

@@ -19,7 +19,7 @@ export class ManagedProcess {
   private watchdog: ChildProcess | undefined;
   private log: WriteStream | undefined;
   private exited: Promise<number | null> = Promise.resolve(null);
-  private exitCode: number | null | undefined;
+  private code: number | null | undefined;
 
   constructor(
     name: string,
@@ -36,8 +36,13 @@ export class ManagedProcess {
     return this.child?.pid;
   }
 
+  /** The exit code once the process has exited (null when killed by a signal). */
+  get exitCode(): number | null | undefined {
+    return this.code;
+  }
+
   get running(): boolean {
-    return this.child !== undefined && this.exitCode === undefined;
+    return this.child !== undefined && this.code === undefined;
   }
 
   start(): void {
@@ -50,18 +55,18 @@ export class ManagedProcess {
       env: this.env,
     });
     this.child = child;
-    this.exitCode = undefined;
+    this.code = undefined;
     child.stdout?.pipe(this.log, { end: false });
     child.stderr?.pipe(this.log, { end: false });
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
-        this.exitCode = code;
+        this.code = code;
         this.log?.write(`=== ${new Date().toISOString()} exit code=${code} signal=${signal}\n`);
         live.delete(this);
         resolve(code);
       });
       child.once('error', (err) => {
-        this.exitCode = -1;
+        this.code = -1;
         this.log?.write(`=== spawn error: ${err.message}\n`);
         live.delete(this);
         resolve(-1);

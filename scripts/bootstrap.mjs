@@ -87,7 +87,7 @@ sh('pnpm', ['install', '--frozen-lockfile']);
 step('building the packages');
 sh('pnpm', ['run', 'build']);
 
-if (what === 'test') {
+if (what === 'test' || what === 'setup') {
   // The slow parts of a first run overlap: Go builds (CPU) run while apt-get and the
   // OpenStack test bed install (network and disk). All are cached for later runs.
   step('test prerequisites: Kubernetes + Cluster API binaries | Debian packages + OpenStack test bed');
@@ -122,10 +122,12 @@ if (what === 'test') {
 if (what === 'demo') {
   step('demo');
   sh('pnpm', ['run', 'demo:run', ...rest]);
+} else if (what === 'setup') {
+  step('everything the tests need is installed');
 } else if (what === 'test') {
   step('every test suite');
   sh('pnpm', ['run', 'test:all', ...rest]);
 } else {
-  console.error('usage: node scripts/bootstrap.mjs demo|test');
+  console.error('usage: node scripts/bootstrap.mjs demo|test|setup');
   process.exit(2);
 }

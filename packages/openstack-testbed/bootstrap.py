@@ -2,7 +2,7 @@
 /usr/bin/python3). The openstack CLI would do the same, but each of its invocations costs
 several seconds of imports; these calls take milliseconds.
 
-Usage: bootstrap.py catalog | tenant | wait-compute | create-server NAME
+Usage: bootstrap.py catalog | tenant | wait-compute | reset-project | create-server NAME
 Settings come from the environment that testbed.sh exports (never printed here).
 """
 import json
@@ -160,6 +160,28 @@ def cmd_wait_compute():
     raise SystemExit("bootstrap: nova-compute did not come up within 300s")
 
 
+def cmd_reset_project():
+    """Run at every start: the state directory is a cache that outlives a test run, so
+    servers from earlier runs would pile up until Nova's default quota (10 instances)
+    refuses the next create. The project is the testbed's own, so we lift its quotas and
+    delete what earlier runs left behind."""
+    tok, _, catalog = admin()
+    nova = catalog["compute"]
+    project = find(tok, "projects", E["PROJECT"])
+    call("PUT", f"{nova}/os-quota-sets/{project}", tok,
+         {"quota_set": {"instances": -1, "cores": -1, "ram": -1}})
+    _, _, body = call("GET", f"{nova}/servers?all_tenants=1&project_id={project}", tok)
+    for server in body["servers"]:
+        call("DELETE", f"{nova}/servers/{server['id']}", tok, ok=(204, 404))
+    deadline = time.time() + 120
+    while body["servers"] and time.time() < deadline:
+        time.sleep(1)
+        _, _, body = call("GET", f"{nova}/servers?all_tenants=1&project_id={project}", tok)
+    if body["servers"]:
+        raise SystemExit(f"bootstrap: {len(body['servers'])} leftover servers were not deleted within 120s")
+    print(f"bootstrap: project quotas lifted, leftover servers deleted")
+
+
 def cmd_create_server(name):
     tok, _, catalog = token(E["USER_NAME"], E["USER_PASS"], E["PROJECT"])
     nova = catalog["compute"]
@@ -182,7 +204,9 @@ if __name__ == "__main__":
         cmd_tenant()
     elif cmd == "wait-compute":
         cmd_wait_compute()
+    elif cmd == "reset-project":
+        cmd_reset_project()
     elif cmd == "create-server" and len(sys.argv) == 3:
         cmd_create_server(sys.argv[2])
     else:
-        raise SystemExit("usage: bootstrap.py catalog | tenant | wait-compute | create-server NAME")
+        raise SystemExit("usage: bootstrap.py catalog | tenant | wait-compute | reset-project | create-server NAME")

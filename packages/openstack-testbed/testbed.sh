@@ -489,6 +489,8 @@ cmd_start() {
   load_secrets
   for s in "${SERVICES[@]}"; do start_service "$s"; done
   wait_compute_mapped
+  log "lifting project quotas, deleting servers left by earlier runs"
+  bootstrap_py reset-project >>"$LOGS/bootstrap.log" 2>&1 || { tail -n 5 "$LOGS/bootstrap.log" >&2; die "reset-project failed"; }
   log "started in $((SECONDS - t0))s"
 }
 

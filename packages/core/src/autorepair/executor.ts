@@ -153,6 +153,7 @@ export async function executeActions(
               node: target.node,
               ...(target.providerID !== undefined ? { providerID: target.providerID } : {}),
               action: action.action,
+              ...(action.image !== undefined ? { image: action.image } : {}),
               actionId: action.actionId,
               replay: action.replay,
             },

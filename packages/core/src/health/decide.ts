@@ -7,14 +7,21 @@
 //   holds it) -> Remediating (intent recorded, action running) -> Verifying (action done,
 //   waiting for Ready + the minimum healthy period) -> Healthy, or the next attempt / step,
 //   or Failed when the ladder is exhausted. Waiting: the node is shutting down.
+//
+// How a repair climbs the ladder (replay, backoff, step timeout, minimum healthy period,
+// retry then escalate, exhausted) is ladder.ts's progressLadder, shared with the Cluster API
+// remediation controller; this file adds what is specific to a Node annotation: assessment,
+// cordon and drain, flap escalation, manual triggers and the storm guard.
 import { assessNode, type Assessment } from './assess.js';
 import type { Cause } from './cause.js';
 import { getCondition, NodeReady, type HealthObservation } from './node.js';
+import { ladderIntent, progressLadder, type LadderIntent, type LadderVerdict } from './ladder.js';
 import type { LadderStep, RemediationStepKind, RepairPolicy } from './policy.js';
 import {
   initialRepairState,
   type ActionResult,
   type Remediation,
+  type RepairIntent,
   type RepairPhase,
   type RepairState,
 } from './state.js';
@@ -38,6 +45,8 @@ export type RepairAction =
   | (ActionBase & {
       type: 'Remediate';
       action: RemediationStepKind;
+      /** For Rebuild: the image to rebuild from. */
+      image?: string;
       /** Stable id; a provider receiving an id it already executed must not act again. */
       actionId: string;
       step: number;
@@ -175,60 +184,61 @@ export function decideRepair(
         policy.stormGuard.recheckIntervalMs,
       );
     }
-    if (intent !== undefined && intent.completedAt === undefined) {
-      // Found an intent without completion: either the shell is about to run it, or a
-      // controller died between recording and completing it. Re-issue the same id; the
-      // provider deduplicates, so the action happens at most once.
-      const replays = (intent.replays ?? 0) + 1;
-      const next = enter(
-        { ...s, remediation: { ...rem, intent: { ...intent, replays } } },
-        'Remediating',
-      );
-      return out(
-        next,
-        [
-          {
-            type: 'Remediate',
-            action: intent.action,
-            actionId: intent.actionId,
-            step: intent.step,
-            attempt: intent.attempt,
-            replay: true,
-            dryRun,
-            reason: `re-issuing in-flight ${intent.action} ${intent.actionId} issued at ${iso(intent.issuedAt)} with no recorded completion`,
-          },
-        ],
-        `intent ${intent.actionId} has no completion: re-issued with the same id`,
-        // If the completion is still missing next time, look again at a calm pace.
-        policy.stormGuard.recheckIntervalMs,
-      );
-    }
     const step = policy.ladder[rem.step];
-    const completedAt = intent?.completedAt ?? rem.startedAt;
-    if (intent?.result === 'Failed') {
-      const retryAt = completedAt + policy.retryBackoffMs;
-      if (now < retryAt)
+    // Remediating/Verifying always has an intent; should a hand-edited state lack one, count
+    // the step's time from the repair's start.
+    const current: RepairIntent = intent ?? {
+      actionId: '',
+      action: step?.action ?? 'SoftReboot',
+      step: rem.step,
+      attempt: rem.attempt,
+      issuedAt: rem.startedAt,
+      completedAt: rem.startedAt,
+    };
+    const v = progressLadder({
+      ladder: policy.ladder,
+      intent: current,
+      nodeBack: isHealthyNow,
+      readySinceMs: toMillis(ready?.lastTransitionTime),
+      healthySince: s.healthySince,
+      minHealthyPeriodMs: policy.minHealthyPeriodMs,
+      retryBackoffMs: policy.retryBackoffMs,
+      actionIdFor: (at, st) => actionIdFor(rem.id, st, at.attempt),
+      now,
+    });
+    switch (v.kind) {
+      case 'Replay': {
+        // Found an intent without completion: either the shell is about to run it, or a
+        // controller died between recording and completing it. Re-issue the same id; the
+        // provider deduplicates, so the action happens at most once.
+        const replays = (current.replays ?? 0) + 1;
+        const next = enter(
+          { ...s, remediation: { ...rem, intent: { ...current, replays } } },
+          'Remediating',
+        );
+        return out(
+          next,
+          [
+            remediateAction(
+              current,
+              true,
+              dryRun,
+              `re-issuing in-flight ${current.action} ${current.actionId} issued at ${iso(current.issuedAt)} with no recorded completion`,
+            ),
+          ],
+          `intent ${current.actionId} has no completion: re-issued with the same id`,
+          // If the completion is still missing next time, look again at a calm pace.
+          policy.stormGuard.recheckIntervalMs,
+        );
+      }
+      case 'BackingOff':
         return out(
           enter(s, 'Verifying'),
           [],
-          `${intent.action} failed (${intent.message ?? 'no message'}); next attempt after backoff`,
-          retryAt - now,
+          `${current.action} failed (${current.message ?? 'no message'}); next attempt after backoff`,
+          v.retryAt - now,
         );
-      return nextAttempt(
-        s,
-        rem,
-        policy,
-        now,
-        out,
-        enter,
-        `${intent.action} attempt ${rem.attempt} failed: ${intent.message ?? 'provider reported failure'}`,
-      );
-    }
-    if (isHealthyNow) {
-      const readySince = Math.max(toMillis(ready?.lastTransitionTime) ?? now, completedAt);
-      const healthySince = s.healthySince ?? Math.max(readySince, completedAt);
-      const okAt = healthySince + policy.minHealthyPeriodMs;
-      if (now >= okAt) {
+      case 'Succeeded': {
         const next: RepairState = {
           v: s.v,
           phase: 'Healthy',
@@ -245,41 +255,49 @@ export function decideRepair(
                   type: 'Uncordon',
                   removeOutOfServiceTaint: true,
                   dryRun,
-                  reason: `Ready for ${formatDuration(now - healthySince)} after ${step?.action ?? 'repair'}: repair succeeded`,
+                  reason: `Ready for ${formatDuration(now - v.healthySince)} after ${step?.action ?? 'repair'}: repair succeeded`,
                 },
               ]
             : [],
           `repair ${rem.id} succeeded: Ready for at least ${formatDuration(policy.minHealthyPeriodMs)}`,
         );
       }
-      return out(
-        enter({ ...s, healthySince }, 'Verifying'),
-        [],
-        `Ready since ${iso(healthySince)}; counting as repaired after ${formatDuration(policy.minHealthyPeriodMs)}`,
-        okAt - now,
-      );
+      case 'Verifying':
+        return out(
+          enter({ ...s, healthySince: v.healthySince }, 'Verifying'),
+          [],
+          `Ready since ${iso(v.healthySince)}; counting as repaired after ${formatDuration(policy.minHealthyPeriodMs)}`,
+          v.okAt - now,
+        );
+      case 'AwaitingReady': {
+        const { healthySince: _dropped, ...notHealthy } = s;
+        return out(
+          enter(notHealthy, 'Verifying'),
+          [],
+          `waiting for the node to become Ready after ${step?.action ?? 'repair'} (until ${iso(v.deadline)}): ${a.detail}`,
+          v.deadline - now,
+        );
+      }
+      case 'Next':
+      case 'Exhausted': {
+        const { healthySince: _dropped, ...notHealthy } = s;
+        const why =
+          v.ended.result === 'Failed'
+            ? `${current.action} attempt ${rem.attempt} failed: ${v.ended.message ?? 'provider reported failure'}`
+            : `not Ready ${formatDuration(v.ended.timeoutMs)} after ${step?.action ?? 'repair'} attempt ${rem.attempt}: ${a.detail}`;
+        return applyAdvance(
+          v.ended.result === 'Failed' ? s : notHealthy,
+          rem,
+          v,
+          policy,
+          now,
+          out,
+          enter,
+          why,
+        );
+      }
     }
-    const { healthySince: _dropped, ...notHealthy } = s;
-    const deadline = completedAt + (step?.timeoutMs ?? 0);
-    if (now < deadline) {
-      return out(
-        enter(notHealthy, 'Verifying'),
-        [],
-        `waiting for the node to become Ready after ${step?.action ?? 'repair'} (until ${iso(deadline)}): ${a.detail}`,
-        deadline - now,
-      );
-    }
-    return nextAttempt(
-      notHealthy,
-      rem,
-      policy,
-      now,
-      out,
-      enter,
-      `not Ready ${formatDuration(step?.timeoutMs ?? 0)} after ${step?.action ?? 'repair'} attempt ${rem.attempt}: ${a.detail}`,
-    );
   }
-
   // --- Gave up earlier: only a healthy period or a new manual trigger gets out of Failed ---
   if (s.phase === 'Failed' && a.newTrigger === undefined) {
     if (isHealthyNow) {
@@ -398,7 +416,7 @@ function startRemediation(
     );
   const id = `${obs.nodeName}/${now}`;
   const alreadyCordoned = obs.node?.spec?.unschedulable === true;
-  const actionId = actionIdFor(id, step, 1);
+  const intent = ladderIntent(step, { step: stepIndex, attempt: 1 }, actionIdFor(id, step, 1), now);
   const rem: Remediation = {
     id,
     startedAt: now,
@@ -406,7 +424,7 @@ function startRemediation(
     step: stepIndex,
     attempt: 1,
     cordoned: !alreadyCordoned || ownsCordon,
-    intent: { actionId, action: step.action, step: stepIndex, attempt: 1, issuedAt: now },
+    intent,
   };
   const unreachable = a.cause.kind === 'KubeletUnreachable' || a.cause.kind === 'StaleHeartbeat';
   const reason = `${a.cause.kind}: ${a.detail}${why ? `; ${why}` : ''}`;
@@ -424,16 +442,7 @@ function startRemediation(
         : reason,
     });
   }
-  actions.push({
-    type: 'Remediate',
-    action: step.action,
-    actionId,
-    step: stepIndex,
-    attempt: 1,
-    replay: false,
-    dryRun,
-    reason,
-  });
+  actions.push(remediateAction(intent, false, dryRun, reason));
   const next = enter(s, 'Remediating', {
     remediation: rem,
     ...(a.newTrigger !== undefined ? { handledTrigger: a.newTrigger } : {}),
@@ -445,9 +454,11 @@ function startRemediation(
   );
 }
 
-function nextAttempt(
+/** Records what the shared ladder rules decided after an attempt ended: the next intent, or giving up. */
+function applyAdvance(
   s: RepairState,
   rem: Remediation,
+  v: Extract<LadderVerdict, { kind: 'Next' | 'Exhausted' }>,
   policy: RepairPolicy,
   now: number,
   out: Out,
@@ -455,15 +466,7 @@ function nextAttempt(
   why: string,
 ): RepairDecision {
   const dryRun = policy.dryRun;
-  const current = policy.ladder[rem.step];
-  let stepIndex = rem.step;
-  let attempt = rem.attempt + 1;
-  if (current === undefined || attempt > current.attempts) {
-    stepIndex = rem.step + 1;
-    attempt = 1;
-  }
-  const step = policy.ladder[stepIndex];
-  if (step === undefined) {
+  if (v.kind === 'Exhausted') {
     const { healthySince: _h, ...rest } = s;
     const { intent: _i, ...remNoIntent } = rem;
     // The remediation record stays (without intent) so that a later recovery knows whether we cordoned.
@@ -481,37 +484,34 @@ function nextAttempt(
       `repair ${rem.id} failed: ladder exhausted`,
     );
   }
-  const actionId = actionIdFor(rem.id, step, attempt);
+  const { intent } = v;
   const next = enter(
-    {
-      ...s,
-      remediation: {
-        ...rem,
-        step: stepIndex,
-        attempt,
-        intent: { actionId, action: step.action, step: stepIndex, attempt, issuedAt: now },
-      },
-    },
+    { ...s, remediation: { ...rem, step: intent.step, attempt: intent.attempt, intent } },
     'Remediating',
   );
-  const kind =
-    stepIndex > rem.step
-      ? `escalating to ${step.action}`
-      : `retrying ${step.action} (attempt ${attempt} of ${step.attempts})`;
-  return out(
-    next,
-    [
-      {
-        type: 'Remediate',
-        action: step.action,
-        actionId,
-        step: stepIndex,
-        attempt,
-        replay: false,
-        dryRun,
-        reason: `${why}; ${kind}`,
-      },
-    ],
-    `${kind}`,
-  );
+  const attempts = policy.ladder[intent.step]?.attempts ?? 1;
+  const kind = v.escalated
+    ? `escalating to ${intent.action}`
+    : `retrying ${intent.action} (attempt ${intent.attempt} of ${attempts})`;
+  return out(next, [remediateAction(intent, false, dryRun, `${why}; ${kind}`)], `${kind}`);
+}
+
+/** The Remediate action that executes `intent`. */
+function remediateAction(
+  intent: LadderIntent,
+  replay: boolean,
+  dryRun: boolean,
+  reason: string,
+): RepairAction {
+  return {
+    type: 'Remediate',
+    action: intent.action,
+    actionId: intent.actionId,
+    step: intent.step,
+    attempt: intent.attempt,
+    ...(intent.image !== undefined ? { image: intent.image } : {}),
+    replay,
+    dryRun,
+    reason,
+  };
 }

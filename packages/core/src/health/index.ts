@@ -18,10 +18,23 @@ export {
   type DecideContext,
 } from './decide.js';
 export {
+  progressLadder,
+  advanceLadder,
+  nextLadderPosition,
+  ladderIntent,
+  type LadderPosition,
+  type LadderIntent,
+  type LadderVerdict,
+  type LadderAttemptEnd,
+  type LadderActionIdFor,
+  type LadderProgressInput,
+} from './ladder.js';
+export {
   RepairPolicyInput,
   RemediationStepKind,
   defaultRepairPolicy,
   resolveRepairPolicy,
+  ladderProblems,
   parseCountOrPercent,
   scaleCountOrPercent,
   type RepairPolicy,

@@ -85,4 +85,29 @@ describe('repair policy', () => {
     expect(either.isLeft(parseDuration('10 m'))).toBe(true);
     expect(either.isLeft(parseDuration(-1))).toBe(true);
   });
+
+  it('a Rebuild step needs an image, other steps take none, and no action appears twice', () => {
+    expect(
+      right(
+        resolveRepairPolicy({
+          ladder: [{ action: 'SoftReboot' }, { action: 'Rebuild', image: 'img-1', timeout: '20m' }],
+        }),
+      ).ladder,
+    ).toEqual([
+      { action: 'SoftReboot', timeoutMs: 600_000, attempts: 1 },
+      { action: 'Rebuild', timeoutMs: 1_200_000, attempts: 1, image: 'img-1' },
+    ]);
+    expect(left(resolveRepairPolicy({ ladder: [{ action: 'Rebuild' }] }))).toContain(
+      'ladder[0].image: Rebuild needs the image to rebuild from',
+    );
+    expect(
+      left(resolveRepairPolicy({ ladder: [{ action: 'HardReboot', image: 'img-1' }] })),
+    ).toContain('ladder[0].image: only a Rebuild step takes an image, not HardReboot');
+    expect(
+      left(resolveRepairPolicy({ ladder: [{ action: 'HardReboot' }, { action: 'HardReboot' }] })),
+    ).toContain('ladder[1].action: HardReboot is already step 1; use attempts to repeat a step');
+    expect(left(resolveRepairPolicy({ ladder: [{ action: 'Rebuild', image: 3 }] }))).toMatch(
+      /image/,
+    );
+  });
 });

@@ -8,9 +8,13 @@ import { pipe } from 'fp-ts/lib/function.js';
 import { DurationMs } from './time.js';
 import { formatValidationErrors } from './errors.js';
 
-/** The repairs the escalation ladder can name, cheapest first by convention. */
+/**
+ * The repairs the escalation ladder can name, cheapest first by convention. Rebuild reinstalls
+ * the machine from an image (the step names it in `image`); Replace hands the machine to
+ * whatever replaces machines (so nothing can follow it).
+ */
 export const RemediationStepKind = t.keyof(
-  { SoftReboot: null, HardReboot: null, Replace: null },
+  { SoftReboot: null, HardReboot: null, Rebuild: null, Replace: null },
   'RemediationStepKind',
 );
 export type RemediationStepKind = t.TypeOf<typeof RemediationStepKind>;
@@ -24,7 +28,7 @@ const UnhealthyConditionInput = t.intersection([
 
 const LadderStepInput = t.intersection([
   t.type({ action: RemediationStepKind }),
-  t.partial({ timeout: DurationMs, attempts: t.number }),
+  t.partial({ timeout: DurationMs, attempts: t.number, image: t.string }),
 ]);
 
 /** A count ("3") or a percentage of the total ("40%"), like intstr.IntOrString. */
@@ -67,6 +71,8 @@ export interface LadderStep {
   /** After the action completes: how long the node has to become Ready before the attempt counts as failed. */
   timeoutMs: number;
   attempts: number;
+  /** The image to rebuild from: present exactly when `action` is Rebuild. */
+  image?: string;
 }
 
 export type CountOrPercent = { count: number } | { percent: number };
@@ -167,6 +173,31 @@ function positiveInt(v: number, field: string): either.Either<string, number> {
     : either.left(`${field}: expected an integer >= 1, got ${v}`);
 }
 
+/**
+ * What is wrong with a ladder (empty when nothing): Rebuild needs an image and nothing else
+ * takes one, Replace comes last, and no action appears twice, because core's action ids are
+ * `<repair>/<Action>-<attempt>` and a repeated action would reuse an id the provider has
+ * already executed (so it would silently not act). Repeat a step with `attempts` instead.
+ */
+export function ladderProblems(ladder: readonly LadderStep[]): string[] {
+  const problems: string[] = [];
+  ladder.forEach((s, i) => {
+    if (s.action === 'Rebuild' && (s.image === undefined || s.image.trim() === ''))
+      problems.push(`ladder[${i}].image: Rebuild needs the image to rebuild from`);
+    if (s.action !== 'Rebuild' && s.image !== undefined)
+      problems.push(`ladder[${i}].image: only a Rebuild step takes an image, not ${s.action}`);
+    const first = ladder.findIndex((o) => o.action === s.action);
+    if (first !== i)
+      problems.push(
+        `ladder[${i}].action: ${s.action} is already step ${first + 1}; use attempts to repeat a step`,
+      );
+  });
+  const replaceAt = ladder.findIndex((s) => s.action === 'Replace');
+  if (replaceAt !== -1 && replaceAt !== ladder.length - 1)
+    problems.push('ladder: Replace must be the last step (nothing can follow a replacement)');
+  return problems;
+}
+
 /** Validates a user policy and fills the defaults. Left carries a readable message naming the field. */
 export function resolveRepairPolicy(input: unknown): either.Either<string, RepairPolicy> {
   return pipe(
@@ -188,16 +219,15 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
           status: c.status,
           timeoutMs: c.timeout ?? 10 * MIN,
         })) ?? d.unhealthyConditions;
-      const ladder =
+      const ladder: LadderStep[] =
         p.ladder?.map((s, i) => ({
           action: s.action,
           timeoutMs: s.timeout ?? 10 * MIN,
           attempts: take(positiveInt(s.attempts ?? 1, `ladder[${i}].attempts`), 1),
+          ...(s.image !== undefined ? { image: s.image } : {}),
         })) ?? d.ladder;
       if (ladder.length === 0) problems.push('ladder: expected at least one step');
-      const replaceAt = ladder.findIndex((s) => s.action === 'Replace');
-      if (replaceAt !== -1 && replaceAt !== ladder.length - 1)
-        problems.push('ladder: Replace must be the last step (nothing can follow a replacement)');
+      problems.push(...ladderProblems(ladder));
       const nodeStartupTimeoutMs = p.nodeStartupTimeout ?? d.nodeStartupTimeoutMs;
       if (nodeStartupTimeoutMs !== 0 && nodeStartupTimeoutMs < 30_000) {
         problems.push(

@@ -9,6 +9,8 @@ export interface RebootRequest {
   /** The Node's spec.providerID, when known (e.g. openstack:///<server uuid>). */
   providerID?: string;
   action: RemediationStepKind;
+  /** For Rebuild: the image to rebuild from (the ladder step's `image`). */
+  image?: string;
   /** Stable id of this attempt; the idempotency key. */
   actionId: string;
   /** True when re-issued after a restart found the intent without completion. */

@@ -41,7 +41,14 @@ export const RepairIntent = t.intersection([
     attempt: t.number,
     issuedAt: IsoTime,
   }),
-  t.partial({ completedAt: IsoTime, result: ActionResult, message: t.string, replays: t.number }),
+  t.partial({
+    /** For Rebuild: the image, kept with the intent so a replay repeats exactly what was sent. */
+    image: t.string,
+    completedAt: IsoTime,
+    result: ActionResult,
+    message: t.string,
+    replays: t.number,
+  }),
 ]);
 export type RepairIntent = t.TypeOf<typeof RepairIntent>;
 

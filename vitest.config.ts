@@ -24,6 +24,11 @@ export default defineConfig({
           hookTimeout: 240_000,
         },
       },
+      // The README's generated reference tables and the Grafana dashboard checked against the code.
+      {
+        resolve: { alias },
+        test: { name: 'docs', root: '.', include: ['docs/**/*.test.ts'], testTimeout: 60_000 },
+      },
     ],
   },
 });

@@ -1,0 +1,59 @@
+// What each field of the repair policy means, keyed by its path in the policy codec
+// (packages/core/src/health/policy.ts). Types and defaults are NOT written here: the
+// generator reads them from the codec and from resolveRepairPolicy itself. A test fails when
+// the codec has a field this table does not describe, or this table names a field the codec
+// no longer has.
+export const policyFieldMeanings: Readonly<Record<string, string>> = {
+  dryRun:
+    'Decide and report (Events, metrics, logs) but change nothing: cordon, drain and uncordon become `DryRun` Events, reboots go to the dry-run provider, state stays in memory.',
+  unhealthyConditions:
+    'Node conditions that make a node unhealthy once they have lasted their `timeout` (OR-ed), as in a MachineHealthCheck.',
+  'unhealthyConditions[].type':
+    'Condition type, e.g. `Ready` or a node-problem-detector condition such as `KernelDeadlock`.',
+  'unhealthyConditions[].status': 'The status that counts as unhealthy.',
+  'unhealthyConditions[].timeout':
+    'Unhealthy once `lastTransitionTime + timeout < now` (strictly, as Cluster API does).',
+  nodeStartupTimeout:
+    'A node with no `Ready` condition this long after its creation is unhealthy. `0` disables; otherwise at least `30s` (as Cluster API requires).',
+  staleHeartbeatTimeout:
+    '`Ready=True` but neither the condition heartbeat nor the node Lease renewed for this long is unhealthy (`StaleHeartbeat`). `0` disables.',
+  minHealthyPeriod:
+    'After a repair action the node must stay `Ready` this long before the repair counts as successful (and the node is uncordoned).',
+  retryBackoff:
+    'After a failed provider call (e.g. the cloud API refused the reboot) wait this long before the next attempt, so an API outage does not race through the ladder.',
+  ladder: 'The escalation ladder, cheapest first. Within one repair the step never goes back down.',
+  'ladder[].action':
+    'The repair. Each action appears at most once (repeat a step with `attempts`); `Replace` must be the last step (nothing can follow a replacement).',
+  'ladder[].timeout':
+    'After the action completes, how long the node has to become `Ready` before the attempt counts as failed.',
+  'ladder[].image':
+    'The image to rebuild from: required for `Rebuild`, not allowed for other actions.',
+  'ladder[].attempts':
+    'How many times this step is tried before escalating to the next one (integer ≥ 1).',
+  'flap.episodes':
+    'This many NotReady episodes within `flap.window` make a node that is NotReady now unhealthy at once, however short each episode was (integer ≥ 1).',
+  'flap.window': 'How long NotReady episodes are remembered for flap detection.',
+  'flap.escalateWithin':
+    'A node that needs repair again this soon after a successful repair starts one ladder step higher.',
+  'stormGuard.maxUnhealthy':
+    'Fleet brake: with more unhealthy nodes than this (count, or percentage rounded down) no new repair starts; repairs in flight continue.',
+  'stormGuard.maxInFlight':
+    'At most this many repairs (Remediating or Verifying) at once (integer ≥ 1).',
+  'stormGuard.minUnhealthyAllowed':
+    'Floor for the resolved `maxUnhealthy`, so that `40%` of a 2-node cluster still allows one repair (integer ≥ 0).',
+  'stormGuard.failureDomainLabel':
+    'Node label that names the failure domain (e.g. `topology.kubernetes.io/zone`); required by `maxUnhealthyPerDomain`.',
+  'stormGuard.maxUnhealthyPerDomain':
+    'The same brake per failure domain: a zone with more unhealthy nodes than this gets no new repair.',
+  'stormGuard.recheckInterval':
+    'How often a node held by the storm guard (or a replayed action) is looked at again (at least `1s`).',
+  'drain.enabled':
+    'Cordon and evict pods (honouring PodDisruptionBudgets) before the repair action.',
+  'drain.timeout':
+    'Stop draining after this long and act anyway (the node is broken; the `DrainIncomplete` Event names the pods left).',
+  'drain.outOfServiceAfter':
+    'For an unreachable node (`Ready=Unknown`, stale heartbeat): add the `node.kubernetes.io/out-of-service` taint after this long, so stateful pods and volumes move off it.',
+  'annotations.state': 'Node annotation that holds the persisted repair state (JSON).',
+  'annotations.trigger':
+    'Node annotation that asks for a repair at once; each distinct value fires once (`kubectl annotate --overwrite node N noderepair.io/repair-now=$(date +%s)`).',
+};

@@ -2,7 +2,12 @@
 // is meant to check.
 
 export type Identity =
-  | { readonly kind: 'password'; readonly username: string; readonly password: string; readonly project: string }
+  | {
+      readonly kind: 'password';
+      readonly username: string;
+      readonly password: string;
+      readonly project: string;
+    }
   | { readonly kind: 'application_credential'; readonly id: string; readonly secret: string };
 
 export interface Token {
@@ -27,7 +32,9 @@ function authBody(identity: Identity): unknown {
     auth: {
       identity: {
         methods: ['password'],
-        password: { user: { name: identity.username, domain: { id: 'default' }, password: identity.password } },
+        password: {
+          user: { name: identity.username, domain: { id: 'default' }, password: identity.password },
+        },
       },
       scope: { project: { name: identity.project, domain: { id: 'default' } } },
     },
@@ -45,7 +52,11 @@ function publicEndpoints(catalog: unknown, region: string): Record<string, strin
   for (const entry of catalog as CatalogEntry[]) {
     if (typeof entry.type !== 'string' || !Array.isArray(entry.endpoints)) continue;
     for (const ep of entry.endpoints as Array<Record<string, unknown>>) {
-      if (ep['interface'] === 'public' && ep['region_id'] === region && typeof ep['url'] === 'string') {
+      if (
+        ep['interface'] === 'public' &&
+        ep['region_id'] === region &&
+        typeof ep['url'] === 'string'
+      ) {
         out[entry.type] = ep['url'];
       }
     }
@@ -54,16 +65,26 @@ function publicEndpoints(catalog: unknown, region: string): Record<string, strin
 }
 
 /** POST /v3/auth/tokens; throws with the status (never the secret) on failure. */
-export async function issueToken(authUrl: string, identity: Identity, region = 'RegionOne'): Promise<Token> {
+export async function issueToken(
+  authUrl: string,
+  identity: Identity,
+  region = 'RegionOne',
+): Promise<Token> {
   const res = await fetch(`${authUrl.replace(/\/$/, '')}/auth/tokens`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(authBody(identity)),
   });
-  if (res.status !== 201) throw new Error(`keystone: ${identity.kind} auth returned HTTP ${res.status}, expected 201`);
+  if (res.status !== 201)
+    throw new Error(`keystone: ${identity.kind} auth returned HTTP ${res.status}, expected 201`);
   const id = res.headers.get('x-subject-token');
   if (id === null) throw new Error('keystone: response has no X-Subject-Token header');
   const body = (await res.json()) as { token?: { expires_at?: unknown; catalog?: unknown } };
-  if (typeof body.token?.expires_at !== 'string') throw new Error('keystone: token.expires_at: expected a string');
-  return { id, expiresAt: body.token.expires_at, endpoints: publicEndpoints(body.token.catalog, region) };
+  if (typeof body.token?.expires_at !== 'string')
+    throw new Error('keystone: token.expires_at: expected a string');
+  return {
+    id,
+    expiresAt: body.token.expires_at,
+    endpoints: publicEndpoints(body.token.catalog, region),
+  };
 }

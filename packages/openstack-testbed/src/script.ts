@@ -13,7 +13,19 @@ export interface ScriptOptions {
   readonly env?: Readonly<Record<string, string>>;
 }
 
-/** Runs `testbed.sh <args>` and resolves with its stdout; rejects naming the subcommand. */
+/** testbed.sh exited non-zero; `stdout` is what it printed (e.g. `status` exits 3 with its table). */
+export class ScriptError extends Error {
+  constructor(
+    readonly subcommand: string,
+    readonly exitCode: number | null,
+    readonly stdout: string,
+  ) {
+    super(`testbed.sh ${subcommand} exited with code ${String(exitCode)}`);
+    this.name = 'ScriptError';
+  }
+}
+
+/** Runs `testbed.sh <args>` and resolves with its stdout; rejects with a ScriptError. */
 export function runScript(args: readonly string[], options: ScriptOptions = {}): Promise<string> {
   const progress = options.progress ?? ((chunk: string) => process.stderr.write(chunk));
   return new Promise((resolve, reject) => {
@@ -27,7 +39,7 @@ export function runScript(args: readonly string[], options: ScriptOptions = {}):
     child.on('error', reject);
     child.on('close', (code) => {
       if (code === 0) resolve(out);
-      else reject(new Error(`testbed.sh ${args[0] ?? ''} exited with code ${String(code)}`));
+      else reject(new ScriptError(args[0] ?? '', code, out));
     });
   });
 }
@@ -40,4 +52,17 @@ export function parseEnvExports(text: string): Record<string, string> {
     if (m?.[1] !== undefined && m[2] !== undefined) env[m[1]] = m[2];
   }
   return env;
+}
+
+/** The services `testbed.sh status` lists as running (none when the testbed is down). */
+export async function runningServices(options: ScriptOptions = {}): Promise<string[]> {
+  const out = await runScript(['status'], options).catch((e: unknown) => {
+    // Exit 3 means "something is stopped"; its table is still the answer.
+    if (e instanceof ScriptError && e.exitCode === 3) return e.stdout;
+    throw e;
+  });
+  return out
+    .split('\n')
+    .map((l) => /^(\S+)\s+running \(pid/.exec(l)?.[1])
+    .filter((n): n is string => n !== undefined);
 }

@@ -3,8 +3,9 @@
 import { readFile } from 'node:fs/promises';
 import { issueToken } from './keystone.js';
 import type { Identity } from './keystone.js';
-import { listInstanceActions } from './nova.js';
-import type { InstanceAction } from './nova.js';
+import type { Token } from './keystone.js';
+import { instanceActionEvents, listInstanceActions, serverMetadata, serverState } from './nova.js';
+import type { InstanceAction, InstanceActionEvent, ServerState } from './nova.js';
 import { parseEnvExports, runScript } from './script.js';
 import type { ScriptOptions } from './script.js';
 
@@ -21,6 +22,14 @@ export interface OpenStackTestbed {
   createServer(name: string): Promise<string>;
   /** Nova's os-instance-actions for the server, oldest first. */
   novaActions(uuid: string): Promise<InstanceAction[]>;
+  /** The events of one of those actions (compute_reboot_instance, ...). */
+  novaActionEvents(uuid: string, requestId: string): Promise<InstanceActionEvent[]>;
+  /** Status, vm_state and task_state of the server. */
+  serverState(uuid: string): Promise<ServerState>;
+  /** The server's metadata (key -> value). */
+  serverMetadata(uuid: string): Promise<Record<string, string>>;
+  /** Polls until the server shows `status` with no task in progress; throws on ERROR or timeout. */
+  waitForServer(uuid: string, status: string, timeoutMs?: number): Promise<ServerState>;
   /** Freezes nova-compute (SIGSTOP) so an accepted task stays in progress; see testbed.sh. */
   pauseCompute(): Promise<void>;
   resumeCompute(): Promise<void>;
@@ -30,11 +39,14 @@ export interface OpenStackTestbed {
 
 function required(env: Record<string, string>, name: string): string {
   const v = env[name];
-  if (v === undefined || v === '') throw new Error(`testbed.sh env: ${name} missing from its output`);
+  if (v === undefined || v === '')
+    throw new Error(`testbed.sh env: ${name} missing from its output`);
   return v;
 }
 
-export async function startOpenStackTestbed(options: ScriptOptions = {}): Promise<OpenStackTestbed> {
+export async function startOpenStackTestbed(
+  options: ScriptOptions = {},
+): Promise<OpenStackTestbed> {
   await runScript(['install'], options);
   await runScript(['start'], options);
   const env = parseEnvExports(await runScript(['env'], options));
@@ -47,6 +59,23 @@ export async function startOpenStackTestbed(options: ScriptOptions = {}): Promis
     project: required(env, 'OS_PROJECT_NAME'),
   } as const;
   const cloudsYaml = await readFile(required(env, 'OS_CLIENT_CONFIG_FILE'), 'utf8');
+  // One project token for the reads, issued again when Nova answers 401 (expiry): tests poll
+  // Nova every few hundred ms, and a token per poll would load Keystone for nothing.
+  let token: Promise<Token> | undefined;
+  const fresh = (): Promise<Token> =>
+    (token = issueToken(authUrl, password, region).catch((e: unknown) => {
+      token = undefined; // a failed issue is not cached
+      throw e;
+    }));
+  const asProject = async <T>(read: (t: Token) => Promise<T>): Promise<T> => {
+    try {
+      return await read(await (token ?? fresh()));
+    } catch (e) {
+      if (!/HTTP 401/.test((e as Error).message)) throw e;
+      return read(await fresh());
+    }
+  };
+  const state = (uuid: string) => asProject((t) => serverState(t, uuid));
   return {
     authUrl,
     region,
@@ -61,11 +90,28 @@ export async function startOpenStackTestbed(options: ScriptOptions = {}): Promis
     image: required(env, 'OS_TESTBED_IMAGE'),
     async createServer(name) {
       const id = (await runScript(['create-server', name], options)).trim();
-      if (!/^[0-9a-f-]{36}$/.test(id)) throw new Error(`testbed.sh create-server ${name}: expected a uuid`);
+      if (!/^[0-9a-f-]{36}$/.test(id))
+        throw new Error(`testbed.sh create-server ${name}: expected a uuid`);
       return id;
     },
-    async novaActions(uuid) {
-      return listInstanceActions(await issueToken(authUrl, password, region), uuid);
+    novaActions: (uuid) => asProject((t) => listInstanceActions(t, uuid)),
+    novaActionEvents: (uuid, requestId) =>
+      asProject((t) => instanceActionEvents(t, uuid, requestId)),
+    serverState: state,
+    serverMetadata: (uuid) => asProject((t) => serverMetadata(t, uuid)),
+    async waitForServer(uuid, status, timeoutMs = 120_000) {
+      const deadline = Date.now() + timeoutMs;
+      let last: ServerState | undefined;
+      while (Date.now() < deadline) {
+        last = await state(uuid);
+        if (last.status === 'ERROR' && status !== 'ERROR')
+          throw new Error(`server ${uuid} went to ERROR while waiting for ${status}`);
+        if (last.status === status && last.taskState === null) return last;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      throw new Error(
+        `server ${uuid}: still ${last?.status ?? '?'}/${String(last?.taskState)} after ${timeoutMs} ms, expected ${status}`,
+      );
     },
     async pauseCompute() {
       await runScript(['pause-compute'], options);

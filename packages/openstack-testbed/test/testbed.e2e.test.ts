@@ -1,7 +1,12 @@
 // End-to-end: the real Keystone and Nova (fake virt driver) from testbed.sh, spoken to with
 // plain fetch so that nothing here depends on our own OpenStack client.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMPUTE_MICROVERSION, computeUrl, issueToken, startOpenStackTestbed } from '../src/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  COMPUTE_MICROVERSION,
+  computeUrl,
+  issueToken,
+  startOpenStackTestbed,
+} from '../src/index.js';
 import type { OpenStackTestbed, Token } from '../src/index.js';
 
 let tb: OpenStackTestbed;
@@ -12,9 +17,7 @@ beforeAll(async () => {
   token = await issueToken(tb.authUrl, tb.password, tb.region);
 });
 
-afterAll(async () => {
-  await tb?.stop();
-});
+// No stop here: the suite's global setup stops the testbed after the last file.
 
 async function nova(method: string, path: string, body?: unknown): Promise<Response> {
   return fetch(`${computeUrl(token)}${path}`, {
@@ -46,11 +49,14 @@ async function waitFor(id: string, status: string, timeoutMs = 120_000): Promise
   let last: ServerView | undefined;
   while (Date.now() < deadline) {
     last = await getServer(id);
-    if (last.status === 'ERROR') throw new Error(`server ${id} went to ERROR while waiting for ${status}`);
+    if (last.status === 'ERROR')
+      throw new Error(`server ${id} went to ERROR while waiting for ${status}`);
     if (last.status === status && last['OS-EXT-STS:task_state'] === null) return last;
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`server ${id}: still ${last?.status ?? '?'} after ${timeoutMs}ms, expected ${status}`);
+  throw new Error(
+    `server ${id}: still ${last?.status ?? '?'} after ${timeoutMs}ms, expected ${status}`,
+  );
 }
 
 async function action(id: string, body: unknown): Promise<number> {
@@ -74,9 +80,9 @@ describe('Keystone', () => {
   });
 
   it('rejects a wrong password with 401', async () => {
-    await expect(issueToken(tb.authUrl, { ...tb.password, password: 'wrong' }, tb.region)).rejects.toThrow(
-      /HTTP 401/,
-    );
+    await expect(
+      issueToken(tb.authUrl, { ...tb.password, password: 'wrong' }, tb.region),
+    ).rejects.toThrow(/HTTP 401/);
   });
 
   it('writes a clouds.yaml with a password cloud and an application-credential cloud', () => {
@@ -89,7 +95,12 @@ describe('Keystone', () => {
 describe('Nova with the fake virt driver', () => {
   it('creates a server that goes ACTIVE, reboots, rejects a conflicting reboot, stops, starts and deletes', async () => {
     const create = await nova('POST', '/servers', {
-      server: { name: 'e2e-lifecycle', flavorRef: await flavorId(tb.flavor), imageRef: await imageId(tb.image), networks: 'none' },
+      server: {
+        name: 'e2e-lifecycle',
+        flavorRef: await flavorId(tb.flavor),
+        imageRef: await imageId(tb.image),
+        networks: 'none',
+      },
     });
     expect(create.status).toBe(202);
     const id = ((await create.json()) as { server: { id: string } }).server.id;

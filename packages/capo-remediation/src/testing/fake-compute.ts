@@ -195,6 +195,18 @@ export class FakeCompute {
     return { status: 202 };
   }
 
+  /**
+   * Nova's preconditions for a metadata update after the lock check (compute API
+   * update_instance_metadata: check_instance_state(vm_state=[active, paused, suspended,
+   * stopped], task_state=None)): undefined when the update may go ahead, else the 409. Real
+   * Nova refuses it while a reboot is in progress, which the fake accepted before.
+   */
+  metadataConflict(s: FakeServerState): ActionOutcome | undefined {
+    const allowedVm = ['active', 'paused', 'suspended', 'stopped'];
+    if (allowedVm.includes(s.vmState) && s.taskState === null) return undefined;
+    return conflict(s, 'update metadata', allowedVm);
+  }
+
   /** The body of POST /servers/{id}/action for a settled, visible server. */
   act(
     s: FakeServerState,

@@ -607,6 +607,9 @@ export class FakeOpenStack {
       return fault(403, 'forbidden', 'Policy does not allow the metadata update.', headers);
     if (s.locked && !admin)
       return fault(409, 'conflictingRequest', `Instance ${s.id} is locked`, headers);
+    const busy = this.compute.metadataConflict(s);
+    if (busy !== undefined && busy.status !== 202)
+      return fault(busy.status, busy.fault, busy.message, headers);
     s.metadata[key] = meta[key] as string;
     return json(200, { meta: { [key]: meta[key] } }, headers);
   }

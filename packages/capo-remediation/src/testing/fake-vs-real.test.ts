@@ -62,7 +62,7 @@ describe('FakeCompute task states and 409 texts (as real Nova)', () => {
 
 async function call(
   fake: FakeOpenStack,
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   url: string,
   headers: Record<string, string>,
   body?: unknown,
@@ -154,6 +154,43 @@ describe('FakeOpenStack REST (as real Keystone/Nova)', () => {
     expect(JSON.parse(gone.text)).toEqual({
       itemNotFound: { code: 404, message: `Instance ${id} could not be found.` },
     });
+  });
+
+  it('Nova refuses a metadata update while a task is in progress (409 naming task_state), allows it on SHUTOFF', async () => {
+    const fake = new FakeOpenStack({ transitionDelayMs: 1000 });
+    const t = await token(fake);
+    const id = fake.addServer();
+    const stopped = fake.addServer({ status: 'SHUTOFF' });
+    const building = fake.addServer({ status: 'BUILD' });
+    const meta = (s: string) => `${fake.computeUrl('RegionOne')}/servers/${s}/metadata/k`;
+    const put = (s: string) =>
+      call(fake, 'PUT', meta(s), { 'x-auth-token': t }, { meta: { k: 'v' } });
+    fake.pauseCompute();
+    await call(
+      fake,
+      'POST',
+      `${fake.computeUrl('RegionOne')}/servers/${id}/action`,
+      { 'x-auth-token': t },
+      {
+        reboot: { type: 'SOFT' },
+      },
+    );
+    const busy = await put(id);
+    expect(busy.status).toBe(409);
+    expect(JSON.parse(busy.text)).toEqual({
+      conflictingRequest: {
+        code: 409,
+        message: `Cannot 'update metadata' instance ${id} while it is in task_state rebooting`,
+      },
+    });
+    expect(fake.server(id)?.metadata).toEqual({});
+    const b = await put(building);
+    expect(b.status).toBe(409);
+    expect(b.text).toContain(
+      `Cannot 'update metadata' instance ${building} while it is in vm_state building`,
+    );
+    expect((await put(stopped)).status).toBe(200);
+    expect(fake.server(stopped)?.metadata).toEqual({ k: 'v' });
   });
 
   it('Nova replies carry both version headers and a request id', async () => {

@@ -233,6 +233,12 @@ export function describeNovaContract(name: string, setup: () => Promise<NovaCont
       expect(await target.countReboots(server)).toBe(before + 1);
     });
 
+    it('server metadata: an item written with PUT is read back (the controller keeps its action id there)', async () => {
+      const value = `contract-${Date.now()}`;
+      await client.nova.setMetadataItem(server, 'noderepair_contract', value);
+      expect((await client.nova.getMetadata(server))['noderepair_contract']).toBe(value);
+    });
+
     it('a reboot while another is pending: typed Conflict after the bounded retries, success once resumed', async () => {
       if (!target.pauseCompute || !target.resumeCompute)
         throw new Error(`${name}: the contract needs pauseCompute/resumeCompute`);
@@ -252,6 +258,18 @@ export function describeNovaContract(name: string, setup: () => Promise<NovaCont
         expect((err as ServerConflict).code).toBe('Conflict');
         expect((err as ServerConflict).status).toBe(409);
         observed[`${name}: 409 message`] = (err as Error).message;
+        // A metadata update is refused too while the task is in progress (Nova's
+        // update_instance_metadata wants task_state None): the controller writes its
+        // action id there right before each reboot.
+        const metaErr = await client.nova
+          .setMetadataItem(server, 'noderepair_contract', 'during-reboot')
+          .catch((e: unknown) => e);
+        observed[`${name}: metadata during a reboot`] =
+          metaErr instanceof Error ? metaErr.message : 'accepted';
+        expect(metaErr).toBeInstanceOf(ServerConflict);
+        expect((metaErr as Error).message).toContain(
+          `Cannot 'update metadata' instance ${server} while it is in task_state rebooting`,
+        );
         // The patient client keeps retrying the 409 and succeeds once the first reboot is done.
         const patient = newClient(target.cloudName, r, { attempts: 60, delayMs: 500 });
         const retried = patient.nova.reboot(server, 'SOFT');
@@ -268,7 +286,7 @@ export function describeNovaContract(name: string, setup: () => Promise<NovaCont
       expect(await target.countReboots(server)).toBe(before + 2);
     });
 
-    it('os-stop -> SHUTOFF, a SOFT reboot of SHUTOFF is a Conflict, os-start -> ACTIVE', async () => {
+    it('os-stop -> SHUTOFF, a SOFT reboot of SHUTOFF is a Conflict, metadata may change, os-start -> ACTIVE', async () => {
       await client.nova.stop(server);
       const stopped = await waitFor(client, server, 'SHUTOFF');
       expect(stopped.vmState).toBe('stopped');
@@ -280,6 +298,9 @@ export function describeNovaContract(name: string, setup: () => Promise<NovaCont
       } finally {
         await r.close();
       }
+      // SHUTOFF (vm_state stopped) is one of the states that allow a metadata update.
+      await client.nova.setMetadataItem(server, 'noderepair_contract', 'while-stopped');
+      expect((await client.nova.getMetadata(server))['noderepair_contract']).toBe('while-stopped');
       await client.nova.start(server);
       const started = await waitFor(client, server, 'ACTIVE');
       expect(started.vmState).toBe('active');

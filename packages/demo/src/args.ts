@@ -1,0 +1,51 @@
+// The demo's flags. Pure, so the errors are unit tested.
+import { parseArgs } from 'node:util';
+
+export const usage = `usage: noderepair-demo [--report FILE.html] [--plain] [--timeout SECONDS] [--log-dir DIR]
+
+  --report FILE.html   write a self-contained page with the timeline of every node
+  --plain              one line per change even on a terminal (default when stdout is not a terminal)
+  --timeout SECONDS    time the scenarios may take before the demo judges them (default 300)
+  --log-dir DIR        where the controller's log goes (default: a new temp directory)`;
+
+export interface CliOptions {
+  report: string | undefined;
+  plain: boolean;
+  timeoutSeconds: number;
+  logDir: string | undefined;
+}
+
+/** Parses the flags; a string is the error message (naming the flag). */
+export function parseCli(args: string[]): CliOptions | string {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args,
+      options: {
+        report: { type: 'string' },
+        plain: { type: 'boolean' },
+        timeout: { type: 'string' },
+        'log-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (e) {
+    return (e as Error).message;
+  }
+  if (values['help']) return usage;
+  const report = values['report'] as string | undefined;
+  if (report !== undefined && !/\.html?$/i.test(report))
+    return `--report: expected a file name ending in .html, got "${report}"`;
+  const t = (values['timeout'] as string | undefined) ?? '300';
+  const timeoutSeconds = Number(t);
+  if (!/^\d+$/.test(t) || timeoutSeconds < 30)
+    return `--timeout: expected a whole number of seconds >= 30, got "${t}"`;
+  return {
+    report,
+    plain: values['plain'] === true,
+    timeoutSeconds,
+    logDir: values['log-dir'] as string | undefined,
+  };
+}

@@ -1,0 +1,234 @@
+// Each scenario's verdict on hand-made records: the behaviour it expects passes, and the
+// wrong behaviours (a second reboot, a reboot in the storm zone, a shut-down node rebooted,
+// no replacement) fail, naming what was expected.
+import { describe, expect, it } from 'vitest';
+import { buildRecord, sample } from '../testing/record-builder.js';
+import { flapping, notReadyEpisodes } from './flapping.js';
+import { kubeletStops } from './kubelet-stops.js';
+import { neverReturns } from './never-returns.js';
+import { runtimeDown } from './runtime-down.js';
+import { shuttingDown } from './shutting-down.js';
+import { zoneStorm } from './zone-storm.js';
+import { bystanders } from './bystanders.js';
+import { demoScenarios, NODES_PER_ZONE, ZONES } from './index.js';
+
+const N = 'zone-a-03';
+const ev = (
+  t: number,
+  kind: string,
+  source: 'noderepair' | 'nova' | 'machine' | 'scenario' = 'noderepair',
+  node = N,
+  note = '',
+) => ({
+  t,
+  node,
+  source,
+  kind,
+  note,
+});
+
+function kubeletRecord(extraReboot = false) {
+  return buildRecord(
+    [
+      { t: 0, samples: [sample(N, 'True')] },
+      { t: 9000, samples: [sample(N, 'Unknown', 'Suspect')] },
+      { t: 14000, samples: [sample(N, 'Unknown', 'Remediating', { unschedulable: true })] },
+      { t: 17000, samples: [sample(N, 'True', 'Verifying', { unschedulable: true })] },
+      { t: 21000, samples: [sample(N, 'True', 'Healthy')] },
+    ],
+    [
+      ev(14000, 'RepairStarted'),
+      ev(14100, 'Cordoned'),
+      ev(14200, 'Drained'),
+      ev(14300, 'SoftReboot', 'nova'),
+      ...(extraReboot ? [ev(15000, 'HardReboot', 'nova')] : []),
+      ev(21000, 'RepairSucceeded'),
+    ],
+  );
+}
+
+describe('kubelet stops', () => {
+  it('passes on Unknown -> cordon -> drain -> one soft reboot -> healthy', () => {
+    const v = kubeletStops(N).verify(kubeletRecord());
+    expect(v.lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
+    expect(v.ok).toBe(true);
+    expect(kubeletStops(N).settled(kubeletRecord())).toBe(true);
+  });
+
+  it('fails on a second reboot', () => {
+    const v = kubeletStops(N).verify(kubeletRecord(true));
+    expect(v.ok).toBe(false);
+    expect(v.lines.find((l) => l.startsWith('FAIL'))).toContain('saw: SoftReboot, HardReboot');
+  });
+});
+
+describe('runtime down', () => {
+  it('needs the kubelet message and the ContainerRuntimeDown cause', () => {
+    const msg = { readyMessage: 'container runtime is down' };
+    const good = buildRecord(
+      [
+        { t: 0, samples: [sample(N, 'False', 'Suspect', msg)] },
+        {
+          t: 6000,
+          samples: [
+            sample(N, 'False', 'Verifying', {
+              ...msg,
+              cause: 'ContainerRuntimeDown',
+              unschedulable: true,
+            }),
+          ],
+        },
+        { t: 12000, samples: [sample(N, 'True')] },
+      ],
+      [ev(6000, 'SoftReboot', 'nova'), ev(12000, 'RepairSucceeded')],
+    );
+    expect(runtimeDown(N).verify(good).ok).toBe(true);
+    const wrongCause = buildRecord(
+      [
+        { t: 0, samples: [sample(N, 'False', 'Verifying', { ...msg, cause: 'Other' })] },
+        { t: 12000, samples: [sample(N, 'True')] },
+      ],
+      [ev(6000, 'SoftReboot', 'nova'), ev(12000, 'RepairSucceeded')],
+    );
+    const v = runtimeDown(N).verify(wrongCause);
+    expect(v.ok).toBe(false);
+    expect(v.lines.join('\n')).toContain('FAIL classified ContainerRuntimeDown (saw: Other)');
+  });
+});
+
+describe('flapping', () => {
+  const F = 'zone-b-02';
+  const flaps = (lastEpisodeMs: number, startAfter: number) => {
+    const steps = [];
+    let t = 0;
+    for (let i = 0; i < 2; i++) {
+      steps.push(
+        { t, samples: [sample(F, 'False', 'Suspect')] },
+        { t: t + 2000, samples: [sample(F, 'True')] },
+      );
+      t += 5000;
+    }
+    steps.push({ t, samples: [sample(F, 'False', 'Suspect')] });
+    steps.push({ t: t + lastEpisodeMs, samples: [sample(F, 'True', 'Healthy')] });
+    return buildRecord(steps, [
+      ev(
+        t + startAfter,
+        'RepairStarted',
+        'noderepair',
+        F,
+        'starting repair: PLEGUnhealthy: flapping: 3 NotReady episodes within 5m',
+      ),
+      ev(t + startAfter + 500, 'SoftReboot', 'nova', F),
+      ev(t + lastEpisodeMs, 'RepairSucceeded', 'noderepair', F),
+    ]);
+  };
+
+  it('counts episodes, merging segments that differ only in phase', () => {
+    const rec = flaps(7000, 300);
+    expect(notReadyEpisodes(rec, F, rec.now).map((e) => e.to - e.from)).toEqual([2000, 2000, 7000]);
+  });
+
+  it('passes when caught early in the third short episode', () => {
+    const v = flapping(F).verify(flaps(7000, 300));
+    expect(v.lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
+  });
+
+  it('fails when the repair came only after the timeout (not flap detection)', () => {
+    const v = flapping(F).verify(flaps(9000, 6000));
+    expect(v.ok).toBe(false);
+    expect(v.lines.join('\n')).toMatch(/FAIL caught 6\.0s into the last episode/);
+  });
+});
+
+describe('never returns', () => {
+  const B = 'zone-b-07';
+  const R = 'zone-b-07-r1';
+  it('passes on soft, hard, replace and a Ready successor; fails without the successor', () => {
+    const steps = [
+      { t: 0, samples: [sample(B, 'Unknown', 'Suspect')] },
+      { t: 40000, samples: [sample(R, 'True')] },
+    ];
+    const actions = [
+      ev(5000, 'SoftReboot', 'nova', B),
+      ev(21000, 'HardReboot', 'nova', B),
+      ev(37000, 'RemediationSucceeded', 'noderepair', B, 'Replace zone-b-07/1/Replace-1 via x'),
+      ev(38000, 'Replaced', 'machine', B),
+    ];
+    expect(neverReturns(B).verify(buildRecord(steps, actions)).ok).toBe(true);
+    expect(neverReturns(B).settled(buildRecord(steps, actions))).toBe(true);
+    const noSuccessor = buildRecord([{ t: 0, samples: [sample(B, 'Unknown', 'Failed')] }], actions);
+    expect(neverReturns(B).verify(noSuccessor).ok).toBe(false);
+  });
+});
+
+describe('zone storm', () => {
+  const nodes = ['zone-c-02', 'zone-c-04'];
+  const storm = (reboot: boolean) =>
+    buildRecord(
+      [
+        { t: 0, samples: nodes.map((n) => sample(n, 'False', 'Suspect')) },
+        { t: 6000, samples: nodes.map((n) => sample(n, 'False', 'Unhealthy')) },
+        { t: 20000, samples: nodes.map((n) => sample(n, 'True')) },
+      ],
+      [
+        ...nodes.map((n) =>
+          ev(6000, 'StormGuardHeld', 'noderepair', n, 'storm guard: 2 of 5 nodes unhealthy'),
+        ),
+        ...(reboot ? [ev(7000, 'SoftReboot', 'nova', 'zone-c-04')] : []),
+      ],
+    );
+  it('passes when every node was held and none rebooted', () => {
+    expect(zoneStorm('zone-c', nodes, 5).verify(storm(false)).ok).toBe(true);
+  });
+  it('fails when one was rebooted anyway', () => {
+    const v = zoneStorm('zone-c', nodes, 5).verify(storm(true));
+    expect(v.ok).toBe(false);
+    expect(v.lines.join('\n')).toContain('rebooted: zone-c-04');
+  });
+});
+
+describe('shutting down', () => {
+  const S = 'zone-a-09';
+  it('fails when noderepair rebooted a node that was shutting down', () => {
+    const rec = buildRecord(
+      [
+        { t: 0, samples: [sample(S, 'False', 'Waiting')] },
+        { t: 12000, samples: [sample(S, 'True')] },
+      ],
+      [ev(8000, 'SoftReboot', 'nova', S)],
+    );
+    const v = shuttingDown(S).verify(rec);
+    expect(v.ok).toBe(false);
+    expect(v.lines.join('\n')).toContain(
+      'FAIL no repair, no reboot by noderepair (Nova reboots: SoftReboot)',
+    );
+  });
+});
+
+describe('bystanders', () => {
+  it('fails when noderepair touched one', () => {
+    const rec = buildRecord(
+      [{ t: 0, samples: [sample('zone-a-01', 'True'), sample('zone-a-02', 'True')] }],
+      [ev(1, 'Cordoned', 'noderepair', 'zone-a-02')],
+    );
+    expect(bystanders(['zone-a-01']).verify(rec).ok).toBe(true);
+    expect(bystanders(['zone-a-01', 'zone-a-02']).verify(rec).ok).toBe(false);
+  });
+});
+
+describe('the cast', () => {
+  it('covers every node once, at least 24 nodes, at most 3 unhealthy per non-storm zone', () => {
+    const cast = demoScenarios();
+    const all = cast.flatMap((s) => s.nodes);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.length).toBe(ZONES.length * NODES_PER_ZONE);
+    expect(all.length).toBeGreaterThanOrEqual(24);
+    const troubled = cast
+      .filter((s) => s.id !== 'bystanders' && s.id !== 'zone-storm')
+      .flatMap((s) => s.nodes);
+    for (const z of ZONES)
+      expect(troubled.filter((n) => n.startsWith(`${z}-`)).length).toBeLessThanOrEqual(3);
+    const storm = cast.find((s) => s.id === 'zone-storm');
+    expect((storm?.nodes.length ?? 0) / NODES_PER_ZONE).toBe(0.4);
+  });
+});

@@ -1,0 +1,128 @@
+// Watches the world from the outside, as an operator would: lists the Nodes (Ready and
+// noderepair's repair-state annotation), the Events noderepair wrote about them, and the
+// requests Nova accepted. Everything goes into the DemoRecord; the record's changes go to
+// the view.
+import { EventsV1Api, type EventsV1Event } from '@kubernetes/client-node';
+import { AutoRepairReportingController } from '@noderepair/core';
+import {
+  addAction,
+  observe,
+  type ActionRecord,
+  type RecordChange,
+  type DemoRecord,
+} from '../record/timeline.js';
+import { nodeSample } from '../record/sample.js';
+import type { World } from './world.js';
+
+export class Observer {
+  #timer: NodeJS.Timeout | undefined;
+  #busy = false;
+  #novaSeen = 0;
+  /** Event uid -> series count already recorded. */
+  readonly #events = new Map<string, number>();
+  readonly #eventsApi: EventsV1Api;
+  #tick = 0;
+
+  constructor(
+    private readonly world: World,
+    private readonly rec: DemoRecord,
+    private readonly onChange: (c: RecordChange) => void,
+  ) {
+    this.#eventsApi = world.cp.kubeConfig.makeApiClient(EventsV1Api);
+  }
+
+  /** Demo-clock milliseconds. */
+  now(): number {
+    return Date.now() - this.rec.startedAt;
+  }
+
+  /** Records an action not seen through the API (a scenario's fault, a machine's boot). */
+  action(a: Omit<ActionRecord, 't'>, zone = ''): void {
+    this.onChange(addAction(this.rec, { ...a, t: this.now() }, zone));
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => void this.poll(), 500);
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** One observation: Nodes every time, Events every other time, Nova's log every time. */
+  async poll(): Promise<void> {
+    if (this.#busy) return;
+    this.#busy = true;
+    try {
+      this.#pollNova();
+      const list = await this.world.core.listNode();
+      const t = this.now();
+      const key = this.world.policy.annotations.state;
+      for (const c of observe(
+        this.rec,
+        t,
+        list.items.map((n) => nodeSample(n, key, this.rec.startedAt)),
+      ))
+        this.onChange(c);
+      if (this.#tick++ % 2 === 0) await this.#pollEvents();
+    } catch {
+      // A slow API server answer is not a demo failure; the next poll catches up.
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  #pollNova(): void {
+    const log = this.world.nova.requests;
+    for (; this.#novaSeen < log.length; this.#novaSeen++) {
+      const e = log[this.#novaSeen];
+      if (!e || e.action !== 'reboot' || e.status !== 202 || !e.serverId) continue;
+      const node = this.world.serverNodes.get(e.serverId) ?? e.serverId;
+      const kind = e.rebootType === 'HARD' ? 'HardReboot' : 'SoftReboot';
+      this.onChange(
+        addAction(this.rec, {
+          t: e.at - this.rec.startedAt,
+          node,
+          source: 'nova',
+          kind,
+          note: `Nova (fake) accepted reboot ${e.rebootType ?? ''} of server ${e.serverId.slice(0, 8)}`,
+        }),
+      );
+    }
+  }
+
+  async #pollEvents(): Promise<void> {
+    const list = await this.#eventsApi.listEventForAllNamespaces();
+    const ours = list.items
+      .filter(
+        (e) =>
+          e.reportingController === AutoRepairReportingController && e.regarding?.kind === 'Node',
+      )
+      .sort((a, b) => eventTime(a) - eventTime(b));
+    for (const e of ours) {
+      const uid = e.metadata?.uid ?? '';
+      const count = e.series?.count ?? 1;
+      const seen = this.#events.get(uid) ?? 0;
+      if (count <= seen) continue;
+      this.#events.set(uid, count);
+      // A series grows for repeats (e.g. StormGuardHeld every recheck): one record per Event
+      // object, plus the repeats counted in the note, keeps the timeline readable.
+      if (seen > 0 && e.reason === 'StormGuardHeld') continue;
+      this.onChange(
+        addAction(this.rec, {
+          t: eventTime(e) - this.rec.startedAt,
+          node: e.regarding?.name ?? '',
+          source: 'noderepair',
+          kind: e.reason ?? '',
+          note: e.note ?? '',
+        }),
+      );
+    }
+  }
+}
+
+function eventTime(e: EventsV1Event): number {
+  const t = e.series?.lastObservedTime ?? e.eventTime ?? e.metadata?.creationTimestamp;
+  return t ? new Date(t).getTime() : Date.now();
+}

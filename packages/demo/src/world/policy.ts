@@ -1,0 +1,42 @@
+// The repair policy the demo runs with: the documented fields with minutes shortened to
+// seconds so six failures play out in a couple of minutes. The machine running the demo may
+// be slow and shared, so every timeout leaves several seconds of slack over what it waits for.
+import { resolveRepairPolicy, type RepairPolicy } from '@noderepair/core';
+import { ZONE_LABEL } from '../record/sample.js';
+
+/** Seconds a Ready=False/Unknown condition must last before noderepair acts (real default 10m). */
+export const UNHEALTHY_TIMEOUT_S = 5;
+/** kube-controller-manager: no heartbeat this long -> Ready=Unknown (real default 50 s). */
+export const NODE_MONITOR_GRACE_S = 8;
+export const HEARTBEAT_S = 2;
+
+export const demoPolicyInput = {
+  unhealthyConditions: [
+    { type: 'Ready', status: 'False', timeout: `${UNHEALTHY_TIMEOUT_S}s` },
+    { type: 'Ready', status: 'Unknown', timeout: `${UNHEALTHY_TIMEOUT_S}s` },
+  ],
+  nodeStartupTimeout: '60s',
+  minHealthyPeriod: '4s',
+  retryBackoff: '2s',
+  ladder: [
+    { action: 'SoftReboot', timeout: '15s', attempts: 1 },
+    { action: 'HardReboot', timeout: '15s', attempts: 1 },
+    { action: 'Replace', timeout: '30s', attempts: 1 },
+  ],
+  flap: { episodes: 3, window: '5m', escalateWithin: '5s' },
+  stormGuard: {
+    maxUnhealthy: '40%',
+    minUnhealthyAllowed: 1,
+    maxInFlight: 5,
+    failureDomainLabel: ZONE_LABEL,
+    maxUnhealthyPerDomain: '30%',
+    recheckInterval: '2s',
+  },
+  drain: { enabled: true, timeout: '10s', outOfServiceAfter: '2s' },
+};
+
+export function demoPolicy(): RepairPolicy {
+  const p = resolveRepairPolicy(demoPolicyInput);
+  if (p._tag === 'Left') throw new Error(`demo policy: ${p.left}`);
+  return p.right;
+}

@@ -35,6 +35,12 @@ export const attemptNode = s.object(
       }),
     ),
     startTime: s.required(s.dateTime({ description: 'When the action was sent to Nova.' })),
+    acceptedTime: s.optional(
+      s.dateTime({
+        description:
+          'When Nova accepted the action (the completion of the intent); the step timeout counts from here.',
+      }),
+    ),
     completionTime: s.optional(s.dateTime({ description: 'When the attempt ended.' })),
     result: s.required(s.enumOf(ATTEMPT_RESULTS, { description: 'How the attempt ended.' })),
     message: s.optional(s.string({ maxLength: 1024, description: 'Detail, e.g. the Nova error.' })),
@@ -63,6 +69,13 @@ export const remediationStatusNode = s.object(
     ),
     lastRemediated: s.optional(
       s.dateTime({ description: 'When the last action was sent to Nova.' }),
+    ),
+    bootID: s.optional(
+      s.string({
+        maxLength: 128,
+        description:
+          "The Node's status.nodeInfo.bootID when the current attempt's action was decided (before Nova was called); a different bootID on the Node proves the server restarted.",
+      }),
     ),
     serverID: s.optional(
       s.string({ maxLength: 64, description: 'The Nova server uuid being remediated.' }),

@@ -19,13 +19,15 @@ export {
   actionIdFor,
   cameBack,
   describeLadder,
+  intentOf,
+  toCoreLadder,
   CONDITION_NODE_RECOVERED,
   FAILED_ATTEMPT_BACKOFF_MS,
+  WAIT_RECHECK_MS,
 } from './ladder.js';
-export type { LadderDecision, LadderInput, Position, EndedAttempt } from './ladder.js';
+export type { Action, LadderDecision, LadderInput, Position, EndedAttempt } from './ladder.js';
 export { readNode } from './node-view.js';
 export type { NodeView } from './node-view.js';
-export { KubeDrainPort } from './drain-port.js';
 export { executeStep } from './server-action.js';
 export type { ServerActionRequest } from './server-action.js';
 export { resolveTarget, machineOwner } from './target.js';

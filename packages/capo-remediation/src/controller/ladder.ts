@@ -1,13 +1,27 @@
-// The remediation ladder as a pure decision over the OpenStackRemediation's spec and status
-// and what the Node shows now. No I/O, no clock: `now` is an argument. The reconciler
-// persists what this returns BEFORE it acts, so a restarted controller resumes from status.
+// The remediation ladder of an OpenStackRemediation, decided by @noderepair/core's health
+// state machine. No I/O, no clock: `now` is an argument. The reconciler persists what this
+// returns BEFORE it acts, so a restarted controller resumes from status.
 //
-// Why not core's decideRepair: its ladder knows SoftReboot | HardReboot | Replace and keys
-// its state to a Node annotation, while this CRD's ladder has Rebuild (with an image) and
-// keeps everything in the OpenStackRemediation's status, where Cluster API users look. The
-// rules are the same: one intent per attempt with a stable action id, completion recorded
-// after the provider answered, a step timeout counted from the action, retries within a
-// step, then the next step, and Ready for minHealthySeconds to count as success.
+// The rules themselves (one intent per attempt with a stable action id, completion recorded
+// after the provider answered, the step timeout counted from that completion, a failed call
+// using up the attempt after a backoff, retries within a step then the next step, Ready for
+// minHealthySeconds = success, exhausted = give up) are core's `progressLadder`, the same
+// function core's own `decideRepair` climbs its ladder with. Core keeps its progress in a
+// Node annotation; this CRD keeps it in the OpenStackRemediation's status, where Cluster API
+// users look. So this file only translates: spec.steps -> core LadderSteps (Rebuild carries
+// its imageRef as the step's image), the last status.history entry + phase -> core's
+// LadderIntent, the Node + status.bootID -> "is the node back", and core's verdict -> what
+// the reconciler writes. Draining before the first action and the NodeRecovered condition
+// (which persists core's healthySince as its lastTransitionTime) are this controller's own.
+import {
+  advanceLadder,
+  nextLadderPosition,
+  progressLadder,
+  type LadderAttemptEnd,
+  type LadderIntent,
+  type LadderPosition,
+  type LadderStep,
+} from '@noderepair/core';
 import type { Attempt, RemediationSpec, RemediationStatus, Step } from '../api/index.js';
 import type { NodeView } from './node-view.js';
 
@@ -19,29 +33,31 @@ export const WAIT_RECHECK_MS = 5_000;
 /** The condition recording that the Node came back after the action (its lastTransitionTime starts the minHealthySeconds clock). */
 export const CONDITION_NODE_RECOVERED = 'NodeRecovered';
 
-export interface Position {
-  readonly step: number;
-  /** 1 for the first try of the step. */
-  readonly attempt: number;
+export type Position = LadderPosition;
+
+/** What the reconciler executes: the step at `at`, under the attempt's stable action id. */
+export interface Action {
+  readonly at: Position;
+  readonly step: Step;
+  readonly actionId: string;
 }
 
 export type LadderDecision =
   /** Terminal: Succeeded or Failed; nothing more to do. */
   | { readonly kind: 'Done' }
-  /** Cordon and drain before the first action. */
-  | { readonly kind: 'Drain' }
-  /** Persist this intent (phase Remediating, history InProgress), then execute it. */
-  | {
-      readonly kind: 'Act';
-      readonly at: Position;
-      readonly step: Step;
-      readonly ended?: EndedAttempt;
-    }
+  /** Cordon and drain, then act on `first` (the first attempt of the first step). */
+  | { readonly kind: 'Drain'; readonly first: Action }
+  /** Persist this intent (phase Remediating, history InProgress, bootID), then execute it. */
+  | ({ readonly kind: 'Act'; readonly ended?: EndedAttempt } & Action)
   /** An intent was persisted but its completion was not: execute it again with the same action id. */
-  | { readonly kind: 'Replay'; readonly at: Position; readonly step: Step }
-  /** The node came back after the action; record when (starts the minHealthySeconds clock). */
-  | { readonly kind: 'MarkRecovered'; readonly requeueAfterMs: number }
-  /** The node is no longer Ready after having come back: clear the recovered mark. */
+  | ({ readonly kind: 'Replay' } & Action)
+  /** The node came back after the action at `healthySinceMs`; record it (starts the minHealthySeconds clock). */
+  | {
+      readonly kind: 'MarkRecovered';
+      readonly healthySinceMs: number;
+      readonly requeueAfterMs: number;
+    }
+  /** The node is no longer back after having come back: clear the recovered mark. */
   | { readonly kind: 'MarkNotRecovered'; readonly requeueAfterMs: number }
   | { readonly kind: 'Wait'; readonly requeueAfterMs: number }
   /** Ready for minHealthySeconds: the attempt succeeded. */
@@ -56,6 +72,8 @@ export interface EndedAttempt {
 }
 
 export interface LadderInput {
+  /** The OpenStackRemediation's uid: action ids derive from it. */
+  readonly uid: string;
   readonly spec: RemediationSpec;
   readonly status: RemediationStatus | undefined;
   readonly node: NodeView | undefined;
@@ -69,62 +87,102 @@ export function actionIdFor(uid: string, at: Position): string {
   return `${uid}/step-${at.step}/attempt-${at.attempt}`;
 }
 
-const BOOT_ID = /node bootID before: ([0-9a-zA-Z-]+)/;
-
-/** The intent's message carries the Node's bootID at the time of the action. */
-export function intentMessage(action: string, bootID: string | undefined): string {
-  return `${action}; node bootID before: ${bootID ?? 'unknown'}`;
+/** spec.steps as core's ladder: retries become attempts, Rebuild's imageRef the step's image. */
+export function toCoreLadder(steps: readonly Step[]): LadderStep[] {
+  return steps.map((s) => ({
+    action: s.type,
+    timeoutMs: s.timeoutSeconds * 1000,
+    attempts: s.retries + 1,
+    ...(s.imageRef !== undefined ? { image: s.imageRef } : {}),
+  }));
 }
 
-export function bootIDBefore(a: Attempt): string | undefined {
-  const m = a.message === undefined ? null : BOOT_ID.exec(a.message);
-  return m?.[1] === 'unknown' ? undefined : m?.[1];
-}
-
-/** The position after `at` on the ladder, or undefined when it is used up. */
+/** The position after `at` on the ladder, or undefined when it is used up (core's rule). */
 export function nextPosition(steps: readonly Step[], at: Position): Position | undefined {
-  const step = steps[at.step];
-  if (step !== undefined && at.attempt <= step.retries)
-    return { step: at.step, attempt: at.attempt + 1 };
-  if (at.step + 1 < steps.length) return { step: at.step + 1, attempt: 1 };
-  return undefined;
+  return nextLadderPosition(toCoreLadder(steps), at);
 }
 
 export function describeLadder(steps: readonly Step[]): string {
   return steps.map((s) => (s.retries > 0 ? `${s.type} x${s.retries + 1}` : s.type)).join(', ');
 }
 
-/** The node is back after the action: Ready, and either a new boot or a Ready transition after the action. */
-export function cameBack(node: NodeView | undefined, attempt: Attempt): boolean {
+/**
+ * The node is back after the action: Ready, and either a boot ID other than the one recorded
+ * when the action was decided (status.bootID), or a Ready transition after the action.
+ */
+export function cameBack(
+  node: NodeView | undefined,
+  bootIDBefore: string | undefined,
+  actionStartMs: number,
+): boolean {
   if (node === undefined || node.ready !== 'True') return false;
-  const before = bootIDBefore(attempt);
-  if (before !== undefined && node.bootID !== undefined && node.bootID !== before) return true;
-  const start = Date.parse(attempt.startTime);
-  return node.readySinceMs !== undefined && node.readySinceMs > start;
+  if (bootIDBefore !== undefined && node.bootID !== undefined && node.bootID !== bootIDBefore)
+    return true;
+  return node.readySinceMs !== undefined && node.readySinceMs > actionStartMs;
 }
 
-function advance(spec: RemediationSpec, at: Position, ended: EndedAttempt): LadderDecision {
-  const next = nextPosition(spec.steps, at);
-  if (next === undefined) {
+/**
+ * The last history entry as core's LadderIntent. Phase Waiting is the recorded completion of
+ * an InProgress entry (at acceptedTime; objects written before that field existed count from
+ * startTime); InProgress in any other phase is an intent without completion.
+ */
+export function intentOf(
+  uid: string,
+  spec: RemediationSpec,
+  phase: RemediationStatus['phase'],
+  last: Attempt,
+  now: number,
+): LadderIntent {
+  const at = { step: last.step, attempt: last.attempt };
+  const image = spec.steps[last.step]?.imageRef;
+  const base = {
+    actionId: actionIdFor(uid, at),
+    action: last.type,
+    step: last.step,
+    attempt: last.attempt,
+    issuedAt: Date.parse(last.startTime),
+    ...(image !== undefined ? { image } : {}),
+  };
+  if (last.result === 'Failed')
     return {
-      kind: 'GiveUp',
-      ended,
-      message: `remediation ladder exhausted (${describeLadder(spec.steps)}); last attempt ${ended.result}: ${ended.message}`,
+      ...base,
+      completedAt: last.completionTime ? Date.parse(last.completionTime) : now,
+      result: 'Failed',
+      message: last.message ?? last.result,
     };
-  }
-  const step = spec.steps[next.step] as Step;
-  return { kind: 'Act', at: next, step, ended };
+  if (phase === 'Waiting')
+    return {
+      ...base,
+      completedAt: Date.parse(last.acceptedTime ?? last.startTime),
+      result: 'Succeeded',
+    };
+  return base;
+}
+
+function ended(e: LadderAttemptEnd, step: Step, node: NodeView | undefined): EndedAttempt {
+  return e.result === 'Failed'
+    ? { result: 'Failed', message: e.message ?? 'Failed' }
+    : {
+        result: 'TimedOut',
+        message: `node ${node?.name ?? '(none)'} not Ready ${step.timeoutSeconds}s after ${step.type} (Ready=${node?.ready ?? 'absent'})`,
+      };
 }
 
 export function decideLadder(input: LadderInput): LadderDecision {
-  const { spec, status, node, now } = input;
+  const { uid, spec, status, node, now } = input;
   const phase = status?.phase;
   if (phase === 'Succeeded' || phase === 'Failed') return { kind: 'Done' };
+  const ladder = toCoreLadder(spec.steps);
+  const act = ({ step, attempt }: Position): Action => ({
+    at: { step, attempt },
+    step: spec.steps[step] as Step,
+    actionId: actionIdFor(uid, { step, attempt }),
+  });
   const last = status?.history?.at(-1);
   if (last === undefined) {
-    if (spec.drain.enabled && phase !== 'Remediating') return { kind: 'Drain' };
-    const first = spec.steps[0] as Step;
-    return { kind: 'Act', at: { step: 0, attempt: 1 }, step: first };
+    const first = act({ step: 0, attempt: 1 });
+    if (spec.drain.enabled && phase !== 'Remediating') return { kind: 'Drain', first };
+    return { kind: 'Act', ...first };
   }
   const at: Position = { step: last.step, attempt: last.attempt };
   const step = spec.steps[last.step];
@@ -135,34 +193,57 @@ export function decideLadder(input: LadderInput): LadderDecision {
       message: `status refers to step ${last.step}, but spec.steps has ${spec.steps.length} step(s)`,
     };
   }
-  if (last.result === 'InProgress' && phase !== 'Waiting') return { kind: 'Replay', at, step };
-  if (last.result === 'Failed' || last.result === 'TimedOut') {
-    const ended = last.completionTime ? Date.parse(last.completionTime) : now;
-    const wait = last.result === 'Failed' ? ended + FAILED_ATTEMPT_BACKOFF_MS - now : 0;
-    if (wait > 0) return { kind: 'Wait', requeueAfterMs: wait };
-    return advance(spec, at, { result: last.result, message: last.message ?? last.result });
-  }
+  const exhausted = (e: EndedAttempt): LadderDecision => ({
+    kind: 'GiveUp',
+    ended: e,
+    message: `remediation ladder exhausted (${describeLadder(spec.steps)}); last attempt ${e.result}: ${e.message}`,
+  });
+  // Both are written together with a terminal phase; only a hand-edited status gets here.
   if (last.result === 'Succeeded') return { kind: 'Succeed' };
+  if (last.result === 'TimedOut') {
+    const e: EndedAttempt = { result: 'TimedOut', message: last.message ?? 'TimedOut' };
+    const v = advanceLadder(
+      ladder,
+      at,
+      { result: 'TimedOut', timeoutMs: step.timeoutSeconds * 1000 },
+      (p) => actionIdFor(uid, p),
+      now,
+    );
+    return v.kind === 'Exhausted' ? exhausted(e) : { kind: 'Act', ...act(v.intent), ended: e };
+  }
 
-  // Waiting for the node after an accepted action.
-  const start = Date.parse(last.startTime);
-  const deadline = start + step.timeoutSeconds * 1000;
-  const back = cameBack(node, last);
-  if (back) {
-    if (input.recoveredSinceMs === undefined)
-      return { kind: 'MarkRecovered', requeueAfterMs: Math.max(1, spec.minHealthySeconds * 1000) };
-    const healthyFor = now - input.recoveredSinceMs;
-    if (healthyFor >= spec.minHealthySeconds * 1000) return { kind: 'Succeed' };
-    return { kind: 'Wait', requeueAfterMs: spec.minHealthySeconds * 1000 - healthyFor };
+  const intent = intentOf(uid, spec, phase, last, now);
+  const v = progressLadder({
+    ladder,
+    intent,
+    nodeBack: cameBack(node, status?.bootID, intent.issuedAt),
+    readySinceMs: node?.readySinceMs,
+    healthySince: input.recoveredSinceMs,
+    minHealthyPeriodMs: spec.minHealthySeconds * 1000,
+    retryBackoffMs: FAILED_ATTEMPT_BACKOFF_MS,
+    actionIdFor: (p) => actionIdFor(uid, p),
+    now,
+  });
+  switch (v.kind) {
+    case 'Replay':
+      return { kind: 'Replay', ...act(at) };
+    case 'BackingOff':
+      return { kind: 'Wait', requeueAfterMs: v.retryAt - now };
+    case 'AwaitingReady': {
+      const recheck = Math.min(WAIT_RECHECK_MS, v.deadline - now);
+      return input.recoveredSinceMs !== undefined
+        ? { kind: 'MarkNotRecovered', requeueAfterMs: recheck }
+        : { kind: 'Wait', requeueAfterMs: recheck };
+    }
+    case 'Verifying':
+      return input.recoveredSinceMs === undefined
+        ? { kind: 'MarkRecovered', healthySinceMs: v.healthySince, requeueAfterMs: v.okAt - now }
+        : { kind: 'Wait', requeueAfterMs: v.okAt - now };
+    case 'Succeeded':
+      return { kind: 'Succeed' };
+    case 'Next':
+      return { kind: 'Act', ...act(v.intent), ended: ended(v.ended, step, node) };
+    case 'Exhausted':
+      return exhausted(ended(v.ended, step, node));
   }
-  if (now >= deadline) {
-    return advance(spec, at, {
-      result: 'TimedOut',
-      message: `node ${node?.name ?? '(none)'} not Ready ${step.timeoutSeconds}s after ${step.type} (Ready=${node?.ready ?? 'absent'})`,
-    });
-  }
-  const recheck = Math.min(WAIT_RECHECK_MS, deadline - now);
-  if (input.recoveredSinceMs !== undefined)
-    return { kind: 'MarkNotRecovered', requeueAfterMs: recheck };
-  return { kind: 'Wait', requeueAfterMs: recheck };
 }

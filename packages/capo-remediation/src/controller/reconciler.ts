@@ -14,12 +14,14 @@ import {
   findMetaCondition,
   hasFinalizer,
   isBeingDeleted,
+  kubeDrainPort,
   NodeResource,
   NotFoundError,
   removeFinalizer,
   removeMetaCondition,
   setMetaCondition,
   uncordonNode,
+  type DrainPort,
   type EventRecorder,
   type KubeClient,
   type KubeNode,
@@ -37,7 +39,6 @@ import {
   type Attempt,
   type OpenStackRemediation,
   type RemediationStatus,
-  type Step,
 } from '../api/index.js';
 import { ownerRemediatedPatch } from '../capi/index.js';
 import {
@@ -45,14 +46,11 @@ import {
   type CloudConfig,
   type OpenStackClient,
 } from '../openstack/index.js';
-import { KubeDrainPort } from './drain-port.js';
 import {
-  actionIdFor,
   CONDITION_NODE_RECOVERED,
   decideLadder,
-  intentMessage,
+  type Action,
   type EndedAttempt,
-  type Position,
 } from './ladder.js';
 import { RemediationMetrics } from './metrics.js';
 import { machineResource, OpenStackRemediationResource } from './resources.js';
@@ -104,12 +102,12 @@ export class RemediationReconciler {
   private readonly clients = new Map<string, OpenStackClient>();
   private readonly now: () => number;
   private readonly metrics: RemediationMetrics;
-  private readonly drainPort: KubeDrainPort;
+  private readonly drainPort: DrainPort;
 
   constructor(private readonly opts: RemediationReconcilerOptions) {
     this.now = opts.now ?? Date.now;
     this.metrics = opts.metrics ?? new RemediationMetrics();
-    this.drainPort = new KubeDrainPort(opts.client);
+    this.drainPort = kubeDrainPort(opts.client);
   }
 
   /** Closes the cached OpenStack clients. */
@@ -193,6 +191,7 @@ export class RemediationReconciler {
     const node = await this.readNodeView(t.machine.nodeName);
     const recovered = findMetaCondition(osr.status?.conditions, CONDITION_NODE_RECOVERED);
     const d = decideLadder({
+      uid: uidOf(osr),
       spec: osr.spec,
       status: osr.status,
       node,
@@ -206,13 +205,12 @@ export class RemediationReconciler {
         return;
       case 'Drain': {
         const drained = await this.drain(osr, t, node, ctx);
-        const first = osr.spec.steps[0] as Step;
-        return this.act(drained, t, node, { step: 0, attempt: 1 }, first, undefined, false, ctx);
+        return this.act(drained, t, node, d.first, undefined, false, ctx);
       }
       case 'Act':
-        return this.act(osr, t, node, d.at, d.step, d.ended, false, ctx);
+        return this.act(osr, t, node, d, d.ended, false, ctx);
       case 'Replay':
-        return this.act(osr, t, node, d.at, d.step, undefined, true, ctx);
+        return this.act(osr, t, node, d, undefined, true, ctx);
       case 'MarkRecovered':
         await this.writeStatus(osr, (s) => ({
           ...s,
@@ -221,7 +219,9 @@ export class RemediationReconciler {
             type: CONDITION_NODE_RECOVERED,
             status: 'True',
             reason: 'NodeReady',
-            message: `node ${node?.name ?? ''} is Ready again (bootID ${node?.bootID ?? 'unknown'}); must stay Ready ${osr.spec.minHealthySeconds}s`,
+            message: `node ${node?.name ?? ''} is Ready again (bootID ${node?.bootID ?? 'unknown'}, before the action ${s.bootID ?? 'unknown'}); must stay Ready ${osr.spec.minHealthySeconds}s`,
+            // core's healthySince: when the node came back, not when we noticed.
+            lastTransitionTime: iso(d.healthySinceMs),
           }),
         }));
         await this.opts.events.record(osr, {
@@ -359,14 +359,12 @@ export class RemediationReconciler {
     osr: Osr,
     t: Target,
     node: NodeView | undefined,
-    at: Position,
-    step: Step,
+    action: Action,
     ended: EndedAttempt | undefined,
     replay: boolean,
     ctx: ReconcileContext,
   ): Promise<ReconcileResult> {
-    const uid = osr.metadata?.uid ?? `${osr.metadata?.namespace}/${osr.metadata?.name}`;
-    const actionId = actionIdFor(uid, at);
+    const { at, step, actionId } = action;
     const now = this.now();
     const verb = `${step.type} of server ${t.server.serverId}`;
     let current = osr;
@@ -380,10 +378,14 @@ export class RemediationReconciler {
           attempt: at.attempt,
           startTime: iso(now),
           result: 'InProgress',
-          message: intentMessage(verb, node?.bootID),
+          message: verb,
         };
+        // The boot ID before the action: a different one later proves the server restarted.
+        // Absent when the Node is not readable; then a Ready transition must prove it.
+        const { bootID: _previous, ...rest } = s;
         return {
-          ...s,
+          ...rest,
+          ...(node?.bootID !== undefined ? { bootID: node.bootID } : {}),
           phase: 'Remediating',
           currentStep: at.step,
           retryCount: at.attempt - 1,
@@ -438,11 +440,13 @@ export class RemediationReconciler {
     );
     // 3. Persist the completion.
     if (r.result === 'Succeeded') {
+      const accepted = this.now();
       await this.writeStatus(current, (s) => ({
         ...s,
         phase: 'Waiting',
         history: updateLast(s.history, (a) => ({
           ...a,
+          acceptedTime: iso(accepted),
           message: truncate(`${a.message ?? ''}; ${r.message ?? 'accepted'}`),
         })),
       }));
@@ -627,7 +631,7 @@ export class RemediationReconciler {
   private cond(
     osr: Osr,
     s: RemediationStatus,
-    c: Omit<MetaCondition, 'lastTransitionTime'>,
+    c: Omit<MetaCondition, 'lastTransitionTime'> & { lastTransitionTime?: string },
   ): MetaCondition[] {
     const generation = osr.metadata?.generation;
     return setMetaCondition(
@@ -642,16 +646,27 @@ export class RemediationReconciler {
     osr: Osr,
     f: (s: RemediationStatus) => RemediationStatus,
   ): Promise<Osr> {
-    const next = f(osr.status ?? {});
+    const prev = osr.status ?? {};
+    const next = f(prev);
     const generation = osr.metadata?.generation;
     const status = {
       ...next,
       ...(generation !== undefined ? { observedGeneration: generation } : {}),
     };
+    // A merge patch keeps fields it does not mention: null removes the ones `f` dropped.
+    const removed = Object.fromEntries(
+      Object.keys(prev)
+        .filter((k) => !(k in status))
+        .map((k) => [k, null]),
+    );
     const updated = await this.opts.client.patch<Osr>(
       OpenStackRemediationResource,
       osr.metadata?.name ?? '',
-      { type: 'merge', body: { status }, resourceVersion: osr.metadata?.resourceVersion },
+      {
+        type: 'merge',
+        body: { status: { ...removed, ...status } },
+        resourceVersion: osr.metadata?.resourceVersion,
+      },
       { namespace: osr.metadata?.namespace, subresource: 'status' },
     );
     return { ...updated, spec: osr.spec, status: status as RemediationStatus } as Osr;
@@ -679,6 +694,11 @@ async function resolveMachineNode(
     cont = page.metadata?.continue || undefined;
   } while (cont);
   return undefined;
+}
+
+/** Action ids derive from the uid (the namespaced name only if the API gave none). */
+function uidOf(osr: Osr): string {
+  return osr.metadata?.uid ?? `${osr.metadata?.namespace}/${osr.metadata?.name}`;
 }
 
 function closeLast(

@@ -56,6 +56,8 @@ describe('executeStep (against the in-memory FakeOpenStack)', () => {
     await executeStep(nova, soft);
     await executeStep(nova, { ...soft, replay: true });
     expect(fake.rebootCount(serverId, 'SOFT')).toBe(1);
+    // Like real Nova, the fake refuses a metadata update (409) while the reboot task runs.
+    await new Promise((r) => setTimeout(r, 50));
     await executeStep(nova, {
       ...soft,
       step: { ...soft.step, type: 'HardReboot' },

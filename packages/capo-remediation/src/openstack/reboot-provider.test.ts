@@ -85,6 +85,40 @@ describe('NovaRebootProvider', () => {
   });
 });
 
+describe('NovaRebootProvider: Rebuild (core ladder step with an image)', () => {
+  it('rebuilds from the request image once per action id, and fails clearly without an image', async () => {
+    const fake = new FakeOpenStack({ transitionDelayMs: 0, images: ['img-good'] });
+    const cloud = parseCloudsYaml(fake.cloudsYaml(), 'openstack');
+    if (E.isLeft(cloud)) throw new Error(cloud.left);
+    const provider = () =>
+      new NovaRebootProvider(
+        createOpenStackClient(cloud.right, {
+          transport: fake.transport,
+          sleep: async () => {},
+          retry: { conflictAttempts: 1 },
+        }).nova,
+      );
+    const id = fake.addServer();
+    const rebuild = { ...req(id, 'r1/2/1'), action: 'Rebuild' as const, image: 'img-good' };
+    expect(await provider().execute(rebuild)).toEqual({
+      result: 'Succeeded',
+      message: `Nova accepted rebuild of server ${id} from image img-good`,
+    });
+    expect(await provider().execute({ ...rebuild, replay: true })).toEqual({
+      result: 'Succeeded',
+      message: `r1/2/1 was already executed on server ${id}; not rebuilding again`,
+    });
+    expect(fake.acceptedActions(id, 'rebuild')).toHaveLength(1);
+    expect(fake.rebootCount(id)).toBe(0);
+    const { image: _i, ...noImage } = rebuild;
+    expect(await provider().execute({ ...noImage, actionId: 'r1/2/2' })).toEqual({
+      result: 'Failed',
+      message: 'Rebuild needs an image (the ladder step has none)',
+    });
+    expect(fake.acceptedActions(id, 'rebuild')).toHaveLength(1);
+  });
+});
+
 describe('Nova server metadata', () => {
   it('sets and reads items; a locked server answers 409', async () => {
     const { fake } = setup();

@@ -1,10 +1,12 @@
-// @noderepair/core's RebootProvider port on Nova. The port's promise: an actionId already
-// executed is never executed again, even across controller restarts. Memory cannot keep
-// that promise, so the id is written to the server's own metadata BEFORE the reboot:
-//   metadata[key] == actionId -> already done (or at least attempted): do not reboot again;
-//   otherwise: record the id, then reboot.
-// A crash between recording and rebooting loses that one reboot (at most once); the
-// attempt then times out and the ladder escalates, which is safe. A double reboot is not.
+// @noderepair/core's RebootProvider port on Nova: SoftReboot and HardReboot are Nova reboots
+// (SOFT, HARD), Rebuild a Nova rebuild from the request's image. The port's promise: an
+// actionId already executed is never executed again, even across controller restarts. Memory
+// cannot keep that promise, so the id is written to the server's own metadata BEFORE the
+// action (a rebuild keeps server metadata):
+//   metadata[key] == actionId -> already done (or at least attempted): do not act again;
+//   otherwise: record the id, then act.
+// A crash between recording and acting loses that one action (at most once); the attempt
+// then times out and the ladder escalates, which is safe. A double reboot is not.
 import type { RebootProvider, RebootRequest, RebootResult } from '@noderepair/core';
 import * as E from 'fp-ts/lib/Either.js';
 import { OpenStackError } from './errors.js';
@@ -31,20 +33,30 @@ export class NovaRebootProvider implements RebootProvider {
         message: 'Replace is not a Nova action: Cluster API replaces the Machine',
       };
     }
+    if (req.action === 'Rebuild' && !req.image)
+      return { result: 'Failed', message: 'Rebuild needs an image (the ladder step has none)' };
     if (!req.providerID) return { result: 'Failed', message: `node ${req.node} has no providerID` };
     const id = parseProviderID(req.providerID);
     if (E.isLeft(id)) return { result: 'Failed', message: id.left };
     const serverId = id.right.serverId;
+    const rebuildImage = req.action === 'Rebuild' ? req.image : undefined;
     const type = req.action === 'SoftReboot' ? 'SOFT' : 'HARD';
     try {
       const meta = await this.#nova.getMetadata(serverId);
       if (meta[this.#key] === req.actionId) {
         return {
           result: 'Succeeded',
-          message: `${req.actionId} was already executed on server ${serverId}; not rebooting again`,
+          message: `${req.actionId} was already executed on server ${serverId}; not ${rebuildImage ? 'rebuilding' : 'rebooting'} again`,
         };
       }
       await this.#nova.setMetadataItem(serverId, this.#key, req.actionId);
+      if (rebuildImage) {
+        await this.#nova.rebuild(serverId, rebuildImage);
+        return {
+          result: 'Succeeded',
+          message: `Nova accepted rebuild of server ${serverId} from image ${rebuildImage}`,
+        };
+      }
       await this.#nova.reboot(serverId, type);
       return { result: 'Succeeded', message: `Nova accepted reboot ${type} of server ${serverId}` };
     } catch (e) {

@@ -2,7 +2,6 @@
 // drift: the repair policy from its io-ts codec and resolveRepairPolicy (types, defaults), the
 // CRD fields from the same schema definitions config/crd/*.yaml is generated from, and the
 // metrics from the registries the controllers really create. Pure apart from prettier.
-import * as t from 'io-ts';
 import * as prettier from 'prettier';
 import { fileURLToPath } from 'node:url';
 import { RepairPolicyInput, resolveRepairPolicy } from '../../packages/core/src/health/policy.js';
@@ -41,7 +40,11 @@ export interface PolicyField {
   readonly required: boolean;
 }
 
-type Tagged = t.Mixed & { _tag?: string };
+/** The parts of an io-ts codec the walk reads (its name and, for io-ts's own types, _tag). */
+interface Tagged {
+  readonly name: string;
+  readonly _tag?: string;
+}
 
 function describeLeaf(c: Tagged): string {
   switch (c._tag) {
@@ -52,7 +55,7 @@ function describeLeaf(c: Tagged): string {
     case 'NumberType':
       return 'number';
     case 'KeyofType':
-      return Object.keys((c as unknown as t.KeyofC<Record<string, unknown>>).keys)
+      return Object.keys((c as unknown as { keys: Record<string, unknown> }).keys)
         .map(code)
         .join(' | ');
     case 'UnionType':
@@ -89,7 +92,7 @@ function walkPolicy(c: Tagged, path: string, required: boolean, out: PolicyField
 /** Every field of the policy codec, in declaration order. */
 export function policyFields(): PolicyField[] {
   const out: PolicyField[] = [];
-  walkPolicy(RepairPolicyInput as Tagged, '', false, out);
+  walkPolicy(RepairPolicyInput as unknown as Tagged, '', false, out);
   return out;
 }
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // noderepair-demo (`pnpm demo` at the repository root): see README.md.
+import { resolve } from 'node:path';
 import { parseCli, usage } from './args.js';
 import { runDemo } from './demo.js';
 
@@ -12,14 +13,16 @@ async function main(): Promise<number> {
     );
     return help ? 0 : 2;
   }
+  // pnpm runs the script in packages/demo; paths are meant from where the user typed the command.
+  const base = process.env['INIT_CWD'] ?? process.cwd();
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());
   process.once('SIGTERM', () => stop.abort());
   return runDemo({
-    report: opts.report,
+    report: opts.report === undefined ? undefined : resolve(base, opts.report),
     live: !opts.plain && process.stdout.isTTY === true,
     timeoutSeconds: opts.timeoutSeconds,
-    logDir: opts.logDir,
+    logDir: opts.logDir === undefined ? undefined : resolve(base, opts.logDir),
     out: process.stdout,
     signal: stop.signal,
   });

@@ -1,0 +1,150 @@
+// The demo end to end, as a user runs it: `noderepair-demo --report FILE.html` as a child
+// process with stdout a pipe (so the plain-line view), then its report opened in headless
+// Chromium (Debian's chromium package, see apt-packages.txt). Checks: exit code 0, the
+// summary, and that the rendered page shows every node and every repair action the demo
+// printed while it ran.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { NODES_PER_ZONE, ZONES } from '../src/scenarios/index.js';
+import { nodeName } from '../src/world/names.js';
+
+const pkg = fileURLToPath(new URL('..', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'noderepair-demo-e2e-'));
+const report = join(dir, 'report.html');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runDemo(): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [join(pkg, 'dist/cli.js'), '--report', report, '--log-dir', join(dir, 'logs')],
+      {
+        cwd: pkg,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d;
+      process.stdout.write(d); // the demo's own lines in the test log: what a user sees
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function chromium(): string {
+  for (const bin of ['chromium', 'chromium-browser']) {
+    const r = spawnSync(bin, ['--version'], { encoding: 'utf8' });
+    if (r.status === 0) return bin;
+  }
+  throw new Error(
+    'chromium not found: install Debian\'s "chromium" package (packages/demo/apt-packages.txt)',
+  );
+}
+
+/** The page's DOM after Chromium has parsed and laid it out. */
+function renderedDom(file: string): string {
+  const r = spawnSync(
+    chromium(),
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      `--user-data-dir=${join(dir, 'chromium-profile')}`,
+      '--dump-dom',
+      `file://${file}`,
+    ],
+    { encoding: 'utf8', timeout: 180_000, maxBuffer: 64 * 1024 * 1024 },
+  );
+  if (r.status !== 0) throw new Error(`chromium exited ${r.status ?? r.signal}: ${r.stderr}`);
+  return r.stdout;
+}
+
+let run: Run;
+let dom: string;
+
+beforeAll(async () => {
+  run = await runDemo();
+  if (existsSync(report)) dom = renderedDom(report);
+}, 600_000);
+
+describe('pnpm demo', () => {
+  it('exits 0 with every scenario behaving as expected', () => {
+    if (run.code !== 0) console.error(run.stderr);
+    expect(run.code).toBe(0);
+    const scenarios = run.stdout.match(/^ {2}(PASS|FAIL) {2}.*$/gm) ?? [];
+    expect(scenarios).toHaveLength(7);
+    expect(scenarios.filter((l) => l.includes('FAIL'))).toEqual([]);
+    expect(run.stdout).toContain('all 7 scenarios behaved as expected');
+  });
+
+  it('prints plain lines, not terminal escapes, when stdout is not a terminal', () => {
+    expect(run.stdout).not.toContain('\x1b[');
+    expect(run.stdout).toMatch(/^\[ +\d+\.\ds\] zone-a-03 +Ready=Unknown/m);
+  });
+
+  it('summarises repairs per kind, times to repair and what the guard prevented', () => {
+    const kinds = /^repairs per kind: SoftReboot (\d+), HardReboot (\d+), Replace (\d+)$/m.exec(
+      run.stdout,
+    );
+    expect(kinds).not.toBeNull();
+    const [soft, hard, replace] = (kinds ?? []).slice(1).map(Number);
+    // kubelet stops, runtime down, flapping, never-returns: one soft reboot each.
+    expect(soft).toBe(4);
+    expect(hard).toBe(1);
+    expect(replace).toBe(1);
+    for (const n of ['zone-a-03', 'zone-a-06', 'zone-b-02', 'zone-b-07'])
+      expect(run.stdout).toMatch(new RegExp(`^ {2}${n} +\\d+\\.\\ds {2}`, 'm'));
+    expect(run.stdout).toMatch(/^storm guard: held 4 node\(s\), 4 reboot\(s\) prevented/m);
+    expect(run.stdout).toContain('waited for, not rebooted (shutting down): zone-a-09');
+  });
+
+  it('writes a report that Chromium renders with every node', () => {
+    expect(dom).toContain('<svg');
+    const nodes = ZONES.flatMap((z) =>
+      Array.from({ length: NODES_PER_ZONE }, (_, i) => nodeName(z, i + 1)),
+    );
+    const replacement = /replaced by (zone-b-07-r\d+)/.exec(run.stdout)?.[1];
+    expect(replacement).toBeDefined();
+    for (const n of [...nodes, replacement])
+      expect(dom).toContain(`<g class="node-row" data-node="${n}">`);
+    expect(dom).toContain('Every scenario behaved as expected.');
+  });
+
+  it('shows every repair action the demo printed, in the timeline and in the table', () => {
+    // Every reboot Nova accepted, every replacement and every repair start/end the demo
+    // printed while running must be drawn (a marker) and listed (a table row).
+    const printed = [
+      ...run.stdout.matchAll(
+        /^\[ *\d+\.\ds\] (\S+) +(nova|noderepair|machine) (SoftReboot|HardReboot|Replaced|RepairStarted|RepairSucceeded):/gm,
+      ),
+    ];
+    // 4 soft + 1 hard reboot, 1 replacement, 4 repairs started, 3 succeeded (the 4th was replaced).
+    expect(printed.length).toBeGreaterThanOrEqual(4 + 1 + 1 + 4 + 3);
+    for (const [, node, source, kind] of printed) {
+      expect(dom).toMatch(
+        new RegExp(`<tr class="action ${source}" data-node="${node}" data-kind="${kind}"`),
+      );
+      expect(dom).toMatch(
+        new RegExp(
+          `class="action" data-node="${node}" data-kind="${kind}" data-source="${source}"`,
+        ),
+      );
+    }
+    const html = readFileSync(report, 'utf8');
+    expect(html).not.toMatch(/<script|<link /i);
+  });
+});

@@ -13,12 +13,19 @@ export default defineConfig({
     projects: [
       // Unit projects (the e2e packages' configs are run by their own test:e2e scripts).
       ...['core', 'capo-remediation', 'overlayfs-gen', 'envtest'].map((p) => `packages/${p}/vitest.config.ts`),
+      // examples/: every example type-checks and runs (examples/test), and their own tests.
+      'examples/vitest.config.ts',
       {
         resolve: { alias },
         test: {
           name: 'integration',
           root: '.',
-          include: ['packages/*/src/**/*.int.test.ts', 'packages/*/test/**/*.int.test.ts'],
+          include: [
+            'packages/*/src/**/*.int.test.ts',
+            'packages/*/test/**/*.int.test.ts',
+            'examples/test/**/*.int.test.ts',
+            'examples/*/test/**/*.int.test.ts',
+          ],
           globalSetup: ['packages/envtest/src/vitest/global-setup.ts'],
           testTimeout: 180_000,
           hookTimeout: 240_000,

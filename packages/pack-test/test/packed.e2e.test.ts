@@ -1,0 +1,296 @@
+// The packages as npm users get them: `pnpm pack` every publishable package, check what each
+// tarball holds, install the tarballs with npm into a fresh project outside the workspace,
+// compile a small controller (consumer/) with tsc against their public exports only (strict,
+// NodeNext, no "source" condition, no path aliases), and run it on a real control plane that
+// the packed @noderepair/envtest starts. The installed bins run too.
+//
+// Needs: the packages built (`pnpm run build`; CI does it first), the npm registry (npm's
+// cache makes later runs quick), and the envtest binaries in ~/.cache/noderepair.
+import { execFile, execFileSync } from 'node:child_process';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bareImports,
+  entryPointTargets,
+  tarballFiles,
+  withoutSourceCondition,
+  type Manifest,
+} from './tarball.js';
+
+const run = promisify(execFile);
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
+const consumerSrc = fileURLToPath(new URL('../consumer/', import.meta.url));
+const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;
+
+// The publishable packages: every workspace package not marked private.
+const publishable = readdirSync(join(repo, 'packages'))
+  .sort()
+  .map((dir) => ({
+    dir: join(repo, 'packages', dir),
+    manifest: readJson<Manifest>(join(repo, 'packages', dir, 'package.json')),
+  }))
+  .filter((p) => p.manifest.private !== true);
+
+// npm inside a pnpm script would inherit pnpm's npm_config_* settings; the consumer is a
+// plain npm project, so it gets a plain environment.
+const cleanEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !/^(npm|pnpm)_/i.test(k)),
+);
+
+async function sh(cmd: string, args: string[], cwd: string, timeoutMs: number) {
+  try {
+    return await run(cmd, args, {
+      cwd,
+      env: cleanEnv,
+      timeout: timeoutMs,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } catch (err) {
+    const e = err as Error & { stdout?: string; stderr?: string };
+    const tail = (s: string | undefined) => (s ?? '').split('\n').slice(-40).join('\n');
+    throw new Error(
+      `${cmd} ${args.join(' ')} (in ${cwd}) failed: ${e.message}\n${tail(e.stdout)}\n${tail(e.stderr)}`,
+    );
+  }
+}
+
+describe('the packed packages, installed from tarballs into a fresh project', () => {
+  const work = mkdtempSync(join(tmpdir(), 'noderepair-pack-test-'));
+  const tarballs = join(work, 'tarballs');
+  const app = join(work, 'consumer');
+  const packed = new Map<
+    string,
+    { tgz: string; unpacked: string; files: string[]; manifest: Manifest; source: Manifest }
+  >();
+
+  beforeAll(async () => {
+    // Fresh dist/ for every package (incremental: nearly free when CI has just built).
+    await sh('pnpm', ['exec', 'tsc', '-b', 'tsconfig.build.json'], repo, 600_000);
+    mkdirSync(tarballs);
+    for (const { dir, manifest } of publishable) {
+      const before = new Set(readdirSync(tarballs));
+      await sh('pnpm', ['pack', '--pack-destination', tarballs], dir, 120_000);
+      const made = readdirSync(tarballs).filter((f) => !before.has(f));
+      if (made.length !== 1)
+        throw new Error(`pnpm pack in ${dir} made ${made.join(', ') || 'nothing'}`);
+      const tgz = join(tarballs, made[0] as string);
+      const unpacked = join(work, 'unpacked', manifest.name);
+      mkdirSync(unpacked, { recursive: true });
+      execFileSync('tar', ['-xzf', tgz, '-C', unpacked, '--strip-components=1']);
+      packed.set(manifest.name, {
+        tgz,
+        unpacked,
+        files: tarballFiles(tgz),
+        manifest: readJson<Manifest>(join(unpacked, 'package.json')),
+        source: manifest,
+      });
+    }
+  });
+
+  afterAll(() => {
+    if (!process.env['NODEREPAIR_KEEP_PACK_TEST']) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('packs the four publishable packages', () => {
+    expect([...packed.keys()].sort()).toEqual([
+      '@noderepair/capo-remediation',
+      '@noderepair/core',
+      '@noderepair/envtest',
+      '@noderepair/overlayfs-gen',
+    ]);
+  });
+
+  it('ships compiled JS and declarations for every entry point, and no sources, tests or build state', () => {
+    for (const [name, p] of packed) {
+      const files = new Set(p.files);
+      const targets = entryPointTargets(p.manifest);
+      expect(
+        targets.filter((t) => !files.has(t)),
+        `${name}: entry points missing from the tarball`,
+      ).toEqual([]);
+      for (const [sub, conds] of Object.entries(p.manifest.exports ?? {})) {
+        expect(Object.keys(conds), `${name} exports["${sub}"]`).toEqual(['types', 'import']);
+        expect(conds['types'], `${name} exports["${sub}"].types`).toMatch(/^\.\/dist\/.*\.d\.ts$/);
+        expect(conds['import'], `${name} exports["${sub}"].import`).toMatch(/^\.\/dist\/.*\.js$/);
+      }
+      // The published map is the workspace map minus "source": the two cannot drift apart.
+      expect(p.manifest.exports, `${name}: publishConfig.exports`).toEqual(
+        withoutSourceCondition(p.source.exports),
+      );
+      const unwanted = p.files.filter(
+        (f) => f.startsWith('src/') || f.endsWith('.tsbuildinfo') || /\.test\.(js|d\.ts)$/.test(f),
+      );
+      expect(unwanted, `${name}: files that should not be published`).toEqual([]);
+      expect(files.has('README.md'), `${name}: README.md`).toBe(true);
+      // Every declaration file next to its JS (a d.ts-only or JS-only module breaks consumers).
+      const js = p.files.filter((f) => f.endsWith('.js'));
+      expect(
+        js.filter((f) => !files.has(f.replace(/\.js$/, '.d.ts'))),
+        `${name}: JS without d.ts`,
+      ).toEqual([]);
+    }
+  });
+
+  it('has no workspace: ranges left, and depends on the workspace versions of its siblings', () => {
+    for (const [name, p] of packed) {
+      for (const field of ['dependencies', 'peerDependencies'] as const) {
+        for (const [dep, range] of Object.entries(p.manifest[field] ?? {})) {
+          expect(range, `${name} ${field}.${dep}`).not.toMatch(/^workspace:/);
+          const sibling = packed.get(dep);
+          if (sibling)
+            expect(range, `${name} ${field}.${dep}`).toBe(`^${sibling.manifest.version}`);
+        }
+      }
+    }
+  });
+
+  it('imports at run time only what its dependencies and peer dependencies declare', () => {
+    for (const [name, p] of packed) {
+      const declared = new Set([
+        ...Object.keys(p.manifest.dependencies ?? {}),
+        ...Object.keys(p.manifest.peerDependencies ?? {}),
+      ]);
+      const undeclared = new Map<string, string>();
+      for (const f of p.files.filter((f) => f.endsWith('.js'))) {
+        for (const dep of bareImports(readFileSync(join(p.unpacked, f), 'utf8'))) {
+          if (!declared.has(dep) && dep !== name) undeclared.set(dep, f);
+        }
+      }
+      expect(
+        Object.fromEntries(undeclared),
+        `${name}: imports of undeclared packages (and where)`,
+      ).toEqual({});
+    }
+  });
+
+  it('installs from the tarballs with npm into a project outside the workspace', async () => {
+    expect(relative(repo, work).startsWith('..')).toBe(true);
+    cpSync(consumerSrc, app, { recursive: true });
+    const root = readJson<{ devDependencies: Record<string, string> }>(join(repo, 'package.json'));
+    const core = packed.get('@noderepair/core')!.manifest;
+    const deps: Record<string, string> = {
+      // Versions from the workspace, so the consumer builds against what the packages were tested with.
+      '@kubernetes/client-node': core.dependencies!['@kubernetes/client-node']!,
+      'kubernetes-fluent-client': core.peerDependencies!['kubernetes-fluent-client']!,
+    };
+    for (const [name, p] of packed) deps[name] = `file:${relative(app, p.tgz)}`;
+    writeFileSync(
+      join(app, 'package.json'),
+      JSON.stringify(
+        {
+          name: 'noderepair-consumer',
+          private: true,
+          type: 'module',
+          dependencies: deps,
+          devDependencies: {
+            typescript: root.devDependencies['typescript'],
+            '@types/node': root.devDependencies['@types/node'],
+            // @kubernetes/client-node's declarations import 'ws' (through isomorphic-ws) without
+            // shipping its types; a consumer that checks library declarations needs these.
+            '@types/ws': '8.18.2',
+          },
+        },
+        null,
+        2,
+      ),
+    );
+    // --ignore-scripts: none of our packages has install scripts, and the consumer runs none.
+    await sh(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline'],
+      app,
+      600_000,
+    );
+    for (const [name] of packed) {
+      const installed = readJson<Manifest>(join(app, 'node_modules', name, 'package.json'));
+      expect(installed.version, name).toBe(packed.get(name)!.manifest.version);
+    }
+    // capo-remediation's ^0.1.0 on core must be met by the core tarball, not by a second copy.
+    const nested = readdirSync(
+      join(app, 'node_modules', '@noderepair', 'capo-remediation'),
+    ).includes('node_modules');
+    expect(nested).toBe(false);
+  });
+
+  it('compiles the consumer controller with tsc (strict, NodeNext, library declarations checked)', async () => {
+    await sh(
+      process.execPath,
+      [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
+      app,
+      300_000,
+    );
+    expect(readdirSync(join(app, 'dist')).sort()).toEqual(['controller.js', 'main.js']);
+  });
+
+  it('runs the compiled controller on envtest: Unknown node -> Nova HARD reboot -> Healthy', async () => {
+    const overlay = join(repo, 'examples', 'overlay', 'kubeadm-node.yaml');
+    const { stdout } = await sh(process.execPath, ['dist/main.js', overlay], app, 280_000);
+    const summary = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
+    expect(summary['kubernetesVersion']).toMatch(/^v1\.35\./);
+    // NotStarted may come first, before the fake kubelet's first status post.
+    expect((summary['causes'] as string[]).slice(-3)).toEqual([
+      'Healthy',
+      'KubeletUnreachable',
+      'Healthy',
+    ]);
+    expect(summary).toMatchObject({
+      hardReboots: 1,
+      softReboots: 0,
+      rebootedTheFirstBoot: true,
+      bootIdChanged: true,
+      serverStatus: 'ACTIVE',
+    });
+    expect(summary['overlayFiles']).toContain('/usr/local/lib/noderepair/overlay-boot.sh');
+  });
+
+  it('runs the installed bins: noderepair simulate and overlayfs-gen validate', async () => {
+    const bin = (name: string) => join(app, 'node_modules', '.bin', name);
+    const traces = join(repo, 'examples', 'traces');
+    const sim = await sh(
+      bin('noderepair'),
+      [
+        'simulate',
+        '--json',
+        '--policy',
+        join(traces, 'policy.yaml'),
+        '--trace',
+        join(traces, 'kubelet-stop.jsonl'),
+      ],
+      app,
+      60_000,
+    );
+    const decisions = sim.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown);
+    expect(decisions.length).toBeGreaterThan(0);
+    expect(sim.stdout).toContain('SoftReboot');
+    const valid = await sh(
+      bin('overlayfs-gen'),
+      ['validate', '--config', join(repo, 'examples', 'overlay', 'kubeadm-node.yaml')],
+      app,
+      60_000,
+    );
+    expect(valid.stdout).toMatch(/kubeadm-node\.yaml is valid: \d+ volatile/);
+    const capo = await sh(bin('capo-remediation-controller'), ['--help'], app, 60_000);
+    expect(capo.stdout).toContain('--kubeconfig');
+    // The packed envtest finds the binaries this test already ran on (the shared cache).
+    const assets = execFileSync(bin('noderepair-envtest'), ['assets'], {
+      encoding: 'utf8',
+      env: cleanEnv,
+    });
+    expect(assets.trim().split('\n').pop()).toMatch(/noderepair\/envtest\/v1\.35\.\d+\/?$/);
+  });
+});

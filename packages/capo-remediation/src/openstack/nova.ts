@@ -220,12 +220,24 @@ export class NovaClient {
     const policy = this.#session.retryPolicy;
     let ambiguous = false;
     for (let attempt = 1; ; attempt++) {
-      const res = await this.#session.request('compute', {
-        method: 'POST',
-        path,
-        body: spec.body,
-        headers: this.#headers(),
-      });
+      let res: ServiceResponse;
+      try {
+        res = await this.#session.request('compute', {
+          method: 'POST',
+          path,
+          body: spec.body,
+          headers: this.#headers(),
+          noResendWithoutReply: true,
+        });
+      } catch (e) {
+        // Sent, but the reply was lost: Nova may have accepted it, and a fast reboot may even be
+        // over already, so sending it again could act twice. Count it as accepted (at most
+        // once, like the action-id record): if nothing happened, the step times out and the
+        // ladder tries again, which is safe; a double reboot is not.
+        if (e instanceof OpenStackError && (e.code === 'Timeout' || e.code === 'TransportError'))
+          return;
+        throw e;
+      }
       ambiguous ||= res.hadAmbiguousFailure;
       if (res.status === 202 || res.status === 200 || res.status === 204) return;
       if (res.status !== 409) this.#fail(serverId, what, res);

@@ -37,6 +37,13 @@ export interface ServiceRequest {
   readonly path: string;
   readonly body?: unknown;
   readonly headers?: Readonly<Record<string, string>> | undefined;
+  /**
+   * For calls that must not run twice (server actions): when the request went out but no
+   * reply came back (timeout, connection reset), it is NOT sent again, because the service
+   * may have acted; the failure is thrown for the caller to judge. (Found by the chaos suite:
+   * a reboot whose reply was lost was resent after the first one had finished: two reboots.)
+   */
+  readonly noResendWithoutReply?: boolean;
 }
 
 export interface ServiceResponse {
@@ -212,6 +219,7 @@ export class KeystoneSession {
           ...req.headers,
           'X-Auth-Token': tok.value.reveal(),
         },
+        noResendWithoutReply: req.noResendWithoutReply === true,
       });
       if (res.status === 401 && !reauthed) {
         // The token was revoked or expired early (Keystone restarted, clock skew): renew once.
@@ -234,6 +242,7 @@ export class KeystoneSession {
       url: string;
       body: string | undefined;
       headers: Record<string, string>;
+      noResendWithoutReply: boolean;
     },
   ): Promise<ServiceResponse> {
     const path = new URL(r.url).pathname;
@@ -274,6 +283,11 @@ export class KeystoneSession {
           hadAmbiguousFailure: ambiguous,
         };
       }
+      if (failure && r.noResendWithoutReply)
+        throw new OpenStackError(
+          failure.code,
+          this.redact(`${failure.message} (not sent again: the service may have acted on it)`),
+        );
       ambiguous = true;
       const status = res?.status;
       if (attempt >= this.#retry.maxAttempts) {

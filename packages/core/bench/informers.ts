@@ -122,3 +122,57 @@ export async function benchClientNode(kc: KubeConfig, expected: number): Promise
     syncMs: Math.round(syncMs),
   };
 }
+
+/**
+ * kubernetes-fluent-client's Watch (what Pepr operators use): it lists, then watches, and
+ * keeps every object it has seen in its own cache. It reads the kubeconfig the default way
+ * (KUBECONFIG), so the caller passes a kubeconfig file.
+ */
+export async function benchKfcWatch(
+  kubeconfigPath: string,
+  expected: number,
+): Promise<InformerResult> {
+  const before = process.env['KUBECONFIG'];
+  process.env['KUBECONFIG'] = kubeconfigPath;
+  try {
+    const { K8s, kind } = await import('kubernetes-fluent-client');
+    heap();
+    const t0 = performance.now();
+    const seen = new Set<string>();
+    let synced: () => void = () => {};
+    const done = new Promise<void>((r) => (synced = r));
+    let watcher: { start(): Promise<AbortController>; close(): void } | undefined = K8s(
+      kind.Node,
+    ).Watch((n) => {
+      seen.add(n.metadata?.uid ?? n.metadata?.name ?? '');
+      if (seen.size >= expected) synced();
+    });
+    await watcher.start();
+    await Promise.race([
+      done,
+      new Promise((_, rej) =>
+        setTimeout(
+          () => rej(new Error(`kfc Watch saw ${seen.size} of ${expected} nodes in 300 s`)),
+          300_000,
+        ),
+      ),
+    ]);
+    const syncMs = performance.now() - t0;
+    const size = seen.size;
+    seen.clear();
+    const alive = heap();
+    watcher.close();
+    watcher = undefined;
+    await new Promise((r) => setTimeout(r, 500));
+    const released = heap();
+    return {
+      impl: 'kubernetes-fluent-client Watch',
+      nodes: size,
+      retainedBytesPerNode: Math.round((alive - released) / size),
+      syncMs: Math.round(syncMs),
+    };
+  } finally {
+    if (before === undefined) delete process.env['KUBECONFIG'];
+    else process.env['KUBECONFIG'] = before;
+  }
+}

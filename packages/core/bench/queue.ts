@@ -1,5 +1,6 @@
 // Work-queue throughput: add -> get -> done cycles (with dedupe and re-adds), ops per second.
-import { WorkQueue, ItemExponentialRateLimiter } from '../src/runtime/index.js';
+// From the compiled package (dist/), as users run it.
+import { WorkQueue, ItemExponentialRateLimiter } from '@noderepair/core';
 
 export async function benchQueue(): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];

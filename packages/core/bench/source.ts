@@ -2,14 +2,19 @@
 // binaries are available, otherwise one in-process HTTP server answering list (paginated)
 // and watch with the same JSON. Every informer under test reads from the same source.
 import http from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createKubeClient, NodeResource, type KubeNode } from '../src/kube/index.js';
 import { realisticNode } from './nodes.js';
 
 export interface NodeSource {
-  kind: 'envtest-kube-apiserver' | 'in-process-http';
+  kind: 'envtest-kube-apiserver' | 'in-process-http' | 'given-kube-apiserver';
   kubeConfig: KubeConfig;
+  /** A kubeconfig file for clients that only read one the default way (KFC). */
+  kubeconfigPath: string;
   version?: string;
   stop(): Promise<void>;
 }
@@ -28,6 +33,18 @@ async function populate(kc: KubeConfig, count: number, suffix: string): Promise<
 }
 
 export async function openSource(count: number, log: (o: object) => void): Promise<NodeSource> {
+  // `pnpm bench` runs this against its scale cluster, whose Nodes already exist.
+  const given = process.env['BENCH_KUBECONFIG'];
+  if (given) {
+    const kc = new KubeConfig();
+    kc.loadFromFile(given);
+    return {
+      kind: 'given-kube-apiserver',
+      kubeConfig: kc,
+      kubeconfigPath: given,
+      stop: async () => {},
+    };
+  }
   let envtest: typeof import('@noderepair/envtest') | undefined;
   try {
     envtest = await import('@noderepair/envtest');
@@ -48,6 +65,7 @@ export async function openSource(count: number, log: (o: object) => void): Promi
     return {
       kind: 'envtest-kube-apiserver',
       kubeConfig: cp.kubeConfig,
+      kubeconfigPath: cp.kubeconfigPath,
       version: cp.version,
       stop: () => cp.stop(),
     };
@@ -95,10 +113,15 @@ async function inProcess(count: number): Promise<NodeSource> {
     contexts: [{ name: 'bench', cluster: 'bench', user: 'bench' }],
     currentContext: 'bench',
   });
+  const dir = mkdtempSync(join(tmpdir(), 'noderepair-bench-kc-'));
+  const kubeconfigPath = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfigPath, kc.exportConfig());
   return {
     kind: 'in-process-http',
     kubeConfig: kc,
+    kubeconfigPath,
     stop: async () => {
+      rmSync(dir, { recursive: true, force: true });
       for (const r of open) r.destroy();
       await new Promise<void>((r) => server.close(() => r()));
     },

@@ -1,0 +1,90 @@
+// `pnpm bench [--quick] [--sizes 1000,5000,10000] ...`: flags to options (pure).
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  mode: 'full' | 'quick' | 'custom';
+  sizes: number[];
+  steadySeconds: number;
+  timeoutSeconds: number;
+  heartbeatSeconds: number;
+  out: string;
+  scale: boolean;
+  informers: boolean;
+  micro: boolean;
+}
+
+export const usage = `usage: pnpm bench [--quick] [--sizes N,N,...] [--steady-seconds S] [--timeout-seconds S]
+                  [--heartbeat-seconds S] [--out FILE] [--skip-scale] [--skip-informers] [--skip-micro]
+
+  --quick              one scale point of 1,000 nodes and a 30 s steady window (~8 min)
+  --sizes              node counts of the scale points (default 1000,5000,10000)
+  --steady-seconds     steady-state window for requests per minute (default 60)
+  --timeout-seconds    NotReady timeout of both controllers (default 20)
+  --heartbeat-seconds  every node re-posts its status this often (default 300, the kubelet's)
+  --out                JSON results file (default reports/bench.json)`;
+
+function positiveInt(v: string | undefined, flag: string, dflt: number): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new Error(`${flag}: expected a positive whole number, got "${v}"`);
+  return n;
+}
+
+export function parseBenchArgs(argv: string[]): BenchOptions {
+  // pnpm passes a lone "--" through when the user writes `pnpm bench -- --quick`.
+  const args = argv.filter((a) => a !== '--');
+  let v: Record<string, string | boolean | undefined>;
+  try {
+    v = parseArgs({
+      args,
+      options: {
+        quick: { type: 'boolean' },
+        sizes: { type: 'string' },
+        'steady-seconds': { type: 'string' },
+        'timeout-seconds': { type: 'string' },
+        'heartbeat-seconds': { type: 'string' },
+        out: { type: 'string' },
+        'skip-scale': { type: 'boolean' },
+        'skip-informers': { type: 'boolean' },
+        'skip-micro': { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\n${usage}`);
+  }
+  const quick = v['quick'] === true;
+  let sizes = quick ? [1000] : [1000, 5000, 10000];
+  if (typeof v['sizes'] === 'string') {
+    sizes = v['sizes'].split(',').map((s) => positiveInt(s.trim(), '--sizes', 0));
+    if (sizes.some((s, i) => i > 0 && s <= (sizes[i - 1] as number)))
+      throw new Error(
+        `--sizes: expected increasing node counts (the cluster only grows), got "${v['sizes']}"`,
+      );
+  }
+  return {
+    mode: typeof v['sizes'] === 'string' ? 'custom' : quick ? 'quick' : 'full',
+    sizes,
+    steadySeconds: positiveInt(
+      v['steady-seconds'] as string | undefined,
+      '--steady-seconds',
+      quick ? 30 : 60,
+    ),
+    timeoutSeconds: positiveInt(
+      v['timeout-seconds'] as string | undefined,
+      '--timeout-seconds',
+      20,
+    ),
+    heartbeatSeconds: positiveInt(
+      v['heartbeat-seconds'] as string | undefined,
+      '--heartbeat-seconds',
+      300,
+    ),
+    out: typeof v['out'] === 'string' ? v['out'] : 'reports/bench.json',
+    scale: v['skip-scale'] !== true,
+    informers: v['skip-informers'] !== true,
+    micro: v['skip-micro'] !== true,
+  };
+}

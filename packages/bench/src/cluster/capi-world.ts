@@ -1,0 +1,336 @@
+// The scale world: ONE envtest kube-apiserver (no kube-controller-manager, so no node
+// lifecycle controller: Nodes keep the conditions the writer posts), Cluster API's and
+// CAPO's CRDs with the real manager's webhooks, a self-managed Cluster, and N workers,
+// each a Node + OpenStackMachine + stand-alone Machine that the REAL Machine controller
+// links to its Node (nodeRef). The Cluster API manager can be stopped and started again,
+// so each scale measures a fresh process.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  AdmissionregistrationV1Api,
+  KubernetesObjectApi,
+  type KubernetesObject,
+  type V1MutatingWebhookConfiguration,
+  type V1ValidatingWebhookConfiguration,
+} from '@kubernetes/client-node';
+import {
+  CapiManager,
+  clusterObjects,
+  controlPlaneMachineObjects,
+  ensureCapiAssets,
+  generateWebhookCerts,
+  webhookConfigurations,
+  withContractLabel,
+  withConversionWebhook,
+  CAPI_VERSION,
+  type CapiAssets,
+} from '@noderepair/capi-e2e';
+import {
+  createKubeClient,
+  customResource,
+  listPages,
+  NodeResource,
+  type KubeClient,
+  type KubeObject,
+} from '@noderepair/core';
+import {
+  freePort,
+  loadCRDs,
+  startControlPlane,
+  waitFor,
+  type ControlPlane,
+} from '@noderepair/envtest';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  CAPI_GROUP,
+  INFRA_GROUP,
+  machineHealthCheck,
+  remediationTemplate,
+  workerMachine,
+  workerOpenStackMachine,
+  workerOpenStackMachineStatus,
+} from './capi-objects.js';
+import { BENCH_NAMESPACE, createIdentities, type Identity, type Party } from './identities.js';
+import { createWorkerNodes, forEachLimited, POOL_LABEL, workerNode } from './node-writer.js';
+
+export const CLUSTER_NAME = 'bench';
+const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
+
+const remediationCRDs = ['openstackremediationtemplates', 'openstackremediations'].map((p) =>
+  fileURLToPath(
+    new URL(
+      `../../../capo-remediation/config/crd/remediation.noderepair.dev_${p}.yaml`,
+      import.meta.url,
+    ),
+  ),
+);
+
+export const MachineResource = customResource({
+  group: CAPI_GROUP,
+  version: 'v1beta2',
+  kind: 'Machine',
+  namespaced: true,
+});
+export const OpenStackMachineResource = customResource({
+  group: INFRA_GROUP,
+  version: 'v1beta1',
+  kind: 'OpenStackMachine',
+  namespaced: true,
+});
+export const OpenStackClusterResource = customResource({
+  group: INFRA_GROUP,
+  version: 'v1beta1',
+  kind: 'OpenStackCluster',
+  namespaced: true,
+});
+export const ClusterResource = customResource({
+  group: CAPI_GROUP,
+  version: 'v1beta2',
+  kind: 'Cluster',
+  namespaced: true,
+});
+
+type Conditioned = KubeObject & {
+  status?: { conditions?: Array<{ type: string; status: string }>; nodeRef?: { name?: string } };
+};
+const isTrue = (o: Conditioned, type: string) =>
+  o.status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
+
+export class CapiWorld {
+  /** Worker indexes created so far (0..count-1). */
+  count = 0;
+  manager: CapiManager | undefined;
+  private readonly admin: KubeClient;
+  private readonly writer: KubeClient;
+
+  private constructor(
+    readonly cp: ControlPlane,
+    readonly identities: Record<Party, Identity>,
+    readonly assets: CapiAssets,
+    readonly dir: string,
+    private readonly webhook: { port: number; certDir: string },
+  ) {
+    this.admin = createKubeClient(cp.kubeConfig);
+    this.writer = createKubeClient(identities.writer.kubeConfig);
+  }
+
+  get writerClient(): KubeClient {
+    return this.writer;
+  }
+
+  static async start(opts: { timeoutSeconds: number }): Promise<CapiWorld> {
+    const assets = await ensureCapiAssets({ progress: log });
+    const dir = mkdtempSync(join(tmpdir(), 'noderepair-bench-'));
+    // No kube-controller-manager at all: nothing judges the Nodes but the two controllers.
+    const cp = await startControlPlane({ controllerManager: false, progress: log });
+    try {
+      const identities = await createIdentities(cp, dir);
+      const webhookPort = await freePort();
+      const certs = await generateWebhookCerts(join(dir, 'webhook-certs'));
+      const endpoint = { baseUrl: `https://127.0.0.1:${webhookPort}`, caPem: certs.caPem };
+      const yamls = (d: string) =>
+        readdirSync(d)
+          .filter((f) => f.endsWith('.yaml'))
+          .map((f) => join(d, f));
+      await cp.installCRDs([
+        ...loadCRDs(yamls(assets.capiCrdDir)).map((c) => withConversionWebhook(c, endpoint)),
+        ...loadCRDs(yamls(assets.capoCrdDir)).map((c) =>
+          withContractLabel(
+            c,
+            'v1beta1',
+            c.spec.versions.filter((v) => v.served).map((v) => v.name),
+          ),
+        ),
+        ...remediationCRDs,
+      ]);
+      const admission = cp.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+      for (const w of webhookConfigurations(
+        readFileSync(assets.capiWebhookManifests, 'utf8'),
+        endpoint,
+        'capi',
+      )) {
+        if (w.kind === 'MutatingWebhookConfiguration')
+          await admission.createMutatingWebhookConfiguration({
+            body: w as V1MutatingWebhookConfiguration,
+          });
+        else
+          await admission.createValidatingWebhookConfiguration({
+            body: w as V1ValidatingWebhookConfiguration,
+          });
+      }
+      const world = new CapiWorld(cp, identities, assets, dir, {
+        port: webhookPort,
+        certDir: certs.dir,
+      });
+      await world.startManager();
+      await world.createCluster(opts.timeoutSeconds);
+      return world;
+    } catch (e) {
+      await cp.stop();
+      rmSync(dir, { recursive: true, force: true });
+      throw e;
+    }
+  }
+
+  /** The real Cluster API manager as the `capi` identity (its workload-cluster client too). */
+  async startManager(): Promise<CapiManager> {
+    if (this.manager?.running) return this.manager;
+    this.manager = await CapiManager.start({
+      binary: this.assets.manager,
+      kubeconfigPath: this.identities.capi.kubeconfigPath,
+      dir: this.dir,
+      webhookCertDir: this.webhook.certDir,
+      webhookPort: this.webhook.port,
+      // The released manifests' default log level; v=2 would log every reconcile.
+      verbosity: 0,
+    });
+    return this.manager;
+  }
+
+  async stopManager(): Promise<void> {
+    await this.manager?.stop();
+    this.manager = undefined;
+  }
+
+  private async createCluster(timeoutSeconds: number): Promise<void> {
+    const objects = KubernetesObjectApi.makeApiClient(this.cp.kubeConfig);
+    const ns = BENCH_NAMESPACE;
+    // The workload cluster is this same API server, reached with the capi identity's token:
+    // the manager's node watches then count as its own requests too.
+    const access = {
+      server: this.cp.server,
+      caPem: this.cp.caPem,
+      token: this.identities.capi.token,
+    };
+    const all: KubernetesObject[] = [
+      ...clusterObjects({ namespace: ns, clusterName: CLUSTER_NAME, access }),
+      ...controlPlaneMachineObjects({ namespace: ns, clusterName: CLUSTER_NAME }),
+      remediationTemplate(ns),
+    ];
+    for (const o of all) await objects.create(o);
+    // Play CAPO for the cluster and the control-plane machine, once.
+    await this.admin.patch(
+      OpenStackClusterResource,
+      CLUSTER_NAME,
+      { type: 'merge', body: { status: { ready: true } } },
+      {
+        namespace: ns,
+        subresource: 'status',
+      },
+    );
+    const cpName = `${CLUSTER_NAME}-control-plane-0`;
+    const cpProviderID = 'openstack:///00000000-0000-4000-8000-c00000000000';
+    await this.admin.patch(
+      OpenStackMachineResource,
+      cpName,
+      { type: 'merge', body: { spec: { providerID: cpProviderID } } },
+      { namespace: ns },
+    );
+    await this.admin.patch(
+      OpenStackMachineResource,
+      cpName,
+      {
+        type: 'merge',
+        body: { status: { ready: true, instanceID: 'c00000000000', instanceState: 'ACTIVE' } },
+      },
+      { namespace: ns, subresource: 'status' },
+    );
+    const cpNode = workerNode(99_999, new Date());
+    cpNode.metadata = {
+      name: cpName,
+      labels: { 'kubernetes.io/hostname': cpName, 'node-role.kubernetes.io/control-plane': '' },
+    };
+    cpNode.spec = { providerID: cpProviderID };
+    await this.admin.create(NodeResource, cpNode);
+    await waitFor(
+      'Cluster InfrastructureReady and ControlPlaneInitialized',
+      async () => {
+        if (!this.manager?.running)
+          throw new Error(`cluster-api-controller exited:\n${this.manager?.logTail(3000) ?? ''}`);
+        const c = await this.admin.get<Conditioned>(ClusterResource, CLUSTER_NAME, {
+          namespace: ns,
+        });
+        return isTrue(c, 'InfrastructureReady') && isTrue(c, 'ControlPlaneInitialized')
+          ? true
+          : undefined;
+      },
+      180_000,
+      500,
+    );
+    await objects.create(machineHealthCheck(ns, CLUSTER_NAME, timeoutSeconds));
+  }
+
+  /** Adds workers until there are `total`: Nodes by the writer, then OpenStackMachines and Machines. */
+  async growTo(total: number): Promise<void> {
+    const ns = BENCH_NAMESPACE;
+    const idx = Array.from({ length: Math.max(0, total - this.count) }, (_, k) => this.count + k);
+    if (idx.length === 0) return;
+    const t0 = Date.now();
+    await createWorkerNodes(this.writer, idx);
+    log(`${idx.length} Nodes posted in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const t1 = Date.now();
+    await forEachLimited(idx, 16, async (i) => {
+      const osm = workerOpenStackMachine(ns, CLUSTER_NAME, i) as KubeObject;
+      await this.admin.create(OpenStackMachineResource, osm, { namespace: ns });
+      await this.admin.patch(
+        OpenStackMachineResource,
+        osm.metadata!.name!,
+        { type: 'merge', body: workerOpenStackMachineStatus(i) },
+        { namespace: ns, subresource: 'status' },
+      );
+      await this.admin.create(MachineResource, workerMachine(ns, CLUSTER_NAME, i) as KubeObject, {
+        namespace: ns,
+      });
+    });
+    log(
+      `${idx.length} OpenStackMachines + Machines created in ${((Date.now() - t1) / 1000).toFixed(1)} s`,
+    );
+    this.count = total;
+  }
+
+  /** Worker Machines with a nodeRef, counted page by page. */
+  async machinesWithNodeRef(): Promise<number> {
+    let n = 0;
+    for await (const page of listPages<Conditioned>(this.admin, MachineResource, {
+      namespace: BENCH_NAMESPACE,
+      labelSelector: `${POOL_LABEL}=workers`,
+    })) {
+      for (const m of page.items) if (m.status?.nodeRef?.name) n++;
+    }
+    return n;
+  }
+
+  /** Waits until the real Machine controller has linked every worker Machine to its Node. */
+  async waitForNodeRefs(timeoutMs: number): Promise<void> {
+    const t0 = Date.now();
+    let last = -1;
+    await waitFor(
+      `${this.count} worker Machines with a nodeRef`,
+      async () => {
+        if (!this.manager?.running)
+          throw new Error(`cluster-api-controller exited:\n${this.manager?.logTail(3000) ?? ''}`);
+        const n = await this.machinesWithNodeRef();
+        if (n !== last)
+          log(
+            `machines with nodeRef: ${n}/${this.count} after ${((Date.now() - t0) / 1000).toFixed(0)} s`,
+          );
+        last = n;
+        return n >= this.count ? true : undefined;
+      },
+      timeoutMs,
+      5_000,
+    );
+  }
+
+  get versions(): { clusterAPI: string; kubernetes: string } {
+    return { clusterAPI: CAPI_VERSION, kubernetes: this.cp.version };
+  }
+
+  async stop(): Promise<void> {
+    await this.stopManager();
+    await this.cp.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,97 @@
+// Our controller as the operator runs it: `noderepair run` from @noderepair/core's compiled
+// dist (not through a TypeScript loader, which would add its own memory and CPU), as the
+// `noderepair` identity, in dry-run: it decides and reports (Events) and changes nothing.
+// The policy is the MHC's rule: Ready=False or Unknown for the timeout -> remediate, with
+// the storm guard opened wide so 1 % of the nodes failing at once all proceed (as the MHC's
+// default unhealthyLessThanOrEqualTo 100 % lets them).
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, ManagedProcess } from '@noderepair/envtest';
+
+export const NODEREPAIR_CLI = fileURLToPath(
+  new URL('../../../core/dist/cli/noderepair.js', import.meta.url),
+);
+
+/** The policy (pure): the same rule and timeout as the bench's MachineHealthCheck. */
+export function benchPolicy(timeoutSeconds: number): Record<string, unknown> {
+  return {
+    dryRun: true,
+    unhealthyConditions: [
+      { type: 'Ready', status: 'False', timeout: `${timeoutSeconds}s` },
+      { type: 'Ready', status: 'Unknown', timeout: `${timeoutSeconds}s` },
+    ],
+    stormGuard: { maxUnhealthy: '100%', maxInFlight: 100_000 },
+    drain: { enabled: false },
+  };
+}
+
+export class NodeRepairProcess {
+  private constructor(
+    private readonly proc: ManagedProcess,
+    readonly probeUrl: string,
+  ) {}
+
+  get pid(): number {
+    const pid = this.proc.pid;
+    if (pid === undefined) throw new Error('noderepair run is not running');
+    return pid;
+  }
+
+  get running(): boolean {
+    return this.proc.running;
+  }
+
+  get logFile(): string {
+    return this.proc.logFile;
+  }
+
+  /** GET /readyz: 200 once its Node informer has synced. */
+  async ready(): Promise<boolean> {
+    try {
+      const r = await fetch(`${this.probeUrl}/readyz`, { signal: AbortSignal.timeout(2_000) });
+      return r.status === 200;
+    } catch {
+      return false;
+    }
+  }
+
+  static async start(o: {
+    kubeconfigPath: string;
+    dir: string;
+    timeoutSeconds: number;
+    tag: string;
+  }): Promise<NodeRepairProcess> {
+    if (!existsSync(NODEREPAIR_CLI))
+      throw new Error(
+        `${NODEREPAIR_CLI} is missing: run \`pnpm run build\` first (pnpm bench does)`,
+      );
+    const policy = join(o.dir, 'noderepair-policy.json');
+    writeFileSync(policy, JSON.stringify(benchPolicy(o.timeoutSeconds), null, 2));
+    const port = await freePort();
+    const proc = new ManagedProcess(
+      'noderepair',
+      process.execPath,
+      [
+        NODEREPAIR_CLI,
+        'run',
+        '--kubeconfig',
+        o.kubeconfigPath,
+        '--policy',
+        policy,
+        '--dry-run',
+        '--metrics-bind-address',
+        '0',
+        '--health-probe-bind-address',
+        `127.0.0.1:${port}`,
+      ],
+      join(o.dir, `noderepair-${o.tag}.log`),
+    );
+    proc.start();
+    return new NodeRepairProcess(proc, `http://127.0.0.1:${port}`);
+  }
+
+  async stop(): Promise<void> {
+    await this.proc.stop(10_000);
+  }
+}

@@ -1,0 +1,79 @@
+// The issue's targets, checked against measured figures (pure). A target is reported as
+// met / missed with the margin; nothing here fails the run.
+import type { ScaleResult } from '../measure/scale-run.js';
+
+export interface TargetCheck {
+  target: string;
+  measured: string;
+  met: boolean | undefined;
+  /** How far off, when missed. */
+  miss?: string;
+}
+
+export const REMEDIATION_P99_TARGET_MS = 50;
+export const BYTES_PER_NODE_TARGET = 1024;
+
+export function remediationTarget(r: ScaleResult | undefined): TargetCheck {
+  const p99 = r?.ours.remediation.p99;
+  const base = `remediation created within ${REMEDIATION_P99_TARGET_MS} ms (p99) of the deadline at 10,000 nodes`;
+  if (!r || p99 === undefined || r.ours.remediation.missing > 0)
+    return {
+      target: base,
+      measured: r
+        ? `${r.ours.remediation.missing} of ${r.ours.remediation.expected} never seen`
+        : 'not run',
+      met: r ? false : undefined,
+    };
+  const met = p99 <= REMEDIATION_P99_TARGET_MS;
+  return {
+    target: base,
+    measured: `p99 ${p99} ms at ${r.nodes.toLocaleString('en-US')} nodes`,
+    met,
+    ...(met ? {} : { miss: `${p99 - REMEDIATION_P99_TARGET_MS} ms over` }),
+  };
+}
+
+export function bytesPerNodeTarget(impl: string, bytes: number | undefined): TargetCheck {
+  const target = `at most 1 KiB retained per Node (${impl})`;
+  if (bytes === undefined) return { target, measured: 'not run', met: undefined };
+  const met = bytes <= BYTES_PER_NODE_TARGET;
+  return {
+    target,
+    measured: `${bytes} B/node`,
+    met,
+    ...(met
+      ? {}
+      : {
+          miss: `${(bytes / BYTES_PER_NODE_TARGET).toFixed(1)}× the budget (${bytes - BYTES_PER_NODE_TARGET} B over)`,
+        }),
+  };
+}
+
+export function rssTarget(r: ScaleResult): TargetCheck {
+  const ours = r.ours.rssBytes;
+  const capi = r.capi.rssBytes;
+  const met = ours < capi;
+  return {
+    target: `resident memory below the Cluster API manager's (${r.nodes.toLocaleString('en-US')} nodes)`,
+    measured: `${(ours / 1048576).toFixed(1)} MiB vs ${(capi / 1048576).toFixed(1)} MiB`,
+    met,
+    ...(met ? {} : { miss: `${((ours - capi) / 1048576).toFixed(1)} MiB above` }),
+  };
+}
+
+/**
+ * "No steady-state request per node beyond the watch": anything per node (a periodic GET or
+ * resync of each Node) would be at least N / 5 requests a minute at a 5-minute period; so
+ * the bar is under one request a minute per 1,000 nodes.
+ */
+export function steadyRequestsTarget(r: ScaleResult): TargetCheck {
+  const perMin = r.ours.requestsPerMinute;
+  const bar = r.nodes / 1000;
+  const met = perMin < Math.max(1, bar);
+  return {
+    target: `no steady-state request per node (${r.nodes.toLocaleString('en-US')} nodes: < ${Math.max(1, bar)}/min)`,
+    measured: `${perMin}/min`,
+    met,
+    ...(met ? {} : { miss: `${(perMin - Math.max(1, bar)).toFixed(1)}/min over` }),
+  };
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import type { ScaleResult, SideResult } from '../measure/scale-run.js';
+import type { BenchReport } from './model.js';
+import { renderReport, targetChecks } from './tables.js';
+
+const side = (rssMiB: number, p99: number, reqPerMin: number, missing = 0): SideResult => ({
+  startup: { cpuSeconds: 2, settledMs: 4000, rssBytesAtSettle: rssMiB * 1048576 },
+  rssBytes: rssMiB * 1048576,
+  peakRssBytes: rssMiB * 2 * 1048576,
+  steadyCpuSecondsPerMinute: 0.5,
+  requestsPerMinute: reqPerMin,
+  remediation: {
+    count: 100 - missing,
+    min: 1,
+    p50: p99 / 2,
+    p99,
+    max: p99,
+    expected: 100,
+    missing,
+  },
+});
+
+const scale = (nodes: number, ours: SideResult, capi: SideResult): ScaleResult => ({
+  nodes,
+  failedNodes: nodes / 100,
+  timeoutSeconds: 20,
+  heartbeatsPerSecond: nodes / 300,
+  writerRequestsPerMinute: nodes / 5,
+  ours,
+  capi,
+  delaysMs: { ours: [], capi: [] },
+});
+
+const report = (s: ScaleResult[], informers: Record<string, unknown>[] = []): BenchReport => ({
+  startedAt: '2026-12-02T17:00:00.000Z',
+  finishedAt: '2026-12-02T17:25:00.000Z',
+  durationSeconds: 1500,
+  mode: 'full',
+  machine: {
+    cpus: 2,
+    cpuModel: 'Test CPU',
+    memoryGiB: 8,
+    kernel: '6.1',
+    node: 'v20.19.0',
+    loadAverage: { start: 1, end: 2 },
+  },
+  versions: { kubernetes: 'v1.35.4', clusterAPI: 'v1.13.6' },
+  scale: s,
+  informers,
+  micro: [{ bench: 'workqueue', keys: 1000, opsPerSec: 2_000_000, note: 'n' }],
+  overlay: undefined,
+  errors: [],
+});
+
+describe('renderReport', () => {
+  it('puts both figures and theirs ÷ ours in each scale row', () => {
+    const md = renderReport(report([scale(10_000, side(50, 30, 0), side(200, 1040, 12))]));
+    expect(md).toContain(
+      '| 10,000 | resident memory, steady (RSS) | 50.0 MiB | 200.0 MiB | 4.0× |',
+    );
+    expect(md).toContain(
+      '| 10,000 | remediation delay after the deadline, p99 | 30 ms | 1,040 ms | 35× |',
+    );
+    expect(md).toContain('| work queue, 1,000 keys | 2,000,000 ops/s | n |');
+    expect(md).toContain('_no recorded run of the overlayfs-gen VM test');
+  });
+
+  it('says when remediations were never seen', () => {
+    const md = renderReport(report([scale(1000, side(50, 30, 0, 3), side(200, 1040, 12))]));
+    expect(md).toContain('(3 of 100 never seen)');
+  });
+});
+
+describe('targetChecks', () => {
+  it('reports met targets and the margin of missed ones, at the largest scale', () => {
+    const r = report(
+      [
+        scale(1000, side(40, 20, 0), side(100, 1000, 5)),
+        scale(10_000, side(300, 80, 40), side(250, 1100, 12)),
+      ],
+      [{ bench: 'informer-summary', retainedBytesPerNode: { ours: 3000, oursProjection: 600 } }],
+    );
+    const checks = targetChecks(r);
+    const byStart = (s: string) => checks.filter((c) => c.target.startsWith(s));
+    expect(byStart('remediation')[0]).toMatchObject({
+      met: false,
+      miss: '30 ms over',
+      measured: 'p99 80 ms at 10,000 nodes',
+    });
+    expect(byStart('at most 1 KiB')[0]).toMatchObject({ met: false, measured: '3000 B/node' });
+    expect(byStart('at most 1 KiB')[1]).toMatchObject({ met: true, measured: '600 B/node' });
+    expect(byStart('resident memory').map((c) => c.met)).toEqual([true, false]);
+    expect(byStart('resident memory')[1]?.miss).toBe('50.0 MiB above');
+    expect(byStart('no steady-state').map((c) => c.met)).toEqual([true, false]);
+  });
+
+  it('is n/a when nothing was run', () => {
+    const checks = targetChecks(report([]));
+    expect(checks[0]).toMatchObject({ met: undefined, measured: 'not run' });
+  });
+});

@@ -91,6 +91,8 @@ async function inProcess(count: number): Promise<NodeSource> {
     if (url.pathname !== '/api/v1/nodes') return void res.writeHead(404).end();
     if (url.searchParams.get('watch') === 'true') {
       res.writeHead(200, { 'Content-Type': 'application/json' });
+      // Send the headers now: client-node's Watch resolves only once the response starts.
+      res.flushHeaders();
       open.add(res);
       res.on('close', () => open.delete(res));
       return;

@@ -10,6 +10,9 @@ export default defineConfig(
     exclude: ['**/node_modules/**', '**/dist/**'],
     globalSetup: ['test/global-setup.ts'],
     fileParallelism: false,
+    // it.concurrent scenarios (each its own namespace, FakeOpenStack and controller process):
+    // three at a time on 2 shared cores.
+    maxConcurrency: 3,
     testTimeout: 240_000,
     hookTimeout: 300_000,
   }),

@@ -42,11 +42,15 @@ export class ControllerProcess {
   #exit: Exit | undefined;
 
   private constructor(readonly opts: ProcessOptions) {
-    this.#child = spawn(process.execPath, ['--import', 'tsx', opts.entry, ...opts.args], {
-      cwd: dirname(opts.entry),
-      env: { ...process.env, LOG_LEVEL: 'debug', ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    this.#child = spawn(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', opts.entry, ...opts.args],
+      {
+        cwd: dirname(opts.entry),
+        env: { ...process.env, LOG_LEVEL: 'debug', ...opts.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const onData = (stream: string) => {
       let partial = '';
       return (b: Buffer) => {

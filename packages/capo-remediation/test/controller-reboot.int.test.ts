@@ -52,6 +52,15 @@ describe('OpenStackRemediation controller: reboot', () => {
       expect(during.status?.history).toEqual([
         expect.objectContaining({ step: 0, type: 'SoftReboot', attempt: 1, result: 'InProgress' }),
       ]);
+      // The boot ID before the reboot is a status field (not part of a message), and Nova's
+      // acceptance is recorded as the completion the step timeout counts from.
+      const bootBefore = (await w.node()).status?.nodeInfo?.bootID;
+      expect(bootBefore).toEqual(expect.any(String));
+      expect(during.status?.bootID).toBe(bootBefore);
+      expect(during.status?.history?.[0]?.message).not.toContain(bootBefore);
+      expect(Date.parse(during.status?.history?.[0]?.acceptedTime ?? '')).toBeGreaterThanOrEqual(
+        Date.parse(during.status?.history?.[0]?.startTime ?? ''),
+      );
 
       await w.kubelet.reboot(1000);
       const done = await until('phase Succeeded', () => phaseIs(w, 'Succeeded'), 30_000);
@@ -61,6 +70,12 @@ describe('OpenStackRemediation controller: reboot', () => {
       });
       expect(done.status?.conditions).toContainEqual(
         expect.objectContaining({ type: 'Remediated', status: 'True' }),
+      );
+      // Back = a boot ID other than status.bootID (the status keeps the one from before).
+      expect((await w.node()).status?.nodeInfo?.bootID).not.toBe(bootBefore);
+      expect(done.status?.bootID).toBe(bootBefore);
+      expect(done.status?.conditions).toContainEqual(
+        expect.objectContaining({ type: 'NodeRecovered', status: 'True' }),
       );
       expect((await w.node()).spec?.unschedulable).not.toBe(true);
       expect(w.fake.rebootCount(w.serverId)).toBe(1);

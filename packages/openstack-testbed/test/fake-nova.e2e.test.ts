@@ -4,8 +4,9 @@ import { FakeOpenStack } from '../../capo-remediation/src/testing/index.js';
 import { describeNovaContract } from './contract/nova-contract.js';
 
 describeNovaContract('FakeOpenStack', async () => {
-  // The real fake-driver Nova takes about a second per reboot on this machine.
-  const fake = await FakeOpenStack.start({ transitionDelayMs: 500 });
+  // The real fake-driver Nova takes about a second per reboot on this machine, and a GET
+  // right after the 202 still shows the API's task state (the cast is not picked up yet).
+  const fake = await FakeOpenStack.start({ transitionDelayMs: 500, computePickupDelayMs: 200 });
   const password = fake.cloudsYaml({ cloudName: 'fake' });
   const appcred = fake.cloudsYaml({ cloudName: 'fake-appcred', auth: 'application_credential' });
   return {

@@ -23,6 +23,8 @@ export interface FakeServerState {
   pending:
     | {
         at: number;
+        /** When nova-compute picks the cast up (see FakeCompute's pickupDelayMs). */
+        pickupAt: number;
         /** The task nova-compute sets when it picks the cast up (reboot_started, ...). */
         readonly computeTask: string;
         readonly finish: () => void;
@@ -95,12 +97,25 @@ export class FakeCompute {
   transitionDelayMs: number;
   readonly #now: () => number;
   readonly #images: readonly string[] | undefined;
+  /**
+   * Time between the API's 202 and nova-compute picking the cast up; until then the server
+   * shows the API's task state (rebooting, rebooting_hard), as a GET right after the action
+   * did on the testbed. Default 0: picked up at once (the fake's behaviour before the
+   * comparison, which unit tests rely on).
+   */
+  readonly pickupDelayMs: number;
   #computePaused = false;
 
-  constructor(transitionDelayMs: number, images: readonly string[] | undefined, now: () => number) {
+  constructor(
+    transitionDelayMs: number,
+    images: readonly string[] | undefined,
+    now: () => number,
+    pickupDelayMs = 0,
+  ) {
     this.transitionDelayMs = transitionDelayMs;
     this.#images = images;
     this.#now = now;
+    this.pickupDelayMs = pickupDelayMs;
   }
 
   add(opts: AddServerOptions, defaultProjectId: string): FakeServerState {
@@ -145,6 +160,7 @@ export class FakeCompute {
     for (const s of this.servers.values()) {
       if (!s.pending) continue;
       s.taskState = s.pending.computeTask;
+      s.pending.pickupAt = this.#now();
       s.pending.at = this.#now() + this.transitionDelayMs;
       this.settle(s);
     }
@@ -157,6 +173,7 @@ export class FakeCompute {
   /** Completes a transition whose time has come (called before every read or action). */
   settle(s: FakeServerState): void {
     if (this.#computePaused) return;
+    if (s.pending && this.#now() >= s.pending.pickupAt) s.taskState = s.pending.computeTask;
     if (s.pending && this.#now() >= s.pending.at) {
       const p = s.pending;
       s.pending = undefined;
@@ -168,12 +185,24 @@ export class FakeCompute {
   get(id: string): FakeServerState | undefined {
     const s = this.servers.get(id);
     if (s) this.settle(s);
-    return s;
+    return this.servers.get(id); // settling may have completed a delete
+  }
+
+  /**
+   * DELETE /servers/{id} once accepted: like Nova, the server stays visible with task_state
+   * "deleting" (status unchanged) until nova-compute has deleted it, then it is gone (404).
+   * Any task in progress is overridden, as Nova's delete is.
+   */
+  delete(s: FakeServerState): void {
+    s.pending = undefined;
+    this.#begin(s, 'deleting', 'deleting', () => {
+      this.servers.delete(s.id);
+    });
   }
 
   /**
    * The API sets `apiTask` and casts to nova-compute, which (when running) picks the cast up
-   * at once and moves to `computeTask`; a paused compute leaves `apiTask` in place.
+   * after pickupDelayMs and moves to `computeTask`; a paused compute leaves `apiTask` in place.
    */
   #begin(
     s: FakeServerState,
@@ -181,29 +210,32 @@ export class FakeCompute {
     computeTask: string,
     finish: () => void,
   ): ActionOutcome {
-    s.taskState = this.#computePaused ? apiTask : computeTask;
-    s.updatedAt = this.#now();
+    const now = this.#now();
+    s.taskState = apiTask;
+    s.updatedAt = now;
     s.pending = {
-      at: this.#now() + this.transitionDelayMs,
+      at: now + Math.max(this.transitionDelayMs, this.pickupDelayMs),
+      pickupAt: now + this.pickupDelayMs,
       computeTask,
       finish: () => {
         s.taskState = null;
         finish();
       },
     };
-    this.settle(s); // a zero delay completes at once
+    this.settle(s); // picks up (and with a zero delay completes) at once unless delayed or paused
     return { status: 202 };
   }
 
   /**
-   * Nova's preconditions for a metadata update after the lock check (compute API
+   * Nova's precondition for a metadata update after the lock check (compute API
    * update_instance_metadata: check_instance_state(vm_state=[active, paused, suspended,
-   * stopped], task_state=None)): undefined when the update may go ahead, else the 409. Real
-   * Nova refuses it while a reboot is in progress, which the fake accepted before.
+   * stopped], task_state=None), where task_state=None means "any task"): undefined when the
+   * update may go ahead, else the 409. A reboot in progress does not block it (seen on the
+   * testbed); a server still building or in ERROR does.
    */
   metadataConflict(s: FakeServerState): ActionOutcome | undefined {
     const allowedVm = ['active', 'paused', 'suspended', 'stopped'];
-    if (allowedVm.includes(s.vmState) && s.taskState === null) return undefined;
+    if (allowedVm.includes(s.vmState)) return undefined;
     return conflict(s, 'update metadata', allowedVm);
   }
 

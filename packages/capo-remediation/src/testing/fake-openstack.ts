@@ -42,6 +42,13 @@ export interface FakeOpenStackOptions {
   readonly tokenTtlSeconds?: number;
   /** Time for a reboot/start/stop/rebuild to complete. Default 2000 ms. */
   readonly transitionDelayMs?: number;
+  /**
+   * Time between an action's 202 and nova-compute picking it up: until then the server shows
+   * the API's task state (rebooting, rebooting_hard, powering-off), as real Nova's did right
+   * after the 202 on the testbed. Default 0 (picked up at once, the compute task state shows
+   * right away).
+   */
+  readonly computePickupDelayMs?: number;
   /** Highest compute microversion; default 2.96. The lowest is 2.1. */
   readonly maxMicroversion?: string;
   /** When set, rebuild accepts only these image ids (else 400). */
@@ -172,7 +179,12 @@ export class FakeOpenStack {
       },
       this.#now,
     );
-    this.compute = new FakeCompute(opts.transitionDelayMs ?? 2000, opts.images, this.#now);
+    this.compute = new FakeCompute(
+      opts.transitionDelayMs ?? 2000,
+      opts.images,
+      this.#now,
+      opts.computePickupDelayMs ?? 0,
+    );
   }
 
   /** Creates a fake and starts its HTTP(S) server on 127.0.0.1 with a random port. */
@@ -508,14 +520,14 @@ export class FakeOpenStack {
         entry,
       };
     if (!sm[2] && req.method === 'DELETE') {
-      // Nova: 204, the server goes away (real Nova passes through task_state "deleting"
-      // first); a locked server answers 409 to non-admins.
+      // Nova: 204, then task_state "deleting" until compute has deleted it, then 404; a
+      // locked server answers 409 to non-admins.
       if (s.locked && !token.admin)
         return {
           res: fault(409, 'conflictingRequest', `Instance ${s.id} is locked`, mvHeaders),
           entry,
         };
-      this.compute.servers.delete(s.id);
+      this.compute.delete(s);
       return { res: { status: 204, headers: mvHeaders, body: '' }, entry };
     }
     if (!sm[2]) {

@@ -26,6 +26,23 @@ describe('FakeCompute task states and 409 texts (as real Nova)', () => {
     expect(compute.get(s.id)).toMatchObject({ taskState: null, vmState: 'active', boots: 1 });
   });
 
+  it('with a pickup delay, the API task state shows until nova-compute picks the cast up', () => {
+    let t = 0;
+    const compute = new FakeCompute(1000, undefined, () => t, 200);
+    const s = compute.add({}, 'p');
+    compute.act(s, { reboot: { type: 'HARD' } });
+    expect(compute.get(s.id)?.taskState).toBe('rebooting_hard');
+    t += 200;
+    expect(compute.get(s.id)?.taskState).toBe('reboot_started_hard');
+    t += 800;
+    expect(compute.get(s.id)).toMatchObject({ taskState: null, boots: 1 });
+    // Without one (the default), the compute task state shows at once.
+    const quick = computeSetup().compute;
+    const q = quick.add({}, 'p');
+    quick.act(q, { reboot: { type: 'SOFT' } });
+    expect(quick.get(q.id)?.taskState).toBe('reboot_started');
+  });
+
   it('a paused HARD reboot shows "rebooting_hard" / HARD_REBOOT', () => {
     const { compute } = computeSetup();
     const s = compute.add({}, 'p');
@@ -141,14 +158,21 @@ describe('FakeOpenStack REST (as real Keystone/Nova)', () => {
     expect((await call(fake, 'GET', server, { 'x-auth-token': seen })).status).toBe(401);
   });
 
-  it('Nova DELETE /servers/{id}: 204 then 404; a locked server answers 409', async () => {
-    const fake = new FakeOpenStack();
+  it('Nova DELETE /servers/{id}: 204, task_state "deleting" until compute is done, then 404; a locked server answers 409', async () => {
+    let now = 0;
+    const fake = new FakeOpenStack({ now: () => now, transitionDelayMs: 1000 });
     const t = await token(fake);
     const id = fake.addServer();
     const locked = fake.addServer({ locked: true });
     const url = (s: string) => `${fake.computeUrl('RegionOne')}/servers/${s}`;
     expect((await call(fake, 'DELETE', url(locked), { 'x-auth-token': t })).status).toBe(409);
     expect((await call(fake, 'DELETE', url(id), { 'x-auth-token': t })).status).toBe(204);
+    const deleting = await call(fake, 'GET', url(id), { 'x-auth-token': t });
+    expect(JSON.parse(deleting.text).server).toMatchObject({
+      status: 'ACTIVE',
+      'OS-EXT-STS:task_state': 'deleting',
+    });
+    now += 1000;
     const gone = await call(fake, 'GET', url(id), { 'x-auth-token': t });
     expect(gone.status).toBe(404);
     expect(JSON.parse(gone.text)).toEqual({
@@ -156,41 +180,36 @@ describe('FakeOpenStack REST (as real Keystone/Nova)', () => {
     });
   });
 
-  it('Nova refuses a metadata update while a task is in progress (409 naming task_state), allows it on SHUTOFF', async () => {
+  it('Nova takes a metadata update during a reboot and on SHUTOFF, refuses it while BUILD or ERROR (409 naming vm_state)', async () => {
     const fake = new FakeOpenStack({ transitionDelayMs: 1000 });
     const t = await token(fake);
     const id = fake.addServer();
     const stopped = fake.addServer({ status: 'SHUTOFF' });
     const building = fake.addServer({ status: 'BUILD' });
+    const failed = fake.addServer({ status: 'ERROR' });
     const meta = (s: string) => `${fake.computeUrl('RegionOne')}/servers/${s}/metadata/k`;
     const put = (s: string) =>
       call(fake, 'PUT', meta(s), { 'x-auth-token': t }, { meta: { k: 'v' } });
     fake.pauseCompute();
-    await call(
-      fake,
-      'POST',
-      `${fake.computeUrl('RegionOne')}/servers/${id}/action`,
-      { 'x-auth-token': t },
-      {
-        reboot: { type: 'SOFT' },
-      },
-    );
-    const busy = await put(id);
-    expect(busy.status).toBe(409);
-    expect(JSON.parse(busy.text)).toEqual({
-      conflictingRequest: {
-        code: 409,
-        message: `Cannot 'update metadata' instance ${id} while it is in task_state rebooting`,
-      },
-    });
-    expect(fake.server(id)?.metadata).toEqual({});
+    const action = `${fake.computeUrl('RegionOne')}/servers/${id}/action`;
+    expect(
+      (await call(fake, 'POST', action, { 'x-auth-token': t }, { reboot: { type: 'SOFT' } }))
+        .status,
+    ).toBe(202);
+    expect(fake.server(id)?.taskState).toBe('rebooting');
+    expect((await put(id)).status).toBe(200);
+    expect(fake.server(id)?.metadata).toEqual({ k: 'v' });
+    expect((await put(stopped)).status).toBe(200);
     const b = await put(building);
     expect(b.status).toBe(409);
-    expect(b.text).toContain(
-      `Cannot 'update metadata' instance ${building} while it is in vm_state building`,
-    );
-    expect((await put(stopped)).status).toBe(200);
-    expect(fake.server(stopped)?.metadata).toEqual({ k: 'v' });
+    expect(JSON.parse(b.text)).toEqual({
+      conflictingRequest: {
+        code: 409,
+        message: `Cannot 'update metadata' instance ${building} while it is in vm_state building`,
+      },
+    });
+    expect((await put(failed)).text).toContain('while it is in vm_state error');
+    expect(fake.server(building)?.metadata).toEqual({});
   });
 
   it('Nova replies carry both version headers and a request id', async () => {

@@ -4,9 +4,15 @@
 // create their remediation. Everything here is measured, nothing asserted.
 import { createKubeClient, customResource, EventResource, type KubeObject } from '@noderepair/core';
 import { BENCH_NAMESPACE } from '../cluster/identities.js';
-import type { CapiWorld } from '../cluster/capi-world.js';
+import { MachineResource, type CapiWorld } from '../cluster/capi-world.js';
 import { REMEDIATION_GROUP, REMEDIATION_VERSION } from '../cluster/capi-objects.js';
-import { Heartbeats, forEachLimited, postReady, workerName } from '../cluster/node-writer.js';
+import {
+  Heartbeats,
+  forEachLimited,
+  POOL_LABEL,
+  postReady,
+  workerName,
+} from '../cluster/node-writer.js';
 import { NodeRepairProcess } from '../controllers/noderepair-process.js';
 import { readProcUsage } from '../proc/proc-stat.js';
 import { followStartup, type StartupFigures } from '../proc/startup.js';
@@ -42,7 +48,9 @@ export interface ScaleResult {
   writerRequestsPerMinute: number;
   ours: SideResult;
   capi: SideResult;
-  delaysMs: { ours: number[]; capi: number[] };
+  /** Cluster API only: when the MHC marked the Machine (HealthCheckSucceeded=False), seen by watch. */
+  capiMarked: Summary & { expected: number; missing: number };
+  delaysMs: { ours: number[]; capi: number[]; capiMarked: number[] };
 }
 
 const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
@@ -133,8 +141,24 @@ export async function runScale(world: CapiWorld, o: ScaleOptions): Promise<Scale
         return owner !== undefined && wanted.has(owner) ? owner : undefined;
       },
     );
+    const capiMarks = new FirstSeen(
+      admin,
+      MachineResource,
+      { namespace: BENCH_NAMESPACE, labelSelector: `${POOL_LABEL}=workers` },
+      (m) => {
+        const conds = (m as { status?: { conditions?: Array<{ type: string; status: string }> } })
+          .status?.conditions;
+        const name = m.metadata?.name;
+        return name !== undefined &&
+          wanted.has(name) &&
+          conds?.some((c) => c.type === 'HealthCheckSucceeded' && c.status === 'False')
+          ? name
+          : undefined;
+      },
+    );
     await ourEvents.start();
     await capiRemediations.start();
+    await capiMarks.start();
     const at = Math.ceil((Date.now() + 1_000) / 1000) * 1000; // a whole second: the API keeps seconds
     await sleep(at - Date.now());
     await forEachLimited(failing, 16, (n) => postReady(world.writerClient, n, 'False', at));
@@ -151,6 +175,7 @@ export async function runScale(world: CapiWorld, o: ScaleOptions): Promise<Scale
     }
     await ourEvents.stop();
     await capiRemediations.stop();
+    await capiMarks.stop();
     const after = { ours: readProcUsage(o1.pid), capi: readProcUsage(mgr.pid as number) };
     const delays = (m: Map<string, number>) => [...m.values()].map((t) => t - deadline);
     const side = (
@@ -194,9 +219,15 @@ export async function runScale(world: CapiWorld, o: ScaleOptions): Promise<Scale
         rates.capi,
         capiRemediations.seen,
       ),
+      capiMarked: {
+        ...summarize(delays(capiMarks.seen)),
+        expected: wanted.size,
+        missing: wanted.size - capiMarks.seen.size,
+      },
       delaysMs: {
         ours: delays(ourEvents.seen).sort((a, b) => a - b),
         capi: delays(capiRemediations.seen).sort((a, b) => a - b),
+        capiMarked: delays(capiMarks.seen).sort((a, b) => a - b),
       },
     };
     log(

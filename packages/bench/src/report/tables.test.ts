@@ -28,7 +28,8 @@ const scale = (nodes: number, ours: SideResult, capi: SideResult): ScaleResult =
   writerRequestsPerMinute: nodes / 5,
   ours,
   capi,
-  delaysMs: { ours: [], capi: [] },
+  capiMarked: { count: 100, p50: 900, p99: 1000, expected: 100, missing: 0 },
+  delaysMs: { ours: [], capi: [], capiMarked: [] },
 });
 
 const report = (s: ScaleResult[], informers: Record<string, unknown>[] = []): BenchReport => ({

@@ -84,7 +84,9 @@ export async function runScale(world: CapiWorld, o: ScaleOptions): Promise<Scale
       pid: () => o1.pid,
       startedAt: t0,
       alive: () => o1.running,
-      ready: () => o1.ready(),
+      metricsUrl: `${o1.probeUrl}/metrics`,
+      controller: 'noderepair-autorepair',
+      objects: world.count,
       timeoutMs: 600_000,
       what: 'noderepair run',
     });
@@ -95,6 +97,9 @@ export async function runScale(world: CapiWorld, o: ScaleOptions): Promise<Scale
       pid: () => mgr.pid as number,
       startedAt: t1,
       alive: () => mgr.running,
+      metricsUrl: `http://${mgr.diagnosticsAddress}/metrics`,
+      controller: 'machine',
+      objects: world.count,
       timeoutMs: 900_000,
       what: 'cluster-api-controller',
     });

@@ -1,58 +1,71 @@
-// Follows a freshly started process until its initial sync is over (see settle.ts):
-// samples /proc every 250 ms; optionally also notes when its own readiness probe passes.
+// Follows a freshly started controller through its initial sync: /proc every 500 ms for
+// CPU and memory, its /metrics for "every object reconciled once, queues empty" (see
+// metrics/controller-sync.ts). Then, for at most 30 s more, when its CPU settles (a 5 s
+// window under 5 % of a core; see settle.ts) — reported when it happens, not waited for.
+import { parsePrometheusText } from '../metrics/prometheus-text.js';
+import { syncState } from '../metrics/controller-sync.js';
 import { readProcUsage } from './proc-stat.js';
 import { settledAt, type CpuSample } from './settle.js';
 
 export interface StartupFigures {
-  /** CPU seconds from exec to the start of the first quiet window. */
+  /** CPU seconds from exec until every object was reconciled once and the queues were empty. */
   cpuSeconds: number;
-  /** Wall time from exec to the same point. */
-  settledMs: number;
-  /** When the process's readiness probe first passed (if it has one). */
-  readyMs?: number;
-  readyCpuSeconds?: number;
-  rssBytesAtSettle: number;
+  syncedMs: number;
+  rssBytesAtSync: number;
+  /** When the CPU settled afterwards (5 s under 5 % of a core), if within 30 s. */
+  settledMs?: number;
+  settledCpuSeconds?: number;
 }
 
 export const SETTLE_WINDOW_MS = 5_000;
-/** 5 % of one core: heartbeats keep both controllers slightly busy in steady state. */
 export const SETTLE_MAX_FRACTION = 0.05;
+
+async function metricsText(url: string): Promise<string | undefined> {
+  try {
+    const r = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+    return r.ok ? await r.text() : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export async function followStartup(o: {
   pid: () => number;
   startedAt: number;
   alive: () => boolean;
-  ready?: () => Promise<boolean>;
+  metricsUrl: string;
+  controller: string;
+  objects: number;
   timeoutMs: number;
   what: string;
 }): Promise<StartupFigures> {
   const samples: CpuSample[] = [];
-  const rss = new Map<number, number>();
-  let readyMs: number | undefined;
-  let readyCpu: number | undefined;
+  let synced: { tMs: number; cpu: number; rss: number } | undefined;
   for (;;) {
     if (!o.alive()) throw new Error(`${o.what} exited during its initial sync`);
     const u = readProcUsage(o.pid());
     const tMs = Date.now() - o.startedAt;
     samples.push({ tMs, cpuSeconds: u.cpuSeconds });
-    rss.set(tMs, u.rssBytes);
-    if (o.ready && readyMs === undefined && (await o.ready())) {
-      readyMs = tMs;
-      readyCpu = u.cpuSeconds;
+    if (!synced) {
+      const text = await metricsText(o.metricsUrl);
+      if (text && syncState(parsePrometheusText(text), o.controller, o.objects).done)
+        synced = { tMs, cpu: u.cpuSeconds, rss: u.rssBytes };
+      else if (tMs > o.timeoutMs)
+        throw new Error(
+          `${o.what} did not finish its initial sync within ${o.timeoutMs} ms (CPU ${u.cpuSeconds.toFixed(1)} s)`,
+        );
     }
-    const s = settledAt(samples, SETTLE_WINDOW_MS, SETTLE_MAX_FRACTION);
-    if (s && (!o.ready || readyMs !== undefined)) {
-      return {
-        cpuSeconds: +s.cpuSeconds.toFixed(2),
-        settledMs: s.tMs,
-        ...(readyMs !== undefined ? { readyMs, readyCpuSeconds: +(readyCpu ?? 0).toFixed(2) } : {}),
-        rssBytesAtSettle: rss.get(s.tMs) ?? u.rssBytes,
-      };
+    if (synced) {
+      const s = settledAt(samples, SETTLE_WINDOW_MS, SETTLE_MAX_FRACTION);
+      if (s || tMs - synced.tMs > 30_000) {
+        return {
+          cpuSeconds: +synced.cpu.toFixed(2),
+          syncedMs: synced.tMs,
+          rssBytesAtSync: synced.rss,
+          ...(s ? { settledMs: s.tMs, settledCpuSeconds: +s.cpuSeconds.toFixed(2) } : {}),
+        };
+      }
     }
-    if (tMs > o.timeoutMs)
-      throw new Error(
-        `${o.what} did not settle within ${o.timeoutMs} ms (CPU ${u.cpuSeconds.toFixed(1)} s)`,
-      );
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 500));
   }
 }

@@ -4,7 +4,7 @@ import type { BenchReport } from './model.js';
 import { renderReport, targetChecks } from './tables.js';
 
 const side = (rssMiB: number, p99: number, reqPerMin: number, missing = 0): SideResult => ({
-  startup: { cpuSeconds: 2, settledMs: 4000, rssBytesAtSettle: rssMiB * 1048576 },
+  startup: { cpuSeconds: 2, syncedMs: 4000, rssBytesAtSync: rssMiB * 1048576 },
   rssBytes: rssMiB * 1048576,
   peakRssBytes: rssMiB * 2 * 1048576,
   steadyCpuSecondsPerMinute: 0.5,

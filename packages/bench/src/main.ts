@@ -19,6 +19,15 @@ import { renderReport } from './report/tables.js';
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
 
+/** Writes the JSON and the markdown so far: a run cut short still leaves its figures. */
+function checkpoint(o: BenchOptions, report: BenchReport): string {
+  const out = resolve(repoRoot, o.out);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(out.replace(/\.json$/, '') + '.md', renderReport(report));
+  return out;
+}
+
 async function run(o: BenchOptions): Promise<BenchReport> {
   const started = new Date();
   const load0 = loadavg()[0] ?? 0;
@@ -43,6 +52,9 @@ async function run(o: BenchOptions): Promise<BenchReport> {
       log(`FAILED ${msg}`);
       report.errors.push(msg);
     }
+    report.overlay = readOverlayFigures();
+    report.durationSeconds = Math.round((Date.now() - started.getTime()) / 1000);
+    checkpoint(o, report);
   };
 
   if (o.micro) {
@@ -65,7 +77,7 @@ async function run(o: BenchOptions): Promise<BenchReport> {
         const w = world;
         await attempt(`scale ${size}`, async () => {
           log(`growing to ${size} workers`);
-          await w.startManager();
+          await w.startManager({ provisioning: true });
           await w.growTo(size);
           await w.waitForNodeRefs(1_200_000);
           if (!o.scale) return;
@@ -121,10 +133,8 @@ async function main(): Promise<number> {
   }
   const report = await run(o);
   process.stdout.write(renderReport(report));
-  const out = resolve(repoRoot, o.out);
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
-  log(`results written to ${out}`);
+  const out = checkpoint(o, report);
+  log(`results written to ${out} (and .md)`);
   return report.errors.length ? 1 : 0;
 }
 

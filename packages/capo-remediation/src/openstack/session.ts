@@ -242,7 +242,7 @@ export class KeystoneSession {
       url: string;
       body: string | undefined;
       headers: Record<string, string>;
-      noResendWithoutReply: boolean;
+      noResendWithoutReply?: boolean;
     },
   ): Promise<ServiceResponse> {
     const path = new URL(r.url).pathname;

@@ -16,6 +16,7 @@ import {
   isBeingDeleted,
   kubeDrainPort,
   NodeResource,
+  ForbiddenError,
   NotFoundError,
   removeFinalizer,
   removeMetaCondition,
@@ -153,8 +154,37 @@ export class RemediationReconciler {
       ? osr
       : await addFinalizer(client, OpenStackRemediationResource, osr, FINALIZER);
     const current = { ...withFinalizer, spec: osr.spec, status: osr.status } as Osr;
-    return this.progress(current, ctx);
+    try {
+      return await this.progress(current, ctx);
+    } catch (e) {
+      // RBAC narrower than the shipped role: say so on the object, not only in the log
+      // (found by the chaos suite: a role without `patch nodes` only logged, for ever).
+      if (e instanceof ForbiddenError) await this.permissionDenied(current, e);
+      throw e;
+    }
   };
+
+  /** A Warning event and Remediated=False/PermissionDenied carrying the API server's message. */
+  private async permissionDenied(osr: Osr, e: ForbiddenError): Promise<void> {
+    const message = `permission denied: ${e.message}`;
+    await this.opts.events.record(osr, {
+      type: 'Warning',
+      reason: 'PermissionDenied',
+      action: 'Reconcile',
+      note: message,
+    });
+    const prev = findMetaCondition(osr.status?.conditions, CONDITION_REMEDIATED);
+    if (prev?.reason === 'PermissionDenied' && prev.message === message) return;
+    await this.writeStatus(osr, (s) => ({
+      ...s,
+      conditions: this.cond(osr, s, {
+        type: CONDITION_REMEDIATED,
+        status: 'False',
+        reason: 'PermissionDenied',
+        message,
+      }),
+    })).catch(() => undefined); // may be the missing permission itself; the event and log remain
+  }
 
   // ---- the ladder ------------------------------------------------------------------------
 

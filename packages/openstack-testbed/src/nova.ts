@@ -148,3 +148,23 @@ export async function serverMetadata(
     throw new Error('nova: metadata: expected a map of strings');
   return m as Record<string, string>;
 }
+
+/** Nova's admin action os-resetState (vm_state `error` or `active`, task cleared); needs an admin token. */
+export async function resetServerState(
+  token: Token,
+  serverId: string,
+  state: 'error' | 'active',
+): Promise<void> {
+  const res = await fetch(`${computeUrl(token)}/servers/${encodeURIComponent(serverId)}/action`, {
+    method: 'POST',
+    headers: {
+      'x-auth-token': token.id,
+      'openstack-api-version': `compute ${COMPUTE_MICROVERSION}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ 'os-resetState': { state } }),
+  });
+  await res.arrayBuffer();
+  if (res.status !== 202)
+    throw new Error(`nova: os-resetState of ${serverId} returned HTTP ${res.status}, expected 202`);
+}

@@ -4,7 +4,13 @@ import { readFile } from 'node:fs/promises';
 import { issueToken } from './keystone.js';
 import type { Identity } from './keystone.js';
 import type { Token } from './keystone.js';
-import { instanceActionEvents, listInstanceActions, serverMetadata, serverState } from './nova.js';
+import {
+  instanceActionEvents,
+  listInstanceActions,
+  resetServerState,
+  serverMetadata,
+  serverState,
+} from './nova.js';
 import type { InstanceAction, InstanceActionEvent, ServerState } from './nova.js';
 import { parseEnvExports, runScript } from './script.js';
 import type { ScriptOptions } from './script.js';
@@ -26,6 +32,8 @@ export interface OpenStackTestbed {
   novaActionEvents(uuid: string, requestId: string): Promise<InstanceActionEvent[]>;
   /** Status, vm_state and task_state of the server. */
   serverState(uuid: string): Promise<ServerState>;
+  /** As the cloud admin: Nova's os-resetState (puts a server in ERROR, or back to ACTIVE). */
+  resetServerState(uuid: string, state: 'error' | 'active'): Promise<void>;
   /** The server's metadata (key -> value). */
   serverMetadata(uuid: string): Promise<Record<string, string>>;
   /** Polls until the server shows `status` with no task in progress; throws on ERROR or timeout. */
@@ -99,6 +107,15 @@ export async function startOpenStackTestbed(
       asProject((t) => instanceActionEvents(t, uuid, requestId)),
     serverState: state,
     serverMetadata: (uuid) => asProject((t) => serverMetadata(t, uuid)),
+    async resetServerState(uuid, state) {
+      const admin = {
+        kind: 'password',
+        username: 'admin',
+        password: required(env, 'OS_TESTBED_ADMIN_PASSWORD'),
+        project: 'admin',
+      } as const;
+      await resetServerState(await issueToken(authUrl, admin, region), uuid, state);
+    },
     async waitForServer(uuid, status, timeoutMs = 120_000) {
       const deadline = Date.now() + timeoutMs;
       let last: ServerState | undefined;

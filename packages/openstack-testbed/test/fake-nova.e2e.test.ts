@@ -17,6 +17,7 @@ describeNovaContract('FakeOpenStack', async () => {
     createServer: async (name) => fake.addServer({ name }),
     pauseCompute: async () => fake.pauseCompute(),
     resumeCompute: async () => fake.resumeCompute(),
+    forceError: async (uuid) => fake.resetState(uuid, 'error'),
     countReboots: async (uuid) => fake.rebootCount(uuid),
     close: () => fake.close(),
   };

@@ -13,6 +13,7 @@ describeNovaContract('real Nova (testbed)', async () => {
     createServer: (name) => tb.createServer(name),
     pauseCompute: () => tb.pauseCompute(),
     resumeCompute: () => tb.resumeCompute(),
+    forceError: (uuid) => tb.resetServerState(uuid, 'error'),
     countReboots: async (uuid) =>
       (await tb.novaActions(uuid)).filter((a) => a.action === 'reboot').length,
     // The suite's global setup stops the testbed after the last file.

@@ -243,6 +243,19 @@ export class FakeOpenStack {
     };
   }
 
+  /**
+   * Nova's admin action os-resetState: sets vm_state (`error` or `active`) and clears any
+   * task, as `POST /servers/{id}/action {"os-resetState": {"state": "error"}}` does on the
+   * testbed. Throws for an unknown server.
+   */
+  resetState(id: string, state: 'error' | 'active'): void {
+    const s = this.compute.get(id);
+    if (!s) throw new Error(`FakeOpenStack.resetState: no server ${id}`);
+    s.pending = undefined;
+    s.taskState = null;
+    s.vmState = state;
+  }
+
   deleteServer(id: string): void {
     this.compute.servers.delete(id);
   }

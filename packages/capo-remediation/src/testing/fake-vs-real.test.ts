@@ -212,6 +212,38 @@ describe('FakeOpenStack REST (as real Keystone/Nova)', () => {
     expect(fake.server(building)?.metadata).toEqual({});
   });
 
+  it('resetState(error) as Nova os-resetState: status ERROR, metadata PUT 409, a HARD reboot brings it back', async () => {
+    let now = 0;
+    const fake = new FakeOpenStack({ now: () => now, transitionDelayMs: 1000 });
+    const t = await token(fake);
+    const id = fake.addServer();
+    fake.resetState(id, 'error');
+    const url = `${fake.computeUrl('RegionOne')}/servers/${id}`;
+    const meta = await call(
+      fake,
+      'PUT',
+      `${url}/metadata/k`,
+      { 'x-auth-token': t },
+      { meta: { k: 'v' } },
+    );
+    expect(meta.status).toBe(409);
+    expect(meta.text).toContain(
+      `Cannot 'update metadata' instance ${id} while it is in vm_state error`,
+    );
+    const hard = await call(
+      fake,
+      'POST',
+      `${url}/action`,
+      { 'x-auth-token': t },
+      { reboot: { type: 'HARD' } },
+    );
+    expect(hard.status).toBe(202);
+    // As in Nova's status map, vm_state error shows ERROR while the reboot runs.
+    expect(fake.server(id)?.status).toBe('ERROR');
+    now += 1000;
+    expect(fake.server(id)).toMatchObject({ status: 'ACTIVE', vmState: 'active', taskState: null });
+  });
+
   it('Nova replies carry both version headers and a request id', async () => {
     const fake = new FakeOpenStack();
     const t = await token(fake);

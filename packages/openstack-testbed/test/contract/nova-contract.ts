@@ -32,6 +32,8 @@ export interface NovaContractTarget {
   /** Holds every accepted task pending until resumeCompute(). */
   pauseCompute?(): Promise<void>;
   resumeCompute?(): Promise<void>;
+  /** Puts the server in vm_state error, as Nova's admin os-resetState does. */
+  forceError?(uuid: string): Promise<void>;
   /** Reboots the cloud itself recorded for the server (Nova: os-instance-actions). */
   countReboots(uuid: string): Promise<number>;
   close(): Promise<void>;
@@ -327,6 +329,37 @@ export function describeNovaContract(name: string, setup: () => Promise<NovaCont
         await waitFor(client, fresh, 'ACTIVE');
       }
       expect(await target.countReboots(fresh)).toBe(3);
+    });
+
+    it('an ERROR server: metadata PUT is a Conflict (vm_state error), a HARD reboot is accepted and brings it back', async () => {
+      if (!target.forceError) throw new Error(`${name}: the contract needs forceError`);
+      const broken = await target.createServer(`contract-error-${Date.now()}`);
+      await waitFor(client, broken, 'ACTIVE');
+      await target.forceError(broken);
+      expect((await client.nova.getServer(broken)).status).toBe('ERROR');
+      // The controller writes its action id to the metadata before every reboot: on an
+      // ERROR server Nova refuses that write although it accepts the HARD reboot itself.
+      const err = await client.nova
+        .setMetadataItem(broken, 'noderepair_contract', 'on-error')
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ServerConflict);
+      expect((err as Error).message).toContain(
+        `Cannot 'update metadata' instance ${broken} while it is in vm_state error`,
+      );
+      observed[`${name}: metadata PUT on ERROR`] = (err as Error).message;
+      await client.nova.reboot(broken, 'HARD');
+      const during = await client.nova.getServer(broken);
+      observed[`${name}: right after HARD from ERROR`] = [during.status, during.taskState];
+      // vm_state error shows ERROR until the reboot is done, so waitFor (which fails on
+      // ERROR) cannot be used here.
+      const deadline = Date.now() + 120_000;
+      let s = during;
+      while (Date.now() < deadline && !(s.status === 'ACTIVE' && s.taskState === null)) {
+        await sleep(250);
+        s = await client.nova.getServer(broken);
+      }
+      expect([s.status, s.vmState, s.taskState]).toEqual(['ACTIVE', 'active', null]);
+      expect(await target.countReboots(broken)).toBe(1);
     });
 
     it('a deleted server: DELETE 204, then GET and reboot give ServerNotFound', async () => {

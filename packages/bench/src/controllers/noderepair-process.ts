@@ -4,7 +4,7 @@
 // The policy is the MHC's rule: Ready=False or Unknown for the timeout -> remediate, with
 // the storm guard opened wide so 1 % of the nodes failing at once all proceed (as the MHC's
 // default unhealthyLessThanOrEqualTo 100 % lets them).
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, ManagedProcess } from '@noderepair/envtest';
@@ -68,27 +68,50 @@ export class NodeRepairProcess {
       );
     const policy = join(o.dir, 'noderepair-policy.json');
     writeFileSync(policy, JSON.stringify(benchPolicy(o.timeoutSeconds), null, 2));
-    const port = await freePort();
-    const proc = new ManagedProcess(
-      'noderepair',
-      process.execPath,
-      [
-        NODEREPAIR_CLI,
-        'run',
-        '--kubeconfig',
-        o.kubeconfigPath,
-        '--policy',
-        policy,
-        '--dry-run',
-        '--metrics-bind-address',
-        '0',
-        '--health-probe-bind-address',
-        `127.0.0.1:${port}`,
-      ],
-      join(o.dir, `noderepair-${o.tag}.log`),
-    );
-    proc.start();
-    return new NodeRepairProcess(proc, `http://127.0.0.1:${port}`);
+    const logFile = join(o.dir, `noderepair-${o.tag}.log`);
+    // A free port can be taken by another process before ours binds it (a shared machine):
+    // then it exits with EADDRINUSE and is started again on another port.
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      const proc = new ManagedProcess(
+        'noderepair',
+        process.execPath,
+        [
+          NODEREPAIR_CLI,
+          'run',
+          '--kubeconfig',
+          o.kubeconfigPath,
+          '--policy',
+          policy,
+          '--dry-run',
+          '--metrics-bind-address',
+          '0',
+          '--health-probe-bind-address',
+          `127.0.0.1:${port}`,
+        ],
+        logFile,
+      );
+      proc.start();
+      const p = new NodeRepairProcess(proc, `http://127.0.0.1:${port}`);
+      const deadline = Date.now() + 180_000;
+      while (proc.running && Date.now() < deadline && !(await p.listening())) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      if (proc.running) return p;
+      const tail = readFileSync(logFile, 'utf8').slice(-2000);
+      if (!tail.includes('EADDRINUSE') || attempt >= 3)
+        throw new Error(`noderepair run exited (code ${String(proc.exitCode)}):\n${tail}`);
+    }
+  }
+
+  /** The probe server answers (with any status). */
+  private async listening(): Promise<boolean> {
+    try {
+      await fetch(`${this.probeUrl}/healthz`, { signal: AbortSignal.timeout(1_000) });
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   async stop(): Promise<void> {

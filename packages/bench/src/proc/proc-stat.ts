@@ -53,6 +53,8 @@ function clockTicks(): number {
 
 export function readProcUsage(pid: number): ProcUsage {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  // A zombie (exited, not yet reaped) has no memory lines left.
+  if (!/^VmRSS:/m.test(status)) throw new Error(`process ${pid} has exited`);
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return {
     rssBytes: parseStatusKb(status, 'VmRSS'),

@@ -11,17 +11,22 @@ export interface BenchOptions {
   scale: boolean;
   informers: boolean;
   micro: boolean;
+  /** No new scale point is started after this many minutes (the informers still run). */
+  maxMinutes: number;
 }
 
 export const usage = `usage: pnpm bench [--quick] [--sizes N,N,...] [--steady-seconds S] [--timeout-seconds S]
-                  [--heartbeat-seconds S] [--out FILE] [--skip-scale] [--skip-informers] [--skip-micro]
+                  [--heartbeat-seconds S] [--out FILE] [--max-minutes M]
+                  [--skip-scale] [--skip-informers] [--skip-micro]
 
   --quick              one scale point of 1,000 nodes and a 30 s steady window (~8 min)
   --sizes              node counts of the scale points (default 1000,5000,10000)
   --steady-seconds     steady-state window for requests per minute (default 60)
   --timeout-seconds    NotReady timeout of both controllers (default 20)
   --heartbeat-seconds  every node re-posts its status this often (default 300, the kubelet's)
-  --out                JSON results file (default reports/bench.json)`;
+  --out                JSON results file (default reports/bench.json; the markdown goes next to it)
+  --max-minutes        start no new scale point after this many minutes (default 20), so the
+                       whole run stays within ~30 min on a slow machine; skipped points are listed`;
 
 function positiveInt(v: string | undefined, flag: string, dflt: number): number {
   if (v === undefined) return dflt;
@@ -48,6 +53,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
         'skip-scale': { type: 'boolean' },
         'skip-informers': { type: 'boolean' },
         'skip-micro': { type: 'boolean' },
+        'max-minutes': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -86,5 +92,6 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     scale: v['skip-scale'] !== true,
     informers: v['skip-informers'] !== true,
     micro: v['skip-micro'] !== true,
+    maxMinutes: positiveInt(v['max-minutes'] as string | undefined, '--max-minutes', 20),
   };
 }

@@ -74,6 +74,13 @@ async function run(o: BenchOptions): Promise<BenchReport> {
     try {
       for (const [k, size] of o.sizes.entries()) {
         if (!world) break;
+        const elapsedMin = (Date.now() - started.getTime()) / 60_000;
+        if (k > 0 && elapsedMin > o.maxMinutes) {
+          const msg = `scale ${size}: skipped, ${elapsedMin.toFixed(1)} min elapsed (--max-minutes ${o.maxMinutes})`;
+          log(msg);
+          report.errors.push(msg);
+          continue;
+        }
         const w = world;
         await attempt(`scale ${size}`, async () => {
           log(`growing to ${size} workers`);

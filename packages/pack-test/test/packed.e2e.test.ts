@@ -239,7 +239,12 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
   it('runs the compiled controller on envtest: Unknown node -> Nova HARD reboot -> Healthy', async () => {
     const overlay = join(repo, 'examples', 'overlay', 'kubeadm-node.yaml');
     const { stdout } = await sh(process.execPath, ['dist/main.js', overlay], app, 280_000);
-    const summary = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
+    const summaries = stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{"summary":'))
+      .map((l) => (JSON.parse(l) as { summary: Record<string, unknown> }).summary);
+    expect(summaries, stdout.slice(-3000)).toHaveLength(1);
+    const summary = summaries[0]!;
     expect(summary['kubernetesVersion']).toMatch(/^v1\.35\./);
     // NotStarted may come first, before the fake kubelet's first status post.
     expect((summary['causes'] as string[]).slice(-3)).toEqual([

@@ -90,7 +90,8 @@ async function main(): Promise<void> {
     stop.abort();
     await running;
     await kubelet.stop();
-    process.stdout.write(`${JSON.stringify(summary)}\n`);
+    // The manager logs JSON lines to stdout too: the summary is the line with a `summary` key.
+    process.stdout.write(`${JSON.stringify({ summary })}\n`);
   } finally {
     stop.abort();
     kfc.close();

@@ -68,18 +68,28 @@ const cond = (o: Osr, type: string) => o.status?.conditions?.find((c) => c.type 
 /** Nova's start_time is UTC without a zone, to the second. */
 const novaTime = (t: string) => Date.parse(/Z$|[+-]\d\d:\d\d$/.test(t) ? t : `${t}Z`);
 
+/** Whole seconds: Nova stores start_time to the second (truncated). */
+const second = (ms: number) => Math.floor(ms / 1000) * 1000;
+
 /**
- * Each attempt of the history has exactly one `reboot` in Nova's records, started inside the
- * attempt (one second of slack for Nova's second resolution), and nothing else was rebooted.
+ * Each attempt of the history has exactly one `reboot` in Nova's records, and nothing else was
+ * rebooted. Attempt i owns the reboots Nova started from the second of its start up to (not
+ * including) the second the next attempt started: the next attempt's intent closes this one
+ * in the same instant it sends the next reboot, so the completion time cannot be the bound.
  */
 function expectOneRebootPerAttempt(
   history: NonNullable<NonNullable<Osr['status']>['history']>,
   reboots: InstanceAction[],
 ) {
-  const perAttempt = history.map((a) => {
-    const from = Date.parse(a.startTime) - 1_000;
-    const to = a.completionTime ? Date.parse(a.completionTime) + 1_000 : Infinity;
-    return reboots.filter((r) => novaTime(r.startTime) >= from && novaTime(r.startTime) <= to)
+  const perAttempt = history.map((a, i) => {
+    const from = second(Date.parse(a.startTime));
+    const next = history[i + 1];
+    const until = next
+      ? second(Date.parse(next.startTime))
+      : a.completionTime
+        ? second(Date.parse(a.completionTime)) + 1_000
+        : Infinity;
+    return reboots.filter((r) => novaTime(r.startTime) >= from && novaTime(r.startTime) < until)
       .length;
   });
   expect(perAttempt).toEqual(history.map(() => 1));
@@ -126,6 +136,12 @@ describe('capo-remediation with the REAL Nova (testbed) on envtest', () => {
       // What the controller sent, what Nova answered, and Nova's own records agree.
       expect(ctl.reboots.map((r) => [r.type, r.status])).toEqual([['SOFT', 202]]);
       const actions = await tb.novaActions(w.serverId);
+      console.log(
+        'soft flow: Nova os-instance-actions',
+        JSON.stringify(actions),
+        'sent',
+        JSON.stringify(ctl.reboots),
+      );
       expect(actions.map((a) => a.action)).toEqual(['create', 'reboot']);
       const reboots = actions.filter((a) => a.action === 'reboot');
       expect(reboots.map((a) => a.requestId)).toEqual(ctl.reboots.map((r) => r.requestId));
@@ -143,7 +159,6 @@ describe('capo-remediation with the REAL Nova (testbed) on envtest', () => {
       expect(ctl.logs.some((l) => l.includes('server action'))).toBe(true);
       expect(text).not.toContain(tb.applicationCredential.secret);
       expect(text).not.toContain(tb.password.password);
-      console.log('soft flow: Nova os-instance-actions', JSON.stringify(actions));
     } finally {
       await ctl.stop();
       await guest.stop();
@@ -185,6 +200,12 @@ describe('capo-remediation with the REAL Nova (testbed) on envtest', () => {
         ['HARD', 202],
       ]);
       const actions = await tb.novaActions(w.serverId);
+      console.log(
+        'escalation flow: Nova os-instance-actions',
+        JSON.stringify(actions),
+        'sent',
+        JSON.stringify(ctl.reboots),
+      );
       expect(actions.map((a) => a.action)).toEqual(['create', 'reboot', 'reboot']);
       const reboots = actions.filter((a) => a.action === 'reboot');
       // Nova records SOFT and HARD alike as "reboot"; the request ids tell which is which.
@@ -198,7 +219,6 @@ describe('capo-remediation with the REAL Nova (testbed) on envtest', () => {
         `${done.metadata?.uid}/step-1/attempt-1`,
       );
       expect(ctl.metrics.outcomes.value({ result: 'Succeeded' })).toBe(1);
-      console.log('escalation flow: Nova os-instance-actions', JSON.stringify(actions));
     } finally {
       await ctl.stop();
       await guest.stop();

@@ -13,7 +13,7 @@ export default defineConfig(
     // it.concurrent scenarios (each its own namespace, FakeOpenStack and controller process):
     // three at a time on 2 shared cores.
     maxConcurrency: 3,
-    testTimeout: 240_000,
-    hookTimeout: 300_000,
+    testTimeout: 420_000,
+    hookTimeout: 420_000,
   }),
 );

@@ -8,7 +8,7 @@
 // The controller runs as a real process (src/controller/main.ts) with a ServiceAccount token.
 // Its Nova traffic goes through a GateProxy (so a test can hold the reboot call), and, when
 // asked, its kube-apiserver traffic too.
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   createKubeClient,
@@ -140,7 +140,17 @@ export class CapoCluster {
       await ensureNamespace(cp.kubeConfig, SYSTEM_NAMESPACE);
       await applyObjects(cp.kubeConfig, shippedRbac());
       const token = await serviceAccountToken(cp.kubeConfig, SYSTEM_NAMESPACE, SERVICE_ACCOUNT);
-      const proxy = await GateProxy.start({ upstream: cp.server, ca: cp.caPem });
+      // The proxy serves the apiserver's own certificate (valid for 127.0.0.1), so the
+      // controller's kubeconfig keeps verifying TLS against the same CA.
+      const certs = join(cp.dir, 'certs');
+      const proxy = await GateProxy.start({
+        upstream: cp.server,
+        ca: cp.caPem,
+        tls: {
+          cert: readFileSync(join(certs, 'apiserver.crt'), 'utf8'),
+          key: readFileSync(join(certs, 'apiserver.key'), 'utf8'),
+        },
+      });
       const kc = tokenKubeconfig(
         join(dir, `${name}.kubeconfig`),
         cp.server,

@@ -6,7 +6,7 @@
 // the test waits for the held request, then SIGKILLs the process that sent it.
 // Everything else streams through untouched (watches included).
 import { request as httpRequest, createServer, type IncomingMessage, type Server } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { createServer as createHttpsServer, request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 
 export interface SeenRequest {
@@ -42,6 +42,8 @@ export interface GateProxyOptions {
    * service's own URLs; without this, the caller would go around the proxy).
    */
   readonly rewriteOrigin?: boolean;
+  /** Serve HTTPS with this certificate (a kube client refuses plain HTTP with a token). */
+  readonly tls?: { readonly cert: string; readonly key: string };
 }
 
 export class GateProxy {
@@ -59,7 +61,7 @@ export class GateProxy {
   private constructor(opts: GateProxyOptions) {
     this.#opts = opts;
     this.#upstream = new URL(opts.upstream);
-    this.#server = createServer((req, res) => {
+    const handler = (req: IncomingMessage, res: import('node:http').ServerResponse) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -90,8 +92,11 @@ export class GateProxy {
         }
         this.#forward(req, body, res, undefined);
       });
-    });
-    this.#server.on('connection', (s: Socket) => {
+    };
+    this.#server = opts.tls
+      ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, handler)
+      : createServer(handler);
+    this.#server.on(opts.tls ? 'secureConnection' : 'connection', (s: Socket) => {
       this.#sockets.add(s);
       s.once('close', () => this.#sockets.delete(s));
     });
@@ -103,7 +108,7 @@ export class GateProxy {
       p.#server.once('error', reject);
       p.#server.listen(0, '127.0.0.1', () => resolve());
     });
-    p.#url = `http://127.0.0.1:${(p.#server.address() as AddressInfo).port}`;
+    p.#url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${(p.#server.address() as AddressInfo).port}`;
     return p;
   }
 

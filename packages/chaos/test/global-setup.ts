@@ -26,6 +26,8 @@ export default function setup(project: TestProject) {
       join(reports, 'chaos-table.json'),
       `${JSON.stringify({ generatedAt: new Date().toISOString(), rows, total }, null, 2)}\n`,
     );
-    rmSync(dir, { recursive: true, force: true });
+    // CHAOS_KEEP=1 keeps the controllers' logs (one file per control plane) for a look.
+    if (process.env['CHAOS_KEEP'] === '1') console.log(`chaos logs kept in ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   };
 }

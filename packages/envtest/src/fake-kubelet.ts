@@ -51,6 +51,7 @@ export class FakeKubelet {
   private ready: ReadyState = { status: 'True' };
   private bootID = randomUUID();
   private ticking: Promise<void> | undefined;
+  private periodicInFlight = false;
   private readonly core: CoreV1Api;
   private readonly coordination: CoordinationV1Api;
   private heartbeats = 0;
@@ -103,7 +104,14 @@ export class FakeKubelet {
   resumeHeartbeats(): void {
     if (this.timer) return;
     const ms = (this.opts.heartbeatSeconds ?? 1) * 1000;
-    this.timer = setInterval(() => void this.tick(), ms);
+    this.timer = setInterval(() => {
+      // As the kubelet's own loops (wait.Until), a heartbeat still in flight is not queued
+      // again: a slow API server delays heartbeats instead of piling them up without bound
+      // (which would also delay every setNotReady/setReady/reboot queued behind them).
+      if (this.periodicInFlight) return;
+      this.periodicInFlight = true;
+      void this.tick().finally(() => (this.periodicInFlight = false));
+    }, ms);
     this.timer.unref();
   }
 

@@ -59,6 +59,8 @@ describe('nodeSample', () => {
       step: 'HardReboot',
       phaseSince: 500,
       unschedulable: true,
+      readySince: undefined,
+      episodes: 0,
     });
   });
 

@@ -29,5 +29,9 @@ export function nodeSample(node: V1Node, stateAnnotation: string, clockZero: num
     step: intent?.action ?? '',
     phaseSince: state ? state.since - clockZero : undefined,
     unschedulable: node.spec?.unschedulable === true,
+    readySince: ready?.lastTransitionTime
+      ? new Date(ready.lastTransitionTime).getTime() - clockZero
+      : undefined,
+    episodes: state?.episodes.length ?? 0,
   };
 }

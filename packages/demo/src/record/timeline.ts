@@ -22,6 +22,10 @@ export interface NodeSample {
   /** Milliseconds (demo clock) when the phase was entered, if known. */
   phaseSince: number | undefined;
   unschedulable: boolean;
+  /** Ready condition's lastTransitionTime (demo clock): when the kubelet's status changed. */
+  readySince?: number | undefined;
+  /** NotReady episodes noderepair remembers in its annotation (flap detection). */
+  episodes?: number | undefined;
 }
 
 /** Who did it: noderepair (its Events), Nova (accepted actions), the scenario, the machine. */
@@ -56,6 +60,10 @@ export interface NodeTimeline {
   /** Every repair cause and Ready message seen, first-seen order (no duplicates). */
   causes: string[];
   messages: string[];
+  /** Ready transitions as the API server dated them (lastTransitionTime), in order. */
+  transitions: { t: number; ready: ReadyStatus }[];
+  /** The most NotReady episodes noderepair counted at once. */
+  maxEpisodes: number;
 }
 
 export interface DemoRecord {
@@ -90,6 +98,8 @@ function timelineFor(rec: DemoRecord, name: string, zone: string): NodeTimeline 
       last: undefined,
       causes: [],
       messages: [],
+      transitions: [],
+      maxEpisodes: 0,
     };
     rec.nodes.set(name, tl);
   }
@@ -146,6 +156,13 @@ export function observe(
     if (s.cause && !tl.causes.includes(s.cause)) tl.causes.push(s.cause);
     if (s.readyMessage && !tl.messages.includes(s.readyMessage)) tl.messages.push(s.readyMessage);
     if (!tl.zone) tl.zone = s.zone;
+    const lastTr = tl.transitions[tl.transitions.length - 1];
+    if (
+      s.readySince !== undefined &&
+      (lastTr === undefined || lastTr.t !== s.readySince || lastTr.ready !== s.ready)
+    )
+      tl.transitions.push({ t: s.readySince, ready: s.ready });
+    tl.maxEpisodes = Math.max(tl.maxEpisodes, s.episodes ?? 0);
     tl.last = s;
   }
   for (const tl of rec.nodes.values()) {

@@ -98,45 +98,79 @@ describe('runtime down', () => {
 
 describe('flapping', () => {
   const F = 'zone-b-02';
-  const flaps = (lastEpisodeMs: number, startAfter: number) => {
+  // Three episodes dated by the API server (readySince), the last one still open when the
+  // repair starts; the demo looked at odd moments (t), which must not matter.
+  const flaps = (downMs: number, note: string, counted = 3) => {
     const steps = [];
-    let t = 0;
-    for (let i = 0; i < 2; i++) {
-      steps.push(
-        { t, samples: [sample(F, 'False', 'Suspect')] },
-        { t: t + 2000, samples: [sample(F, 'True')] },
-      );
-      t += 5000;
+    for (let i = 0; i < 3; i++) {
+      const from = i * 5000;
+      steps.push({
+        t: from + 700,
+        samples: [
+          sample(F, 'False', 'Suspect', { readySince: from, episodes: Math.min(i + 1, counted) }),
+        ],
+      });
+      if (i < 2)
+        steps.push({
+          t: from + downMs + 900,
+          samples: [sample(F, 'True', 'Healthy', { readySince: from + downMs })],
+        });
     }
-    steps.push({ t, samples: [sample(F, 'False', 'Suspect')] });
-    steps.push({ t: t + lastEpisodeMs, samples: [sample(F, 'True', 'Healthy')] });
+    steps.push({
+      t: 13000,
+      samples: [sample(F, 'False', 'Remediating', { readySince: 10000, episodes: counted })],
+    });
+    steps.push({ t: 20000, samples: [sample(F, 'True', 'Healthy', { readySince: 16000 })] });
     return buildRecord(steps, [
-      ev(
-        t + startAfter,
-        'RepairStarted',
-        'noderepair',
-        F,
-        'starting repair: PLEGUnhealthy: flapping: 3 NotReady episodes within 5m',
-      ),
-      ev(t + startAfter + 500, 'SoftReboot', 'nova', F),
-      ev(t + lastEpisodeMs, 'RepairSucceeded', 'noderepair', F),
+      { t: 10800, node: F, source: 'noderepair', kind: 'RepairStarted', note },
+      { t: 11000, node: F, source: 'nova', kind: 'SoftReboot' },
+      { t: 20000, node: F, source: 'noderepair', kind: 'RepairSucceeded' },
     ]);
   };
+  const flapNote =
+    'starting repair: PLEGUnhealthy: flapping: 3 NotReady episodes within 5m (limit 3)';
 
-  it('counts episodes, merging segments that differ only in phase', () => {
-    const rec = flaps(7000, 300);
-    expect(notReadyEpisodes(rec, F, rec.now).map((e) => e.to - e.from)).toEqual([2000, 2000, 7000]);
+  it('dates episodes by the API server, not by when they were seen', () => {
+    const rec = flaps(2000, flapNote);
+    expect(notReadyEpisodes(rec, F, 10800)).toEqual([
+      { from: 0, to: 2000 },
+      { from: 5000, to: 7000 },
+    ]);
   });
 
-  it('passes when caught early in the third short episode', () => {
-    const v = flapping(F).verify(flaps(7000, 300));
+  it('passes when noderepair caught short episodes as flapping', () => {
+    const v = flapping(F).verify(flaps(2000, flapNote));
     expect(v.lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
   });
 
-  it('fails when the repair came only after the timeout (not flap detection)', () => {
-    const v = flapping(F).verify(flaps(9000, 6000));
-    expect(v.ok).toBe(false);
-    expect(v.lines.join('\n')).toMatch(/FAIL caught 6\.0s into the last episode/);
+  it('fails when the repair came from a timeout, or an episode was long', () => {
+    const timeout = flapping(F).verify(
+      flaps(2000, 'starting repair: PLEGUnhealthy: Ready=False for more than 8s'),
+    );
+    expect(timeout.ok).toBe(false);
+    expect(timeout.lines.join('\n')).toContain(
+      'FAIL repair started for flapping, not for a timeout',
+    );
+    const long = flapping(F).verify(
+      buildRecord(
+        [
+          { t: 0, samples: [sample(F, 'False', 'Suspect', { readySince: 0, episodes: 1 })] },
+          { t: 9500, samples: [sample(F, 'True', 'Healthy', { readySince: 9000 })] },
+          {
+            t: 10500,
+            samples: [sample(F, 'False', 'Suspect', { readySince: 10000, episodes: 3 })],
+          },
+        ],
+        [{ t: 10800, node: F, source: 'noderepair', kind: 'RepairStarted', note: flapNote }],
+      ),
+    );
+    expect(long.lines.join('\n')).toContain(
+      'FAIL every episode before the repair shorter than the 8s timeout (9.0s)',
+    );
+    const uncounted = flapping(F).verify(flaps(2000, flapNote, 2));
+    expect(uncounted.lines.join('\n')).toContain(
+      'FAIL noderepair counted at least 3 NotReady episodes (counted 2)',
+    );
   });
 });
 

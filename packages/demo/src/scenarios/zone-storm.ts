@@ -4,7 +4,7 @@
 // nodes recover by themselves, never rebooted.
 import { KubeletNotReadyMessages } from '@noderepair/envtest';
 import { everSeen, isSettledHealthy, novaReboots, type DemoRecord } from '../record/timeline.js';
-import { UNHEALTHY_TIMEOUT_S } from '../world/policy.js';
+import { HEARTBEAT_S, UNHEALTHY_TIMEOUT_S } from '../world/policy.js';
 import { lastState, noderepairEvents } from './checks.js';
 import { verdict, type Scenario } from './scenario.js';
 
@@ -24,25 +24,34 @@ export function zoneStorm(
     nodes,
     startAt,
     async play(ctx) {
+      // While the storm lasts each kubelet posts its NotReady status itself, one post after
+      // the other (each renews the Lease too), instead of its periodic heartbeat: then nothing
+      // is queued in front of the recovery, and the four recover within a moment of each other.
+      const storm = nodes.map(async (n) => {
+        const k = ctx.kubelet(n);
+        k.stopHeartbeats();
+        ctx.mark(
+          n,
+          'StormBegins',
+          `bad CNI rollout: ${KubeletNotReadyMessages.runtimeNetworkNotReady}`,
+        );
+        const until = Date.now() + STORM_MS;
+        while (Date.now() < until && !ctx.signal.aborted) {
+          await k.setNotReady(KubeletNotReadyMessages.runtimeNetworkNotReady);
+          await ctx.sleep(Math.min(HEARTBEAT_S * 1000, Math.max(0, until - Date.now())));
+        }
+      });
+      await Promise.all(storm);
       await Promise.all(
-        nodes.map((n) => {
-          ctx.mark(
-            n,
-            'StormBegins',
-            `bad CNI rollout: ${KubeletNotReadyMessages.runtimeNetworkNotReady}`,
-          );
-          return ctx.kubelet(n).setNotReady(KubeletNotReadyMessages.runtimeNetworkNotReady);
-        }),
-      );
-      await ctx.sleep(STORM_MS);
-      await Promise.all(
-        nodes.map((n) => {
+        nodes.map(async (n) => {
           ctx.mark(
             n,
             'StormEnds',
             'the CNI rollout is rolled back: the kubelet reports Ready again',
           );
-          return ctx.kubelet(n).setReady();
+          const k = ctx.kubelet(n);
+          await k.setReady();
+          k.resumeHeartbeats();
         }),
       );
     },

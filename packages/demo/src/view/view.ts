@@ -20,14 +20,18 @@ export interface ViewSource {
 }
 
 export function plainView(out: (line: string) => void): View {
+  let stopped = false;
   return {
     progress: (line) => out(`==> ${line}`),
     change: (c) => {
+      if (stopped) return; // the summary is the last word; teardown is not news
       const line = changeLine(c);
       if (line !== undefined) out(line);
     },
     start: () => {},
-    stop: () => {},
+    stop: () => {
+      stopped = true;
+    },
   };
 }
 

@@ -32,6 +32,7 @@ export class Machines {
   readonly byNode = new Map<string, Machine>();
   #timer: NodeJS.Timeout | undefined;
   #busy = false;
+  readonly #pending = new Set<Promise<void>>();
 
   constructor(
     private readonly kc: KubeConfig,
@@ -84,6 +85,7 @@ export class Machines {
   async stop(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
+    await Promise.all(this.#pending);
     await Promise.all([...this.byNode.values()].map((m) => m.kubelet.stop()));
   }
 
@@ -116,7 +118,11 @@ export class Machines {
             });
           } else {
             // reboot(0): a new boot ID and Ready=True, as a kubelet starting on a fresh boot.
-            await m.kubelet.reboot(0);
+            // Not awaited: one slow status post must not hold up every other machine.
+            const booting: Promise<void> = m.kubelet
+              .reboot(0)
+              .finally(() => this.#pending.delete(booting));
+            this.#pending.add(booting);
             this.onEvent({
               node: m.node,
               kind: 'KubeletBack',

@@ -21,7 +21,6 @@ export class Observer {
   /** Event uid -> series count already recorded. */
   readonly #events = new Map<string, number>();
   readonly #eventsApi: EventsV1Api;
-  #tick = 0;
 
   constructor(
     private readonly world: World,
@@ -42,7 +41,7 @@ export class Observer {
   }
 
   start(): void {
-    this.#timer = setInterval(() => void this.poll(), 500);
+    this.#timer = setInterval(() => void this.poll(), 1000);
   }
 
   stop(): void {
@@ -50,7 +49,7 @@ export class Observer {
     this.#timer = undefined;
   }
 
-  /** One observation: Nodes every time, Events every other time, Nova's log every time. */
+  /** One observation: Nova's log, the Nodes and noderepair's Events (once a second; cheap for the API server). */
   async poll(): Promise<void> {
     if (this.#busy) return;
     this.#busy = true;
@@ -65,7 +64,7 @@ export class Observer {
         list.items.map((n) => nodeSample(n, key, this.rec.startedAt)),
       ))
         this.onChange(c);
-      if (this.#tick++ % 2 === 0) await this.#pollEvents();
+      await this.#pollEvents();
     } catch {
       // A slow API server answer is not a demo failure; the next poll catches up.
     } finally {

@@ -5,10 +5,11 @@ import { resolveRepairPolicy, type RepairPolicy } from '@noderepair/core';
 import { ZONE_LABEL } from '../record/sample.js';
 
 /** Seconds a Ready=False/Unknown condition must last before noderepair acts (real default 10m). */
-export const UNHEALTHY_TIMEOUT_S = 5;
+export const UNHEALTHY_TIMEOUT_S = 8;
 /** kube-controller-manager: no heartbeat this long -> Ready=Unknown (real default 50 s). */
-export const NODE_MONITOR_GRACE_S = 8;
-export const HEARTBEAT_S = 2;
+export const NODE_MONITOR_GRACE_S = 12;
+/** Lease renewal and status post interval of the fake kubelets (real: 10 s lease). */
+export const HEARTBEAT_S = 3;
 
 export const demoPolicyInput = {
   unhealthyConditions: [
@@ -19,8 +20,8 @@ export const demoPolicyInput = {
   minHealthyPeriod: '4s',
   retryBackoff: '2s',
   ladder: [
-    { action: 'SoftReboot', timeout: '15s', attempts: 1 },
-    { action: 'HardReboot', timeout: '15s', attempts: 1 },
+    { action: 'SoftReboot', timeout: '20s', attempts: 1 },
+    { action: 'HardReboot', timeout: '20s', attempts: 1 },
     { action: 'Replace', timeout: '30s', attempts: 1 },
   ],
   flap: { episodes: 3, window: '5m', escalateWithin: '5s' },
@@ -30,7 +31,9 @@ export const demoPolicyInput = {
     maxInFlight: 5,
     failureDomainLabel: ZONE_LABEL,
     maxUnhealthyPerDomain: '30%',
-    recheckInterval: '2s',
+    // The real default: a held node is looked at again every 30 s (and at once when it changes),
+    // so the storm's nodes are not re-judged in the second they recover one after another.
+    recheckInterval: '30s',
   },
   drain: { enabled: true, timeout: '10s', outOfServiceAfter: '2s' },
 };

@@ -126,10 +126,11 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
       undefined,
     );
     stops.push(() => os.close());
-    let replacements = 0;
     const provider = new DemoRebootProvider(new NovaRebootProvider(os.nova), async (old) => {
       const m = machines.get(old);
-      const fresh = `${old}-r${++replacements}`;
+      // zone-b-07 -> zone-b-07-r1 -> zone-b-07-r2: a MachineSet's new Machine gets a new name.
+      const r = /^(.*)-r(\d+)$/.exec(old);
+      const fresh = r ? `${r[1]}-r${Number(r[2]) + 1}` : `${old}-r1`;
       await machines.remove(old);
       await kube.delete(NodeResource, old).catch(() => undefined);
       const n = await machines.create(fresh, m.zone);
@@ -153,7 +154,7 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
       policy,
       provider,
       instance: 'demo',
-      maxResyncIntervalMs: 10_000,
+      maxResyncIntervalMs: 60_000,
     });
     const stopper = new AbortController();
     const running = manager.start(stopper.signal).catch((e: unknown) => {

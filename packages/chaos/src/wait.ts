@@ -3,7 +3,7 @@
 export async function until<T>(
   what: string,
   f: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 120_000,
+  timeoutMs = 300_000,
   everyMs = 200,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;

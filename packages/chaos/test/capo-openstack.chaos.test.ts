@@ -1,0 +1,224 @@
+// Fault 4: Keystone and Nova faults in the middle of a remediation, each with the behaviour the
+// capo-remediation README documents ("The OpenStack client"): a token rejected with 401 is
+// renewed once; 409 -> wait and retry; 5xx -> backoff honouring Retry-After; a reply lost
+// after Nova accepted the action is not sent twice; 404 -> ServerNotFound -> the ladder ends
+// and the Machine goes to Cluster API. The fault is placed exactly on the reboot call by
+// holding it in the GateProxy, injecting into the FakeOpenStack, then letting it go.
+import { customResource } from '@noderepair/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CapoCluster, type CapoWorld } from '../src/capo-world.js';
+import type { ControllerProcess } from '../src/controller-process.js';
+import { scanForSecrets } from '../src/secret-scan.js';
+import { until } from '../src/wait.js';
+import { chaosDir, record } from './support/chaos-file.js';
+
+const SPEC = {
+  steps: [
+    { type: 'SoftReboot', timeoutSeconds: 60, retries: 0 },
+    { type: 'HardReboot', timeoutSeconds: 60 },
+  ],
+  drain: { enabled: true, timeoutSeconds: 60 },
+  minHealthySeconds: 1,
+};
+const ONE_STEP = {
+  steps: [{ type: 'SoftReboot', timeoutSeconds: 60, retries: 0 }],
+  drain: { enabled: true, timeoutSeconds: 60 },
+  minHealthySeconds: 1,
+};
+
+interface Case {
+  readonly name: string;
+  readonly spec?: Record<string, unknown>;
+  /** Before the remediation exists (e.g. a Keystone fault at the first authentication). */
+  readonly before?: (w: CapoWorld) => void;
+  /** With the reboot call held (before Nova saw it) or, for 'after', after Nova accepted it. */
+  readonly hold?: 'before' | 'after';
+  readonly atHold?: (w: CapoWorld, h: { release(): void; drop(): void }) => Promise<void> | void;
+  readonly outcome: 'Succeeded' | 'Failed';
+  readonly check?: (w: CapoWorld, p: ControllerProcess) => Promise<void> | void;
+}
+
+const MachineV1beta2 = customResource({
+  group: 'cluster.x-k8s.io',
+  version: 'v1beta2',
+  kind: 'Machine',
+  plural: 'machines',
+  namespaced: true,
+});
+
+const computeRequests = (w: CapoWorld) =>
+  w.fake.requests.filter((r) => r.service === 'compute' || r.path.startsWith('/compute'));
+const actionPosts = (w: CapoWorld) =>
+  w.fake.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/action'));
+
+const CASES: Case[] = [
+  {
+    name: 'token expired mid-flow (revoked before the reboot call)',
+    hold: 'before',
+    atHold: (w, h) => {
+      w.fake.revokeTokens();
+      h.release();
+    },
+    outcome: 'Succeeded',
+    check: (w) => expect(w.fake.tokenIssues).toBeGreaterThanOrEqual(2),
+  },
+  {
+    name: '401 on the reboot call',
+    hold: 'before',
+    atHold: (w, h) => {
+      w.fake.failNext(1, { status: 401, service: 'compute' });
+      h.release();
+    },
+    outcome: 'Succeeded',
+    check: (w) => expect(w.fake.tokenIssues).toBeGreaterThanOrEqual(2),
+  },
+  {
+    name: '409 (server locked) until unlocked',
+    hold: 'before',
+    atHold: async (w, h) => {
+      w.fake.setLocked(w.serverId, true);
+      h.release();
+      await until('a 409 from Nova', () => computeRequests(w).some((r) => r.status === 409));
+      w.fake.setLocked(w.serverId, false);
+    },
+    outcome: 'Succeeded',
+  },
+  {
+    name: '500 on the reboot call',
+    hold: 'before',
+    atHold: (w, h) => {
+      w.fake.failNext(1, { status: 500, service: 'compute' });
+      h.release();
+    },
+    outcome: 'Succeeded',
+  },
+  {
+    name: '503 with Retry-After: 2 on the reboot call',
+    hold: 'before',
+    atHold: (w, h) => {
+      w.fake.failNext(1, { status: 503, service: 'compute', retryAfterSeconds: 2 });
+      h.release();
+    },
+    outcome: 'Succeeded',
+    check: (w) => {
+      const posts = actionPosts(w);
+      const i = posts.findIndex((r) => r.status === 503);
+      expect(i).toBeGreaterThanOrEqual(0);
+      const next = posts[i + 1];
+      expect(next?.status).toBe(202);
+      // Retry-After honoured: the next try came no sooner than the server asked.
+      expect((next?.at ?? 0) - (posts[i]?.at ?? 0)).toBeGreaterThanOrEqual(1_900);
+    },
+  },
+  {
+    name: 'Keystone 503 with Retry-After at authentication',
+    before: (w) => w.fake.failNext(1, { status: 503, service: 'identity', retryAfterSeconds: 1 }),
+    outcome: 'Succeeded',
+    check: (w) =>
+      expect(w.fake.requests.some((r) => r.service === 'identity' && r.status === 503)).toBe(true),
+  },
+  {
+    name: 'reply lost after Nova accepted the reboot (connection reset)',
+    hold: 'after',
+    atHold: (_w, h) => h.drop(),
+    outcome: 'Succeeded',
+  },
+  {
+    name: '404: the server was deleted',
+    spec: ONE_STEP,
+    hold: 'before',
+    atHold: (w, h) => {
+      w.fake.deleteServer(w.serverId);
+      h.release();
+    },
+    outcome: 'Failed',
+    check: async (w) => {
+      const m = (await w.cluster.admin.get(MachineV1beta2, w.machineName, {
+        namespace: w.ns,
+      })) as { status?: { conditions?: { type: string; status: string }[] } };
+      expect(m.status?.conditions).toContainEqual(
+        expect.objectContaining({ type: 'OwnerRemediated', status: 'False' }),
+      );
+      const events = (await w.events()).map((e) => `${e.reason}: ${e.note}`);
+      expect(events.join('\n')).toMatch(/ActionFailed: .*(not found|ServerNotFound)/i);
+    },
+  },
+];
+
+describe('Keystone and Nova faults mid-remediation', () => {
+  let cluster: CapoCluster;
+  const all: ControllerProcess[] = [];
+
+  beforeAll(async () => {
+    cluster = await CapoCluster.start(chaosDir(), 'capo-openstack');
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  CASES.forEach((c, i) => {
+    it.concurrent(c.name, async () => {
+      const ns = `openstack-${i}`;
+      const w = await cluster.world(ns, c.spec ?? SPEC);
+      c.before?.(w);
+      const held = c.hold ? w.nova.hold((r) => w.isAction(r.path, r.method), c.hold) : undefined;
+      const p = await cluster.startController({
+        identity: `capo-${ns}`,
+        leaseId: `capo-${ns}`,
+        namespace: ns,
+      });
+      all.push(p);
+      await w.breakNode();
+      await w.createRemediation();
+      if (held) await c.atHold?.(w, await held);
+      const done = await until(
+        `phase ${c.outcome}`,
+        async () => {
+          const o = await w.osr();
+          const ph = o?.status?.phase;
+          if (ph === 'Succeeded' || ph === 'Failed') return o;
+          return undefined;
+        },
+        180_000,
+      );
+      const history = done.status?.history ?? [];
+      const reboots = w.rebootCount();
+      const expected = c.outcome === 'Succeeded' ? 1 : 0;
+      record({
+        fault: 'Nova/Keystone fault',
+        variant: c.name,
+        injected: 1,
+        survived: done.status?.phase === c.outcome && reboots === expected ? 1 : 0,
+        doubleReboots: Math.max(0, reboots - Math.max(1, history.length)),
+        crashes: p.crashed ? 1 : 0,
+        fuzzInputs: 0,
+      });
+      expect(done.status?.phase).toBe(c.outcome);
+      expect(reboots).toBe(expected);
+      expect(p.crashed).toBe(false);
+      expect(p.unhandled).toEqual([]);
+      await c.check?.(w, p);
+      await p.stop();
+    });
+  });
+
+  it('no credential in any log line or event of these runs', async () => {
+    for (const w of cluster.worlds) for (const t of w.tokens()) cluster.secrets.add(t);
+    const r = scanForSecrets(
+      all.flatMap((p) => p.lines),
+      await cluster.events(),
+      cluster.secrets,
+    );
+    record({
+      fault: 'secret scan (logs + events)',
+      variant: 'OpenStack fault runs',
+      injected: r.linesScanned + r.eventsScanned,
+      survived: r.leaks.length === 0 ? r.linesScanned + r.eventsScanned : 0,
+      doubleReboots: 0,
+      crashes: 0,
+      fuzzInputs: 0,
+    });
+    expect(r.linesScanned).toBeGreaterThan(50);
+    expect(r.leaks).toEqual([]);
+  });
+});

@@ -57,13 +57,13 @@ export function renderReport(rec: DemoRecord, summary: Summary): string {
 <p>Real etcd, kube-apiserver and kube-controller-manager (envtest); every node is a FAKE kubelet on a FAKE Nova server
 (FakeOpenStack, a test double of Keystone + Nova); the repairs are made by noderepair's standalone auto-repair controller
 (@noderepair/core) through the OpenStack client of @noderepair/capo-remediation.</p>
-<h2>Scenarios</h2>
-<table id="scenarios">${verdicts}</table>
 <h2>Timeline</h2>
 ${legend('phase', PHASE_FILL)}
 ${legend('Ready', READY_FILL)}
 ${legend('action by', SOURCE_FILL)}
 <div id="timeline">${timelineSvg(rec)}</div>
+<h2>Scenarios</h2>
+<table id="scenarios">${verdicts}</table>
 <h2>Summary</h2>
 <pre id="summary">${escapeHtml(formatSummary(summary).join('\n'))}</pre>
 <h2>Every action</h2>

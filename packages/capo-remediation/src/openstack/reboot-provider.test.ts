@@ -134,4 +134,30 @@ describe('Nova server metadata', () => {
     fake.deleteServer(id);
     await expect(nova.getMetadata(id)).rejects.toMatchObject({ code: 'ServerNotFound' });
   });
+
+  it('hard-reboots a server in ERROR (Nova refuses its metadata there), and never again on a replay', async () => {
+    const { fake, provider } = setup();
+    const id = fake.addServer({ status: 'ERROR' });
+    const first = await provider().execute(req(id, 'r1/HardReboot-1'));
+    expect(first).toEqual({ result: 'Succeeded', message: expect.stringContaining('reboot HARD') });
+    expect(fake.rebootCount(id, 'HARD')).toBe(1);
+    expect(fake.server(id)?.metadata[ACTION_ID_METADATA_KEY]).toBeUndefined();
+
+    // A replay finds a server in ERROR (a first call may have acted and the boot failed): no second reboot.
+    const err = fake.addServer({ status: 'ERROR' });
+    const replay = await provider().execute({ ...req(err, 'r1/HardReboot-1'), replay: true });
+    expect(replay).toEqual({
+      result: 'Failed',
+      message: expect.stringContaining('not sent again'),
+    });
+    expect(fake.rebootCount(err)).toBe(0);
+  });
+
+  it('a SOFT reboot of a server in ERROR is a Conflict result, nothing is sent', async () => {
+    const { fake, provider } = setup();
+    const id = fake.addServer({ status: 'ERROR' });
+    const r = await provider().execute(req(id, 'r1/SoftReboot-1', 'SoftReboot'));
+    expect(r).toEqual({ result: 'Failed', message: expect.stringMatching(/^Conflict: /) });
+    expect(fake.rebootCount(id)).toBe(0);
+  });
 });

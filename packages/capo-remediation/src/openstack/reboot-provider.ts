@@ -49,7 +49,8 @@ export class NovaRebootProvider implements RebootProvider {
           message: `${req.actionId} was already executed on server ${serverId}; not ${rebuildImage ? 'rebuilding' : 'rebooting'} again`,
         };
       }
-      await this.#nova.setMetadataItem(serverId, this.#key, req.actionId);
+      const recorded = await this.#record(serverId, req);
+      if (recorded !== true) return recorded;
       if (rebuildImage) {
         await this.#nova.rebuild(serverId, rebuildImage);
         return {
@@ -64,6 +65,30 @@ export class NovaRebootProvider implements RebootProvider {
       if (e instanceof OpenStackError)
         return { result: 'Failed', message: `${e.code}: ${e.message}` };
       throw e;
+    }
+  }
+
+  /**
+   * Records the action id before acting. Nova refuses metadata writes to a server in ERROR
+   * (409, vm_state error) yet accepts a HARD reboot or a rebuild of it, and ERROR is exactly
+   * the state such a step exists for. Without the record a replay cannot tell whether the
+   * first call acted, so: a first execution acts unrecorded; a replay (intent persisted, its
+   * completion not) does not act again and fails, which escalates the ladder. At most once.
+   */
+  async #record(serverId: string, req: RebootRequest): Promise<true | RebootResult> {
+    try {
+      await this.#nova.setMetadataItem(serverId, this.#key, req.actionId);
+      return true;
+    } catch (e) {
+      if (!(e instanceof OpenStackError) || e.code !== 'Conflict' || req.action === 'SoftReboot')
+        throw e;
+      const server = await this.#nova.getServer(serverId);
+      if (server.status !== 'ERROR') throw e;
+      if (!req.replay) return true;
+      return {
+        result: 'Failed',
+        message: `server ${serverId} is in ERROR, where Nova refuses the action-id record; ${req.actionId} may already have run, so it is not sent again`,
+      };
     }
   }
 }

@@ -46,7 +46,8 @@ export const conditionNode = s.object(
 export type Condition = s.TypeOf<typeof conditionNode>;
 
 export const conditionsNode = s.array(conditionNode, {
-  description: 'Conditions: Ready, Drained, NodeHealthy, ... (metav1.Condition).',
+  description:
+    'Conditions (metav1.Condition): TargetResolved, Cordoned, Drained, NodeRecovered, Remediated.',
   maxItems: 32,
   mapKeys: ['type'],
 });

@@ -9,7 +9,11 @@
 import { startControlPlane, type ControlPlane } from '@noderepair/envtest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_ID_METADATA_KEY } from '../../capo-remediation/src/openstack/index.js';
-import { installAllCRDs, type Osr } from '../../capo-remediation/test/support/remediation-env.js';
+import {
+  installAllCRDs,
+  until,
+  type Osr,
+} from '../../capo-remediation/test/support/remediation-env.js';
 import { startOpenStackTestbed } from '../src/index.js';
 import type { InstanceAction, OpenStackTestbed } from '../src/index.js';
 import { FakeKubeletFollowsNova } from './support/fake-kubelet-follows-nova.js';
@@ -37,26 +41,6 @@ afterAll(async () => {
   await cp?.stop();
   // The testbed is stopped by the suite's global setup after the last file.
 });
-
-async function until<T>(
-  what: string,
-  f: () => Promise<T | undefined | false>,
-  timeoutMs: number,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await f();
-      if (v !== undefined && v !== false) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 const ready = async (w: TestbedWorld) =>
   (await w.node()).status?.conditions?.find((c) => c.type === 'Ready')?.status;

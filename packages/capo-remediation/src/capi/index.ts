@@ -13,3 +13,8 @@ export {
   WAITING_FOR_REMEDIATION,
 } from './owner-remediated.js';
 export type { StatusPatch } from './owner-remediated.js';
+export {
+  kubeconfigFromSecret,
+  kubeconfigSecretName,
+  KUBECONFIG_SECRET_KEY,
+} from './cluster-kubeconfig.js';

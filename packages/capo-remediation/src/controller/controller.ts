@@ -1,6 +1,8 @@
 // Wires the reconciler into a core Manager: an informer on OpenStackRemediations (the primary
-// resource) and one on Nodes, mapped back to the remediations whose Machine points at them,
-// so a node coming back is seen at once rather than at the next requeue.
+// resource) and Node informers, mapped back to the remediations whose Machine points at them,
+// so a node coming back is seen at once rather than at the next requeue. Nodes are watched in
+// the management cluster (self-hosted clusters) and in each workload cluster a remediation
+// reaches through Cluster API's kubeconfig Secret (see workload-clusters.ts).
 import {
   EventRecorder,
   NodeResource,
@@ -11,9 +13,11 @@ import {
 } from '@noderepair/core';
 import type { CloudConfig, OpenStackClient } from '../openstack/index.js';
 import { RemediationMetrics } from './metrics.js';
+import { NodeSources } from './node-sources.js';
 import { RemediationReconciler } from './reconciler.js';
 import { OpenStackRemediationResource } from './resources.js';
 import type { DefaultIdentity } from './target.js';
+import { WorkloadClusters, type WorkloadClusterAccess } from './workload-clusters.js';
 
 export const CONTROLLER_NAME = 'openstackremediation';
 export const REPORTING_CONTROLLER = 'remediation.noderepair.dev/capo-remediation';
@@ -28,6 +32,8 @@ export interface RemediationControllerOptions {
   readonly openStackClient?: (cloud: CloudConfig) => OpenStackClient;
   readonly defaultIdentity?: DefaultIdentity | undefined;
   readonly drainPollIntervalMs?: number;
+  /** Where Machines' Nodes are read and drained (default auto: kubeconfig Secret, else here). */
+  readonly workloadClusterAccess?: WorkloadClusterAccess;
 }
 
 type RawOsr = KubeObject & { status?: { serverID?: string; phase?: string } };
@@ -38,7 +44,8 @@ interface OsrView {
   phase: string | undefined;
 }
 
-interface NodeKeyView {
+/** What the controller caches of each Node: enough to map it to remediations and to notice a return. */
+export interface NodeKeyView {
   metadata: { name: string; resourceVersion?: string };
   providerID: string | undefined;
   ready: string | undefined;
@@ -54,6 +61,19 @@ const nodeChangedForRemediation = {
 export interface RemediationController {
   readonly reconciler: RemediationReconciler;
   readonly metrics: RemediationMetrics;
+  readonly clusters: WorkloadClusters<NodeKeyView>;
+}
+
+function nodeKeyView(n: KubeNode): NodeKeyView {
+  return {
+    metadata: {
+      name: n.metadata?.name ?? '',
+      ...(n.metadata?.resourceVersion ? { resourceVersion: n.metadata.resourceVersion } : {}),
+    },
+    providerID: n.spec?.providerID,
+    ready: n.status?.conditions?.find((c) => c.type === 'Ready')?.status,
+    bootID: n.status?.nodeInfo?.['bootID'],
+  };
 }
 
 /** Registers the OpenStackRemediation controller on the manager; start the manager to run it. */
@@ -67,8 +87,28 @@ export function addRemediationController(
     reportingInstance: opts.identity,
     logger: manager.log,
   });
+  const access = opts.workloadClusterAccess ?? 'auto';
+  // Nodes are mapped to remediations by the server uuid in their providerID (the same uuid
+  // the remediation records in status.serverID): no Machine lookups in the event path. The
+  // management cluster's own Nodes are watched unless they can never be a Machine's.
+  const managementNodes =
+    access === 'kubeconfig-secret'
+      ? []
+      : [
+          manager.informer<KubeNode, NodeKeyView>(opts.client, NodeResource, {
+            transform: nodeKeyView,
+          }),
+        ];
+  const nodes = new NodeSources<NodeKeyView>(managementNodes);
+  const clusters = new WorkloadClusters<NodeKeyView>({
+    management: opts.client,
+    access,
+    log: manager.log,
+    watchNodes: { sources: nodes, transform: nodeKeyView },
+  });
   const reconciler = new RemediationReconciler({
     client: opts.client,
+    clusters,
     events,
     log: manager.log,
     metrics,
@@ -90,19 +130,6 @@ export function addRemediationController(
       phase: o.status?.phase,
     }),
     indexers: { serverID: (o: OsrView) => (o.serverID ? [o.serverID] : []) },
-  });
-  // Nodes are mapped to remediations by the server uuid in their providerID (the same uuid
-  // the remediation records in status.serverID): no Machine lookups in the event path.
-  const nodes = manager.informer<KubeNode, NodeKeyView>(opts.client, NodeResource, {
-    transform: (n) => ({
-      metadata: {
-        name: n.metadata?.name ?? '',
-        ...(n.metadata?.resourceVersion ? { resourceVersion: n.metadata.resourceVersion } : {}),
-      },
-      providerID: n.spec?.providerID,
-      ready: n.status?.conditions?.find((c) => c.type === 'Ready')?.status,
-      bootID: n.status?.nodeInfo?.['bootID'],
-    }),
   });
   manager
     .controller({
@@ -134,8 +161,9 @@ export function addRemediationController(
       await new Promise<void>((resolve) =>
         signal.addEventListener('abort', () => resolve(), { once: true }),
       );
+      clusters.close();
       await reconciler.close();
     },
   });
-  return { reconciler, metrics };
+  return { reconciler, metrics, clusters };
 }

@@ -26,6 +26,7 @@ describe('parseFlags', () => {
         concurrency: 4,
         defaultIdentitySecret: undefined,
         defaultCloudName: 'openstack',
+        workloadClusterAccess: 'auto',
       }),
     );
   });
@@ -63,6 +64,14 @@ describe('parseFlags', () => {
     expect(parseFlags(['--kubeconfig'], {})).toEqual(E.left('--kubeconfig needs a value'));
     expect(parseFlags(['--leader-elect=maybe'], {})).toEqual(
       E.left('--leader-elect: expected true or false, got "maybe"'),
+    );
+    expect(parseFlags(['--workload-cluster-access=secret'], {})).toEqual(
+      E.left(
+        '--workload-cluster-access: expected one of auto, kubeconfig-secret, management, got "secret"',
+      ),
+    );
+    expect(parseFlags(['--workload-cluster-access', 'management'], {})).toMatchObject(
+      E.right({ workloadClusterAccess: 'management' }),
     );
     expect(parseFlags(['--help'], {})).toEqual(E.right('help'));
   });

@@ -1,6 +1,7 @@
 // Command line and environment of the controller process, parsed into one value with errors
 // that name the flag. Flags win over the environment.
 import * as E from 'fp-ts/lib/Either.js';
+import { WORKLOAD_CLUSTER_ACCESS, type WorkloadClusterAccess } from './workload-clusters.js';
 
 export interface BindAddress {
   readonly host: string | undefined;
@@ -20,6 +21,7 @@ export interface ControllerFlags {
   readonly concurrency: number;
   readonly defaultIdentitySecret: string | undefined;
   readonly defaultCloudName: string;
+  readonly workloadClusterAccess: WorkloadClusterAccess;
 }
 
 export const USAGE = `capo-remediation controller
@@ -34,6 +36,11 @@ export const USAGE = `capo-remediation controller
   --concurrency=N                     parallel reconciles (default 4)
   --default-identity-secret=NAME      identity Secret for Machines without an OpenStackMachine
   --default-cloud-name=NAME           cloud in that Secret's clouds.yaml (default openstack)
+  --workload-cluster-access=MODE      where Machines' Nodes are drained and watched:
+                                      auto (default): Cluster API's <cluster>-kubeconfig Secret,
+                                        else this cluster (self-hosted);
+                                      kubeconfig-secret: the Secret, required;
+                                      management: always this cluster
 `;
 
 export function parseBindAddress(
@@ -65,6 +72,7 @@ export function parseFlags(
     'concurrency',
     'default-identity-secret',
     'default-cloud-name',
+    'workload-cluster-access',
   ]);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
@@ -106,6 +114,11 @@ export function parseFlags(
     return E.left(
       `--concurrency: expected an integer 1-64, got ${JSON.stringify(values.get('concurrency'))}`,
     );
+  const access = values.get('workload-cluster-access') ?? 'auto';
+  if (!(WORKLOAD_CLUSTER_ACCESS as readonly string[]).includes(access))
+    return E.left(
+      `--workload-cluster-access: expected one of ${WORKLOAD_CLUSTER_ACCESS.join(', ')}, got ${JSON.stringify(access)}`,
+    );
   const podNamespace = env['POD_NAMESPACE'] || undefined;
   return E.right({
     kubeconfig: values.get('kubeconfig') ?? (env['KUBECONFIG'] || undefined),
@@ -119,5 +132,6 @@ export function parseFlags(
     concurrency,
     defaultIdentitySecret: values.get('default-identity-secret'),
     defaultCloudName: values.get('default-cloud-name') ?? 'openstack',
+    workloadClusterAccess: access as WorkloadClusterAccess,
   });
 }

@@ -36,3 +36,10 @@ export { RemediationMetrics } from './metrics.js';
 export { parseFlags, parseBindAddress, USAGE } from './flags.js';
 export type { ControllerFlags, BindAddress } from './flags.js';
 export { OpenStackRemediationResource } from './resources.js';
+export { WorkloadClusters, WORKLOAD_CLUSTER_ACCESS } from './workload-clusters.js';
+export type {
+  WorkloadClusterAccess,
+  WorkloadClustersOptions,
+  NodeAccess,
+} from './workload-clusters.js';
+export { NodeSources } from './node-sources.js';

@@ -38,6 +38,7 @@ export async function run(flags: ControllerFlags): Promise<void> {
     namespace: flags.namespace,
     identity: flags.identity,
     concurrency: flags.concurrency,
+    workloadClusterAccess: flags.workloadClusterAccess,
     defaultIdentity: flags.defaultIdentitySecret
       ? { secretName: flags.defaultIdentitySecret, cloudName: flags.defaultCloudName }
       : undefined,

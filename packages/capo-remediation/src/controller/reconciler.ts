@@ -14,7 +14,6 @@ import {
   findMetaCondition,
   hasFinalizer,
   isBeingDeleted,
-  kubeDrainPort,
   NodeResource,
   ForbiddenError,
   NotFoundError,
@@ -22,7 +21,6 @@ import {
   removeMetaCondition,
   setMetaCondition,
   uncordonNode,
-  type DrainPort,
   type EventRecorder,
   type KubeClient,
   type KubeNode,
@@ -64,6 +62,10 @@ import {
 } from './target.js';
 import { executeStep } from './server-action.js';
 import { readNode, type NodeView } from './node-view.js';
+import { WorkloadClusters, type NodeAccess } from './workload-clusters.js';
+
+/** Label Cluster API puts on the Machine and on the remediation it creates. */
+const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
 
 export const FINALIZER = 'remediation.noderepair.dev/cleanup';
 
@@ -91,6 +93,11 @@ export interface RemediationReconcilerOptions {
   readonly now?: () => number;
   /** Passed to the drain executor (how often to look at terminating pods). */
   readonly drainPollIntervalMs?: number;
+  /**
+   * Where each Machine's Node lives (workload clusters through their kubeconfig Secret).
+   * Default: the Secret when there is one, else the management cluster, without watches.
+   */
+  readonly clusters?: Pick<WorkloadClusters<unknown>, 'nodeAccess'>;
 }
 
 type Osr = OpenStackRemediation & KubeObject;
@@ -103,12 +110,13 @@ export class RemediationReconciler {
   private readonly clients = new Map<string, OpenStackClient>();
   private readonly now: () => number;
   private readonly metrics: RemediationMetrics;
-  private readonly drainPort: DrainPort;
+  private readonly clusters: Pick<WorkloadClusters<unknown>, 'nodeAccess'>;
 
   constructor(private readonly opts: RemediationReconcilerOptions) {
     this.now = opts.now ?? Date.now;
     this.metrics = opts.metrics ?? new RemediationMetrics();
-    this.drainPort = kubeDrainPort(opts.client);
+    this.clusters =
+      opts.clusters ?? new WorkloadClusters({ management: opts.client, log: opts.log });
   }
 
   /** Closes the cached OpenStack clients. */
@@ -194,9 +202,14 @@ export class RemediationReconciler {
     const target = E.isLeft(owner)
       ? owner
       : await resolveTarget(this.opts.client, namespace, owner.right, this.opts.defaultIdentity);
-    if (E.isLeft(target)) {
+    // The Node may live in a workload cluster: reached through Cluster API's kubeconfig Secret.
+    const access = E.isLeft(target)
+      ? target
+      : await this.clusters.nodeAccess(namespace, target.right.machine.clusterName);
+    if (E.isLeft(target) || E.isLeft(access)) {
+      const why = E.isLeft(target) ? target.left : E.isLeft(access) ? access.left : '';
       const prev = findMetaCondition(osr.status?.conditions, CONDITION_TARGET_RESOLVED);
-      if (prev?.status !== 'False' || prev.message !== target.left) {
+      if (prev?.status !== 'False' || prev.message !== why) {
         await this.writeStatus(osr, (s) => ({
           ...s,
           phase: s.phase ?? 'Pending',
@@ -204,21 +217,22 @@ export class RemediationReconciler {
             type: CONDITION_TARGET_RESOLVED,
             status: 'False',
             reason: 'TargetNotResolved',
-            message: target.left,
+            message: why,
           }),
         }));
         await this.opts.events.record(osr, {
           type: 'Warning',
           reason: 'TargetNotResolved',
           action: 'Resolve',
-          note: target.left,
+          note: why,
         });
       }
-      ctx.log.info({ osr: osr.metadata?.name, reason: target.left }, 'target not resolved yet');
+      ctx.log.info({ osr: osr.metadata?.name, reason: why }, 'target not resolved yet');
       return { requeueAfter: UNRESOLVED_RECHECK_MS };
     }
     const t = target.right;
-    const node = await this.readNodeView(t.machine.nodeName);
+    const nodes = access.right;
+    const node = await this.readNodeView(nodes, t.machine.nodeName);
     const recovered = findMetaCondition(osr.status?.conditions, CONDITION_NODE_RECOVERED);
     const d = decideLadder({
       uid: uidOf(osr),
@@ -234,7 +248,7 @@ export class RemediationReconciler {
       case 'Done':
         return;
       case 'Drain': {
-        const drained = await this.drain(osr, t, node, ctx);
+        const drained = await this.drain(osr, t, nodes, node, ctx);
         return this.act(drained, t, node, d.first, undefined, false, ctx);
       }
       case 'Act':
@@ -275,7 +289,7 @@ export class RemediationReconciler {
       case 'Wait':
         return { requeueAfter: d.requeueAfterMs };
       case 'Succeed':
-        return this.succeed(osr, t, ctx);
+        return this.succeed(osr, t, nodes, ctx);
       case 'GiveUp':
         return this.giveUp(osr, t, d.message, d.ended, ctx);
     }
@@ -284,6 +298,7 @@ export class RemediationReconciler {
   private async drain(
     osr: Osr,
     t: Target,
+    nodes: NodeAccess,
     node: NodeView | undefined,
     ctx: ReconcileContext,
   ): Promise<Osr> {
@@ -304,7 +319,7 @@ export class RemediationReconciler {
     }
     // Record who cordoned BEFORE draining, so a deletion mid-flow uncordons only what we cordoned.
     if (findMetaCondition(osr.status?.conditions, CONDITION_CORDONED) === undefined) {
-      const r = await cordonNode(this.drainPort, nodeName);
+      const r = await cordonNode(nodes.drain, nodeName);
       current = await this.writeStatus(current, (s) => ({
         ...s,
         phase: 'Draining',
@@ -331,7 +346,7 @@ export class RemediationReconciler {
         ? osr.spec.drain.timeoutSeconds * 1000
         : Number.MAX_SAFE_INTEGER;
     const unreachable = osr.spec.drain.outOfServiceTaint && node.ready === 'Unknown';
-    const result = await drainNode(this.drainPort, {
+    const result = await drainNode(nodes.drain, {
       node: nodeName,
       timeoutMs,
       unreachable,
@@ -347,6 +362,7 @@ export class RemediationReconciler {
     ctx.log.info(
       {
         node: nodeName,
+        cluster: nodes.via,
         outcome: result.outcome,
         evicted: result.evicted.length,
         remaining: result.remaining.length,
@@ -501,9 +517,14 @@ export class RemediationReconciler {
     return { requeueAfter: 1_000 };
   }
 
-  private async succeed(osr: Osr, t: Target, ctx: ReconcileContext): Promise<void> {
+  private async succeed(
+    osr: Osr,
+    t: Target,
+    nodes: NodeAccess,
+    ctx: ReconcileContext,
+  ): Promise<void> {
     // Uncordon BEFORE recording success: a terminal phase is never looked at again.
-    await this.releaseNode(osr, t.machine.nodeName);
+    await this.releaseNode(osr, nodes, t.machine.nodeName);
     const now = this.now();
     await this.writeStatus(osr, (s) => ({
       ...s,
@@ -585,42 +606,58 @@ export class RemediationReconciler {
 
   private async finalize(osr: Osr, ctx: ReconcileContext): Promise<void> {
     if (!hasFinalizer(osr, FINALIZER)) return;
+    const namespace = osr.metadata?.namespace ?? 'default';
     let nodeName: string | undefined;
-    const owner = machineOwner(osr);
-    if (E.isRight(owner)) {
-      const target = await resolveMachineNode(
-        this.opts.client,
-        osr.metadata?.namespace ?? 'default',
-        owner.right,
-        osr.status?.serverID,
-      );
-      nodeName = target;
+    let skipped: string | undefined;
+    if (osr.status?.phase !== 'Succeeded') {
+      const owner = machineOwner(osr);
+      const machine = E.isRight(owner)
+        ? await readMachineObject(this.opts.client, namespace, owner.right)
+        : undefined;
+      const view = machine !== undefined && E.isRight(machine) ? machine.right.view : undefined;
+      // The Machine may already be gone (garbage collection deletes us after it): the label
+      // Cluster API put on the remediation still names the cluster.
+      const clusterName = view?.clusterName ?? osr.metadata?.labels?.[CLUSTER_NAME_LABEL];
+      const nodes = await this.clusters.nodeAccess(namespace, clusterName);
+      if (E.isLeft(nodes)) {
+        // Never block the deletion on a cluster we cannot reach; say what was left behind.
+        skipped = nodes.left;
+      } else {
+        nodeName =
+          view?.nodeName ?? (await findNodeByServer(nodes.right.client, osr.status?.serverID));
+        await this.releaseNode(osr, nodes.right, nodeName);
+      }
     }
-    if (osr.status?.phase !== 'Succeeded') await this.releaseNode(osr, nodeName);
     await removeFinalizer(this.opts.client, OpenStackRemediationResource, osr, FINALIZER);
     ctx.log.info({ osr: osr.metadata?.name, node: nodeName }, 'cleaned up after deletion');
     await this.opts.events.record(osr, {
-      type: 'Normal',
-      reason: 'CleanedUp',
+      type: skipped ? 'Warning' : 'Normal',
+      reason: skipped ? 'CleanupSkipped' : 'CleanedUp',
       action: 'Finalize',
-      note: nodeName
-        ? `node ${nodeName} uncordoned and out-of-service taint removed as needed`
-        : 'no node to clean up',
+      note: skipped
+        ? `the node was not uncordoned: ${skipped}`
+        : nodeName
+          ? `node ${nodeName} uncordoned and out-of-service taint removed as needed`
+          : 'no node to clean up',
     });
   }
 
   /** Uncordon if we cordoned, and remove the out-of-service taint the drain may have added. */
-  private async releaseNode(osr: Osr, nodeName: string | undefined): Promise<void> {
+  private async releaseNode(
+    osr: Osr,
+    nodes: NodeAccess,
+    nodeName: string | undefined,
+  ): Promise<void> {
     if (nodeName === undefined) return;
     const cordoned = findMetaCondition(osr.status?.conditions, CONDITION_CORDONED);
     if (cordoned?.reason === REASON_CORDONED_BY_US) {
-      await uncordonNode(this.drainPort, nodeName, {
+      await uncordonNode(nodes.drain, nodeName, {
         removeOutOfServiceTaint: osr.spec.drain.outOfServiceTaint,
       });
     } else if (osr.spec.drain.outOfServiceTaint) {
-      const n = await this.drainPort.getNode(nodeName);
+      const n = await nodes.drain.getNode(nodeName);
       if (n?.spec?.taints?.some((x) => x.key === 'node.kubernetes.io/out-of-service'))
-        await this.drainPort.patchNode(nodeName, {
+        await nodes.drain.patchNode(nodeName, {
           removeTaintKeys: ['node.kubernetes.io/out-of-service'],
         });
     }
@@ -628,10 +665,13 @@ export class RemediationReconciler {
 
   // ---- helpers ---------------------------------------------------------------------------
 
-  private async readNodeView(name: string | undefined): Promise<NodeView | undefined> {
+  private async readNodeView(
+    nodes: NodeAccess,
+    name: string | undefined,
+  ): Promise<NodeView | undefined> {
     if (name === undefined) return undefined;
     try {
-      return readNode(await this.opts.client.get<KubeNode>(NodeResource, name));
+      return readNode(await nodes.client.get<KubeNode>(NodeResource, name));
     } catch (e) {
       if (e instanceof NotFoundError) return undefined;
       throw e;
@@ -703,18 +743,11 @@ export class RemediationReconciler {
   }
 }
 
-/**
- * The Node to clean up after: the Machine's nodeRef, or, when the Machine is already gone
- * (garbage collection deletes us after it), the Node whose providerID names status.serverID.
- */
-async function resolveMachineNode(
+/** The Node whose providerID names the server (when the Machine, and its nodeRef, are gone). */
+async function findNodeByServer(
   client: KubeClient,
-  namespace: string,
-  owner: { apiVersion: string; name: string; uid: string | undefined },
   serverID: string | undefined,
 ): Promise<string | undefined> {
-  const m = await readMachineObject(client, namespace, owner);
-  if (E.isRight(m) && m.right.view.nodeName !== undefined) return m.right.view.nodeName;
   if (serverID === undefined) return undefined;
   let cont: string | undefined;
   do {

@@ -22,6 +22,7 @@ import { GROUP, VERSION, type RemediationStatus } from '../../src/api/index.js';
 import {
   addRemediationController,
   OpenStackRemediationResource,
+  type WorkloadClusterAccess,
 } from '../../src/controller/index.js';
 import { FakeOpenStack, remediationFromTemplate } from '../../src/testing/index.js';
 import { capiCrdPaths } from './capi-crds.js';
@@ -71,6 +72,8 @@ export type Osr = KubeObject & { status?: RemediationStatus };
 
 export interface World {
   readonly client: KubeClient;
+  /** Where the Node and its pods live: the workload cluster, or `client` when self-hosted. */
+  readonly nodeClient: KubeClient;
   readonly ns: string;
   readonly fake: FakeOpenStack;
   readonly serverId: string;
@@ -90,12 +93,17 @@ export async function buildWorld(
   ns: string,
   unique: (p: string) => string,
   spec: Record<string, unknown>,
+  opts: {
+    /** A separate workload cluster holding the Node (default: the management cluster). */
+    workload?: KubeConfig;
+  } = {},
 ): Promise<World> {
   const client = createKubeClient(kc);
+  const nodeClient = opts.workload ? createKubeClient(opts.workload) : client;
   const fake = await FakeOpenStack.start({ transitionDelayMs: 300 });
   const serverId = fake.addServer({ name: 'worker' });
   const nodeName = unique('osr-node');
-  const kubelet = await startFakeKubelet(kc, {
+  const kubelet = await startFakeKubelet(opts.workload ?? kc, {
     name: nodeName,
     providerID: `openstack:///${serverId}`,
     heartbeatSeconds: 1,
@@ -158,6 +166,7 @@ export async function buildWorld(
   } as KubeObject);
   return {
     client,
+    nodeClient,
     ns,
     fake,
     serverId,
@@ -173,12 +182,12 @@ export async function buildWorld(
       client
         .get<Osr>(OpenStackRemediationResource, machineName, { namespace: ns })
         .catch(() => undefined),
-    node: () => client.get<KubeNode>(NodeResource, nodeName),
+    node: () => nodeClient.get<KubeNode>(NodeResource, nodeName),
     machine: () => client.get(MachineV1beta2, machineName, { namespace: ns }),
     close: async () => {
       await kubelet.stop();
       await fake.close();
-      await client.delete(NodeResource, nodeName).catch(() => undefined);
+      await nodeClient.delete(NodeResource, nodeName).catch(() => undefined);
     },
   };
 }
@@ -214,7 +223,12 @@ export class CapturingLogger implements RuntimeLogger {
 }
 
 /** One in-process controller with its own Manager, watching only the test's namespace. */
-export function startController(kc: KubeConfig, ns: string, name = 'test') {
+export function startController(
+  kc: KubeConfig,
+  ns: string,
+  name = 'test',
+  workloadClusterAccess?: WorkloadClusterAccess,
+) {
   const client = createKubeClient(kc);
   const logger = new CapturingLogger();
   const manager = new Manager({ name: `capo-remediation-${name}`, probes: false, logger });
@@ -223,12 +237,14 @@ export function startController(kc: KubeConfig, ns: string, name = 'test') {
     namespace: ns,
     identity: `test-${name}`,
     drainPollIntervalMs: 200,
+    ...(workloadClusterAccess ? { workloadClusterAccess } : {}),
   });
   const running = manager.start();
   return {
     manager,
     logs: logger.lines,
     metrics: ctl.metrics,
+    clusters: ctl.clusters,
     stop: async () => {
       manager.stop();
       await running;

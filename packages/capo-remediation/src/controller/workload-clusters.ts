@@ -1,0 +1,215 @@
+// Which API server holds a Machine's Node. Cluster API runs the management cluster apart from
+// the workload clusters whose Machines it manages: their Nodes are reached through the
+// kubeconfig Cluster API publishes in Secret <cluster>-kubeconfig, as its own
+// MachineHealthCheck does. One client (and one Node informer) per cluster is kept and reused
+// until the Secret's content changes (resourceVersion) or the cluster goes unused for a while.
+//
+// access:
+//   auto               the Secret when it exists, else the management cluster itself (a
+//                      self-hosted cluster, or Machines without Cluster API's Secret)
+//   kubeconfig-secret  the Secret, required (a missing one is a TargetResolved=False message)
+//   management         always the management cluster (its Nodes are the workload's)
+import { KubeConfig } from '@kubernetes/client-node';
+import {
+  createInformer,
+  createKubeClient,
+  errorFields,
+  kubeDrainPort,
+  NodeResource,
+  NotFoundError,
+  type DrainPort,
+  type EventSource,
+  type KubeClient,
+  type KubeNode,
+  type KubeObject,
+  type RuntimeLogger,
+} from '@noderepair/core';
+import * as E from 'fp-ts/lib/Either.js';
+import { kubeconfigFromSecret, kubeconfigSecretName, type SecretLike } from '../capi/index.js';
+import type { NodeSources } from './node-sources.js';
+import { SecretResource } from './resources.js';
+
+export const WORKLOAD_CLUSTER_ACCESS = ['auto', 'kubeconfig-secret', 'management'] as const;
+export type WorkloadClusterAccess = (typeof WORKLOAD_CLUSTER_ACCESS)[number];
+
+/** How the Nodes of one Machine's cluster are read, drained and released. */
+export interface NodeAccess {
+  readonly client: KubeClient;
+  readonly drain: DrainPort;
+  /** For messages and logs: "management cluster" or "workload cluster ns/name". */
+  readonly via: string;
+}
+
+type ClosableClient = KubeClient & { close(): void };
+
+export interface WorkloadClustersOptions<V> {
+  readonly management: KubeClient;
+  readonly access?: WorkloadClusterAccess;
+  readonly log: RuntimeLogger;
+  /** Builds a client from kubeconfig text; default: core's client-node adapter. */
+  readonly connect?: (kubeconfig: string) => ClosableClient;
+  /** Watch each workload cluster's Nodes into these sources, cached through `transform`. */
+  readonly watchNodes?: {
+    readonly sources: NodeSources<V>;
+    readonly transform: (n: KubeNode) => V;
+  };
+  /** Forget a cluster no remediation asked for in this long (default 30 min). */
+  readonly idleMs?: number;
+  readonly now?: () => number;
+}
+
+interface Entry {
+  readonly resourceVersion: string;
+  readonly access: NodeAccess;
+  readonly client: ClosableClient;
+  readonly stop: AbortController;
+  readonly unwatch: () => void;
+  lastUsed: number;
+}
+
+export class WorkloadClusters<V = never> {
+  readonly access: WorkloadClusterAccess;
+  private readonly management: NodeAccess;
+  private readonly entries = new Map<string, Entry>();
+  private readonly now: () => number;
+  private closed = false;
+
+  constructor(private readonly opts: WorkloadClustersOptions<V>) {
+    this.access = opts.access ?? 'auto';
+    this.now = opts.now ?? Date.now;
+    this.management = {
+      client: opts.management,
+      drain: kubeDrainPort(opts.management),
+      via: 'management cluster',
+    };
+  }
+
+  /** The management cluster's access (where Nodes are read when no cluster is known). */
+  get managementAccess(): NodeAccess {
+    return this.management;
+  }
+
+  /** Clusters with a live client now. */
+  get connected(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  /**
+   * Access to the Nodes of cluster `clusterName` in `namespace`. Left is a message for the
+   * remediation's TargetResolved condition; errors other than NotFound (403, unreachable
+   * management API) are thrown for the controller's backoff.
+   */
+  async nodeAccess(
+    namespace: string,
+    clusterName: string | undefined,
+  ): Promise<E.Either<string, NodeAccess>> {
+    this.sweep();
+    if (this.access === 'management') return E.right(this.management);
+    if (!clusterName) {
+      return this.access === 'auto'
+        ? E.right(this.management)
+        : E.left('the Machine names no cluster (spec.clusterName); cannot find its kubeconfig');
+    }
+    const key = `${namespace}/${clusterName}`;
+    const name = kubeconfigSecretName(clusterName);
+    let secret: (KubeObject & SecretLike) | undefined;
+    try {
+      secret = await this.opts.management.get<KubeObject & SecretLike>(SecretResource, name, {
+        namespace,
+      });
+    } catch (e) {
+      if (!(e instanceof NotFoundError)) throw e;
+    }
+    if (secret === undefined) {
+      this.forget(key);
+      return this.access === 'auto'
+        ? E.right(this.management)
+        : E.left(
+            `Secret ${namespace}/${name} not found: --workload-cluster-access=kubeconfig-secret reaches cluster ${clusterName}'s Nodes only through Cluster API's kubeconfig Secret`,
+          );
+    }
+    const rv = secret.metadata?.resourceVersion ?? '';
+    const cached = this.entries.get(key);
+    if (cached !== undefined && cached.resourceVersion === rv) {
+      cached.lastUsed = this.now();
+      return E.right(cached.access);
+    }
+    const text = kubeconfigFromSecret(secret);
+    if (E.isLeft(text)) return text;
+    const client = this.connect(text.right);
+    if (client === undefined)
+      return E.left(
+        `Secret ${namespace}/${name}: key value could not be loaded as a kubeconfig (expected a current-context with a cluster server and a user)`,
+      );
+    this.forget(key); // the Secret changed: drop the client built from the old content
+    if (this.closed) {
+      client.close();
+      throw new Error('workload cluster access is closed (controller stopping)');
+    }
+    const entry: Entry = {
+      resourceVersion: rv,
+      access: {
+        client,
+        drain: kubeDrainPort(client),
+        via: `workload cluster ${key}`,
+      },
+      client,
+      stop: new AbortController(),
+      unwatch: () => {},
+      lastUsed: this.now(),
+    };
+    this.entries.set(key, this.watch(key, entry));
+    this.opts.log.info({ cluster: key, secret: name }, 'connected to workload cluster');
+    return E.right(entry.access);
+  }
+
+  /** Stops every workload informer and closes every client. */
+  close(): void {
+    this.closed = true;
+    for (const k of [...this.entries.keys()]) this.forget(k);
+  }
+
+  private connect(text: string): ClosableClient | undefined {
+    try {
+      if (this.opts.connect) return this.opts.connect(text);
+      const kc = new KubeConfig();
+      kc.loadFromString(text);
+      if (kc.getCurrentCluster()?.server === undefined) return undefined;
+      return createKubeClient(kc);
+    } catch {
+      // The parser's message may quote the document (tokens, keys): never pass it on.
+      return undefined;
+    }
+  }
+
+  private watch(key: string, entry: Entry): Entry {
+    const w = this.opts.watchNodes;
+    if (w === undefined) return entry;
+    const informer = createInformer<KubeNode, V>(entry.client, NodeResource, {
+      name: `nodes@${key}`,
+      transform: w.transform,
+      logger: this.opts.log.child({ cluster: key }),
+    });
+    const unwatch = w.sources.add(informer as EventSource<V>);
+    informer.run(entry.stop.signal).catch((e: unknown) => {
+      if (!entry.stop.signal.aborted)
+        this.opts.log.error({ cluster: key, ...errorFields(e) }, 'workload Node informer stopped');
+    });
+    return { ...entry, unwatch };
+  }
+
+  private forget(key: string): void {
+    const e = this.entries.get(key);
+    if (e === undefined) return;
+    this.entries.delete(key);
+    e.unwatch();
+    e.stop.abort();
+    e.client.close();
+  }
+
+  private sweep(): void {
+    const idle = this.opts.idleMs ?? 30 * 60_000;
+    const now = this.now();
+    for (const [k, e] of this.entries) if (now - e.lastUsed > idle) this.forget(k);
+  }
+}

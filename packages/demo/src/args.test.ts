@@ -8,16 +8,28 @@ describe('parseCli', () => {
       plain: false,
       timeoutSeconds: 300,
       logDir: undefined,
+      openstack: 'fake',
     });
   });
   it('reads every flag', () => {
     expect(
-      parseCli(['--report', 'out.html', '--plain', '--timeout', '120', '--log-dir', '/tmp/x']),
+      parseCli([
+        '--report',
+        'out.html',
+        '--plain',
+        '--timeout',
+        '120',
+        '--log-dir',
+        '/tmp/x',
+        '--openstack',
+        'real',
+      ]),
     ).toEqual({
       report: 'out.html',
       plain: true,
       timeoutSeconds: 120,
       logDir: '/tmp/x',
+      openstack: 'real',
     });
   });
   it('names the flag and what was expected', () => {
@@ -29,6 +41,9 @@ describe('parseCli', () => {
     );
     expect(parseCli(['--timeout', 'soon'])).toBe(
       '--timeout: expected a whole number of seconds >= 30, got "soon"',
+    );
+    expect(parseCli(['--openstack', 'devstack'])).toBe(
+      '--openstack: expected "fake" or "real", got "devstack"',
     );
     expect(parseCli(['--colour'])).toMatch(/Unknown option '--colour'/);
     expect(parseCli(['--help'])).toBe(usage);

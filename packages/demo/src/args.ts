@@ -1,18 +1,23 @@
 // The demo's flags. Pure, so the errors are unit tested.
 import { parseArgs } from 'node:util';
 
-export const usage = `usage: noderepair-demo [--report FILE.html] [--plain] [--timeout SECONDS] [--log-dir DIR]
+export const usage = `usage: noderepair-demo [--report FILE.html] [--plain] [--timeout SECONDS] [--log-dir DIR] [--openstack fake|real]
 
   --report FILE.html   write a self-contained page with the timeline of every node
   --plain              one line per change even on a terminal (default when stdout is not a terminal)
   --timeout SECONDS    time the scenarios may take before the demo judges them (default 300)
-  --log-dir DIR        where the controller's log goes (default: a new temp directory)`;
+  --log-dir DIR        where the controller's log goes (default: a new temp directory)
+  --openstack fake|real  Nova the reboots go to: the fake (default) or the real OpenStack test bed
+                       (packages/openstack-testbed, installed and started) for the nodes the scenarios play with`;
+
+export type OpenStackMode = 'fake' | 'real';
 
 export interface CliOptions {
   report: string | undefined;
   plain: boolean;
   timeoutSeconds: number;
   logDir: string | undefined;
+  openstack: OpenStackMode;
 }
 
 /** Parses the flags; a string is the error message (naming the flag). */
@@ -26,6 +31,7 @@ export function parseCli(args: string[]): CliOptions | string {
         plain: { type: 'boolean' },
         timeout: { type: 'string' },
         'log-dir': { type: 'string' },
+        openstack: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -42,10 +48,14 @@ export function parseCli(args: string[]): CliOptions | string {
   const timeoutSeconds = Number(t);
   if (!/^\d+$/.test(t) || timeoutSeconds < 30)
     return `--timeout: expected a whole number of seconds >= 30, got "${t}"`;
+  const openstack = (values['openstack'] as string | undefined) ?? 'fake';
+  if (openstack !== 'fake' && openstack !== 'real')
+    return `--openstack: expected "fake" or "real", got "${openstack}"`;
   return {
     report,
     plain: values['plain'] === true,
     timeoutSeconds,
     logDir: values['log-dir'] as string | undefined,
+    openstack,
   };
 }

@@ -2,6 +2,7 @@
 // noderepair-demo (`pnpm demo` at the repository root): see README.md.
 import { resolve } from 'node:path';
 import { parseCli, usage } from './args.js';
+import { DemoSetupError } from './cloud/testbed-check.js';
 import { runDemo } from './demo.js';
 
 async function main(): Promise<number> {
@@ -23,6 +24,7 @@ async function main(): Promise<number> {
     live: !opts.plain && process.stdout.isTTY === true,
     timeoutSeconds: opts.timeoutSeconds,
     logDir: opts.logDir === undefined ? undefined : resolve(base, opts.logDir),
+    openstack: opts.openstack,
     out: process.stdout,
     signal: stop.signal,
   });
@@ -31,6 +33,11 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (e: unknown) => {
+    // Something to set up first (the test bed): the message says what; no stack trace.
+    if (e instanceof DemoSetupError) {
+      process.stderr.write(`noderepair-demo: ${e.message}\n`);
+      process.exit(3);
+    }
     process.stderr.write(
       `noderepair-demo: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
     );

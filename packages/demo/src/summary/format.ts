@@ -8,6 +8,7 @@ function s(ms: number | undefined): string {
 export function formatSummary(sum: Summary): string[] {
   const out: string[] = [];
   out.push(`== noderepair demo summary (${sum.nodes} nodes, ${s(sum.durationMs)}) ==`);
+  for (const l of sum.openstack) out.push(`openstack: ${l}`);
   out.push('');
   const kinds = Object.entries(sum.repairsByKind)
     .map(([k, n]) => `${k} ${n}`)

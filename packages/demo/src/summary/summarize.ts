@@ -28,6 +28,8 @@ export interface ScenarioResult {
 
 export interface Summary {
   nodes: number;
+  /** Which Nova served which nodes (one line per cloud), when the demo says. */
+  openstack: string[];
   durationMs: number;
   repairsByKind: Record<string, number>;
   repairs: RepairTime[];
@@ -37,7 +39,11 @@ export interface Summary {
   ok: boolean;
 }
 
-export function summarize(rec: DemoRecord, scenarios: readonly ScenarioResult[]): Summary {
+export function summarize(
+  rec: DemoRecord,
+  scenarios: readonly ScenarioResult[],
+  openstack: readonly string[] = [],
+): Summary {
   const repairsByKind: Record<string, number> = { SoftReboot: 0, HardReboot: 0, Replace: 0 };
   const repairs: RepairTime[] = [];
   const guardHeld: Summary['guardHeld'] = [];
@@ -79,6 +85,7 @@ export function summarize(rec: DemoRecord, scenarios: readonly ScenarioResult[])
     repairs,
     guardHeld,
     waitedFor,
+    openstack: [...openstack],
     scenarios: [...scenarios],
     ok: scenarios.every((s) => s.verdict.ok),
   };

@@ -1,11 +1,12 @@
-// The demo's machines: each Node is a FAKE kubelet (@noderepair/envtest) on a FAKE Nova
-// server (FakeOpenStack). Nothing connects the two in those fakes, so this is the wire a
-// real VM provides: when Nova starts rebooting a server its kubelet goes silent, and when the
-// server is ACTIVE again with one more boot the kubelet comes back (new boot ID, Ready=True)
-// — unless the machine is broken for good, then it never comes back.
+// The demo's machines: each Node is a FAKE kubelet (@noderepair/envtest) on a Nova server of
+// a Cloud: the FAKE Nova, or the REAL OpenStack test bed (src/cloud). Nothing connects a fake
+// kubelet to a server, so this is the wire a real VM provides: when Nova starts rebooting a
+// server its kubelet goes silent, and when Nova has finished the reboot (one more boot) the
+// kubelet comes back (new boot ID, Ready=True) — unless the machine is broken for good, then
+// it never comes back.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { startFakeKubelet, type FakeKubelet } from '@noderepair/envtest';
-import type { FakeOpenStack } from '@noderepair/capo-remediation';
+import type { Cloud } from '../cloud/cloud.js';
 import { ZONE_LABEL } from '../record/sample.js';
 import { HEARTBEAT_S } from './policy.js';
 
@@ -13,6 +14,8 @@ export interface Machine {
   readonly node: string;
   readonly zone: string;
   readonly serverId: string;
+  /** Where the server lives (fake Nova or the real test bed). */
+  readonly cloud: Cloud;
   readonly kubelet: FakeKubelet;
   /** The hardware is dead: Nova reboots it, the kubelet never returns. */
   broken: boolean;
@@ -36,13 +39,15 @@ export class Machines {
 
   constructor(
     private readonly kc: KubeConfig,
-    private readonly nova: FakeOpenStack,
+    /** The cloud a node's server is created in. */
+    private readonly cloudFor: (node: string) => Cloud,
     private readonly onEvent: (e: MachineEvent) => void,
   ) {}
 
   /** Creates a Nova server and registers its Node with a heartbeating fake kubelet. */
   async create(node: string, zone: string): Promise<Machine> {
-    const serverId = this.nova.addServer({ name: node });
+    const cloud = this.cloudFor(node);
+    const serverId = await cloud.createServer(node);
     const kubelet = await startFakeKubelet(this.kc, {
       name: node,
       labels: { [ZONE_LABEL]: zone, 'node-role.kubernetes.io/worker': '' },
@@ -53,6 +58,7 @@ export class Machines {
       node,
       zone,
       serverId,
+      cloud,
       kubelet,
       broken: false,
       powerCycles: 0,
@@ -74,7 +80,7 @@ export class Machines {
     if (!m) return;
     this.byNode.delete(node);
     await m.kubelet.stop();
-    this.nova.deleteServer(m.serverId);
+    await m.cloud.deleteServer(m.serverId);
   }
 
   /** Starts following Nova: every 250 ms each server's status drives its kubelet. */
@@ -94,16 +100,18 @@ export class Machines {
     this.#busy = true;
     try {
       for (const m of this.byNode.values()) {
-        const s = this.nova.server(m.serverId); // reading settles a transition whose time has come
+        const s = m.cloud.observe(m.serverId);
         if (!s) continue;
-        const rebooting = s.status === 'REBOOT' || s.status === 'HARD_REBOOT';
-        if (rebooting && !m.rebooting) {
+        const nova = `Nova (${m.cloud.kind})`;
+        // A reboot can start and end between two looks (the real fake driver takes
+        // milliseconds): one more boot with no reboot seen was a power cycle all the same.
+        if ((s.rebooting || s.boots > m.powerCycles) && !m.rebooting) {
           m.rebooting = true;
           m.kubelet.stopHeartbeats();
           this.onEvent({
             node: m.node,
             kind: 'PowerOff',
-            note: `Nova server ${s.status}: the kubelet goes down with the VM`,
+            note: `${nova} server ${s.rebooting ? s.status : 'rebooted'}: the kubelet goes down with the VM`,
           });
         }
         if (s.boots > m.powerCycles) {
@@ -117,16 +125,17 @@ export class Machines {
               note: 'server ACTIVE again, but the kubelet never comes back (broken machine)',
             });
           } else {
-            // reboot(0): a new boot ID and Ready=True, as a kubelet starting on a fresh boot.
-            // Not awaited: one slow status post must not hold up every other machine.
+            // After the cloud's boot time: a new boot ID and Ready=True, as a kubelet starting
+            // on a fresh boot (the fake Nova's reboot transition already was the downtime; the
+            // real fake driver's takes milliseconds, so a 1.5 s boot is added). Not awaited: one slow status post must not hold up every other machine.
             const booting: Promise<void> = m.kubelet
-              .reboot(0)
+              .reboot(m.cloud.bootMs)
               .finally(() => this.#pending.delete(booting));
             this.#pending.add(booting);
             this.onEvent({
               node: m.node,
               kind: 'KubeletBack',
-              note: `booted (boot ${s.boots}): kubelet posts Ready=True with a new boot ID`,
+              note: `${nova} finished the reboot (boot ${s.boots}): kubelet posts Ready=True with a new boot ID`,
             });
           }
         }

@@ -17,7 +17,8 @@ import type { World } from './world.js';
 export class Observer {
   #timer: NodeJS.Timeout | undefined;
   #busy = false;
-  #novaSeen = 0;
+  /** Per cloud: how many of its accepted reboots are recorded. */
+  readonly #novaSeen = new Map<string, number>();
   /** Event uid -> series count already recorded. */
   readonly #events = new Map<string, number>();
   readonly #eventsApi: EventsV1Api;
@@ -73,21 +74,26 @@ export class Observer {
   }
 
   #pollNova(): void {
-    const log = this.world.nova.requests;
-    for (; this.#novaSeen < log.length; this.#novaSeen++) {
-      const e = log[this.#novaSeen];
-      if (!e || e.action !== 'reboot' || e.status !== 202 || !e.serverId) continue;
-      const node = this.world.serverNodes.get(e.serverId) ?? e.serverId;
-      const kind = e.rebootType === 'HARD' ? 'HardReboot' : 'SoftReboot';
-      this.onChange(
-        addAction(this.rec, {
-          t: e.at - this.rec.startedAt,
-          node,
-          source: 'nova',
-          kind,
-          note: `Nova (fake) accepted reboot ${e.rebootType ?? ''} of server ${e.serverId.slice(0, 8)}`,
-        }),
-      );
+    for (const cloud of this.world.clouds) {
+      const log = cloud.acceptedReboots();
+      let i = this.#novaSeen.get(cloud.kind) ?? 0;
+      for (; i < log.length; i++) {
+        const e = log[i];
+        if (!e) continue;
+        const node = this.world.serverNodes.get(e.serverId) ?? e.serverId;
+        const where = cloud.kind === 'real' ? 'Nova (real, test bed)' : 'Nova (fake)';
+        const req = e.requestId ? ` (${e.requestId})` : '';
+        this.onChange(
+          addAction(this.rec, {
+            t: e.at - this.rec.startedAt,
+            node,
+            source: 'nova',
+            kind: e.type === 'HARD' ? 'HardReboot' : 'SoftReboot',
+            note: `${where} accepted reboot ${e.type} of server ${e.serverId.slice(0, 8)}${req}`,
+          }),
+        );
+      }
+      this.#novaSeen.set(cloud.kind, i);
     }
   }
 

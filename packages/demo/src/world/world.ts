@@ -1,7 +1,8 @@
 // The demo's world: a real etcd + kube-apiserver + kube-controller-manager (envtest) with a
-// short node grace period, the FAKE Nova (FakeOpenStack) on a loopback HTTP port, one fake
-// machine per Node (machines.ts) and noderepair's standalone auto-repair controller from
-// @noderepair/core, rebooting through the OpenStack client.
+// short node grace period, the FAKE Nova (FakeOpenStack) on a loopback HTTP port and, with
+// --openstack real, the REAL OpenStack test bed for the nodes the scenarios play with (src/
+// cloud), one fake machine per Node (machines.ts) and noderepair's standalone auto-repair
+// controller from @noderepair/core, rebooting through the OpenStack client.
 import { mkdirSync, createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -11,15 +12,14 @@ import {
   createKubeClient,
   Manager,
   NodeResource,
+  type RebootProvider,
   type RepairPolicy,
   type RuntimeLogger,
 } from '@noderepair/core';
-import {
-  FakeOpenStack,
-  NovaRebootProvider,
-  openStackClientFromCloudsYaml,
-  type OpenStackClient,
-} from '@noderepair/capo-remediation';
+import type { Cloud } from '../cloud/cloud.js';
+import { startFakeCloud } from '../cloud/fake-cloud.js';
+import { startRealCloud } from '../cloud/real-cloud.js';
+import type { OpenStackMode } from '../args.js';
 import { HEARTBEAT_S, NODE_MONITOR_GRACE_S, demoPolicy } from './policy.js';
 import { Machines, type MachineEvent } from './machines.js';
 import { DemoRebootProvider } from './provider.js';
@@ -33,18 +33,23 @@ export interface WorldOptions {
   progress: (line: string) => void;
   onMachineEvent: (e: MachineEvent) => void;
   onReplaced: (oldNode: string, newNode: string) => void;
+  /** Where reboots go: the fake Nova only, or the real test bed for `realNodes`. */
+  openstack: OpenStackMode;
+  /** With --openstack real: the nodes (and their replacements) on real servers. */
+  realNodes: ReadonlySet<string>;
 }
 
 export interface World {
   readonly cp: ControlPlane;
   readonly core: CoreV1Api;
-  readonly nova: FakeOpenStack;
+  /** The fake Nova, then (with --openstack real) the real test bed. */
+  readonly clouds: readonly Cloud[];
   readonly machines: Machines;
   readonly policy: RepairPolicy;
   readonly provider: DemoRebootProvider;
   /** Server id -> node name, kept after a machine is replaced (Nova's log still names it). */
   readonly serverNodes: Map<string, string>;
-  /** Stops the controller, the machines, the fake Nova and the control plane. */
+  /** Stops the controller, the machines, the clouds (deleting the real servers) and the control plane. */
   stop(): Promise<void>;
 }
 
@@ -65,28 +70,45 @@ function fileLogger(stream: WriteStream, bindings: Record<string, unknown> = {})
 
 export async function startWorld(opts: WorldOptions): Promise<World> {
   mkdirSync(opts.logDir, { recursive: true });
-  opts.progress('starting etcd, kube-apiserver and kube-controller-manager (envtest)');
-  const cp = await startControlPlane({
-    dir: join(opts.logDir, 'control-plane'),
-    keepDir: true,
-    controllerManager: {
-      nodeMonitorGracePeriodSeconds: NODE_MONITOR_GRACE_S,
-      nodeMonitorPeriodSeconds: 1,
-    },
-    progress: opts.progress,
-    startTimeoutMs: 180_000,
-  });
-  const stops: (() => Promise<void>)[] = [() => cp.stop()];
+  const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     for (const s of stops.reverse()) await s().catch(() => undefined);
   };
   try {
+    const clouds: Cloud[] = [];
+    // The real test bed first: when it is not there the demo says so before anything starts.
+    const real =
+      opts.openstack === 'real' ? await startRealCloud({ progress: opts.progress }) : undefined;
+    if (real) stops.push(() => real.close());
+    opts.progress('starting etcd, kube-apiserver and kube-controller-manager (envtest)');
+    const cp = await startControlPlane({
+      dir: join(opts.logDir, 'control-plane'),
+      keepDir: true,
+      controllerManager: {
+        nodeMonitorGracePeriodSeconds: NODE_MONITOR_GRACE_S,
+        nodeMonitorPeriodSeconds: 1,
+      },
+      progress: opts.progress,
+      startTimeoutMs: 180_000,
+    });
+    stops.push(() => cp.stop());
     opts.progress(`kube-apiserver ${cp.version} at ${cp.server}`);
-    const nova = await FakeOpenStack.start({ transitionDelayMs: 1500 });
-    stops.push(() => nova.close());
-    opts.progress(`FAKE OpenStack (Keystone + Nova, a test double) at ${nova.baseUrl}`);
+    const fake = await startFakeCloud();
+    stops.push(() => fake.close());
+    clouds.push(fake);
+    opts.progress(fake.description);
+    if (real) {
+      clouds.push(real);
+      opts.progress(real.description);
+      opts.progress(
+        `on real Nova servers: ${[...opts.realNodes].join(', ')}; the other nodes on the fake Nova`,
+      );
+    }
+    // A replacement (zone-b-07-r1) lives where the node it replaces lived.
+    const cloudFor = (node: string): Cloud =>
+      real && opts.realNodes.has(node.replace(/-r\d+$/, '')) ? real : fake;
     const core = cp.kubeConfig.makeApiClient(CoreV1Api);
-    const machines = new Machines(cp.kubeConfig, nova, opts.onMachineEvent);
+    const machines = new Machines(cp.kubeConfig, cloudFor, opts.onMachineEvent);
     stops.push(() => machines.stop());
     const serverNodes = new Map<string, string>();
 
@@ -96,7 +118,8 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
     const names = opts.zones.flatMap((z) =>
       Array.from({ length: opts.nodesPerZone }, (_, i) => [z, nodeName(z, i + 1)] as const),
     );
-    // A few at a time: each registration is several API calls and the machine may be small.
+    // A few at a time: each registration is several API calls and the machine may be small
+    // (and the real test bed creates its servers one after another, see cloud/serial.ts).
     for (let i = 0; i < names.length; i += 6) {
       await Promise.all(
         names.slice(i, i + 6).map(async ([zone, name]) => {
@@ -120,13 +143,16 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
     machines.start();
 
     const kube = createKubeClient(cp.kubeConfig);
-    const os: OpenStackClient = openStackClientFromCloudsYaml(
-      nova.cloudsYaml(),
-      'openstack',
-      undefined,
-    );
-    stops.push(() => os.close());
-    const provider = new DemoRebootProvider(new NovaRebootProvider(os.nova), async (old) => {
+    // Each reboot goes to the Nova of the cloud that owns the server (the providerID's last
+    // segment is the server id: openstack:///<uuid>).
+    const nova: RebootProvider = {
+      name: real ? `${real.provider.name}(real test bed, fake)` : fake.provider.name,
+      execute: (req, signal) => {
+        const id = req.providerID?.split('/').pop() ?? '';
+        return (clouds.find((c) => c.owns(id)) ?? fake).provider.execute(req, signal);
+      },
+    };
+    const provider = new DemoRebootProvider(nova, async (old) => {
       const m = machines.get(old);
       // zone-b-07 -> zone-b-07-r1 -> zone-b-07-r2: a MachineSet's new Machine gets a new name.
       const r = /^(.*)-r(\d+)$/.exec(old);
@@ -167,7 +193,7 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
     opts.progress(
       `noderepair auto-repair controller running (provider ${provider.name}; heartbeats every ${HEARTBEAT_S}s, node grace ${NODE_MONITOR_GRACE_S}s)`,
     );
-    return { cp, core, nova, machines, policy, provider, serverNodes, stop: stopAll };
+    return { cp, core, clouds, machines, policy, provider, serverNodes, stop: stopAll };
   } catch (e) {
     await stopAll();
     throw e;

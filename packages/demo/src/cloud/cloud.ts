@@ -1,0 +1,46 @@
+// A Cloud is where the demo's servers live and where noderepair's reboots go: the FAKE Nova
+// (fake-cloud.ts) or the REAL OpenStack test bed (real-cloud.ts). The machines (world/
+// machines.ts) read a server's reboots from it; the observer reads the reboots Nova accepted.
+import type { RebootProvider } from '@noderepair/core';
+
+/** What a machine needs to know of its server, from Nova. */
+export interface ServerView {
+  /** Nova is rebooting it (the VM, and so its kubelet, is down). */
+  readonly rebooting: boolean;
+  /** Reboots Nova completed so far. */
+  readonly boots: number;
+  /** Nova's status, for the timeline's notes. */
+  readonly status: string;
+}
+
+/** A reboot request Nova answered 202 (what the controller's client sent and Nova accepted). */
+export interface AcceptedReboot {
+  /** Unix milliseconds of Nova's answer. */
+  readonly at: number;
+  readonly serverId: string;
+  readonly type: 'SOFT' | 'HARD';
+  /** Nova's x-compute-request-id, when the cloud records it. */
+  readonly requestId?: string | undefined;
+}
+
+export interface Cloud {
+  readonly kind: 'fake' | 'real';
+  /** One line for the progress output: what it is and where. */
+  readonly description: string;
+  /** noderepair's RebootProvider on this cloud: NovaRebootProvider over the OpenStack client. */
+  readonly provider: RebootProvider;
+  /** How long a rebooted VM takes to boot its kubelet once Nova says the reboot is done. */
+  readonly bootMs: number;
+  /** Creates a server and resolves with its id once Nova shows it ACTIVE. */
+  createServer(name: string): Promise<string>;
+  deleteServer(serverId: string): Promise<void>;
+  owns(serverId: string): boolean;
+  /** The server as last seen (cheap: the machines ask four times a second). */
+  observe(serverId: string): ServerView | undefined;
+  /** Every reboot Nova accepted so far, oldest first (the list only grows). */
+  acceptedReboots(): readonly AcceptedReboot[];
+  /** One line for the summary: which nodes it served and what its Nova did. */
+  describeUse(): string;
+  /** Stops watching and deletes the servers this cloud created. */
+  close(): Promise<void>;
+}

@@ -3,46 +3,17 @@
 // Chromium (Debian's chromium package, see apt-packages.txt). Checks: exit code 0, the
 // summary, and that the rendered page shows every node and every repair action the demo
 // printed while it ran.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { NODES_PER_ZONE, ZONES } from '../src/scenarios/index.js';
 import { nodeName } from '../src/world/names.js';
+import { runDemo, type Run } from './support/run-demo.js';
 
-const pkg = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'noderepair-demo-e2e-'));
 const report = join(dir, 'report.html');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runDemo(): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [join(pkg, 'dist/cli.js'), '--report', report, '--log-dir', join(dir, 'logs')],
-      {
-        cwd: pkg,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d;
-      process.stdout.write(d); // the demo's own lines in the test log: what a user sees
-    });
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 function chromium(): string {
   for (const bin of ['chromium', 'chromium-browser']) {
@@ -77,7 +48,7 @@ let run: Run;
 let dom: string;
 
 beforeAll(async () => {
-  run = await runDemo();
+  run = await runDemo(['--report', report, '--log-dir', join(dir, 'logs')]);
   if (existsSync(report)) dom = renderedDom(report);
 }, 600_000);
 
@@ -110,6 +81,11 @@ describe('pnpm demo', () => {
       expect(run.stdout).toMatch(new RegExp(`^ {2}${n} +\\d+\\.\\ds {2}`, 'm'));
     expect(run.stdout).toMatch(/^storm guard: held 4 node\(s\), 4 reboot\(s\) prevented/m);
     expect(run.stdout).toContain('waited for, not rebooted (shutting down): zone-a-09');
+    // Without --openstack real every server, the replacement's too, is on the fake Nova.
+    expect(run.stdout).toMatch(
+      /^openstack: FAKE Nova \(FakeOpenStack\) for 31 node\(s\): 5 reboot\(s\) accepted$/m,
+    );
+    expect(run.stdout).not.toContain('REAL test bed');
   });
 
   it('writes a report that Chromium renders with every node', () => {

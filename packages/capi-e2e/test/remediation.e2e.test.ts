@@ -181,6 +181,12 @@ describe('OpenStackRemediation with the real Cluster API manager (v1.13.6 on env
     expect(fake.rebootCount(server)).toBe(1);
     expect(fake.rebootCount(server, 'SOFT')).toBe(1);
     expect(totalReboots() - rebootsBefore).toBe(1);
+    // As Cluster API's own MHC does, the controller read the Node through <cluster>-kubeconfig.
+    expect(
+      controller.logger.lines.some(
+        (l) => l.includes('connected to workload cluster') && l.includes(`${env.namespace}/${env.clusterName}`),
+      ),
+    ).toBe(true);
     expect(wiring.rebooted.filter((r) => r.serverId === server).map((r) => r.kubeletRebooted)).toEqual([true]);
     expect([...phases].some((p) => p !== 'Failed')).toBe(true);
     expect(phases.has('Failed')).toBe(false);

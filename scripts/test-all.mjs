@@ -15,6 +15,8 @@ mkdirSync(reports, { recursive: true });
 /** Each suite: a name and the pnpm arguments of a vitest run (reporters are appended). */
 const suites = [
   { name: 'lint', kind: 'check', args: ['run', 'lint'] },
+  // tsc -b tsconfig.json: the private packages, their tests and docs/tools (incremental).
+  { name: 'typecheck', kind: 'check', args: ['run', 'typecheck'] },
   { name: 'unit+integration', args: ['exec', 'vitest', 'run'] },
 ];
 // Suites that need more than a kube-apiserver (a VM, the Cluster API manager, OpenStack)

@@ -376,8 +376,13 @@ start_rabbitmq() {
 uwsgi_app() { # NAME PORT WSGI_FILE ENV...
   local name="$1" port="$2" file="$3"; shift 3
   local envs=(); for e in "$@"; do envs+=(--env "$e"); done
+  # nova-api monkey-patches with eventlet, which cannot switch greenlets across uwsgi threads:
+  # six concurrent POST /servers once wedged it ("greenlet.error: cannot switch to a different
+  # thread", every later create hung). Nova gets processes of one thread each (as DevStack runs it).
+  local workers=(--processes 1 --threads 8)
+  [ "$name" = nova-api ] && workers=(--processes 4 --threads 1)
   spawn "$name" uwsgi --plugin python3 --http-socket "$HOST:$port" --wsgi-file "$file" --master \
-    --processes 1 --threads 8 --die-on-term --need-app --buffer-size 65535 --lazy-apps \
+    "${workers[@]}" --die-on-term --need-app --buffer-size 65535 --lazy-apps \
     --add-header "Connection: close" --hook-master-start "unix_signal:15 gracefully_kill_them_all" "${envs[@]}"
 }
 start_service() {

@@ -1,11 +1,11 @@
 // One level-triggered pass over every node: assess all, let the storm guard admit new
 // repairs, then decide each node with its verdict. Pure; the controller and the simulator
 // both call this, so what the simulator prints is what the controller would do.
-import { assessNode } from './assess.js';
+import { assessNode, type Assessment } from './assess.js';
 import { decideRepair, type RepairDecision } from './decide.js';
 import type { HealthObservation } from './node.js';
 import type { RepairPolicy } from './policy.js';
-import type { RepairState } from './state.js';
+import type { RepairPhase, RepairState } from './state.js';
 import { isInFlight, stormGuard, type StormEntry, type StormReport } from './storm-guard.js';
 import { nowMillis } from './time.js';
 
@@ -19,6 +19,33 @@ export interface FleetDecision {
   storm: StormReport;
 }
 
+/** Would this node start a remediation now if the storm guard admitted it? */
+export function wantsToStart(a: Assessment, phase: RepairPhase | undefined): boolean {
+  return (
+    a.signal === 'unhealthy' &&
+    !isInFlight(phase) &&
+    (phase !== 'Failed' || a.newTrigger !== undefined)
+  );
+}
+
+/**
+ * The decision for one node without looking at the others, when the others cannot change
+ * it: the storm guard only ever holds a node that wants to start a remediation, so for any
+ * other node decideFleet's answer is exactly this one. Undefined when the node wants to
+ * start (then the whole fleet must be assessed). Lets a controller keep a reconcile O(1) in
+ * the fleet size for every node but the few about to start a repair.
+ */
+export function decideAlone(
+  member: FleetMember,
+  policy: RepairPolicy,
+  nowInput: Date | number,
+): RepairDecision | undefined {
+  const now = nowMillis(nowInput);
+  const a = assessNode(member.obs, member.state, policy, now);
+  if (wantsToStart(a, member.state?.phase)) return undefined;
+  return decideRepair(member.obs, member.state, policy, now, {});
+}
+
 export function decideFleet(
   members: readonly FleetMember[],
   policy: RepairPolicy,
@@ -28,17 +55,13 @@ export function decideFleet(
   const entries: StormEntry[] = members.map(({ obs, state }) => {
     const a = assessNode(obs, state, policy, now);
     const phase = state?.phase;
-    const wantsToStart =
-      a.signal === 'unhealthy' &&
-      !isInFlight(phase) &&
-      (phase !== 'Failed' || a.newTrigger !== undefined);
     return {
       name: obs.nodeName,
       ...(obs.node?.metadata?.labels !== undefined ? { labels: obs.node.metadata.labels } : {}),
       signal: a.signal,
       phase,
       ...(a.unhealthySince !== undefined ? { unhealthySince: a.unhealthySince } : {}),
-      wantsToStart,
+      wantsToStart: wantsToStart(a, phase),
     };
   });
   const storm = stormGuard(entries, policy.stormGuard);

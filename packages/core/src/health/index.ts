@@ -83,7 +83,13 @@ export {
   formatDuration as formatGoDuration,
   type TimeInput,
 } from './time.js';
-export { decideFleet, type FleetMember, type FleetDecision } from './fleet.js';
+export {
+  decideFleet,
+  decideAlone,
+  wantsToStart,
+  type FleetMember,
+  type FleetDecision,
+} from './fleet.js';
 export {
   runRepairLoop,
   type TimedObservation,

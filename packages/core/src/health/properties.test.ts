@@ -5,7 +5,7 @@ import { either } from 'fp-ts';
 import { VirtualTimeScheduler } from 'rxjs';
 import { buildNode, type ReadyText } from './builders.js';
 import { decideRepair, type RepairDecision } from './decide.js';
-import { decideFleet } from './fleet.js';
+import { decideAlone, decideFleet } from './fleet.js';
 import { resolveRepairPolicy, type RepairPolicy } from './policy.js';
 import { runRepairLoop, type ActionExecutor, type TimedObservation } from './runner.js';
 import { isInFlight } from './storm-guard.js';
@@ -214,6 +214,47 @@ describe('repair state machine properties', () => {
           if (storm.tripped) expect(starts).toEqual([]);
           expect(starts.length).toBeLessThanOrEqual(policy.stormGuard.maxInFlight);
           expect(storm.unhealthy).toBe(kinds.filter((k) => k !== 'ready').length);
+        },
+      ),
+      runs,
+    );
+  });
+
+  it('a node decided alone gets exactly the decision the whole fleet would give it (or needs the fleet)', () => {
+    fc.assert(
+      fc.property(
+        arbPolicy,
+        fc.array(fc.tuple(arbTimeline(readyKinds), fc.constantFrom(...readyKinds)), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        arbOutcomes,
+        (policy, nodes, outcomes) => {
+          // Realistic states: each node's history run through the state machine, then a
+          // current condition that may differ from where the history left it.
+          const now = T0 + 40 * 60 * MIN;
+          const members = nodes.map(([steps, kind], i) => {
+            const ds = runAll(toObservations(`n${i}`, steps), policy, executorFrom(outcomes));
+            const state = [...ds].reverse().find((d) => d.nextState !== undefined)?.nextState;
+            return {
+              obs: {
+                nodeName: `n${i}`,
+                node: buildNode({ name: `n${i}`, ready: kind, since: T0, heartbeat: now }),
+              },
+              state,
+            };
+          });
+          const fleet = decideFleet(members, policy, now);
+          let alone = 0;
+          members.forEach((m, i) => {
+            const d = decideAlone(m, policy, now);
+            if (d === undefined) return;
+            alone++;
+            expect(d).toEqual(fleet.decisions[i]);
+          });
+          // Only nodes the storm guard could hold need the fleet.
+          const wanting = [...fleet.storm.verdicts.keys()].length;
+          expect(alone).toBe(members.length - wanting);
         },
       ),
       runs,

@@ -125,11 +125,18 @@ export class CapoCluster {
     this.secrets.add(cp.adminToken);
   }
 
-  static async start(dir: string, name: string): Promise<CapoCluster> {
+  static async start(
+    dir: string,
+    name: string,
+    opts: { apiServerExtraArgs?: string[] } = {},
+  ): Promise<CapoCluster> {
     mkdirSync(dir, { recursive: true });
     const logFile = join(dir, `${name}.log`);
     appendFileSync(logFile, '');
-    const cp = await startControlPlane({ startTimeoutMs: 120_000 });
+    const cp = await startControlPlane({
+      startTimeoutMs: 120_000,
+      ...(opts.apiServerExtraArgs ? { apiServerExtraArgs: opts.apiServerExtraArgs } : {}),
+    });
     try {
       const capi = await capiCrdPaths(['machines']);
       const capo = await capoCrdPaths(['openstackmachines']);

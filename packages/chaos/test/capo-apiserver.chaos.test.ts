@@ -32,7 +32,12 @@ describe('kube-apiserver restarted or frozen mid-remediation; etcd compaction', 
   const supervisors: Supervisor[] = [];
 
   beforeAll(async () => {
-    cluster = await CapoCluster.start(chaosDir(), 'capo-apiserver');
+    // Without the watch cache, watches are served by etcd itself, so a watch resumed from a
+    // compacted revision gets the real 410 Gone (the watch cache would otherwise answer from
+    // its own window of recent events and hide the compaction).
+    cluster = await CapoCluster.start(chaosDir(), 'capo-apiserver', {
+      apiServerExtraArgs: ['--watch-cache=false'],
+    });
   });
   afterAll(async () => {
     for (const s of supervisors) await s.stop();
@@ -144,17 +149,19 @@ describe('kube-apiserver restarted or frozen mid-remediation; etcd compaction', 
     const revision = await cluster.cp.compactEtcd();
     expect(revision).toBeGreaterThan(0);
     cluster.kubeProxy.cutConnections();
-    // The informers see their watches break; whether they resume (and get 410 from the
-    // compacted revision) or relist, they must come back and see the node return.
-    await until('the informers to reconnect after the cut', () =>
-      s.current?.lines.some((l) => /watch .*aborted|too old; relisting/.test(l)),
+    // The informers see their watches break and resume from their last resourceVersion. The
+    // remediations' informer saw nothing since the remediation went Waiting, so its revision
+    // is below the compaction: the apiserver answers 410 Gone, and the reflector relists.
+    const gone = await until('a 410 Gone on a resumed watch, and the relist it forces', () =>
+      s.current?.lines.find((l) => /resourceVersion too old; relisting/.test(l)),
     );
+    expect(gone).toContain('openstackremediations');
     w.fake.resumeCompute();
     const done = await succeeded(w);
     const reboots = w.rebootCount();
     record({
       fault: 'etcd compaction + watches cut',
-      variant: 'while waiting for the node',
+      variant: 'while waiting for the node: 410 Gone on the resumed watch, relisted',
       injected: 1,
       survived: reboots === 1 && (done.status?.history ?? []).length === 1 ? 1 : 0,
       doubleReboots: Math.max(0, reboots - 1),

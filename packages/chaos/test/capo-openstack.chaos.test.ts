@@ -1,7 +1,8 @@
 // Fault 4: Keystone and Nova faults in the middle of a remediation, each with the behaviour the
 // capo-remediation README documents ("The OpenStack client"): a token rejected with 401 is
 // renewed once; 409 -> wait and retry; 5xx -> backoff honouring Retry-After; a reply lost
-// after Nova accepted the action is not sent twice; 404 -> ServerNotFound -> the ladder ends
+// after Nova accepted the action is not sent twice, nor one that got no reply before the
+// client's own timeout; 404 -> ServerNotFound -> the ladder ends
 // and the Machine goes to Cluster API. The fault is placed exactly on the reboot call by
 // holding it in the GateProxy, injecting into the FakeOpenStack, then letting it go.
 import { customResource } from '@noderepair/core';
@@ -122,6 +123,40 @@ const CASES: Case[] = [
     hold: 'after',
     atHold: (_w, h) => h.drop(),
     outcome: 'Succeeded',
+  },
+  {
+    // The client's own timer fires (30 s, the OpenStack client's default) with the reboot
+    // call held before Nova: no reply is not a refusal, and Nova may have acted, so the call
+    // is not sent again and counts as accepted (at most once, as the README says). Nothing
+    // happened, so the step times out and the ladder escalates to a new action id: Nova sees
+    // exactly one reboot, the HARD one.
+    name: 'no reply at all: the client times out on the reboot call',
+    hold: 'before',
+    atHold: async (w, h) => {
+      await until('the ladder escalated past the unanswered SoftReboot', async () => {
+        const o = await w.osr();
+        return (o?.status?.history?.length ?? 0) >= 2 || undefined;
+      });
+      h.drop();
+    },
+    outcome: 'Succeeded',
+    check: async (w, p) => {
+      const o = await w.osr();
+      expect(o?.status?.history?.map((a) => a.type)).toEqual(['SoftReboot', 'HardReboot']);
+      expect(o?.status?.history?.[0]?.result).not.toBe('Succeeded');
+      expect(o?.status?.history?.[1]?.result).toBe('Succeeded');
+      // The timeout really fired in the client, and was reported.
+      const warned = p.lines.filter((l) =>
+        l.includes('no reply to the server action; counted as accepted and not sent again'),
+      );
+      expect(warned).toHaveLength(1);
+      expect(warned[0]).toContain('"code":"Timeout"');
+      expect(warned[0]).toContain('no reply within 30000 ms');
+      // Only the HARD reboot reached Nova: the timed-out SOFT one was never repeated.
+      expect(actionPosts(w).map((r) => r.status)).toEqual([202]);
+      expect(w.fake.rebootCount(w.serverId, 'SOFT')).toBe(0);
+      expect(w.fake.rebootCount(w.serverId, 'HARD')).toBe(1);
+    },
   },
   {
     name: '404: the server was deleted',

@@ -418,7 +418,12 @@ describe('Nova status codes', () => {
   });
 
   it('a reboot whose reply timed out is not sent twice', async () => {
-    const { fake, nova } = setup({ client: { retry: { timeoutMs: 20 } } });
+    const warnings: Array<[Record<string, unknown>, string]> = [];
+    const logger = {
+      debug: () => {},
+      warn: (o: Record<string, unknown>, m: string) => void warnings.push([o, m]),
+    };
+    const { fake, nova } = setup({ client: { retry: { timeoutMs: 20 }, logger } });
     const id = fake.addServer();
     await nova.getServer(id);
     fake.setLatency(50);
@@ -428,6 +433,11 @@ describe('Nova status codes', () => {
     fake.setLatency(0);
     await pending;
     expect(fake.rebootCount(id, 'HARD')).toBe(1);
+    // The one trace of an action that may or may not have run.
+    expect(warnings).toContainEqual([
+      expect.objectContaining({ server: id, action: 'reboot HARD', code: 'Timeout' }),
+      'no reply to the server action; counted as accepted and not sent again',
+    ]);
   });
 
   it('rejects a malformed microversion before any request', () => {

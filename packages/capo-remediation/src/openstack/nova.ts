@@ -234,8 +234,14 @@ export class NovaClient {
         // over already, so sending it again could act twice. Count it as accepted (at most
         // once, like the action-id record): if nothing happened, the step times out and the
         // ladder tries again, which is safe; a double reboot is not.
-        if (e instanceof OpenStackError && (e.code === 'Timeout' || e.code === 'TransportError'))
+        if (e instanceof OpenStackError && (e.code === 'Timeout' || e.code === 'TransportError')) {
+          // Said once, loudly: the only trace of an action that may or may not have run.
+          this.#session.logger?.warn(
+            { server: serverId, action: spec.name, code: e.code, error: e.message },
+            'no reply to the server action; counted as accepted and not sent again',
+          );
           return;
+        }
         throw e;
       }
       ambiguous ||= res.hadAmbiguousFailure;

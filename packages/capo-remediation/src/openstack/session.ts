@@ -99,6 +99,11 @@ export class KeystoneSession {
     return this.#retry;
   }
 
+  /** The session's logger, for service clients that report their own judgements. */
+  get logger(): OpenStackLogger | undefined {
+    return this.#logger;
+  }
+
   /** For callers that wait between their own retries (Nova's 409), on the same clock. */
   sleep(ms: number): Promise<void> {
     return this.#sleep(ms);

@@ -1,18 +1,14 @@
 // The per-node reconcile of the auto-repair controller (the imperative shell around
-// health/decideFleet). Read the Node fresh and its persisted state. A node that does not
-// want to start a repair is decided alone (decideAlone: the storm guard cannot change its
-// decision), so a reconcile costs O(1) in the fleet size and a 5,000-node initial sync is
-// not 5,000 x 5,000 assessments. A node that wants to start goes under the admission lock:
-// read again, decide with the storm guard over every watched node, persist the next state
-// (optimistic lock on resourceVersion) and wait until the cache shows it, so the next
-// admission counts it. Then, outside the lock: run the actions (cordon, drain, reboot, ...),
-// record the reboot's outcome, requeue.
+// health/decideFleet). Under the admission lock: read the Node fresh, read its persisted
+// state, decide with the storm guard over every watched node, persist the next state
+// (optimistic lock on resourceVersion) and wait until the cache shows it. Outside the lock:
+// run the actions (cordon, drain, reboot, ...), record the reboot's outcome, requeue.
 import { either } from 'fp-ts';
 import type { KubeClient } from '../kube/client.js';
 import { ConflictError, NotFoundError } from '../kube/errors.js';
 import { LeaseResource, NodeResource } from '../kube/resource.js';
 import type { KubeLease, KubeNode } from '../kube/types.js';
-import { decideAlone, decideFleet, type FleetMember } from '../health/fleet.js';
+import { decideFleet, type FleetMember } from '../health/fleet.js';
 import { recordOutcome, type ActionOutcome, type RepairDecision } from '../health/decide.js';
 import type { RepairPolicy } from '../health/policy.js';
 import type { RepairState } from '../health/state.js';
@@ -71,8 +67,6 @@ interface Decided {
 export class NodeReconciler {
   private readonly lock = new Mutex();
   private readonly log: RuntimeLogger;
-  /** The storm guard's state at the last fleet pass; while tripped, every node takes the fleet path. */
-  private stormTripped = false;
 
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.log = deps.log.child({ component: 'autorepair' });
@@ -85,7 +79,7 @@ export class NodeReconciler {
   ): Promise<ReconcileResult> => {
     let decided: Decided | undefined;
     try {
-      decided = await this.decide(req.name, ctx.signal);
+      decided = await this.lock.run(() => this.decideAndPersist(req.name, ctx.signal));
     } catch (e) {
       // The Node changed between our read and our write (a kubelet status post, usually):
       // nothing was done; decide again on fresh data, without logging an error.
@@ -173,29 +167,9 @@ export class NodeReconciler {
     return either.isRight(r) ? r.right : undefined;
   }
 
-  /** Decides alone when the fleet cannot matter, else under the admission lock with the fleet. */
-  private async decide(name: string, signal: AbortSignal): Promise<Decided | undefined> {
-    if (!this.stormTripped) {
-      const seen = await this.observe(name);
-      if (seen === undefined) return undefined;
-      const decision = decideAlone(seen.self, this.deps.policy, this.deps.now());
-      if (decision !== undefined) {
-        if (decision.nextState?.phase !== seen.previous?.phase)
-          this.refreshPhaseCounts(name, decision);
-        this.log.debug({ node: name, phase: decision.phase, reason: decision.reason }, 'decided');
-        return this.persist(name, seen.node, seen.previous, decision, signal);
-      }
-    }
-    return this.lock.run(() => this.decideAndPersist(name, signal));
-  }
-
-  /** The Node read fresh (the decision is written against its version) and its state. */
-  private async observe(
-    name: string,
-  ): Promise<
-    { node: KubeNode | undefined; previous: RepairState | undefined; self: FleetMember } | undefined
-  > {
+  private async decideAndPersist(name: string, signal: AbortSignal): Promise<Decided | undefined> {
     const cached = this.deps.cache.get(name);
+    // Read fresh: the decision must be made on the version we then write against.
     const node = await this.getNode(name);
     // Not (or no longer) one of ours, e.g. its label no longer matches the selector.
     if (node !== undefined && cached === undefined) return undefined;
@@ -218,25 +192,6 @@ export class NodeReconciler {
       obs: { nodeName: name, node, ...(leaseRenewTime !== undefined ? { leaseRenewTime } : {}) },
       state: previous,
     };
-    return { node, previous, self };
-  }
-
-  /** Phase counts from the others' persisted states and this node's new one (a phase changed). */
-  private refreshPhaseCounts(name: string, decision: RepairDecision): void {
-    const phases = this.deps.cache
-      .list()
-      .filter((v) => v.metadata.name !== name)
-      .map((v) => this.readState(v)?.phase)
-      .filter((p): p is RepairState['phase'] => p !== undefined);
-    if (decision.nextState !== undefined) phases.push(decision.phase);
-    this.deps.metrics.setPhaseCounts(countPhases(phases));
-  }
-
-  /** The fleet pass, under the admission lock. */
-  private async decideAndPersist(name: string, signal: AbortSignal): Promise<Decided | undefined> {
-    const seen = await this.observe(name);
-    if (seen === undefined) return undefined;
-    const { node, previous, self } = seen;
     const others: FleetMember[] = this.deps.cache
       .list()
       .filter((v) => v.metadata.name !== name)
@@ -246,7 +201,6 @@ export class NodeReconciler {
     const decision = fleet.decisions[0];
     if (decision === undefined) return undefined;
 
-    this.stormTripped = fleet.storm.tripped;
     this.deps.metrics.stormTripped.set(fleet.storm.tripped ? 1 : 0);
     this.deps.metrics.setPhaseCounts(
       countPhases(fleet.decisions.filter((d) => d.nextState !== undefined).map((d) => d.phase)),
@@ -255,17 +209,7 @@ export class NodeReconciler {
     if (verdict !== undefined && !verdict.admitted)
       this.deps.metrics.stormHolds.inc({ scope: stormScope(verdict.reason) });
     this.log.debug({ node: name, phase: decision.phase, reason: decision.reason }, 'decided');
-    return this.persist(name, node, previous, decision, signal);
-  }
 
-  /** Uncordon when healthy again, then the next state, and wait until the cache shows it. */
-  private async persist(
-    name: string,
-    node: KubeNode | undefined,
-    previous: RepairState | undefined,
-    decision: RepairDecision,
-    signal: AbortSignal,
-  ): Promise<Decided> {
     if (node === undefined || decision.nextState === undefined) return { decision, node, previous };
 
     // Uncordon is idempotent: do it before persisting Healthy, so a failure is retried.

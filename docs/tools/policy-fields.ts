@@ -47,6 +47,8 @@ export const policyFieldMeanings: Readonly<Record<string, string>> = {
     'The same brake per failure domain: a zone with more unhealthy nodes than this gets no new repair.',
   'stormGuard.recheckInterval':
     'How often a node held by the storm guard (or a replayed action) is looked at again (at least `1s`).',
+  'stormGuard.cooldown':
+    'After a storm lifts (fleet or failure domain), a node the guard held waits this long before it may start a repair: storms end one node at a time, and the last to recover must not be rebooted the moment the count drops under the limit. A restarted controller counts its start as the end of a storm.',
   'drain.enabled':
     'Cordon and evict pods (honouring PodDisruptionBudgets) before the repair action.',
   'drain.timeout':

@@ -1,14 +1,19 @@
 // The per-node reconcile of the auto-repair controller (the imperative shell around
-// health/decideFleet). Under the admission lock: read the Node fresh, read its persisted
-// state, decide with the storm guard over every watched node, persist the next state
-// (optimistic lock on resourceVersion) and wait until the cache shows it. Outside the lock:
-// run the actions (cordon, drain, reboot, ...), record the reboot's outcome, requeue.
+// health/decideFleet). Read the Node fresh and its persisted state. A node that does not
+// want to start a repair is decided alone (decideAlone: the storm guard cannot change its
+// decision), so a reconcile costs O(1) in the fleet size and a 5,000-node initial sync is
+// not 5,000 x 5,000 assessments. A node that wants to start goes under the admission lock:
+// read again, decide with the storm guard over every watched node, persist the next state
+// (optimistic lock on resourceVersion) and wait until the cache shows it, so the next
+// admission counts it. Then, outside the lock: run the actions (cordon, drain, reboot, ...),
+// record the reboot's outcome, requeue.
 import { either } from 'fp-ts';
 import type { KubeClient } from '../kube/client.js';
 import { ConflictError, NotFoundError } from '../kube/errors.js';
 import { LeaseResource, NodeResource } from '../kube/resource.js';
 import type { KubeLease, KubeNode } from '../kube/types.js';
-import { decideFleet, type FleetMember } from '../health/fleet.js';
+import { decideAlone, decideFleet, type FleetMember } from '../health/fleet.js';
+import { stormMemoryAtStart, type StormMemory } from '../health/storm-guard.js';
 import { recordOutcome, type ActionOutcome, type RepairDecision } from '../health/decide.js';
 import type { RepairPolicy } from '../health/policy.js';
 import type { RepairState } from '../health/state.js';
@@ -67,6 +72,14 @@ interface Decided {
 export class NodeReconciler {
   private readonly lock = new Mutex();
   private readonly log: RuntimeLogger;
+  /** The storm guard's state at the last fleet pass; while tripped, every node takes the fleet path. */
+  private stormTripped = false;
+  /**
+   * When each storm was last seen (the storm guard's memory), kept between fleet passes. It
+   * starts at our first reconcile (after winning the lease, for a replica that waited): a
+   * storm we did not see may have just lifted, so the nodes it held wait out the cooldown.
+   */
+  private stormMemory: StormMemory | undefined;
 
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.log = deps.log.child({ component: 'autorepair' });
@@ -77,9 +90,10 @@ export class NodeReconciler {
     req: ReconcileRequest,
     ctx: ReconcileContext,
   ): Promise<ReconcileResult> => {
+    this.stormMemory ??= stormMemoryAtStart(this.deps.now());
     let decided: Decided | undefined;
     try {
-      decided = await this.lock.run(() => this.decideAndPersist(req.name, ctx.signal));
+      decided = await this.decide(req.name, ctx.signal);
     } catch (e) {
       // The Node changed between our read and our write (a kubelet status post, usually):
       // nothing was done; decide again on fresh data, without logging an error.
@@ -167,9 +181,29 @@ export class NodeReconciler {
     return either.isRight(r) ? r.right : undefined;
   }
 
-  private async decideAndPersist(name: string, signal: AbortSignal): Promise<Decided | undefined> {
+  /** Decides alone when the fleet cannot matter, else under the admission lock with the fleet. */
+  private async decide(name: string, signal: AbortSignal): Promise<Decided | undefined> {
+    if (!this.stormTripped) {
+      const seen = await this.observe(name);
+      if (seen === undefined) return undefined;
+      const decision = decideAlone(seen.self, this.deps.policy, this.deps.now());
+      if (decision !== undefined) {
+        if (decision.nextState?.phase !== seen.previous?.phase)
+          this.refreshPhaseCounts(name, decision);
+        this.log.debug({ node: name, phase: decision.phase, reason: decision.reason }, 'decided');
+        return this.persist(name, seen.node, seen.previous, decision, signal);
+      }
+    }
+    return this.lock.run(() => this.decideAndPersist(name, signal));
+  }
+
+  /** The Node read fresh (the decision is written against its version) and its state. */
+  private async observe(
+    name: string,
+  ): Promise<
+    { node: KubeNode | undefined; previous: RepairState | undefined; self: FleetMember } | undefined
+  > {
     const cached = this.deps.cache.get(name);
-    // Read fresh: the decision must be made on the version we then write against.
     const node = await this.getNode(name);
     // Not (or no longer) one of ours, e.g. its label no longer matches the selector.
     if (node !== undefined && cached === undefined) return undefined;
@@ -192,24 +226,55 @@ export class NodeReconciler {
       obs: { nodeName: name, node, ...(leaseRenewTime !== undefined ? { leaseRenewTime } : {}) },
       state: previous,
     };
+    return { node, previous, self };
+  }
+
+  /** Phase counts from the others' persisted states and this node's new one (a phase changed). */
+  private refreshPhaseCounts(name: string, decision: RepairDecision): void {
+    const phases = this.deps.cache
+      .list()
+      .filter((v) => v.metadata.name !== name)
+      .map((v) => this.readState(v)?.phase)
+      .filter((p): p is RepairState['phase'] => p !== undefined);
+    if (decision.nextState !== undefined) phases.push(decision.phase);
+    this.deps.metrics.setPhaseCounts(countPhases(phases));
+  }
+
+  /** The fleet pass, under the admission lock. */
+  private async decideAndPersist(name: string, signal: AbortSignal): Promise<Decided | undefined> {
+    const seen = await this.observe(name);
+    if (seen === undefined) return undefined;
+    const { node, previous, self } = seen;
     const others: FleetMember[] = this.deps.cache
       .list()
       .filter((v) => v.metadata.name !== name)
       .map((v) => ({ obs: { nodeName: v.metadata.name, node: v }, state: this.readState(v) }));
     const now = this.deps.now();
-    const fleet = decideFleet([self, ...others], this.deps.policy, now);
+    const fleet = decideFleet([self, ...others], this.deps.policy, now, this.stormMemory);
+    this.stormMemory = fleet.storm.memory;
     const decision = fleet.decisions[0];
     if (decision === undefined) return undefined;
 
+    this.stormTripped = fleet.storm.tripped;
     this.deps.metrics.stormTripped.set(fleet.storm.tripped ? 1 : 0);
     this.deps.metrics.setPhaseCounts(
       countPhases(fleet.decisions.filter((d) => d.nextState !== undefined).map((d) => d.phase)),
     );
     const verdict = fleet.storm.verdicts.get(name);
     if (verdict !== undefined && !verdict.admitted)
-      this.deps.metrics.stormHolds.inc({ scope: stormScope(verdict.reason) });
+      this.deps.metrics.stormHolds.inc({ scope: verdict.scope ?? stormScope(verdict.reason) });
     this.log.debug({ node: name, phase: decision.phase, reason: decision.reason }, 'decided');
+    return this.persist(name, node, previous, decision, signal);
+  }
 
+  /** Uncordon when healthy again, then the next state, and wait until the cache shows it. */
+  private async persist(
+    name: string,
+    node: KubeNode | undefined,
+    previous: RepairState | undefined,
+    decision: RepairDecision,
+    signal: AbortSignal,
+  ): Promise<Decided> {
     if (node === undefined || decision.nextState === undefined) return { decision, node, previous };
 
     // Uncordon is idempotent: do it before persisting Healthy, so a failure is retried.

@@ -47,18 +47,18 @@ const acted = (ds: SimulatedDecision[]) =>
     );
 
 describe('noderepair simulate on the example traces', () => {
-  it('kubelet-stop: cordon, drain (unreachable), soft reboot after 10 min + 1 s; uncordon after 5 min Ready', async () => {
+  it('kubelet-stop: cordon, drain (unreachable), soft reboot just past 10 min; uncordon after 5 min Ready', async () => {
     const ds = await simulateTrace('kubelet-stop.jsonl');
     expect(acted(ds)).toEqual([
-      '01:10:01 w1 Cordon',
-      '01:10:01 w1 Drain',
-      '01:10:01 w1 SoftReboot',
+      '01:10:00 w1 Cordon',
+      '01:10:00 w1 Drain',
+      '01:10:00 w1 SoftReboot',
       '01:20:00 w1 Uncordon',
     ]);
     expect(ds.find((d) => d.action === 'Drain')?.reason).toMatch(/out-of-service taint after 5m/);
     expect(ds.find((d) => d.action === 'SoftReboot')).toMatchObject({
       cause: 'KubeletUnreachable',
-      actionId: 'w1/1767229801000/SoftReboot-1',
+      actionId: 'w1/1767229800001/SoftReboot-1',
     });
     expect(ds[ds.length - 1]).toMatchObject({
       phase: 'Healthy',
@@ -69,10 +69,10 @@ describe('noderepair simulate on the example traces', () => {
   it('runtime-down: the soft reboot call fails, backoff, hard reboot, success', async () => {
     const ds = await simulateTrace('runtime-down.jsonl');
     expect(acted(ds)).toEqual([
-      '02:10:01 w2 Cordon',
-      '02:10:01 w2 Drain',
-      '02:10:01 w2 SoftReboot[Failed]',
-      '02:11:01 w2 HardReboot',
+      '02:10:00 w2 Cordon',
+      '02:10:00 w2 Drain',
+      '02:10:00 w2 SoftReboot[Failed]',
+      '02:11:00 w2 HardReboot',
       '02:19:00 w2 Uncordon',
     ]);
     expect(ds.find((d) => d.action === 'Cordon')?.cause).toBe('ContainerRuntimeDown');
@@ -96,13 +96,13 @@ describe('noderepair simulate on the example traces', () => {
   it('never-returns: the whole ladder, then give up; the deleted node is forgotten', async () => {
     const ds = await simulateTrace('never-returns.jsonl');
     expect(acted(ds)).toEqual([
-      '01:10:01 w3 Cordon',
-      '01:10:01 w3 Drain',
-      '01:10:01 w3 SoftReboot',
-      '01:20:01 w3 HardReboot',
-      '01:35:01 w3 HardReboot',
-      '01:50:01 w3 Replace',
-      '02:20:01 w3 GiveUp',
+      '01:10:00 w3 Cordon',
+      '01:10:00 w3 Drain',
+      '01:10:00 w3 SoftReboot',
+      '01:20:00 w3 HardReboot',
+      '01:35:00 w3 HardReboot',
+      '01:50:00 w3 Replace',
+      '02:20:00 w3 GiveUp',
       '02:30:00 w3 Forget',
     ]);
     expect(ds.filter((d) => d.node === 'w4')).toEqual([]);
@@ -111,9 +111,9 @@ describe('noderepair simulate on the example traces', () => {
   it('storm: a zone outage is held by the storm guard; a lone failure later is repaired', async () => {
     const ds = await simulateTrace('storm.jsonl');
     expect(acted(ds)).toEqual([
-      '04:10:01 w5 Cordon',
-      '04:10:01 w5 Drain',
-      '04:10:01 w5 SoftReboot',
+      '04:10:00 w5 Cordon',
+      '04:10:00 w5 Drain',
+      '04:10:00 w5 SoftReboot',
       '04:25:00 w5 Uncordon',
     ]);
     const held = ds.filter((d) => d.phase === 'Unhealthy');
@@ -141,7 +141,7 @@ describe('noderepair simulate on the example traces', () => {
     ]);
     expect(r.code).toBe(0);
     expect(r.out[1]).toBe(
-      '2026-01-01T01:10:01.000Z  w1  KubeletUnreachable  Remediating  Cordon  KubeletUnreachable: Ready=Unknown for more than 10m',
+      '2026-01-01T01:10:00.001Z  w1  KubeletUnreachable  Remediating  Cordon  KubeletUnreachable: Ready=Unknown for more than 10m',
     );
   });
 

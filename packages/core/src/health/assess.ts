@@ -37,7 +37,13 @@ export interface Assessment {
   newTrigger?: string;
 }
 
-const SECOND = 1000;
+/**
+ * How long after a deadline to look again. A node is unhealthy once lastTransitionTime +
+ * timeout is strictly before now (Cluster API's rule), so the first instant that qualifies
+ * is 1 ms after it. Cluster API's MHC requeues at remaining + 1 s; we look at the deadline
+ * itself, so a remediation starts within milliseconds of it instead of about a second later.
+ */
+const PAST_DEADLINE_MS = 1;
 
 export function assessNode(
   obs: HealthObservation,
@@ -94,7 +100,7 @@ export function assessNode(
   }
 
   // Unhealthy conditions, with Cluster API's timing: unhealthy once lastTransitionTime +
-  // timeout is strictly before now; otherwise check again after the remaining time + 1 s.
+  // timeout is strictly before now; otherwise check again just past the deadline.
   let suspect: { since: number; requeue: number; text: string } | undefined;
   let matched: { since: number; text: string; condCause: Cause } | undefined;
   for (const uc of policy.unhealthyConditions) {
@@ -112,7 +118,7 @@ export function assessNode(
     if (since + uc.timeoutMs < now) {
       matched ??= { since, text, condCause };
     } else {
-      const requeue = uc.timeoutMs - (now - since) + SECOND;
+      const requeue = uc.timeoutMs - (now - since) + PAST_DEADLINE_MS;
       if (suspect === undefined || requeue < suspect.requeue)
         suspect = {
           since,
@@ -195,7 +201,7 @@ function startup(
     signal: 'suspect',
     detail: `waiting for the node to start (timeout ${formatDuration(policy.nodeStartupTimeoutMs)})`,
     unhealthySince: created,
-    requeueAfterMs: policy.nodeStartupTimeoutMs - (now - created) + SECOND,
+    requeueAfterMs: policy.nodeStartupTimeoutMs - (now - created) + PAST_DEADLINE_MS,
     episodes,
   };
 }

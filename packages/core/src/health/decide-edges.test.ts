@@ -30,7 +30,7 @@ describe('state machine edges', () => {
     const p = policy({ nodeStartupTimeout: '10m' });
     const node = buildNode({ name: 'n', ready: undefined, created: T0 });
     const early = decideRepair({ nodeName: 'n', node }, undefined, p, T0 + 4 * MIN);
-    expect(early).toMatchObject({ phase: 'Suspect', requeueAfterMs: 6 * MIN + 1000, actions: [] });
+    expect(early).toMatchObject({ phase: 'Suspect', requeueAfterMs: 6 * MIN + 1, actions: [] });
     expect(
       decideRepair({ nodeName: 'n', node }, early.nextState, p, T0 + 10 * MIN).actions,
     ).toEqual([]);

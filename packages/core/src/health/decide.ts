@@ -343,21 +343,31 @@ export function decideRepair(
   switch (a.signal) {
     case 'waiting':
       return out(enter(idle, 'Waiting'), [], a.detail, policy.stormGuard.recheckIntervalMs);
-    case 'healthy':
-      return out(enter(idle, 'Healthy'), [], a.detail);
+    case 'healthy': {
+      const { heldByStormSince: _held, ...recovered } = idle;
+      return out(enter(recovered, 'Healthy'), [], a.detail);
+    }
     case 'suspect':
       return out(enter(idle, 'Suspect'), [], a.detail, a.requeueAfterMs);
     case 'unhealthy': {
       const verdict = ctx.storm ?? { admitted: true, reason: 'no storm guard verdict given' };
       if (!verdict.admitted) {
+        // Remember a storm hold (written with the move to Unhealthy, so no extra write): the
+        // node then waits out the cooldown when the storm lifts. A maxInFlight hold is a queue,
+        // not a storm: it starts as soon as a slot frees.
+        const held =
+          verdict.scope !== 'in-flight' && idle.heldByStormSince === undefined
+            ? { heldByStormSince: now }
+            : {};
         return out(
-          enter(idle, 'Unhealthy'),
+          enter(idle, 'Unhealthy', held),
           [],
           `unhealthy (${a.detail}) but held: ${verdict.reason}`,
           policy.stormGuard.recheckIntervalMs,
         );
       }
-      return startRemediation(idle, obs, a, policy, now, out, enter, ownsCordon);
+      const { heldByStormSince: _held, ...admitted } = idle;
+      return startRemediation(admitted, obs, a, policy, now, out, enter, ownsCordon);
     }
   }
 }

@@ -6,7 +6,13 @@ import { decideRepair, type RepairDecision } from './decide.js';
 import type { HealthObservation } from './node.js';
 import type { RepairPolicy } from './policy.js';
 import type { RepairPhase, RepairState } from './state.js';
-import { isInFlight, stormGuard, type StormEntry, type StormReport } from './storm-guard.js';
+import {
+  isInFlight,
+  stormGuard,
+  type StormEntry,
+  type StormMemory,
+  type StormReport,
+} from './storm-guard.js';
 import { nowMillis } from './time.js';
 
 export interface FleetMember {
@@ -46,10 +52,15 @@ export function decideAlone(
   return decideRepair(member.obs, member.state, policy, now, {});
 }
 
+/**
+ * `memory` is the storm guard's memory from the previous pass (FleetDecision.storm.memory);
+ * without it no storm is remembered, so no held node waits out a cooldown.
+ */
 export function decideFleet(
   members: readonly FleetMember[],
   policy: RepairPolicy,
   nowInput: Date | number,
+  memory?: StormMemory,
 ): FleetDecision {
   const now = nowMillis(nowInput);
   const entries: StormEntry[] = members.map(({ obs, state }) => {
@@ -62,9 +73,10 @@ export function decideFleet(
       phase,
       ...(a.unhealthySince !== undefined ? { unhealthySince: a.unhealthySince } : {}),
       wantsToStart: wantsToStart(a, phase),
+      ...(state?.heldByStormSince !== undefined ? { heldByStorm: true } : {}),
     };
   });
-  const storm = stormGuard(entries, policy.stormGuard);
+  const storm = stormGuard(entries, policy.stormGuard, now, memory);
   const decisions = members.map(({ obs, state }) => {
     const verdict = storm.verdicts.get(obs.nodeName);
     return decideRepair(obs, state, policy, now, verdict !== undefined ? { storm: verdict } : {});

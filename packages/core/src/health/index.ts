@@ -59,8 +59,12 @@ export {
   stormGuard,
   isInFlight,
   type StormEntry,
+  stormMemoryAtStart,
+  emptyStormMemory,
   type StormVerdict,
   type StormReport,
+  type StormMemory,
+  type StormScope,
 } from './storm-guard.js';
 export {
   getCondition as getNodeCondition,

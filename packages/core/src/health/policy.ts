@@ -52,6 +52,7 @@ export const RepairPolicyInput = t.partial(
       failureDomainLabel: t.string,
       maxUnhealthyPerDomain: IntOrPercent,
       recheckInterval: DurationMs,
+      cooldown: DurationMs,
     }),
     drain: t.partial({ enabled: t.boolean, timeout: DurationMs, outOfServiceAfter: DurationMs }),
     annotations: t.partial({ state: t.string, trigger: t.string }),
@@ -88,6 +89,12 @@ export interface StormGuardPolicy {
   failureDomainLabel?: string;
   maxUnhealthyPerDomain?: CountOrPercent;
   recheckIntervalMs: number;
+  /**
+   * After a storm lifts (fleet or failure domain), a node the guard held waits this long
+   * before it may start a repair: storms end one node at a time, and the last nodes to
+   * recover must not become repairs in the second the count drops under the limit.
+   */
+  cooldownMs: number;
 }
 
 /** The resolved policy: every field present, durations in ms. */
@@ -131,6 +138,7 @@ export const defaultRepairPolicy: RepairPolicy = {
     minUnhealthyAllowed: 1,
     maxInFlight: 1,
     recheckIntervalMs: 30_000,
+    cooldownMs: MIN,
   },
   drain: { enabled: true, timeoutMs: 15 * MIN, outOfServiceAfterMs: 5 * MIN },
   annotations: { state: 'noderepair.io/repair-state', trigger: 'noderepair.io/repair-now' },
@@ -252,6 +260,7 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
           0,
         ),
         recheckIntervalMs: sg.recheckInterval ?? d.stormGuard.recheckIntervalMs,
+        cooldownMs: sg.cooldown ?? d.stormGuard.cooldownMs,
         ...(sg.failureDomainLabel !== undefined
           ? { failureDomainLabel: sg.failureDomainLabel }
           : {}),

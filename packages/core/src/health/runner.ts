@@ -9,6 +9,7 @@ import {
   type RepairDecision,
 } from './decide.js';
 import { decideFleet } from './fleet.js';
+import { emptyStormMemory, type StormMemory } from './storm-guard.js';
 import type { HealthObservation } from './node.js';
 import type { RepairPolicy } from './policy.js';
 import type { RepairState } from './state.js';
@@ -57,13 +58,16 @@ export function runRepairLoop(opts: RepairLoopOptions): Observable<RepairDecisio
     const subs = new Subscription();
     let wake: Subscription | undefined;
     let batchesLeft = 0;
+    // The storm guard's memory across passes, as the controller keeps it.
+    let memory: StormMemory = emptyStormMemory;
 
     const pass = () => {
       const t = now();
       const members = [...latest.values()]
         .sort((a, b) => (a.nodeName < b.nodeName ? -1 : 1))
         .map((obs) => ({ obs, state: states.get(obs.nodeName) }));
-      const { decisions } = decideFleet(members, policy, t);
+      const { decisions, storm } = decideFleet(members, policy, t, memory);
+      memory = storm.memory;
       let nextWake = Number.POSITIVE_INFINITY;
       for (const d of decisions) {
         if (d.nextState === undefined) {

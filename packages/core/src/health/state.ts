@@ -94,6 +94,12 @@ export const RepairState = t.intersection(
       healthySince: IsoTime,
       /** Value of the manual trigger annotation already acted upon (so it fires once per value). */
       handledTrigger: t.string,
+      /**
+       * When the storm guard first held this node for a storm (not for maxInFlight). Such a
+       * node waits out stormGuard.cooldown after the storm lifts; cleared when it recovers or
+       * a repair starts.
+       */
+      heldByStormSince: IsoTime,
     }),
   ],
   'RepairState',

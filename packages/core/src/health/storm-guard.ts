@@ -14,11 +14,35 @@ export interface StormEntry {
   unhealthySince?: number;
   /** The node would start a remediation now if admitted. */
   wantsToStart: boolean;
+  /** The guard held this node for a storm (its persisted state says so): it waits out the cooldown. */
+  heldByStorm?: boolean;
 }
+
+/** Which brake held a node: the fleet limit, its failure domain's limit, or maxInFlight. */
+export type StormScope = 'fleet' | 'failure-domain' | 'in-flight';
 
 export interface StormVerdict {
   admitted: boolean;
   reason: string;
+  /** Set when not admitted. */
+  scope?: StormScope;
+}
+
+/**
+ * What the guard remembers between passes: when each storm was last seen tripped, by scope
+ * key ('' for the fleet, `label=value` for a failure domain). The controller keeps it in
+ * memory and starts it at its own start time under '' (it cannot know when a storm it did
+ * not see ended), so a restart never lets a held node start before the cooldown.
+ */
+export interface StormMemory {
+  lastTrippedAt: Readonly<Record<string, number>>;
+}
+
+export const emptyStormMemory: StormMemory = { lastTrippedAt: {} };
+
+/** Memory for a controller that starts at `now`: as if a storm had just lifted. */
+export function stormMemoryAtStart(now: number): StormMemory {
+  return { lastTrippedAt: { '': now } };
 }
 
 export interface StormReport {
@@ -28,6 +52,8 @@ export interface StormReport {
   limit: number;
   tripped: boolean;
   verdicts: Map<string, StormVerdict>;
+  /** The memory to pass to the next call. */
+  memory: StormMemory;
 }
 
 export function isInFlight(phase: RepairPhase | undefined): boolean {
@@ -50,7 +76,12 @@ function limitFor(
  * nodes are not counted. "Unhealthy" counts every node that is not currently healthy, also
  * those still inside their timeout, as Cluster API's short-circuit does.
  */
-export function stormGuard(entries: readonly StormEntry[], policy: StormGuardPolicy): StormReport {
+export function stormGuard(
+  entries: readonly StormEntry[],
+  policy: StormGuardPolicy,
+  now = 0,
+  memory: StormMemory = emptyStormMemory,
+): StormReport {
   const counted = entries.filter((e) => e.signal !== 'paused' && e.signal !== 'gone');
   const isUnhealthy = (e: StormEntry) => e.signal !== 'healthy' || isInFlight(e.phase);
   const unhealthy = counted.filter(isUnhealthy).length;
@@ -60,6 +91,7 @@ export function stormGuard(entries: readonly StormEntry[], policy: StormGuardPol
 
   const domainOf = (e: StormEntry) =>
     policy.failureDomainLabel ? (e.labels?.[policy.failureDomainLabel] ?? '') : '';
+  const domainKey = (d: string) => `${policy.failureDomainLabel ?? ''}=${d}`;
   const domainTripped = new Map<string, string>();
   if (policy.failureDomainLabel !== undefined && policy.maxUnhealthyPerDomain !== undefined) {
     const byDomain = new Map<string, StormEntry[]>();
@@ -83,18 +115,42 @@ export function stormGuard(entries: readonly StormEntry[], policy: StormGuardPol
         (a.unhealthySince ?? 0) - (b.unhealthySince ?? 0) ||
         (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
     );
+  const lastTrippedAt: Record<string, number> = { ...memory.lastTrippedAt };
+  if (tripped) lastTrippedAt[''] = now;
+  for (const d of domainTripped.keys()) lastTrippedAt[domainKey(d)] = now;
+  /** A held node's storm lifted less than the cooldown ago: which scope, and when. */
+  const cooling = (e: StormEntry): { scope: StormScope; at: number } | undefined => {
+    if (e.heldByStorm !== true) return undefined;
+    const fleetAt = memory.lastTrippedAt[''];
+    const domainAt =
+      policy.failureDomainLabel !== undefined
+        ? memory.lastTrippedAt[domainKey(domainOf(e))]
+        : undefined;
+    const last = Math.max(fleetAt ?? -Infinity, domainAt ?? -Infinity);
+    if (!(now - last < policy.cooldownMs)) return undefined;
+    return { scope: last === fleetAt ? 'fleet' : 'failure-domain', at: last };
+  };
   for (const e of wanting) {
     const dt = domainTripped.get(domainOf(e));
+    const cool = tripped || dt !== undefined ? undefined : cooling(e);
     if (tripped)
       verdicts.set(e.name, {
         admitted: false,
+        scope: 'fleet',
         reason: `storm guard: ${unhealthy} of ${counted.length} nodes unhealthy (limit ${limit})`,
       });
     else if (dt !== undefined)
-      verdicts.set(e.name, { admitted: false, reason: `storm guard: ${dt}` });
+      verdicts.set(e.name, { admitted: false, scope: 'failure-domain', reason: `storm guard: ${dt}` });
+    else if (cool !== undefined)
+      verdicts.set(e.name, {
+        admitted: false,
+        scope: cool.scope,
+        reason: `storm guard: a storm lifted ${Math.round((now - cool.at) / 1000)}s ago; held nodes wait the ${Math.round(policy.cooldownMs / 1000)}s cooldown`,
+      });
     else if (inFlight >= policy.maxInFlight)
       verdicts.set(e.name, {
         admitted: false,
+        scope: 'in-flight',
         reason: `storm guard: ${inFlight} repairs in flight (maxInFlight ${policy.maxInFlight})`,
       });
     else {
@@ -105,5 +161,13 @@ export function stormGuard(entries: readonly StormEntry[], policy: StormGuardPol
       });
     }
   }
-  return { total: counted.length, unhealthy, inFlight, limit, tripped, verdicts };
+  return {
+    total: counted.length,
+    unhealthy,
+    inFlight,
+    limit,
+    tripped,
+    verdicts,
+    memory: { lastTrippedAt },
+  };
 }

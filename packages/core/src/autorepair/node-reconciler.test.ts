@@ -116,16 +116,29 @@ function setup(policyDoc: unknown) {
   };
   const events: { node: string; ev: EventInput }[] = [];
   const registry = new Registry();
+  const clock = { now: t0 + 20 * 60_000 };
+  // Every request the reconciler sends, by verb.
+  const requests: string[] = [];
+  const counted = new Proxy(api.client, {
+    get(target, verb: string) {
+      const f = (target as unknown as Record<string, unknown>)[verb];
+      if (typeof f !== 'function') return f;
+      return (...args: unknown[]) => {
+        requests.push(verb);
+        return (f as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
   const reconciler = new NodeReconciler({
-    client: api.client,
+    client: counted,
     cache: { get: (n) => cache.get(n), list: () => [...cache.values()] },
     policy,
-    store: new AnnotationStateStore(api.client, policy.annotations.state),
+    store: new AnnotationStateStore(counted, policy.annotations.state),
     provider,
     metrics: new AutoRepairMetrics(registry),
     log: silentLogger,
-    now: () => t0 + 20 * 60_000,
-    drainPort: kubeDrainPort(api.client),
+    now: () => clock.now,
+    drainPort: kubeDrainPort(counted),
     drainClock: { now: () => 0, sleep: async () => undefined },
     recordEvent: async (node, ev) => {
       events.push({ node: node.metadata!.name!, ev });
@@ -142,7 +155,7 @@ function setup(policyDoc: unknown) {
     const s = parseRepairState(api.nodes.get(name)?.metadata?.annotations?.[STATE]);
     return either.isRight(s) ? s.right : undefined;
   };
-  return { api, cache, calls, events, reconciler, ctx, addNode, stateOf };
+  return { api, cache, calls, events, reconciler, ctx, addNode, stateOf, clock, requests };
 }
 
 const policyDoc = {
@@ -219,5 +232,71 @@ describe('NodeReconciler', () => {
     await s.reconciler.reconcile({ name: 'fine' }, s.ctx);
     expect(s.api.nodes.get('fine')?.metadata?.annotations?.[STATE]).toBeUndefined();
     expect(s.calls).toEqual([]);
+  });
+
+  it('a reconcile that changes nothing sends no request (the resync costs only the watch)', async () => {
+    const s = setup(policyDoc);
+    s.addNode('fine', 'ready', 'b');
+    // NotReady for 5 min of the 10 min timeout: Suspect, written once.
+    s.api.put({
+      apiVersion: 'v1',
+      kind: 'Node',
+      ...(buildNode({
+        name: 'slow',
+        ready: 'runtimeDown',
+        since: s.clock.now - 5 * 60_000,
+        labels: { zone: 'b' },
+      }) as KubeNode),
+    });
+    await s.reconciler.reconcile({ name: 'fine' }, s.ctx);
+    expect(s.requests).toEqual([]);
+    const first = await s.reconciler.reconcile({ name: 'slow' }, s.ctx);
+    expect(s.requests).toEqual(['get', 'patch']);
+    expect(s.stateOf('slow')?.phase).toBe('Suspect');
+    // The resync and a requeue before the deadline: decided on the cache, nothing sent.
+    s.requests.length = 0;
+    s.clock.now += 60_000;
+    const again = await s.reconciler.reconcile({ name: 'slow' }, s.ctx);
+    await s.reconciler.reconcile({ name: 'fine' }, s.ctx);
+    expect(s.requests).toEqual([]);
+    // The requeue still points just past the deadline.
+    expect(first).toEqual({ requeueAfter: 5 * 60_000 + 1 });
+    expect(again).toEqual({ requeueAfter: 4 * 60_000 + 1 });
+    // Past the deadline the node is read fresh and repaired.
+    s.clock.now += 4 * 60_000 + 1;
+    await s.reconciler.reconcile({ name: 'slow' }, s.ctx);
+    expect(s.requests[0]).toBe('get');
+    expect(s.calls.map((c) => c.req.node)).toEqual(['slow']);
+  });
+
+  it('after a restart, a node held for a storm waits the cooldown before it is repaired', async () => {
+    const s = setup({ ...policyDoc, stormGuard: { ...policyDoc.stormGuard, cooldown: '60s' } });
+    s.addNode('a1', 'unknown', 'a');
+    s.addNode('a2', 'ready', 'a');
+    // The state an earlier leader left: held by a storm in zone a that has since lifted.
+    const held = {
+      v: 1,
+      phase: 'Unhealthy',
+      since: new Date(s.clock.now - 5 * 60_000).toISOString(),
+      episodes: [],
+      heldByStormSince: new Date(s.clock.now - 5 * 60_000).toISOString(),
+    };
+    const a1 = s.api.nodes.get('a1')!;
+    s.api.put({
+      ...a1,
+      metadata: { ...a1.metadata, annotations: { [STATE]: JSON.stringify(held) } },
+    });
+    const r = await s.reconciler.reconcile({ name: 'a1' }, s.ctx);
+    expect(s.calls).toEqual([]);
+    expect(r).toEqual({ requeueAfter: 30_000 });
+    const ev = s.events.find((e) => e.node === 'a1' && e.ev.reason === 'StormGuardHeld');
+    expect(ev?.ev.note).toMatch(/a storm lifted 0s ago; held nodes wait the 60s cooldown/);
+    s.clock.now += 30_000;
+    await s.reconciler.reconcile({ name: 'a1' }, s.ctx);
+    expect(s.calls).toEqual([]);
+    s.clock.now += 31_000;
+    await s.reconciler.reconcile({ name: 'a1' }, s.ctx);
+    expect(s.calls.map((c) => c.req.node)).toEqual(['a1']);
+    expect(s.stateOf('a1')?.heldByStormSince).toBeUndefined();
   });
 });

@@ -13,7 +13,7 @@ import { ConflictError, NotFoundError } from '../kube/errors.js';
 import { LeaseResource, NodeResource } from '../kube/resource.js';
 import type { KubeLease, KubeNode } from '../kube/types.js';
 import { decideAlone, decideFleet, type FleetMember } from '../health/fleet.js';
-import { stormMemoryAtStart, type StormMemory } from '../health/storm-guard.js';
+import { isInFlight, stormMemoryAtStart, type StormMemory } from '../health/storm-guard.js';
 import { recordOutcome, type ActionOutcome, type RepairDecision } from '../health/decide.js';
 import type { RepairPolicy } from '../health/policy.js';
 import type { RepairState } from '../health/state.js';
@@ -43,7 +43,8 @@ export interface NodeReconcilerDeps extends Omit<ExecutorDeps, 'event'> {
   cache: NodeCache;
   policy: RepairPolicy;
   store: StateStore;
-  recordEvent: (node: KubeNode, ev: EventInput) => Promise<void>;
+  /** Records an Event about the Node (only its metadata is read). */
+  recordEvent: (node: Pick<KubeNode, 'metadata'>, ev: EventInput) => Promise<void>;
   /** How long to wait for the cache to show our own write before going on. Default 10 s. */
   cacheSyncTimeoutMs?: number;
 }
@@ -65,7 +66,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 interface Decided {
   decision: RepairDecision;
-  node: KubeNode | undefined;
+  /** As read fresh, or the cached view when nothing is written (decideFromCache). */
+  node: KubeNode | NodeView | undefined;
   previous: RepairState | undefined;
 }
 
@@ -184,6 +186,8 @@ export class NodeReconciler {
   /** Decides alone when the fleet cannot matter, else under the admission lock with the fleet. */
   private async decide(name: string, signal: AbortSignal): Promise<Decided | undefined> {
     if (!this.stormTripped) {
+      const quiet = this.decideFromCache(name);
+      if (quiet !== undefined) return quiet;
       const seen = await this.observe(name);
       if (seen === undefined) return undefined;
       const decision = decideAlone(seen.self, this.deps.policy, this.deps.now());
@@ -195,6 +199,36 @@ export class NodeReconciler {
       }
     }
     return this.lock.run(() => this.decideAndPersist(name, signal));
+  }
+
+  /**
+   * The quiet path: most reconciles (the periodic resync, a requeue at a deadline not yet
+   * reached) change nothing. Decided on the cached view, such a reconcile sends no request
+   * at all, so a steady fleet costs the apiserver nothing beyond the watch. Anything that
+   * would write or act is decided again on a fresh read. Undefined when that is needed.
+   */
+  private decideFromCache(name: string): Decided | undefined {
+    // The Lease is not in the cache; a policy that reads it reads fresh.
+    if (this.deps.policy.staleHeartbeatTimeoutMs !== 0) return undefined;
+    const view = this.deps.cache.get(name);
+    if (view === undefined) return undefined;
+    const parsed = this.deps.store.read(view);
+    if (either.isLeft(parsed)) return undefined;
+    const previous = parsed.right;
+    if (isInFlight(previous?.phase)) return undefined;
+    const decision = decideAlone(
+      { obs: { nodeName: name, node: view }, state: previous },
+      this.deps.policy,
+      this.deps.now(),
+    );
+    if (
+      decision === undefined ||
+      decision.actions.length > 0 ||
+      decision.nextState === undefined ||
+      worthPersisting(this.deps.store.stored(view), decision.nextState)
+    )
+      return undefined;
+    return { decision, node: view, previous };
   }
 
   /** The Node read fresh (the decision is written against its version) and its state. */

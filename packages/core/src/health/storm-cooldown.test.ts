@@ -8,7 +8,12 @@ import { buildNode, type ReadyText } from './builders.js';
 import { decideFleet, type FleetMember } from './fleet.js';
 import { resolveRepairPolicy, type RepairPolicy } from './policy.js';
 import type { RepairState } from './state.js';
-import { emptyStormMemory, stormGuard, stormMemoryAtStart, type StormMemory } from './storm-guard.js';
+import {
+  emptyStormMemory,
+  stormGuard,
+  stormMemoryAtStart,
+  type StormMemory,
+} from './storm-guard.js';
 
 const S = 1000;
 const ZONE = 'topology.kubernetes.io/zone';
@@ -39,7 +44,10 @@ class Zone {
     const members: FleetMember[] = this.names.map((name) => {
       const ready: ReadyText = this.down.has(name) ? 'networkNotReady' : 'ready';
       return {
-        obs: { nodeName: name, node: buildNode({ name, ready, since: 0, labels: { [ZONE]: 'c' } }) },
+        obs: {
+          nodeName: name,
+          node: buildNode({ name, ready, since: 0, labels: { [ZONE]: 'c' } }),
+        },
         state: this.states.get(name),
       };
     });
@@ -129,8 +137,9 @@ describe('storm guard cooldown', () => {
       heldByStorm: true,
     };
     const start = 1_000 * S;
-    expect(stormGuard([entry], p, start + 30 * S, stormMemoryAtStart(start)).verdicts.get('c-6'))
-      .toMatchObject({ admitted: false, scope: 'fleet' });
+    expect(
+      stormGuard([entry], p, start + 30 * S, stormMemoryAtStart(start)).verdicts.get('c-6'),
+    ).toMatchObject({ admitted: false, scope: 'fleet' });
     expect(
       stormGuard([entry], p, start + 61 * S, stormMemoryAtStart(start)).verdicts.get('c-6'),
     ).toMatchObject({ admitted: true });

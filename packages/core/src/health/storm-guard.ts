@@ -140,7 +140,11 @@ export function stormGuard(
         reason: `storm guard: ${unhealthy} of ${counted.length} nodes unhealthy (limit ${limit})`,
       });
     else if (dt !== undefined)
-      verdicts.set(e.name, { admitted: false, scope: 'failure-domain', reason: `storm guard: ${dt}` });
+      verdicts.set(e.name, {
+        admitted: false,
+        scope: 'failure-domain',
+        reason: `storm guard: ${dt}`,
+      });
     else if (cool !== undefined)
       verdicts.set(e.name, {
         admitted: false,

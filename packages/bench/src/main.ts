@@ -96,6 +96,7 @@ async function run(o: BenchOptions): Promise<BenchReport> {
               steadyWindowMs: o.steadySeconds * 1000,
               heartbeatPeriodMs: o.heartbeatSeconds * 1000,
               seed: 7 + k * 37,
+              capiSyncLimitMs: o.capiSyncLimitSeconds * 1000,
             }),
           );
         });

@@ -27,6 +27,8 @@ export interface ScaleOptions {
   heartbeatPeriodMs: number;
   /** Index of the first failing node; the failing 1 % are spread evenly from here. */
   seed: number;
+  /** Follow the Cluster API manager's initial sync at most this long, then measure anyway. */
+  capiSyncLimitMs: number;
 }
 
 export interface SideResult {
@@ -100,7 +102,8 @@ export async function runScale(world: CapiWorld, o: ScaleOptions): Promise<Scale
       metricsUrl: `http://${mgr.diagnosticsAddress}/metrics`,
       controller: 'machine',
       objects: world.count,
-      timeoutMs: 900_000,
+      timeoutMs: o.capiSyncLimitMs,
+      onTimeout: 'report',
       what: 'cluster-api-controller',
     });
     log(`capi synced: ${JSON.stringify(capiStartup)}`);

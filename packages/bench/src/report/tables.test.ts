@@ -4,7 +4,7 @@ import type { BenchReport } from './model.js';
 import { renderReport, targetChecks } from './tables.js';
 
 const side = (rssMiB: number, p99: number, reqPerMin: number, missing = 0): SideResult => ({
-  startup: { cpuSeconds: 2, syncedMs: 4000, rssBytesAtSync: rssMiB * 1048576 },
+  startup: { completed: true, cpuSeconds: 2, syncedMs: 4000, rssBytesAtSync: rssMiB * 1048576 },
   rssBytes: rssMiB * 1048576,
   peakRssBytes: rssMiB * 2 * 1048576,
   steadyCpuSecondsPerMinute: 0.5,
@@ -64,6 +64,18 @@ describe('renderReport', () => {
     );
     expect(md).toContain('| work queue, 1,000 keys | 2,000,000 ops/s | n |');
     expect(md).toContain('_no recorded run of the overlayfs-gen VM test');
+  });
+
+  it('shows a sync not done within the limit as a lower bound, and its ratio as at least', () => {
+    const capi = side(200, 1040, 12);
+    capi.startup = { completed: false, cpuSeconds: 90, syncedMs: 240_000, rssBytesAtSync: 1 };
+    const md = renderReport(report([scale(5000, side(50, 30, 0), capi)]));
+    expect(md).toContain(
+      '| 5,000 | CPU for the initial sync | 2.00 s | > 90.00 s (not done) | ≥ 45× |',
+    );
+    expect(md).toContain(
+      '| 5,000 | initial sync done after | 4,000 ms | not done within 240,000 ms | ≥ 60× |',
+    );
   });
 
   it('says when remediations were never seen', () => {

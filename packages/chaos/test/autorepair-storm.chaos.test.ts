@@ -264,6 +264,48 @@ describe('storms against the standalone auto-repair controller', () => {
     expect(z.some((e) => (e.note ?? '').includes('zone-a'))).toBe(true);
   });
 
+  it('a zone storm that ends one node at a time: its last node is not rebooted (cooldown)', async () => {
+    // Storms end node by node. Once three of zone-a's four nodes are back, the zone is under
+    // its limit (1) while the last one is still NotReady and long past its timeout: without
+    // the storm guard's cooldown it would be rebooted within a recheck interval (1 s).
+    await allHealthyAgain();
+    const failing = [0, 1, 2, 3];
+    const failingNames = failing.map((i) => names[i]!);
+    const since = Date.now() - 1000;
+    await Promise.all(failing.map((i) => kubelets[i]!.setNotReady()));
+    try {
+      await until('the storm guard to hold all four', async () => {
+        const h = new Set((await held(failingNames, since)).map((e) => e.regarding?.name));
+        return h.size === failing.length ? true : undefined;
+      });
+      for (const i of failing.slice(0, 3)) {
+        await kubelets[i]!.setReady();
+        await sleep(3_000); // three recheck intervals between recoveries
+      }
+      // The zone has been under its limit for 3 s; give the guard 5 s more to get it wrong.
+      await sleep(5_000);
+      const startedNow = await started(since);
+      const cooling = (await held([names[3]!], since)).filter((e) =>
+        (e.note ?? '').includes('cooldown'),
+      );
+      record({
+        fault: 'storm (core autorepair storm guard)',
+        variant: 'zone-a storm ends one node at a time',
+        injected: failing.length,
+        survived: startedNow.length === 0 ? failing.length : 0,
+        doubleReboots: 0,
+        crashes: proc.crashed ? 1 : 0,
+        fuzzInputs: 0,
+        note: `${startedNow.length} repairs started (allowed 0); the last node held for the cooldown: ${cooling.length > 0}`,
+      });
+      expect(startedNow.map((e) => e.regarding?.name)).toEqual([]);
+      expect(cooling.length).toBeGreaterThan(0);
+      expect(proc.running).toBe(true);
+    } finally {
+      await Promise.all(failing.map((i) => kubelets[i]!.setReady()));
+    }
+  });
+
   it('no credential in its log lines or events', async () => {
     const events = (await client.list<KubeEvent>(EventResource)).items;
     const r = scanForSecrets(proc.lines, events, [token, cp.adminToken]);

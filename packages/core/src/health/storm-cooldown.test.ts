@@ -81,7 +81,7 @@ describe('storm guard cooldown', () => {
       scope: 'failure-domain',
     });
     expect(lifted.storm.verdicts.get('c-6')?.reason).toMatch(
-      /storm guard: a storm lifted 9s ago; held nodes wait the 60s cooldown/,
+      /storm guard: the storm in topology.kubernetes.io\/zone=c has lifted; the nodes it held wait the 60s cooldown/,
     );
     expect(zone.started(lifted)).toEqual([]);
     expect(zone.states.get('c-2')?.heldByStormSince).toBeUndefined();

@@ -149,7 +149,8 @@ export function stormGuard(
       verdicts.set(e.name, {
         admitted: false,
         scope: cool.scope,
-        reason: `storm guard: a storm lifted ${Math.round((now - cool.at) / 1000)}s ago; held nodes wait the ${Math.round(policy.cooldownMs / 1000)}s cooldown`,
+        // Stable wording (no running seconds): the event recorder folds repeats into a series.
+        reason: `storm guard: the storm ${cool.scope === 'fleet' ? 'in the fleet' : `in ${domainKey(domainOf(e))}`} has lifted; the nodes it held wait the ${Math.round(policy.cooldownMs / 1000)}s cooldown`,
       });
     else if (inFlight >= policy.maxInFlight)
       verdicts.set(e.name, {

@@ -6,6 +6,7 @@
 import {
   buildNode,
   decideFleet,
+  decideMember,
   decideRepair,
   defaultRepairPolicy,
   type FleetMember,
@@ -58,6 +59,12 @@ export function benchHealth(): Record<string, unknown>[] {
     decideFleet(members, policy, NOW);
     return members.length;
   });
+  // What the auto-repair reconciler runs for a node about to start a repair: the storm guard
+  // over every node, one decision.
+  const member = timeLoop(2_000, () => {
+    decideMember(members, 0, policy, NOW);
+    return members.length;
+  });
   return [
     {
       bench: 'health-decide',
@@ -73,6 +80,14 @@ export function benchHealth(): Record<string, unknown>[] {
       msPerPass: +((pass.seconds * 1000 * members.length) / pass.evaluations).toFixed(1),
       evaluationsPerSec: Math.round(pass.evaluations / pass.seconds),
       note: 'decideFleet over 10,000 nodes (assess all, storm guard, decide each)',
+    },
+    {
+      bench: 'health-fleet',
+      nodes: members.length,
+      passes: member.evaluations / members.length,
+      msPerPass: +((member.seconds * 1000 * members.length) / member.evaluations).toFixed(1),
+      evaluationsPerSec: Math.round(member.evaluations / member.seconds),
+      note: 'decideMember over 10,000 nodes (assess all, storm guard, decide one): a reconcile that may start a repair',
     },
   ];
 }

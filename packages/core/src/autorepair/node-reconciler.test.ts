@@ -290,7 +290,9 @@ describe('NodeReconciler', () => {
     expect(s.calls).toEqual([]);
     expect(r).toEqual({ requeueAfter: 30_000 });
     const ev = s.events.find((e) => e.node === 'a1' && e.ev.reason === 'StormGuardHeld');
-    expect(ev?.ev.note).toMatch(/the storm in the fleet has lifted; the nodes it held wait the 60s cooldown/);
+    expect(ev?.ev.note).toMatch(
+      /the storm in the fleet has lifted; the nodes it held wait the 60s cooldown/,
+    );
     s.clock.now += 30_000;
     await s.reconciler.reconcile({ name: 'a1' }, s.ctx);
     expect(s.calls).toEqual([]);

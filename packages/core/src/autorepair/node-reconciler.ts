@@ -12,11 +12,11 @@ import type { KubeClient } from '../kube/client.js';
 import { ConflictError, NotFoundError } from '../kube/errors.js';
 import { LeaseResource, NodeResource } from '../kube/resource.js';
 import type { KubeLease, KubeNode } from '../kube/types.js';
-import { decideAlone, decideFleet, type FleetMember } from '../health/fleet.js';
+import { decideAlone, decideMember, type FleetMember } from '../health/fleet.js';
 import { isInFlight, stormMemoryAtStart, type StormMemory } from '../health/storm-guard.js';
 import { recordOutcome, type ActionOutcome, type RepairDecision } from '../health/decide.js';
 import type { RepairPolicy } from '../health/policy.js';
-import type { RepairState } from '../health/state.js';
+import type { RepairPhase, RepairState } from '../health/state.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import type {
   ReconcileContext,
@@ -268,8 +268,7 @@ export class NodeReconciler {
     const phases = this.deps.cache
       .list()
       .filter((v) => v.metadata.name !== name)
-      .map((v) => this.readState(v)?.phase)
-      .filter((p): p is RepairState['phase'] => p !== undefined);
+      .map((v): RepairPhase => this.readState(v)?.phase ?? 'Healthy');
     if (decision.nextState !== undefined) phases.push(decision.phase);
     this.deps.metrics.setPhaseCounts(countPhases(phases));
   }
@@ -284,17 +283,21 @@ export class NodeReconciler {
       .filter((v) => v.metadata.name !== name)
       .map((v) => ({ obs: { nodeName: v.metadata.name, node: v }, state: this.readState(v) }));
     const now = this.deps.now();
-    const fleet = decideFleet([self, ...others], this.deps.policy, now, this.stormMemory);
-    this.stormMemory = fleet.storm.memory;
-    const decision = fleet.decisions[0];
-    if (decision === undefined) return undefined;
-
-    this.stormTripped = fleet.storm.tripped;
-    this.deps.metrics.stormTripped.set(fleet.storm.tripped ? 1 : 0);
+    // Only this node is decided; the storm guard still sees every node.
+    const fleet = decideMember([self, ...others], 0, this.deps.policy, now, this.stormMemory);
+    if (fleet === undefined) return undefined;
+    const { decision, storm } = fleet;
+    this.stormMemory = storm.memory;
+    this.stormTripped = storm.tripped;
+    this.deps.metrics.stormTripped.set(storm.tripped ? 1 : 0);
     this.deps.metrics.setPhaseCounts(
-      countPhases(fleet.decisions.filter((d) => d.nextState !== undefined).map((d) => d.phase)),
+      countPhases([
+        // A node with no persisted state has had nothing to remember: Healthy.
+        ...others.map((m): RepairPhase => m.state?.phase ?? 'Healthy'),
+        ...(decision.nextState !== undefined ? [decision.phase] : []),
+      ]),
     );
-    const verdict = fleet.storm.verdicts.get(name);
+    const verdict = storm.verdicts.get(name);
     if (verdict !== undefined && !verdict.admitted)
       this.deps.metrics.stormHolds.inc({ scope: verdict.scope ?? stormScope(verdict.reason) });
     this.log.debug({ node: name, phase: decision.phase, reason: decision.reason }, 'decided');

@@ -63,6 +63,48 @@ export function decideFleet(
   memory?: StormMemory,
 ): FleetDecision {
   const now = nowMillis(nowInput);
+  const storm = fleetStorm(members, policy, now, memory);
+  const decisions = members.map((m) => decideWithVerdict(m, storm, policy, now));
+  return { decisions, storm };
+}
+
+/**
+ * One member's decision of decideFleet (the storm guard still sees every member), without
+ * deciding the others: a controller reconciling one node needs only its own decision, and
+ * deciding is the costly part of a pass (assessing 10,000 nodes is ~3 ms, deciding them
+ * ~80 ms). Equal to decideFleet(...).decisions[index] (a property test checks it).
+ */
+export function decideMember(
+  members: readonly FleetMember[],
+  index: number,
+  policy: RepairPolicy,
+  nowInput: Date | number,
+  memory?: StormMemory,
+): { decision: RepairDecision; storm: StormReport } | undefined {
+  const member = members[index];
+  if (member === undefined) return undefined;
+  const now = nowMillis(nowInput);
+  const storm = fleetStorm(members, policy, now, memory);
+  return { decision: decideWithVerdict(member, storm, policy, now), storm };
+}
+
+function decideWithVerdict(
+  { obs, state }: FleetMember,
+  storm: StormReport,
+  policy: RepairPolicy,
+  now: number,
+): RepairDecision {
+  const verdict = storm.verdicts.get(obs.nodeName);
+  return decideRepair(obs, state, policy, now, verdict !== undefined ? { storm: verdict } : {});
+}
+
+/** Assesses every member and runs the storm guard over them. */
+function fleetStorm(
+  members: readonly FleetMember[],
+  policy: RepairPolicy,
+  now: number,
+  memory: StormMemory | undefined,
+): StormReport {
   const entries: StormEntry[] = members.map(({ obs, state }) => {
     const a = assessNode(obs, state, policy, now);
     const phase = state?.phase;
@@ -76,10 +118,5 @@ export function decideFleet(
       ...(state?.heldByStormSince !== undefined ? { heldByStorm: true } : {}),
     };
   });
-  const storm = stormGuard(entries, policy.stormGuard, now, memory);
-  const decisions = members.map(({ obs, state }) => {
-    const verdict = storm.verdicts.get(obs.nodeName);
-    return decideRepair(obs, state, policy, now, verdict !== undefined ? { storm: verdict } : {});
-  });
-  return { decisions, storm };
+  return stormGuard(entries, policy.stormGuard, now, memory);
 }

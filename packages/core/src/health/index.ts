@@ -90,6 +90,7 @@ export {
 export {
   decideFleet,
   decideAlone,
+  decideMember,
   wantsToStart,
   type FleetMember,
   type FleetDecision,

@@ -5,7 +5,7 @@ import { either } from 'fp-ts';
 import { VirtualTimeScheduler } from 'rxjs';
 import { buildNode, type ReadyText } from './builders.js';
 import { decideRepair, type RepairDecision } from './decide.js';
-import { decideAlone, decideFleet } from './fleet.js';
+import { decideAlone, decideFleet, decideMember } from './fleet.js';
 import { resolveRepairPolicy, type RepairPolicy } from './policy.js';
 import { runRepairLoop, type ActionExecutor, type TimedObservation } from './runner.js';
 import { isInFlight } from './storm-guard.js';
@@ -245,6 +245,10 @@ describe('repair state machine properties', () => {
             };
           });
           const fleet = decideFleet(members, policy, now);
+          // decideMember is decideFleet's answer for one member.
+          members.forEach((_, i) =>
+            expect(decideMember(members, i, policy, now)?.decision).toEqual(fleet.decisions[i]),
+          );
           let alone = 0;
           members.forEach((m, i) => {
             const d = decideAlone(m, policy, now);

@@ -140,7 +140,7 @@ function microSection(records: Record<string, unknown>[]): string {
       ]);
     if (r['bench'] === 'health-fleet')
       rows.push([
-        `health state machine, ${String(r['note']).split(' ')[0]}`,
+        `health state machine, ${String(r['fn'] ?? 'decideFleet')}`,
         `${fmtNum(r['evaluationsPerSec'] as number, 'evaluations/s')} (${fmtNum(r['msPerPass'] as number, 'ms', 1)} per pass)`,
         String(r['note']),
       ]);

@@ -265,12 +265,21 @@ export class NodeReconciler {
 
   /** Phase counts from the others' persisted states and this node's new one (a phase changed). */
   private refreshPhaseCounts(name: string, decision: RepairDecision): void {
-    const phases = this.deps.cache
+    const others = this.deps.cache
       .list()
       .filter((v) => v.metadata.name !== name)
-      .map((v): RepairPhase => this.readState(v)?.phase ?? 'Healthy');
-    if (decision.nextState !== undefined) phases.push(decision.phase);
-    this.deps.metrics.setPhaseCounts(countPhases(phases));
+      .map((v) => this.readState(v));
+    this.setPhaseCounts(others, decision);
+  }
+
+  private setPhaseCounts(others: (RepairState | undefined)[], decision: RepairDecision): void {
+    this.deps.metrics.setPhaseCounts(
+      countPhases([
+        // A node with no persisted state has had nothing to remember: Healthy.
+        ...others.map((st): RepairPhase => st?.phase ?? 'Healthy'),
+        ...(decision.nextState !== undefined ? [decision.phase] : []),
+      ]),
+    );
   }
 
   /** The fleet pass, under the admission lock. */
@@ -290,12 +299,9 @@ export class NodeReconciler {
     this.stormMemory = storm.memory;
     this.stormTripped = storm.tripped;
     this.deps.metrics.stormTripped.set(storm.tripped ? 1 : 0);
-    this.deps.metrics.setPhaseCounts(
-      countPhases([
-        // A node with no persisted state has had nothing to remember: Healthy.
-        ...others.map((m): RepairPhase => m.state?.phase ?? 'Healthy'),
-        ...(decision.nextState !== undefined ? [decision.phase] : []),
-      ]),
+    this.setPhaseCounts(
+      others.map((m) => m.state),
+      decision,
     );
     const verdict = storm.verdicts.get(name);
     if (verdict !== undefined && !verdict.admitted)

@@ -128,7 +128,13 @@ export class ManagedProcess {
   }
 
   closeLog(): void {
-    this.log?.end();
+    const log = this.log;
+    if (log === undefined) return;
+    // A process's last output can arrive after its 'exit' (its pipes drain later): unpipe
+    // before ending the log, or that late chunk is a write after end, an uncaught error.
+    this.child?.stdout?.unpipe(log);
+    this.child?.stderr?.unpipe(log);
+    log.end();
     this.log = undefined;
   }
 }

@@ -15,7 +15,11 @@ const obs = (ready: 'ready' | 'unknown', since: number) => ({
 describe('transitionEvents', () => {
   it('announces a storm-guard hold, a start and a success, each once at its transition', () => {
     const held = decideRepair(obs('unknown', t0), undefined, policy, t0 + 11 * MIN, {
-      storm: { admitted: false, reason: 'storm guard: 2 repairs in flight (maxInFlight 1)' },
+      storm: {
+        admitted: false,
+        scope: 'in-flight',
+        reason: 'storm guard: 2 repairs in flight (maxInFlight 1)',
+      },
     });
     expect(transitionEvents(held, undefined).map((e) => [e.reason, e.type])).toEqual([
       ['StormGuardHeld', 'Warning'],

@@ -23,7 +23,7 @@ export {
   worthPersisting,
   type StateStore,
 } from './state-store.js';
-export { AutoRepairMetrics, RepairPhases, countPhases, stormScope } from './metrics.js';
+export { AutoRepairMetrics, RepairPhases, countPhases } from './metrics.js';
 export {
   EventReasons,
   transitionEvents,

@@ -81,10 +81,3 @@ export function countPhases(phases: Iterable<RepairPhase>): Map<RepairPhase, num
   for (const p of phases) out.set(p, (out.get(p) ?? 0) + 1);
   return out;
 }
-
-/** Which storm-guard limit held a repair, from the verdict's reason (pure). */
-export function stormScope(reason: string): 'fleet' | 'failure-domain' | 'in-flight' {
-  if (reason.includes('maxInFlight')) return 'in-flight';
-  if (/ in [^ ]+=/.test(reason)) return 'failure-domain';
-  return 'fleet';
-}

@@ -26,7 +26,7 @@ import type {
 import type { RuntimeLogger } from '../runtime/logger.js';
 import { endsInSuccess, EventReasons, startsRemediation, transitionEvents } from './events.js';
 import { executeActions, type ExecutorDeps } from './executor.js';
-import { countPhases, stormScope } from './metrics.js';
+import { countPhases } from './metrics.js';
 import { Mutex } from './mutex.js';
 import { withReplayDrain } from './replay.js';
 import type { NodeView } from './node-view.js';
@@ -305,7 +305,7 @@ export class NodeReconciler {
     );
     const verdict = storm.verdicts.get(name);
     if (verdict !== undefined && !verdict.admitted)
-      this.deps.metrics.stormHolds.inc({ scope: verdict.scope ?? stormScope(verdict.reason) });
+      this.deps.metrics.stormHolds.inc({ scope: verdict.scope });
     this.log.debug({ node: name, phase: decision.phase, reason: decision.reason }, 'decided');
     return this.persist(name, node, previous, decision, signal);
   }

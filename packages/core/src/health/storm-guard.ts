@@ -21,12 +21,10 @@ export interface StormEntry {
 /** Which brake held a node: the fleet limit, its failure domain's limit, or maxInFlight. */
 export type StormScope = 'fleet' | 'failure-domain' | 'in-flight';
 
-export interface StormVerdict {
-  admitted: boolean;
-  reason: string;
-  /** Set when not admitted. */
-  scope?: StormScope;
-}
+/** Admitted, or held with the brake that held it (the metrics count holds by scope). */
+export type StormVerdict =
+  | { admitted: true; reason: string }
+  | { admitted: false; reason: string; scope: StormScope };
 
 /**
  * What the guard remembers between passes: when each storm was last seen tripped, by scope

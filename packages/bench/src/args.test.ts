@@ -7,8 +7,9 @@ describe('parseBenchArgs', () => {
     expect(o).toMatchObject({
       mode: 'full',
       sizes: [1000, 5000, 10000],
-      steadySeconds: 60,
+      steadySeconds: 30,
       timeoutSeconds: 20,
+      capiSyncLimitSeconds: 180,
     });
     expect(o).toMatchObject({
       heartbeatSeconds: 300,
@@ -19,7 +20,7 @@ describe('parseBenchArgs', () => {
     });
   });
 
-  it('--quick is one small scale point and a shorter window; a lone -- is ignored', () => {
+  it('--quick is one small scale point; a lone -- is ignored', () => {
     expect(parseBenchArgs(['--', '--quick'])).toMatchObject({
       mode: 'quick',
       sizes: [1000],

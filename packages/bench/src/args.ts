@@ -24,16 +24,16 @@ export const usage = `usage: pnpm bench [--quick] [--sizes N,N,...] [--steady-se
                   [--heartbeat-seconds S] [--out FILE] [--max-minutes M]
                   [--capi-sync-limit-seconds S] [--skip-scale] [--skip-informers] [--skip-micro]
 
-  --quick              one scale point of 1,000 nodes and a 30 s steady window (~8 min)
+  --quick              one scale point of 1,000 nodes (~8 min)
   --sizes              node counts of the scale points (default 1000,5000,10000)
-  --steady-seconds     steady-state window for requests per minute (default 60)
+  --steady-seconds     steady-state window for requests per minute (default 30)
   --timeout-seconds    NotReady timeout of both controllers (default 20)
   --heartbeat-seconds  every node re-posts its status this often (default 300, the kubelet's)
   --out                JSON results file (default reports/bench.json; the markdown goes next to it)
   --max-minutes        start no new scale point after this many minutes (default 20), so the
                        whole run stays within ~30 min on a slow machine; skipped points are listed
   --capi-sync-limit-seconds  follow the Cluster API manager's initial sync at most this long
-                       (default 240), then measure anyway and report its sync as "not done within"`;
+                       (default 180), then measure anyway and report its sync as "not done within"`;
 
 function positiveInt(v: string | undefined, flag: string, dflt: number): number {
   if (v === undefined) return dflt;
@@ -81,11 +81,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
   return {
     mode: typeof v['sizes'] === 'string' ? 'custom' : quick ? 'quick' : 'full',
     sizes,
-    steadySeconds: positiveInt(
-      v['steady-seconds'] as string | undefined,
-      '--steady-seconds',
-      quick ? 30 : 60,
-    ),
+    steadySeconds: positiveInt(v['steady-seconds'] as string | undefined, '--steady-seconds', 30),
     timeoutSeconds: positiveInt(
       v['timeout-seconds'] as string | undefined,
       '--timeout-seconds',
@@ -104,7 +100,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     capiSyncLimitSeconds: positiveInt(
       v['capi-sync-limit-seconds'] as string | undefined,
       '--capi-sync-limit-seconds',
-      240,
+      180,
     ),
   };
 }

@@ -16,6 +16,8 @@ export interface CapiManagerOptions {
   /** klog verbosity (--v). */
   verbosity?: number;
   extraArgs?: string[];
+  /** Extra environment over this process's own (e.g. GOGC for an unmeasured run). */
+  env?: Record<string, string>;
   startTimeoutMs?: number;
 }
 
@@ -80,7 +82,7 @@ export class CapiManager {
       ...(o.extraArgs ?? []),
     ];
     // controller-runtime reads KUBECONFIG when no --kubeconfig flag is given.
-    const env = { ...process.env, KUBECONFIG: o.kubeconfigPath };
+    const env = { ...process.env, ...o.env, KUBECONFIG: o.kubeconfigPath };
     const proc = new ManagedProcess('cluster-api-controller', o.binary, args, join(o.dir, 'cluster-api-controller.log'), env);
     proc.start();
     const m = new CapiManager(proc, `http://127.0.0.1:${healthPort}`, `127.0.0.1:${diagPort}`);

@@ -30,6 +30,11 @@ export interface ControlPlaneOptions {
   dir?: string;
   keepDir?: boolean;
   apiServerExtraArgs?: string[];
+  /**
+   * Extra environment for etcd and kube-apiserver, over this process's own: e.g. a Go GC
+   * setting (GOGC, GOMEMLIMIT) for a test bed that must not be the bottleneck.
+   */
+  env?: Record<string, string>;
   /** Prints build progress when binaries must be built first. */
   progress?: (line: string) => void;
   /** Milliseconds to wait for each component to become ready. */
@@ -91,7 +96,8 @@ export class ControlPlane {
       const etcdPort = await freePort();
       const peerPort = await freePort();
       const etcdUrl = `http://127.0.0.1:${etcdPort}`;
-      const etcd = new ManagedProcess('etcd', assets.etcd, etcdArgs(dir, etcdUrl, peerPort), join(dir, 'etcd.log'));
+      const env = { ...process.env, ...opts.env };
+      const etcd = new ManagedProcess('etcd', assets.etcd, etcdArgs(dir, etcdUrl, peerPort), join(dir, 'etcd.log'), env);
       etcd.start();
       started.push(etcd);
       await waitFor('etcd', async () => ((await httpOk(`${etcdUrl}/health`)) ? true : undefined), timeout, 100);
@@ -105,6 +111,7 @@ export class ControlPlane {
         assets.kubeApiserver,
         [...apiServerArgs(certDir, etcdUrl, port, credentials), ...(opts.apiServerExtraArgs ?? [])],
         join(dir, 'kube-apiserver.log'),
+        env,
       );
       apiServer.start();
       started.push(apiServer);

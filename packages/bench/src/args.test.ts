@@ -9,7 +9,7 @@ describe('parseBenchArgs', () => {
       sizes: [1000, 5000, 10000],
       steadySeconds: 30,
       timeoutSeconds: 20,
-      capiSyncLimitSeconds: 180,
+      capiSyncLimitSeconds: 150,
     });
     expect(o).toMatchObject({
       heartbeatSeconds: 300,

@@ -33,7 +33,7 @@ export const usage = `usage: pnpm bench [--quick] [--sizes N,N,...] [--steady-se
   --max-minutes        start no new scale point after this many minutes (default 20), so the
                        whole run stays within ~30 min on a slow machine; skipped points are listed
   --capi-sync-limit-seconds  follow the Cluster API manager's initial sync at most this long
-                       (default 180), then measure anyway and report its sync as "not done within"`;
+                       (default 150), then measure anyway and report its sync as "not done within"`;
 
 function positiveInt(v: string | undefined, flag: string, dflt: number): number {
   if (v === undefined) return dflt;
@@ -100,7 +100,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
     capiSyncLimitSeconds: positiveInt(
       v['capi-sync-limit-seconds'] as string | undefined,
       '--capi-sync-limit-seconds',
-      180,
+      150,
     ),
   };
 }

@@ -339,7 +339,7 @@ export class CapiWorld {
    * each unlinked one (an annotation): the update event queues it at once, as any change to
    * a Machine would.
    */
-  async waitForNodeRefs(timeoutMs: number, windowMs = 60_000): Promise<void> {
+  async waitForNodeRefs(timeoutMs: number, windowMs = 30_000): Promise<void> {
     const t0 = Date.now();
     let last = -1;
     // Unlinked Machines at the start of the current window.
@@ -359,7 +359,7 @@ export class CapiWorld {
         if (unlinked.length === 0) return true;
         window ??= { at: Date.now(), unlinked: unlinked.length };
         if (Date.now() - window.at >= windowMs) {
-          // Under 1 % of the rest linked in a whole minute: they wait in the backoff. Only
+          // Under 1 % of the rest linked in a whole window: they wait in the backoff. Only
           // then: nudging thousands of Machines costs the busy apiserver more than it saves
           // while the manager is still working through its queue (measured: a nudge after a
           // 20 s window slowed growing from 1,000 to 5,000 down).

@@ -37,6 +37,15 @@ describe('parsePrometheusText', () => {
     expect(Object.fromEntries(by)).toEqual({ 'bench-noderepair': 42, 'bench-capi': 1507 });
   });
 
+  it('reads NaN and infinities in any case, as Prometheus does (prom-client prints "Nan")', () => {
+    const [lag, up, down] = parsePrometheusText(
+      'nodejs_eventloop_lag_mean_seconds Nan\nb +Inf\nc -inf\n',
+    );
+    expect(lag?.value).toBeNaN();
+    expect(up?.value).toBe(Infinity);
+    expect(down?.value).toBe(-Infinity);
+  });
+
   it('names the bad line when the text is not the exposition format', () => {
     expect(() => parsePrometheusText('{x="1"} 2')).toThrow(
       /does not start with a metric name: \{x="1"\} 2/,

@@ -45,10 +45,13 @@ function parseLabels(s: string, line: string): [Record<string, string>, number] 
   }
 }
 
+// Case-insensitive, as Prometheus parses values (Go's strconv.ParseFloat): prom-client's
+// default metrics print NaN as "Nan" (nodejs_eventloop_lag_mean_seconds before its first sample).
 function parseValue(v: string, line: string): number {
-  if (v === '+Inf') return Infinity;
-  if (v === '-Inf') return -Infinity;
-  if (v === 'NaN') return NaN;
+  const lower = v.toLowerCase();
+  if (lower === '+inf' || lower === 'inf') return Infinity;
+  if (lower === '-inf') return -Infinity;
+  if (lower === 'nan') return NaN;
   const n = Number(v);
   if (v === '' || Number.isNaN(n))
     throw new Error(`metrics: bad sample value "${v}" in line: ${line}`);

@@ -4,4 +4,5 @@ export * from './runtime/index.js';
 export * from './health/index.js';
 export * from './mhc/index.js';
 export * from './drain/index.js';
+export * from './provider/index.js';
 export * from './autorepair/index.js';

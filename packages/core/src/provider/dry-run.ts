@@ -1,0 +1,40 @@
+// The built-in provider for dry runs and tests: records every request, acts on nothing,
+// fences nothing (nothing was powered off, so nothing may be tainted or deleted).
+import type {
+  ProviderOutcome,
+  ActionRequest,
+  FenceQuery,
+  FenceStatus,
+  MachineProvider,
+  ProviderAction,
+} from './port.js';
+import { ProviderActions } from './port.js';
+
+export class DryRunProvider implements MachineProvider {
+  readonly name = 'dry-run';
+  readonly actions: ReadonlySet<ProviderAction> = new Set(ProviderActions);
+  /** Every request received, replays included, in order. */
+  readonly requests: ActionRequest[] = [];
+  private readonly done = new Map<string, ProviderOutcome>();
+
+  async execute(req: ActionRequest): Promise<ProviderOutcome> {
+    this.requests.push({ ...req });
+    const prior = this.done.get(req.actionId);
+    if (prior !== undefined) return prior;
+    const r: ProviderOutcome = {
+      kind: 'Accepted',
+      message: `dry-run: would ${req.action} ${req.node}`,
+    };
+    this.done.set(req.actionId, r);
+    return r;
+  }
+
+  async fence(q: FenceQuery): Promise<FenceStatus> {
+    return { kind: 'NotFenced', reason: `dry-run: ${q.node} was not touched` };
+  }
+
+  /** Distinct action ids executed (what a real provider would have done). */
+  executedActionIds(): string[] {
+    return [...this.done.keys()];
+  }
+}

@@ -1,0 +1,65 @@
+// When is a machine fenced? The one judgement every controller makes before it adds
+// node.kubernetes.io/out-of-service or deletes a Node. Pure.
+//
+// Kubernetes allows that taint only on a node that is really shut down: with it, the pod GC
+// force-deletes the node's pods and the attach-detach controller force-detaches their
+// volumes. Ready=Unknown alone also means a network partition or a hung kubelet whose
+// containers still run and write; tainting such a node lets a second copy of a stateful pod
+// write to the same volume. So the taint waits for proof that the old workloads cannot run:
+// - the provider reports the machine powered off or deleted, or a hard reset it observed
+//   (accepted AND done);
+// - or, after a reset-like action (HardReboot, Rebuild), the Node reports a new
+//   status.nodeInfo.bootID: the kernel restarted, so every old container is gone.
+// A soft reboot never fences: the guest may ignore the request.
+import type { FenceHow, FenceStatus, ProviderAction } from './port.js';
+
+/** Whether an action can fence at all once it is observed. */
+export function canFence(action: ProviderAction): boolean {
+  return action !== 'SoftReboot';
+}
+
+export interface FenceEvidence {
+  readonly action: ProviderAction;
+  /** What the provider said when asked (undefined when it was not asked). */
+  readonly provider?: FenceStatus | undefined;
+  /** The Node's status.nodeInfo.bootID when the intent was persisted. */
+  readonly bootIdBefore?: string | undefined;
+  /** The Node's bootID now. */
+  readonly bootIdNow?: string | undefined;
+}
+
+export type FenceVerdict =
+  | { readonly fenced: true; readonly how: FenceHow; readonly evidence: string }
+  | { readonly fenced: false; readonly reason: string };
+
+export function judgeFence(e: FenceEvidence): FenceVerdict {
+  if (!canFence(e.action))
+    return {
+      fenced: false,
+      reason: `${e.action} does not fence: the guest may ignore a soft reboot`,
+    };
+  if (e.provider?.kind === 'Fenced')
+    return { fenced: true, how: e.provider.how, evidence: e.provider.evidence };
+  const resetLike = e.action === 'HardReboot' || e.action === 'Rebuild';
+  if (
+    resetLike &&
+    e.bootIdBefore !== undefined &&
+    e.bootIdBefore !== '' &&
+    e.bootIdNow !== undefined &&
+    e.bootIdNow !== '' &&
+    e.bootIdNow !== e.bootIdBefore
+  )
+    return {
+      fenced: true,
+      how: 'ResetObserved',
+      evidence: `the Node's bootID changed from ${e.bootIdBefore} to ${e.bootIdNow} after the ${e.action}`,
+    };
+  switch (e.provider?.kind) {
+    case 'NotFenced':
+      return { fenced: false, reason: e.provider.reason };
+    case 'Unavailable':
+      return { fenced: false, reason: `the provider could not be asked: ${e.provider.reason}` };
+    default:
+      return { fenced: false, reason: `no confirmation yet that the ${e.action} took effect` };
+  }
+}

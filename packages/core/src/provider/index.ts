@@ -1,0 +1,17 @@
+// provider/: the machine provider port (what every infrastructure implements), the fence
+// judgement made before any forceful step, and the built-in dry-run provider.
+export {
+  ProviderActions,
+  type ProviderAction,
+  type MachineRef,
+  type ActionRequest,
+  type ProviderOutcome,
+  type FenceQuery,
+  type FenceHow,
+  type FenceStatus,
+  type PowerState,
+  type ProviderContext,
+  type MachineProvider,
+} from './port.js';
+export { canFence, judgeFence, type FenceEvidence, type FenceVerdict } from './fence.js';
+export { DryRunProvider } from './dry-run.js';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, setHeaderOptions, type KubernetesObject } from '@kubernetes/client-node';
-import type { FakeOpenStack } from '@noderepair/capo-remediation';
+import type { FakeOpenStack } from '@noderepair/openstack/testing';
 import { waitFor } from '@noderepair/envtest';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { conditionOf, startCapiEnvironment, type CapiEnvironment, type MachineView } from '../src/index.js';

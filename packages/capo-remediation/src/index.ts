@@ -1,7 +1,6 @@
-// @noderepair/capo-remediation public API.
+// @noderepair/capo-remediation public API. The Keystone + Nova client and the Nova machine
+// provider live in @noderepair/openstack (shared with `noderepair run`).
 export * from './api/index.js';
 export * from './capi/index.js';
-export * from './openstack/index.js';
 export * from './testing/index.js';
-export { formatErrors } from './codec/index.js';
 export * from './controller/index.js';

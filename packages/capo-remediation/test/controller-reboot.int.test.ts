@@ -3,7 +3,7 @@
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EventResource, type KubeEvent } from '@noderepair/core';
-import { FAKE_DEFAULTS } from '../src/testing/index.js';
+import { FAKE_DEFAULTS } from '@noderepair/openstack/testing';
 import {
   buildWorld,
   installAllCRDs,

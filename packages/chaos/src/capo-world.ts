@@ -20,9 +20,8 @@ import {
   type KubeNode,
   type KubeObject,
 } from '@noderepair/core';
+import { FAKE_DEFAULTS, FakeOpenStack } from '@noderepair/openstack/testing';
 import {
-  FAKE_DEFAULTS,
-  FakeOpenStack,
   GROUP,
   OpenStackRemediationResource,
   remediationFromTemplate,

@@ -8,9 +8,8 @@ import {
   decodeOpenStackRemediationTemplate,
   exampleRemediation,
   exampleRemediationTemplate,
-  parseCloudsYaml,
-  parseProviderID,
 } from '@noderepair/capo-remediation';
+import { parseCloudsYaml, parseProviderID } from '@noderepair/openstack';
 import {
   decideRepair,
   decodeMachineHealthCheck,

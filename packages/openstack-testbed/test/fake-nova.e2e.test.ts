@@ -1,6 +1,6 @@
 // The same Nova contract against FakeOpenStack (a FAKE Keystone + Nova listening on loopback),
 // so the fake and the real services are checked by identical test code, side by side.
-import { FakeOpenStack } from '../../capo-remediation/src/testing/index.js';
+import { FakeOpenStack } from '@noderepair/openstack/testing';
 import { describeNovaContract } from './contract/nova-contract.js';
 
 describeNovaContract('FakeOpenStack', async () => {

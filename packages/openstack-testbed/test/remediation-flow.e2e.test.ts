@@ -8,7 +8,7 @@
 // exactly one `reboot` per attempt, with the request ids of the controller's requests.
 import { startControlPlane, type ControlPlane } from '@noderepair/envtest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTION_ID_METADATA_KEY } from '../../capo-remediation/src/openstack/index.js';
+import { ACTION_ID_METADATA_KEY } from '@noderepair/openstack';
 import {
   installAllCRDs,
   until,

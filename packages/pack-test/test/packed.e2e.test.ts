@@ -105,11 +105,12 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
     if (!process.env['NODEREPAIR_KEEP_PACK_TEST']) rmSync(work, { recursive: true, force: true });
   });
 
-  it('packs the four publishable packages', () => {
+  it('packs the five publishable packages', () => {
     expect([...packed.keys()].sort()).toEqual([
       '@noderepair/capo-remediation',
       '@noderepair/core',
       '@noderepair/envtest',
+      '@noderepair/openstack',
       '@noderepair/overlayfs-gen',
     ]);
   });

@@ -7,7 +7,8 @@ import { appendFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { addRemediationController, FakeOpenStack } from '@noderepair/capo-remediation';
+import { addRemediationController } from '@noderepair/capo-remediation';
+import { FakeOpenStack } from '@noderepair/openstack/testing';
 import { createKubeClient, Manager, type RuntimeLogger } from '@noderepair/core';
 import type { FakeKubelet } from '@noderepair/envtest';
 

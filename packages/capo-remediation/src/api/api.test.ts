@@ -2,7 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatErrors } from '../codec/index.js';
+import { formatErrors } from '@noderepair/core';
 import { exampleRemediation, exampleRemediationTemplate } from './examples.js';
 import {
   crds,

@@ -1,7 +1,7 @@
 // OpenStackRemediationTemplate: what a MachineHealthCheck's remediation template reference
 // names. Cluster API copies spec.template (metadata + spec) into a new OpenStackRemediation.
 import * as E from 'fp-ts/lib/Either.js';
-import { formatErrors } from '../codec/index.js';
+import { formatErrors } from '@noderepair/core';
 import { customResourceDefinition, type CustomResourceDefinition } from './crd.js';
 import { API_VERSION, TEMPLATE_KIND } from './group-version.js';
 import { templateMetadataNode, topLevelMetadata, typeMetaFields } from './object-meta.js';

@@ -1,7 +1,7 @@
 // OpenStackRemediation: created by Cluster API's MachineHealthCheck from the template, named
 // after the unhealthy Machine; our controller drives it.
 import * as E from 'fp-ts/lib/Either.js';
-import { formatErrors } from '../codec/index.js';
+import { formatErrors } from '@noderepair/core';
 import { customResourceDefinition, type CustomResourceDefinition } from './crd.js';
 import { API_VERSION, REMEDIATION_KIND } from './group-version.js';
 import { topLevelMetadata, typeMetaFields } from './object-meta.js';

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { FAKE_DEFAULTS, FakeOpenStack } from '../testing/index.js';
+import { FAKE_DEFAULTS, FakeOpenStack } from '@noderepair/openstack/testing';
 import {
   cloudFromIdentitySecret,
   ownerRemediatedPatch,

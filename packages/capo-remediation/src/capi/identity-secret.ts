@@ -2,7 +2,7 @@
 // PEM), the cloud chosen by identityRef.cloudName, identityRef.region overriding clouds.yaml
 // as CAPO does. Secret data arrives base64-encoded.
 import * as E from 'fp-ts/lib/Either.js';
-import { parseCloudsYaml, type CloudConfig } from '../openstack/clouds-yaml.js';
+import { parseCloudsYaml, type CloudConfig } from '@noderepair/openstack';
 import type { IdentityRef } from './openstack-machine.js';
 
 export interface SecretLike {

@@ -6,7 +6,7 @@
 //            status.conditions = metav1.Condition; status.deprecated.v1beta1.conditions
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { formatErrors } from '../codec/index.js';
+import { formatErrors } from '@noderepair/core';
 
 export const CAPI_GROUP = 'cluster.x-k8s.io';
 

@@ -3,7 +3,7 @@
 // holds clouds.yaml.
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { formatErrors } from '../codec/index.js';
+import { formatErrors } from '@noderepair/core';
 
 export const CAPO_GROUP = 'infrastructure.cluster.x-k8s.io';
 

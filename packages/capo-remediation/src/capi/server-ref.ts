@@ -2,7 +2,7 @@
 // status.instanceID, else the Machine's providerID. The region comes from the providerID
 // (openstack://<region>/<uuid>) or the identityRef.
 import * as E from 'fp-ts/lib/Either.js';
-import { parseProviderID } from '../openstack/provider-id.js';
+import { parseProviderID } from '@noderepair/openstack';
 import type { MachineView } from './machine.js';
 import type { OpenStackMachineView } from './openstack-machine.js';
 

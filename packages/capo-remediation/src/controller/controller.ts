@@ -11,7 +11,7 @@ import {
   type KubeObject,
   type Manager,
 } from '@noderepair/core';
-import type { CloudConfig, OpenStackClient } from '../openstack/index.js';
+import type { CloudConfig, OpenStackClient } from '@noderepair/openstack';
 import { RemediationMetrics } from './metrics.js';
 import { NodeSources } from './node-sources.js';
 import { RemediationReconciler } from './reconciler.js';

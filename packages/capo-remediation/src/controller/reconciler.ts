@@ -44,7 +44,7 @@ import {
   createOpenStackClient,
   type CloudConfig,
   type OpenStackClient,
-} from '../openstack/index.js';
+} from '@noderepair/openstack';
 import {
   CONDITION_NODE_RECOVERED,
   decideLadder,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStackClientFromCloudsYaml, type OpenStackClient } from '../openstack/index.js';
-import { FakeOpenStack } from '../testing/index.js';
+import { openStackClientFromCloudsYaml, type OpenStackClient } from '@noderepair/openstack';
+import { FakeOpenStack } from '@noderepair/openstack/testing';
 import { executeStep } from './server-action.js';
 
 describe('executeStep (against the in-memory FakeOpenStack)', () => {

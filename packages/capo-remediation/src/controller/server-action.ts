@@ -3,7 +3,7 @@
 // RebootProvider port on Nova, which records the action id in the server's metadata first.
 import type { RebootResult } from '@noderepair/core';
 import type { Step } from '../api/index.js';
-import { formatProviderID, NovaRebootProvider, type NovaClient } from '../openstack/index.js';
+import { formatProviderID, NovaRebootProvider, type NovaClient } from '@noderepair/openstack';
 
 export interface ServerActionRequest {
   readonly nodeName: string;

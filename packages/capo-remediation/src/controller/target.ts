@@ -14,7 +14,7 @@ import {
   type SecretLike,
   type ServerRef,
 } from '../capi/index.js';
-import type { CloudConfig } from '../openstack/index.js';
+import type { CloudConfig } from '@noderepair/openstack';
 import {
   CAPO_VERSIONS,
   machineResource,

@@ -1,14 +1,5 @@
-// Test doubles, named as such. FakeOpenStack is a FAKE Keystone + Nova, not OpenStack.
-export { FakeOpenStack, FAKE_DEFAULTS } from './fake-openstack.js';
-export type {
-  FakeOpenStackOptions,
-  FakeRequestLogEntry,
-  FaultSpec,
-  FakeInterface,
-  FakeService,
-} from './fake-openstack.js';
-export type { AddServerOptions } from './fake-compute.js';
-export type { FakeUser, FakeProject, FakeApplicationCredential } from './fake-identity.js';
+// Test doubles and helpers, named as such. The FAKE Keystone + Nova is
+// @noderepair/openstack/testing.
 export {
   remediationFromTemplate,
   LABEL_CLUSTER_NAME,

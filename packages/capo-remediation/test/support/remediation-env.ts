@@ -24,7 +24,8 @@ import {
   OpenStackRemediationResource,
   type WorkloadClusterAccess,
 } from '../../src/controller/index.js';
-import { FakeOpenStack, remediationFromTemplate } from '../../src/testing/index.js';
+import { FakeOpenStack } from '@noderepair/openstack/testing';
+import { remediationFromTemplate } from '../../src/testing/index.js';
 import { capiCrdPaths } from './capi-crds.js';
 import { capoCrdPaths } from './capo-crds.js';
 

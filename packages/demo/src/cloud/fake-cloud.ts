@@ -1,10 +1,7 @@
-// The FAKE Nova (FakeOpenStack from @noderepair/capo-remediation, a test double of Keystone +
+// The FAKE Nova (FakeOpenStack from @noderepair/openstack/testing, a test double of Keystone +
 // Nova on a loopback HTTP port), reached by noderepair through the real OpenStack client.
-import {
-  FakeOpenStack,
-  NovaRebootProvider,
-  openStackClientFromCloudsYaml,
-} from '@noderepair/capo-remediation';
+import { NovaRebootProvider, openStackClientFromCloudsYaml } from '@noderepair/openstack';
+import { FakeOpenStack } from '@noderepair/openstack/testing';
 import type { AcceptedReboot, Cloud } from './cloud.js';
 
 export async function startFakeCloud(): Promise<Cloud> {

@@ -14,7 +14,7 @@ import {
   NovaRebootProvider,
   openStackClientFromCloudsYaml,
   type Transport,
-} from '@noderepair/capo-remediation';
+} from '@noderepair/openstack';
 import {
   computeUrl,
   issueToken,

@@ -4,20 +4,20 @@
 // deleting a server), which is plain REST with the client's own token and endpoint so both
 // targets get byte-for-byte the same requests.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Relative import: this private package has no dependency on capo-remediation (its own
-// e2e suite must not depend on the client it checks); only these contract tests use it.
+// Only these contract tests (and the remediation e2e) use our client; the test bed's own
+// set-up never does, so it cannot depend on the client it checks.
 import {
   createHttpTransport,
   openStackClientFromCloudsYaml,
   ServerConflict,
   ServerNotFound,
-} from '../../../capo-remediation/src/openstack/index.js';
+} from '@noderepair/openstack';
 import type {
   HttpRequest,
   OpenStackClient,
   ServerInfo,
   Transport,
-} from '../../../capo-remediation/src/openstack/index.js';
+} from '@noderepair/openstack';
 
 export interface NovaContractTarget {
   readonly cloudsYaml: string;

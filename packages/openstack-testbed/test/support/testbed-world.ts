@@ -25,7 +25,7 @@ import {
   createHttpTransport,
   createOpenStackClient,
   type Transport,
-} from '../../../capo-remediation/src/openstack/index.js';
+} from '@noderepair/openstack';
 import { remediationFromTemplate } from '../../../capo-remediation/src/testing/index.js';
 import {
   CapturingLogger,

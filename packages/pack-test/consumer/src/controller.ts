@@ -1,5 +1,5 @@
 // A small node-repair controller written the way a user of the published packages would:
-// only the public exports of @noderepair/core and @noderepair/capo-remediation.
+// only the public exports of @noderepair/core and @noderepair/openstack.
 //
 // It classifies every Node with core's health rules and records the cause in an annotation.
 // When the kubelet is unreachable it hard-reboots the Node's OpenStack server once per boot
@@ -12,7 +12,7 @@ import {
   type KubeClient,
   type KubeNode,
 } from '@noderepair/core';
-import { parseProviderID, type OpenStackClient } from '@noderepair/capo-remediation';
+import { parseProviderID, type OpenStackClient } from '@noderepair/openstack';
 
 export const CauseAnnotation = 'packtest.noderepair.dev/cause';
 /** The bootID of the boot we rebooted: written before the reboot, so a retry never repeats it. */

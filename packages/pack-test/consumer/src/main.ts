@@ -1,12 +1,13 @@
 // The consumer's entry point: a real etcd + kube-apiserver + kube-controller-manager from
-// the packed @noderepair/envtest, a FAKE Keystone + Nova (capo-remediation's named fake), one
+// the packed @noderepair/envtest, a FAKE Keystone + Nova (@noderepair/openstack/testing), one
 // fake-kubelet Node on that fake server, and the controller of ./controller.ts talking to the
 // cluster through core's kubernetes-fluent-client adapter. The kubelet hangs; the node
 // lifecycle controller marks the Node Unknown; the controller reboots the server; the kubelet
 // comes back. Prints one JSON summary line on stdout; exits 1 on any failure.
 import { readFileSync } from 'node:fs';
 import { startControlPlane, startFakeKubelet, waitFor } from '@noderepair/envtest';
-import { FakeOpenStack, openStackClientFromCloudsYaml } from '@noderepair/capo-remediation';
+import { openStackClientFromCloudsYaml } from '@noderepair/openstack';
+import { FakeOpenStack } from '@noderepair/openstack/testing';
 import { createKubeClient, nodeClient } from '@noderepair/core';
 import { createKfcKubeClient } from '@noderepair/core/kfc';
 import { generate, parseConfig } from '@noderepair/overlayfs-gen';

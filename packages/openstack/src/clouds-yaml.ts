@@ -6,7 +6,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
-import { formatErrors } from '../codec/index.js';
+import { formatErrors } from '@noderepair/core';
 import { Secret } from './secret.js';
 
 export type EndpointInterface = 'public' | 'internal' | 'admin';

@@ -1,8 +1,5 @@
-import {
-  FakeOpenStack,
-  openStackClientFromCloudsYaml,
-  ServerNotFound,
-} from '@noderepair/capo-remediation';
+import { openStackClientFromCloudsYaml, ServerNotFound } from '@noderepair/openstack';
+import { FakeOpenStack } from '@noderepair/openstack/testing';
 
 export async function demo() {
   // A FAKE Keystone + Nova on a random loopback port (tests and demos only).

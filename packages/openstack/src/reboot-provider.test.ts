@@ -2,7 +2,7 @@
 // restarts by recording the id in the server's metadata before rebooting.
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { FakeOpenStack } from '../testing/index.js';
+import { FakeOpenStack } from './testing/index.js';
 import { createOpenStackClient } from './client.js';
 import { parseCloudsYaml } from './clouds-yaml.js';
 import { ACTION_ID_METADATA_KEY, NovaRebootProvider } from './reboot-provider.js';

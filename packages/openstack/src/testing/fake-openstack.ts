@@ -14,8 +14,8 @@ import {
 import { createServer as createHttpsServer } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { OpenStackError } from '../openstack/errors.js';
-import type { HttpRequest, HttpResponse, Transport } from '../openstack/transport.js';
+import { OpenStackError } from '../errors.js';
+import type { HttpRequest, HttpResponse, Transport } from '../transport.js';
 import {
   FakeCompute,
   novaStatus,

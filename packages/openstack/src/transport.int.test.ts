@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeOpenStack } from '../testing/index.js';
+import { FakeOpenStack } from './testing/index.js';
 import { openStackClientFromCloudsYaml, type OpenStackClient } from './client.js';
 import { OpenStackError } from './errors.js';
 

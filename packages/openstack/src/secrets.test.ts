@@ -3,7 +3,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { FAKE_DEFAULTS, FakeOpenStack } from '../testing/index.js';
+import { FAKE_DEFAULTS, FakeOpenStack } from './testing/index.js';
 import { createOpenStackClient, openStackClientFromCloudsYaml } from './client.js';
 import { parseCloudsYaml } from './clouds-yaml.js';
 import { OpenStackError } from './errors.js';

@@ -2,7 +2,7 @@
 // token caching, expiry and 401 re-auth, catalog selection, and every documented Nova status.
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { FAKE_DEFAULTS, FakeOpenStack, type FakeOpenStackOptions } from '../testing/index.js';
+import { FAKE_DEFAULTS, FakeOpenStack, type FakeOpenStackOptions } from './testing/index.js';
 import { createOpenStackClient, type OpenStackClientOptions } from './client.js';
 import { parseCloudsYaml } from './clouds-yaml.js';
 import { OpenStackError, ServerConflict, ServerNotFound } from './errors.js';

@@ -1,7 +1,7 @@
 // Nova's server representation, reduced to what remediation decides on.
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { formatErrors } from '../codec/index.js';
+import { formatErrors } from '@noderepair/core';
 
 const nullableString = t.union([t.string, t.null]);
 

@@ -1,1 +1,0 @@
-export { formatErrors } from './format-errors.js';

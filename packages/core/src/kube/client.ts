@@ -9,7 +9,21 @@ export interface NamespaceOption {
   namespace?: string | undefined;
 }
 
-export interface ListOptions extends NamespaceOption {
+/**
+ * The cancellation every verb takes (controller-runtime's context): aborting it ends the call
+ * at once with a RequestAbortedError, and a call whose signal is already aborted sends
+ * nothing. Controllers pass their ReconcileContext's signal, which the manager aborts on
+ * shutdown and the moment the Lease is lost.
+ */
+export interface SignalOption {
+  signal?: AbortSignal | undefined;
+}
+
+export interface GetOptions extends NamespaceOption, SignalOption {
+  subresource?: string | undefined;
+}
+
+export interface ListOptions extends NamespaceOption, SignalOption {
   labelSelector?: string | undefined;
   fieldSelector?: string | undefined;
   /** page size; the server returns metadata.continue when there is more. */
@@ -19,14 +33,14 @@ export interface ListOptions extends NamespaceOption {
   resourceVersionMatch?: 'Exact' | 'NotOlderThan' | undefined;
 }
 
-export interface WatchOptions extends NamespaceOption {
+export interface WatchOptions extends NamespaceOption, SignalOption {
   labelSelector?: string | undefined;
   fieldSelector?: string | undefined;
   resourceVersion?: string | undefined;
   allowWatchBookmarks?: boolean | undefined;
   /** server-side timeout; the server ends the stream cleanly after it. */
   timeoutSeconds?: number | undefined;
-  /** aborting ends the iteration (no error). */
+  /** aborting ends the iteration (no error, unlike the other verbs). */
   signal?: AbortSignal | undefined;
 }
 
@@ -35,7 +49,7 @@ export type WatchEvent<T> =
   | { type: 'BOOKMARK'; object: T }
   | { type: 'ERROR'; status: KubeStatus; error: KubeApiError };
 
-export interface WriteOptions extends NamespaceOption {
+export interface WriteOptions extends NamespaceOption, SignalOption {
   fieldManager?: string | undefined;
   dryRun?: boolean | undefined;
   /** e.g. "status"; the request goes to /<name>/<subresource>. */
@@ -61,19 +75,20 @@ export type JsonPatchOp =
   | { op: 'remove'; path: string }
   | { op: 'move' | 'copy'; from: string; path: string };
 
-export interface DeleteOptions extends NamespaceOption {
+export interface DeleteOptions extends NamespaceOption, SignalOption {
   preconditions?: { uid?: string; resourceVersion?: string } | undefined;
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan' | undefined;
   gracePeriodSeconds?: number | undefined;
   dryRun?: boolean | undefined;
 }
 
+export interface EvictOptions extends SignalOption {
+  deleteOptions?: Omit<DeleteOptions, 'namespace' | 'signal'> | undefined;
+  dryRun?: boolean | undefined;
+}
+
 export interface KubeClient {
-  get<T extends KubeObject>(
-    rt: ResourceType,
-    name: string,
-    opts?: NamespaceOption & { subresource?: string },
-  ): Promise<T>;
+  get<T extends KubeObject>(rt: ResourceType, name: string, opts?: GetOptions): Promise<T>;
   /** One page; follow metadata.continue (or use listAll) for the rest. */
   list<T extends KubeObject>(rt: ResourceType, opts?: ListOptions): Promise<ObjectList<T>>;
   /** Ends when the server closes the stream or the signal aborts; throws on HTTP errors. */
@@ -91,9 +106,5 @@ export interface KubeClient {
   ): Promise<T>;
   delete(rt: ResourceType, name: string, opts?: DeleteOptions): Promise<void>;
   /** policy/v1 Eviction of a Pod; a PDB refusal surfaces as TooManyRequestsError. */
-  evict(
-    namespace: string,
-    podName: string,
-    opts?: { deleteOptions?: Omit<DeleteOptions, 'namespace'>; dryRun?: boolean },
-  ): Promise<void>;
+  evict(namespace: string, podName: string, opts?: EvictOptions): Promise<void>;
 }

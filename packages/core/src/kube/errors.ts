@@ -47,6 +47,21 @@ export class KubeConnectionError extends Error {
   }
 }
 
+/**
+ * The caller's signal aborted the call (shutdown, or the Lease was lost). Named 'AbortError'
+ * like the platform's own, so `e.name === 'AbortError'` checks keep working. Whether the
+ * server saw a write that was aborted mid-flight is unknown: treat it as "maybe done".
+ */
+export class RequestAbortedError extends Error {
+  constructor(context: string, options?: { cause?: unknown }) {
+    super(`${context}: aborted`, options);
+    this.name = 'AbortError';
+  }
+}
+
+export const isAbortError = (e: unknown): boolean =>
+  e instanceof Error && (e.name === 'AbortError' || e instanceof RequestAbortedError);
+
 /** Maps a KubeStatus to the matching error class, the way apimachinery's errors.ReasonForError does. */
 export function errorFromStatus(status: KubeStatus, context?: string): KubeApiError {
   const code = status.code ?? 0;

@@ -73,7 +73,9 @@ export function patchBody(p: KubePatch): unknown {
   return { ...p.body, metadata: { ...meta, resourceVersion: p.resourceVersion } };
 }
 
-export function deleteBody(o: Omit<DeleteOptions, 'namespace'> = {}): Record<string, unknown> {
+export function deleteBody(
+  o: Omit<DeleteOptions, 'namespace' | 'signal'> = {},
+): Record<string, unknown> {
   const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
   if (o.preconditions) body['preconditions'] = o.preconditions;
   if (o.propagationPolicy) body['propagationPolicy'] = o.propagationPolicy;

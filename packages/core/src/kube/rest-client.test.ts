@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ConflictError, NotFoundError } from './errors.js';
+import {
+  ConflictError,
+  KubeConnectionError,
+  NotFoundError,
+  RequestAbortedError,
+} from './errors.js';
+import type { KubeClient } from './client.js';
 import { listAll } from './pagination.js';
 import { NodeResource, PodResource } from './resource.js';
 import {
@@ -157,6 +163,64 @@ describe('RestKubeClient', () => {
     ).rejects.toThrow(/too old/);
     expect(t.seen[0]!.path).toBe(
       '/api/v1/nodes?watch=true&resourceVersion=1&allowWatchBookmarks=true',
+    );
+  });
+
+  describe('the signal reaches every verb', () => {
+    type Call = (c: KubeClient, signal: AbortSignal) => Promise<unknown>;
+    const verbs: [string, Call][] = [
+      ['get', (c, signal) => c.get(NodeResource, 'n', { signal })],
+      ['list', (c, signal) => c.list(NodeResource, { signal })],
+      ['create', (c, signal) => c.create(NodeResource, { metadata: { name: 'n' } }, { signal })],
+      ['update', (c, signal) => c.update(NodeResource, { metadata: { name: 'n' } }, { signal })],
+      [
+        'apply',
+        (c, signal) =>
+          c.apply(NodeResource, { metadata: { name: 'n' } }, { fieldManager: 'nr', signal }),
+      ],
+      ['patch', (c, signal) => c.patch(NodeResource, 'n', { type: 'merge', body: {} }, { signal })],
+      ['delete', (c, signal) => c.delete(NodeResource, 'n', { signal })],
+      ['evict', (c, signal) => c.evict('ns', 'p', { signal })],
+      ['listAll', (c, signal) => listAll(c, NodeResource, { signal })],
+    ];
+
+    it.each(verbs)('%s: the transport gets the signal', async (_verb, call) => {
+      const t = new ScriptedTransport(() => ok({ metadata: {}, items: [] }));
+      const signal = new AbortController().signal;
+      await call(new RestKubeClient(t), signal);
+      expect(t.seen).toHaveLength(1);
+      expect(t.seen[0]!.signal).toBe(signal);
+    });
+
+    it.each(verbs)('%s: an aborted signal sends nothing', async (_verb, call) => {
+      const t = new ScriptedTransport(() => ok({}));
+      const ac = new AbortController();
+      ac.abort();
+      await expect(call(new RestKubeClient(t), ac.signal)).rejects.toBeInstanceOf(
+        RequestAbortedError,
+      );
+      expect(t.seen).toEqual([]);
+    });
+
+    it.each(verbs)(
+      '%s: aborted in flight -> RequestAbortedError, not a connection error',
+      async (_verb, call) => {
+        const ac = new AbortController();
+        // A transport that answers only by failing once its request's signal aborts, in its
+        // own words (as undici does with the signal's reason).
+        const t: HttpTransport = {
+          request: (req) =>
+            new Promise((_resolve, reject) => {
+              req.signal?.addEventListener('abort', () => reject(new Error('socket hang up')));
+              queueMicrotask(() => ac.abort(new Error('leadership lost')));
+            }),
+          stream: () => Promise.reject(new Error('unused')),
+        };
+        const p = call(new RestKubeClient(t), ac.signal);
+        await expect(p).rejects.toBeInstanceOf(RequestAbortedError);
+        await expect(p).rejects.not.toBeInstanceOf(KubeConnectionError);
+        await expect(p).rejects.toMatchObject({ name: 'AbortError' });
+      },
     );
   });
 });

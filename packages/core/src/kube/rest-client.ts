@@ -3,6 +3,8 @@
 import type {
   ApplyOptions,
   DeleteOptions,
+  EvictOptions,
+  GetOptions,
   KubeClient,
   ListOptions,
   NamespaceOption,
@@ -11,7 +13,7 @@ import type {
   WatchOptions,
   WriteOptions,
 } from './client.js';
-import { errorFromResponse, KubeConnectionError } from './errors.js';
+import { errorFromResponse, KubeConnectionError, RequestAbortedError } from './errors.js';
 import type { KubeObject, ObjectList } from './object.js';
 import {
   APPLY_CONTENT_TYPE,
@@ -72,11 +74,16 @@ export class RestKubeClient implements KubeClient {
   constructor(private readonly http: HttpTransport) {}
 
   private async call<R>(req: HttpRequest, context: string): Promise<R> {
+    // An aborted caller sends nothing: after a lost Lease not one more write may leave.
+    if (req.signal?.aborted) throw new RequestAbortedError(context, { cause: req.signal.reason });
     let res: HttpResponse;
     try {
       res = await this.http.request(req);
     } catch (e) {
-      if (e instanceof Error && e.name === 'AbortError') throw e;
+      // Transports report an abort in their own words (a DOMException, the signal's reason,
+      // a destroyed socket): the signal says what happened.
+      if (req.signal?.aborted || (e instanceof Error && e.name === 'AbortError'))
+        throw new RequestAbortedError(context, { cause: e });
       throw new KubeConnectionError(`${context}: ${e instanceof Error ? e.message : String(e)}`, {
         cause: e,
       });
@@ -89,14 +96,17 @@ export class RestKubeClient implements KubeClient {
   async get<T extends KubeObject>(
     rt: ResourceType,
     name: string,
-    opts: NamespaceOption & { subresource?: string } = {},
+    opts: GetOptions = {},
   ): Promise<T> {
     const path = resourcePath(rt, {
       namespace: opts.namespace,
       name,
       subresource: opts.subresource,
     });
-    return this.call<T>({ method: 'GET', path }, describe('get', rt, name, opts.namespace));
+    return this.call<T>(
+      { method: 'GET', path, signal: opts.signal },
+      describe('get', rt, name, opts.namespace),
+    );
   }
 
   async list<T extends KubeObject>(
@@ -105,7 +115,7 @@ export class RestKubeClient implements KubeClient {
   ): Promise<ObjectList<T>> {
     const path = resourcePath(rt, { namespace: opts.namespace }) + queryString(listQuery(opts));
     const list = await this.call<ObjectList<T>>(
-      { method: 'GET', path },
+      { method: 'GET', path, signal: opts.signal },
       describe('list', rt, undefined, opts.namespace),
     );
     // Items in a list carry no apiVersion/kind on the wire; restore them so every object
@@ -157,7 +167,7 @@ export class RestKubeClient implements KubeClient {
     const path = resourcePath(rt, { namespace }) + queryString(writeQuery(opts));
     const body = JSON.stringify({ apiVersion: apiVersionOf(rt), kind: rt.kind, ...obj });
     return this.call<T>(
-      { method: 'POST', path, body, contentType: 'application/json' },
+      { method: 'POST', path, body, contentType: 'application/json', signal: opts.signal },
       describe('create', rt, obj.metadata?.name ?? obj.metadata?.generateName, namespace),
     );
   }
@@ -173,7 +183,7 @@ export class RestKubeClient implements KubeClient {
       queryString(writeQuery(opts));
     const body = JSON.stringify({ apiVersion: apiVersionOf(rt), kind: rt.kind, ...obj });
     return this.call<T>(
-      { method: 'PUT', path, body, contentType: 'application/json' },
+      { method: 'PUT', path, body, contentType: 'application/json', signal: opts.signal },
       describe('update', rt, name, namespace),
     );
   }
@@ -187,7 +197,7 @@ export class RestKubeClient implements KubeClient {
       queryString(writeQuery(opts));
     const body = JSON.stringify({ apiVersion: apiVersionOf(rt), kind: rt.kind, ...obj });
     return this.call<T>(
-      { method: 'PATCH', path, body, contentType: APPLY_CONTENT_TYPE },
+      { method: 'PATCH', path, body, contentType: APPLY_CONTENT_TYPE, signal: opts.signal },
       describe('apply', rt, name, namespace),
     );
   }
@@ -207,6 +217,7 @@ export class RestKubeClient implements KubeClient {
         path,
         body: JSON.stringify(patchBody(patch)),
         contentType: patchContentType(patch),
+        signal: opts.signal,
       },
       describe(`${patch.type}-patch`, rt, name, opts.namespace),
     );
@@ -214,23 +225,20 @@ export class RestKubeClient implements KubeClient {
 
   async delete(rt: ResourceType, name: string, opts: DeleteOptions = {}): Promise<void> {
     const path = resourcePath(rt, { namespace: opts.namespace, name });
-    const { namespace: _ns, ...rest } = opts;
+    const { namespace: _ns, signal, ...rest } = opts;
     await this.call<unknown>(
       {
         method: 'DELETE',
         path,
         body: JSON.stringify(deleteBody(rest)),
         contentType: 'application/json',
+        signal,
       },
       describe('delete', rt, name, opts.namespace),
     );
   }
 
-  async evict(
-    namespace: string,
-    podName: string,
-    opts: { deleteOptions?: Omit<DeleteOptions, 'namespace'>; dryRun?: boolean } = {},
-  ): Promise<void> {
+  async evict(namespace: string, podName: string, opts: EvictOptions = {}): Promise<void> {
     const path =
       resourcePath(PodResource, { namespace, name: podName, subresource: 'eviction' }) +
       queryString(writeQuery({ dryRun: opts.dryRun }));
@@ -241,7 +249,13 @@ export class RestKubeClient implements KubeClient {
       ...(opts.deleteOptions ? { deleteOptions: deleteBody(opts.deleteOptions) } : {}),
     };
     await this.call<unknown>(
-      { method: 'POST', path, body: JSON.stringify(body), contentType: 'application/json' },
+      {
+        method: 'POST',
+        path,
+        body: JSON.stringify(body),
+        contentType: 'application/json',
+        signal: opts.signal,
+      },
       `evict Pod ${namespace}/${podName}`,
     );
   }

@@ -6,6 +6,7 @@ import type {
   KubeClient,
   ListOptions,
   KubePatch,
+  SignalOption,
   WatchEvent,
   WatchOptions,
   WriteOptions,
@@ -24,7 +25,7 @@ import type { KubeEvent, KubeLease, KubeNode, KubePod } from './types.js';
 
 export interface ResourceClient<T extends KubeObject> {
   readonly resource: ResourceType;
-  get(key: ObjectKey | string): Promise<T>;
+  get(key: ObjectKey | string, opts?: SignalOption): Promise<T>;
   list(opts?: ListOptions): Promise<ObjectList<T>>;
   listAll(opts?: ListOptions): Promise<{ items: T[]; resourceVersion: string }>;
   watch(opts?: WatchOptions): AsyncIterable<WatchEvent<T>>;
@@ -46,9 +47,9 @@ export function resourceClient<T extends KubeObject>(
 ): ResourceClient<T> {
   return {
     resource: rt,
-    get: (k) => {
+    get: (k, o) => {
       const { name, namespace } = toKey(k);
-      return client.get<T>(rt, name, { namespace });
+      return client.get<T>(rt, name, { namespace, ...(o?.signal ? { signal: o.signal } : {}) });
     },
     list: (o) => client.list<T>(rt, o),
     listAll: (o) => listAll<T>(client, rt, o),

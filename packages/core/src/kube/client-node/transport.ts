@@ -100,9 +100,17 @@ export class ClientNodeTransport implements HttpTransport {
         r.setTimeout(timeoutMs, () =>
           r.destroy(new Error(`request timed out after ${timeoutMs} ms`)),
         );
-      if (req.signal) {
-        if (req.signal.aborted) r.destroy(abortError());
-        req.signal.addEventListener('abort', () => r.destroy(abortError()), { once: true });
+      const signal = req.signal;
+      if (signal) {
+        if (signal.aborted) {
+          // Nothing leaves: the socket is never written.
+          r.destroy(abortError());
+          return;
+        }
+        const onAbort = () => r.destroy(abortError());
+        signal.addEventListener('abort', onAbort, { once: true });
+        // The caller's signal may outlive thousands of requests: unlink when this one ends.
+        r.once('close', () => signal.removeEventListener('abort', onAbort));
       }
       r.end(req.body);
     });

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import type https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { fetch as kfcFetch } from 'kubernetes-fluent-client';
+import { requestAbort } from '../abort.js';
 import type { HttpRequest, HttpResponse, HttpStream, HttpTransport } from '../rest-client.js';
 
 type Undici = {
@@ -89,9 +90,21 @@ export class KfcTransport implements HttpTransport {
 
   async request(req: HttpRequest): Promise<HttpResponse> {
     const { url, init } = await this.prepare(req);
-    const timeout = AbortSignal.timeout(this.opts.requestTimeoutMs ?? 30_000);
-    init['signal'] = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
-    const res = await kfcFetch<unknown>(url, init as Parameters<typeof kfcFetch>[1]);
+    const timeoutMs = this.opts.requestTimeoutMs ?? 30_000;
+    const abort = requestAbort(req.signal, {
+      ms: timeoutMs,
+      error: () =>
+        Object.assign(new Error(`request timed out after ${timeoutMs} ms`), {
+          name: 'TimeoutError',
+        }),
+    });
+    init['signal'] = abort.signal;
+    let res: Awaited<ReturnType<typeof kfcFetch<unknown>>>;
+    try {
+      res = await kfcFetch<unknown>(url, init as Parameters<typeof kfcFetch>[1]);
+    } finally {
+      abort.done();
+    }
     const failure = (res as { e?: unknown }).e;
     // KFC's fetch reports network failures as ok:false with the error attached and no body.
     if (failure && res.data === undefined)
@@ -107,11 +120,25 @@ export class KfcTransport implements HttpTransport {
 
   async stream(req: HttpRequest): Promise<HttpStream> {
     const { url, init } = await this.prepare(req);
-    if (req.signal) init['signal'] = req.signal;
+    const abort = requestAbort(req.signal);
+    init['signal'] = abort.signal;
     const { fetch } = await undici();
-    const res = await fetch(url, init);
-    const body = res.body ?? (async function* () {})();
-    return { status: res.status, body };
+    let res: Awaited<ReturnType<Undici['fetch']>>;
+    try {
+      res = await fetch(url, init);
+    } catch (e) {
+      abort.done();
+      throw e;
+    }
+    const source = res.body ?? (async function* () {})();
+    const body = async function* (): AsyncGenerator<Uint8Array> {
+      try {
+        yield* source;
+      } finally {
+        abort.done();
+      }
+    };
+    return { status: res.status, body: body() };
   }
 
   close(): void {

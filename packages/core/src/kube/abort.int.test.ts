@@ -11,8 +11,7 @@ import { useControlPlane } from '@noderepair/envtest/vitest';
 import { loadKubeConfig } from '@noderepair/envtest';
 import type { KubeClient } from './client.js';
 import { createKubeClient } from './client-node/index.js';
-import { NotFoundError } from './errors.js';
-class RequestAbortedError {}
+import { NotFoundError, RequestAbortedError } from './errors.js';
 import { createKfcKubeClient } from './kfc/index.js';
 import { listAll } from './pagination.js';
 import { ConfigMapResource } from './resource.js';

@@ -164,6 +164,11 @@ describe('MachineHealthCheck semantics against the real Cluster API manager (v1.
         capi: 'refused',
         capiSays: /type must not be one of: Ready, Available, HealthCheckSucceeded, OwnerRemediated, ExternallyRemediated/,
       },
+      {
+        what: 'timeout "300" (no unit: not a Go duration, the conversion fails)',
+        spec: { unhealthyConditions: [{ type: 'Ready', status: 'Unknown', timeout: '300' }] },
+        capi: 'refused',
+      },
       // Documented differences (docs/mhc.md): accepted by Cluster API, refused by us.
       { what: 'unhealthyRange "[5-3]"', spec: { unhealthyRange: '[5-3]' }, capi: 'accepted', ours: 'refused', stored: { remediation: { triggerIf: { unhealthyInRange: '[5-3]' } } } },
       {

@@ -1,9 +1,19 @@
 import { CoreV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy, setHeaderOptions, type KubernetesObject } from '@kubernetes/client-node';
-import { decodeMachineHealthCheck, evaluateTarget, machineMarkedUnhealthyEvent, type MhcCluster, type MhcMachine, type MhcPolicy, type TargetEvaluation } from '@noderepair/core';
+import {
+  decodeMachineHealthCheck,
+  evaluateMachineHealthCheck,
+  evaluateTarget,
+  machineMarkedUnhealthyEvent,
+  type MhcCluster,
+  type MhcMachine,
+  type MhcPolicy,
+  type MhcTarget,
+  type TargetEvaluation,
+} from '@noderepair/core';
 import { waitFor } from '@noderepair/envtest';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { startCapiEnvironment, type CapiEnvironment } from '../src/index.js';
-import { toSnapshot } from './support/conformance.js';
+import { ConformanceRecorder, toSnapshot } from './support/conformance.js';
 import { aggregateRole, GROUP, testRemediationCRDs, VERSION } from './support/test-remediation.js';
 
 // issue 28: @noderepair/core's MachineHealthCheck semantics against the REAL Cluster API
@@ -12,6 +22,8 @@ import { aggregateRole, GROUP, testRemediationCRDs, VERSION } from './support/te
 // (2) Machine conditions: an MHC written in v1beta1 with unhealthyMachineConditions leads to
 // the same remediation as its v1beta2 form, and the HealthCheckSucceeded condition the real
 // MHC writes (reason, message, v1beta1 condition) is exactly what evaluateTarget returns.
+// (3) Several failures at once (machine condition + node), with the short-circuit: the real
+// texts (HealthCheckSucceeded, RemediationAllowed) and counts are what mhc/ computes.
 
 const CAPI = 'cluster.x-k8s.io';
 // A condition a component outside Cluster API sets on the Machine (as readiness gates do).
@@ -94,15 +106,28 @@ describe('MachineHealthCheck semantics against the real Cluster API manager (v1.
     );
   };
 
+  const clusterNow = async (): Promise<MhcCluster> => ({ conditions: ((await get('clusters', env.clusterName)).status?.conditions ?? []) as MhcCluster['conditions'] });
+  const targetOf = async (m: MhcMachine): Promise<MhcTarget> => {
+    const nodeName = m.status?.nodeRef?.name;
+    const node = nodeName ? await env.kubeConfig.makeApiClient(CoreV1Api).readNode({ name: nodeName }).catch(() => undefined) : undefined;
+    return { machine: m, node: node ? toSnapshot(node) : undefined, nodeMissing: Boolean(nodeName) && !node };
+  };
+  /** The MHC's targets as the API holds them right now (v1beta2 Machines and their Nodes). */
+  const targetsNow = async (): Promise<MhcTarget[]> => {
+    const list = (await custom.listNamespacedCustomObject({
+      group: CAPI,
+      version: 'v1beta2',
+      namespace: env.namespace,
+      plural: 'machines',
+      labelSelector: `cluster.x-k8s.io/deployment-name=${env.machineDeploymentName}`,
+    })) as { items: MhcMachine[] };
+    return Promise.all(list.items.map(targetOf));
+  };
   /** evaluateTarget on what the API holds right now: the MHC as written, the v1beta2 Machine, its Node, the Cluster. */
   const ours = async (mhcName: string, writtenAs: 'v1beta1' | 'v1beta2', machine: string): Promise<TargetEvaluation> => {
     const policy = decode(await get('machinehealthchecks', mhcName, writtenAs));
-    const m = (await get('machines', machine)) as unknown as MhcMachine;
-    const nodeName = m.status?.nodeRef?.name;
-    const node = nodeName ? await env.kubeConfig.makeApiClient(CoreV1Api).readNode({ name: nodeName }).catch(() => undefined) : undefined;
-    const cluster = await get('clusters', env.clusterName);
-    const c: MhcCluster = { conditions: (cluster.status?.conditions ?? []) as MhcCluster['conditions'] };
-    return evaluateTarget({ machine: m, node: node ? toSnapshot(node) : undefined, nodeMissing: Boolean(nodeName) && !node }, policy, c, Date.now());
+    const target = await targetOf((await get('machines', machine)) as unknown as MhcMachine);
+    return evaluateTarget(target, policy, await clusterNow(), Date.now());
   };
 
   beforeAll(async () => {
@@ -298,47 +323,6 @@ describe('MachineHealthCheck semantics against the real Cluster API manager (v1.
         500,
       );
 
-      if (version === 'v1beta2') {
-        // A node failure on top: both are reported, the machine condition first, nothing dropped.
-        // While a Machine is unhealthy Cluster API asks for no recheck of its other timeouts, so
-        // the node failure shows up at the next reconcile after it expired: a Machine annotation
-        // change (one of the MHC's watch triggers) every 5 s provides one.
-        env.fakeKubelets.get(victim)?.stopHeartbeats();
-        try {
-          let pokes = 0;
-          let lastPoke = 0;
-          const both = await waitFor(
-            `HealthCheckSucceeded on ${victim} to report the machine and the node condition`,
-            async () => {
-              const m = await get('machines', victim);
-              if ((cond(m, 'HealthCheckSucceeded')?.message ?? '').split('\n').length === 3) return m;
-              if (Date.now() - lastPoke > 5_000) {
-                lastPoke = Date.now();
-                await custom.patchNamespacedCustomObject(
-                  { group: CAPI, version: 'v1beta2', namespace: env.namespace, plural: 'machines', name: victim, body: { metadata: { annotations: { 'test.noderepair.dev/poke': String(++pokes) } } } },
-                  mergePatch,
-                );
-              }
-              return undefined;
-            },
-            120_000,
-            500,
-          );
-          const mineBoth = await ours(name, version, victim);
-          const realBoth = cond(both, 'HealthCheckSucceeded');
-          process.stderr.write(`capi-e2e machine + node: real ${JSON.stringify(realBoth)}\n  ours ${JSON.stringify(mineBoth)}\n`);
-          expect(realBoth?.message).toBe(
-            `Health check failed:\n  * Condition ${APP} on Machine is reporting status False with reason AppDown for more than 5s\n` +
-              '  * Condition Ready on Node is reporting status Unknown with reason NodeStatusUnknown for more than 5s',
-          );
-          expect(mineBoth).toMatchObject({ reason: realBoth?.reason, message: realBoth?.message });
-          const v1b = v1beta1Cond(both, 'HealthCheckSucceeded');
-          expect(mineBoth.v1beta1Condition).toEqual({ reason: v1b?.reason, severity: v1b?.severity, message: v1b?.message });
-        } finally {
-          env.fakeKubelets.get(victim)?.resumeHeartbeats();
-        }
-      }
-
       // Recovery: the MHC deletes the remediation object and marks the Machine healthy again.
       await setApp(victim, 'True', 'AppUp');
       await waitFor(`TestRemediation ${victim} deleted (${version})`, async () => ((await remediations()).length === 0 ? true : undefined), 120_000, 500);
@@ -372,6 +356,100 @@ describe('MachineHealthCheck semantics against the real Cluster API manager (v1.
     });
     expect(a.ours).toEqual(b.ours);
     process.stderr.write(`capi-e2e v1beta1 vs v1beta2: remediation ${JSON.stringify(essentials(a.remediation))}\n  condition ${JSON.stringify(strip(verdict(a.machine).v1beta2))}\n`);
+  });
+
+  it('short-circuited: every failed check is reported, the machine condition first, and the MHC texts are ours', async () => {
+    markFailed();
+    // With its remediation request in place Cluster API stops a pass before it rewrites the
+    // Machine's conditions, so a later failure never reaches the message. A blocked MHC
+    // (unhealthyLessThanOrEqualTo: 0) creates no request and rewrites them on every pass.
+    const [victim] = (await env.waitForHealthyMachines(3)).map((m) => m.name).sort();
+    if (!victim) throw new Error('no worker Machine');
+    const name = 'app-blocked';
+    await setApp(victim, 'True', 'AppUp');
+    await objects.create({
+      apiVersion: `${CAPI}/v1beta2`,
+      kind: 'MachineHealthCheck',
+      metadata: { name, namespace: env.namespace },
+      spec: {
+        clusterName: env.clusterName,
+        selector: { matchLabels: { 'cluster.x-k8s.io/deployment-name': env.machineDeploymentName } },
+        checks: {
+          unhealthyNodeConditions: [{ type: 'Ready', status: 'Unknown', timeoutSeconds: 5 }],
+          unhealthyMachineConditions: [{ type: APP, status: 'False', timeoutSeconds: 5 }],
+        },
+        remediation: { triggerIf: { unhealthyLessThanOrEqualTo: 0 }, templateRef: { apiVersion: `${GROUP}/${VERSION}`, kind: 'TestRemediationTemplate', name: 'reboot' } },
+      },
+    } as KubernetesObject);
+    await waitFor(
+      `${name} to see 3 healthy`,
+      async () => {
+        const o = await get('machinehealthchecks', name);
+        return o.status?.currentHealthy === 3 && cond(o, 'RemediationAllowed')?.status === 'True' ? true : undefined;
+      },
+      120_000,
+      500,
+    );
+    await setApp(victim, 'False', 'AppDown');
+    env.fakeKubelets.get(victim)?.stopHeartbeats();
+    try {
+      // A blocked pass asks for no requeue, so the node timeout is seen at the next watch
+      // event: a Machine annotation change (one of the MHC's triggers) every 5 s provides one.
+      let pokes = 0;
+      let lastPoke = 0;
+      const both = await waitFor(
+        `HealthCheckSucceeded on ${victim} to report the machine and the node condition`,
+        async () => {
+          const m = await get('machines', victim);
+          if ((cond(m, 'HealthCheckSucceeded')?.message ?? '').split('\n').length === 3) return m;
+          if (Date.now() - lastPoke > 5_000) {
+            lastPoke = Date.now();
+            await custom.patchNamespacedCustomObject(
+              { group: CAPI, version: 'v1beta2', namespace: env.namespace, plural: 'machines', name: victim, body: { metadata: { annotations: { 'test.noderepair.dev/poke': String(++pokes) } } } },
+              mergePatch,
+            );
+          }
+          return undefined;
+        },
+        120_000,
+        500,
+      );
+      const mine = await ours(name, 'v1beta2', victim);
+      const real = cond(both, 'HealthCheckSucceeded');
+      const realV1beta1 = v1beta1Cond(both, 'HealthCheckSucceeded');
+      process.stderr.write(`capi-e2e machine + node: real ${JSON.stringify(real)}\n  ours ${JSON.stringify(mine)}\n`);
+      expect(real?.message).toBe(
+        `Health check failed:\n  * Condition ${APP} on Machine is reporting status False with reason AppDown for more than 5s\n` +
+          '  * Condition Ready on Node is reporting status Unknown with reason NodeStatusUnknown for more than 5s',
+      );
+      expect(mine).toMatchObject({ needsRemediation: true, reason: real?.reason, message: real?.message });
+      expect(mine.v1beta1Condition).toEqual({ reason: realV1beta1?.reason, severity: realV1beta1?.severity, message: realV1beta1?.message });
+
+      // The MHC's own verdict and texts, from a settled snapshot.
+      const recorder = new ConformanceRecorder(env.kubeConfig, env.namespace, env.clusterName);
+      const rec = await recorder.snapshot('blocked: machine + node failed', name, 'v1beta2');
+      expect(rec.differences).toEqual([]);
+      expect(rec.real).toMatchObject({ expectedMachines: 3, currentHealthy: 2, remediationAllowed: false, unhealthy: [victim] });
+      const mhcNow = await get('machinehealthchecks', name);
+      const e = evaluateMachineHealthCheck(await targetsNow(), decode(mhcNow), await clusterNow(), Date.now());
+      expect(e.condition).toEqual({ type: 'RemediationAllowed', status: 'False', reason: 'TooManyUnhealthy', message: cond(mhcNow, 'RemediationAllowed')?.message });
+      expect(e.condition.message).toBe('Remediation is not allowed, the number of not started or unhealthy machines exceeds maxUnhealthy (total: 3, unhealthy: 1, maxUnhealthy: 0)');
+      expect(e.requeue).toBe(false);
+      expect(await remediations()).toEqual([]);
+    } finally {
+      env.fakeKubelets.get(victim)?.resumeHeartbeats();
+    }
+    await setApp(victim, 'True', 'AppUp');
+    await waitFor(
+      `${name} back to 3 healthy`,
+      async () => {
+        const o = await get('machinehealthchecks', name);
+        return o.status?.currentHealthy === 3 && cond(o, 'RemediationAllowed')?.status === 'True' ? true : undefined;
+      },
+      120_000,
+      500,
+    );
+    await deleteMhc(name);
   });
 });
 

@@ -1,73 +1,12 @@
-import { CoreV1Api, CustomObjectsApi, KubernetesObjectApi, type KubernetesObject, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { waitFor } from '@noderepair/envtest';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { conditionOf, startCapiEnvironment, type CapiEnvironment } from '../src/index.js';
+import { aggregateRole, GROUP, testRemediationCRDs, VERSION } from './support/test-remediation.js';
 
 // Proves the harness with the REAL Cluster API manager: Machines get real nodeRefs to fake
 // kubelets, and the real MachineHealthCheck controller drives the external remediation
 // contract against a tiny test remediation kind (no noderepair code involved).
-
-const GROUP = 'test.remediation.noderepair.dev';
-const VERSION = 'v1alpha1';
-
-function kindCRD(kind: string, plural: string, template: boolean): V1CustomResourceDefinition {
-  const spec = template
-    ? {
-        type: 'object',
-        properties: {
-          template: {
-            type: 'object',
-            properties: {
-              metadata: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
-              spec: { type: 'object', properties: { strategy: { type: 'string' }, timeoutSeconds: { type: 'integer' } } },
-            },
-          },
-        },
-      }
-    : { type: 'object', properties: { strategy: { type: 'string' }, timeoutSeconds: { type: 'integer' } } };
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${GROUP}` },
-    spec: {
-      group: GROUP,
-      scope: 'Namespaced',
-      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-      versions: [
-        {
-          name: VERSION,
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: { spec: spec as never, status: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
-            },
-          },
-        },
-      ],
-    },
-  };
-}
-
-// What a remediation provider ships so that the Cluster API manager may create and delete its
-// kind (the manager aggregates every ClusterRole with this label into its own).
-const aggregateRole: KubernetesObject = {
-  apiVersion: 'rbac.authorization.k8s.io/v1',
-  kind: 'ClusterRole',
-  metadata: {
-    name: 'test-remediation-capi-manager',
-    labels: { 'cluster.x-k8s.io/aggregate-to-manager': 'true' },
-  },
-  rules: [
-    {
-      apiGroups: [GROUP],
-      resources: ['testremediations', 'testremediationtemplates'],
-      verbs: ['get', 'list', 'watch', 'create', 'delete', 'patch', 'update'],
-    },
-  ],
-} as KubernetesObject;
 
 type Cond = { type: string; status: string; reason?: string };
 interface Obj {
@@ -102,7 +41,7 @@ describe('Cluster API e2e harness (real cluster-api-controller on envtest)', () 
   beforeAll(async () => {
     env = await startCapiEnvironment({
       replicas: 3,
-      extraCRDs: [kindCRD('TestRemediationTemplate', 'testremediationtemplates', true), kindCRD('TestRemediation', 'testremediations', false)],
+      extraCRDs: testRemediationCRDs(),
       extraObjects: [aggregateRole],
     });
     custom = env.kubeConfig.makeApiClient(CustomObjectsApi);

@@ -75,7 +75,8 @@ function realVerdict(mhc: RawMhc, machines: RawMachine[]): Verdict {
 
 const statusKey = (mhc: RawMhc, machines: RawMachine[]) => JSON.stringify(realVerdict(mhc, machines));
 
-function toSnapshot(n: V1Node): NodeSnapshot {
+/** A Node as @noderepair/core reads it (conditions with their times and reasons). */
+export function toSnapshot(n: V1Node): NodeSnapshot {
   return {
     metadata: {
       name: n.metadata?.name,
@@ -171,8 +172,8 @@ export class ConformanceRecorder {
           return { machine: m, node: node ? toSnapshot(node) : undefined, nodeMissing: Boolean(nodeName) && !node };
         });
         const c: MhcCluster = { conditions: (cluster.status?.conditions ?? []) as MhcCluster['conditions'], paused: cluster.spec?.paused ?? false };
-        // Cluster API v1.13 uses the v1.12+ rule order.
-        const e = evaluateMachineHealthCheck(targets, policy.right, c, now, 'v1.12');
+        // The default rule order is the pinned release's (v1.13).
+        const e = evaluateMachineHealthCheck(targets, policy.right, c, now);
         const ours: Verdict = {
           targets: e.targets,
           expectedMachines: e.expectedMachines,

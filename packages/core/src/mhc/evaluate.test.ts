@@ -1,14 +1,11 @@
-// Table tests: one row per Cluster API MachineHealthCheck rule (cluster-api.md, "How a target
-// is judged" and "Short-circuit"), plus the v1.12 rule order.
+// A whole MachineHealthCheck pass: which Machines count, the short-circuit and its texts,
+// remediationsAllowed and the requeue, as Cluster API v1.13 does them (older releases where
+// they differ). Each MHC is written in v1beta2 here; judge.test.ts covers both versions.
 import { describe, expect, it } from 'vitest';
 import { either } from 'fp-ts';
 import { buildNode } from '../health/builders.js';
 import { iso } from '../health/time.js';
-import {
-  evaluateMachineHealthCheck,
-  evaluateTarget,
-  nodeStartupComparisonTime,
-} from './evaluate.js';
+import { evaluateMachineHealthCheck } from './evaluate.js';
 import { decodeMachineHealthCheck, type MhcPolicy } from './spec.js';
 import type { MhcCluster, MhcMachine, MhcTarget } from './target.js';
 
@@ -23,7 +20,7 @@ function policy(
   const base = apiVersion.endsWith('v1beta2')
     ? {
         clusterName: 'c',
-        selector: {},
+        selector: { matchLabels: { pool: 'w' } },
         checks: {
           unhealthyNodeConditions: [
             { type: 'Ready', status: 'False', timeoutSeconds: 300 },
@@ -33,7 +30,7 @@ function policy(
       }
     : {
         clusterName: 'c',
-        selector: {},
+        selector: { matchLabels: { pool: 'w' } },
         unhealthyConditions: [
           { type: 'Ready', status: 'False', timeout: '300s' },
           { type: 'Ready', status: 'Unknown', timeout: '5m0s' },
@@ -71,313 +68,6 @@ function target(
 ): MhcTarget {
   return { machine: m, node: buildNode({ name, ready, since }), nodeMissing: false };
 }
-
-describe('evaluateTarget: the rules in order', () => {
-  const p = policy();
-  const now = T0 + 60 * MIN;
-
-  it('a healthy node: not unhealthy, nothing to requeue', () => {
-    expect(evaluateTarget(target('m', 'ready', T0), p, readyCluster, now)).toEqual({
-      machine: 'm',
-      needsRemediation: false,
-      nextCheckMs: 0,
-    });
-  });
-
-  it('remediate-machine annotation: unhealthy at once, even with a Ready node and closed cluster gates', () => {
-    const t = target(
-      'm',
-      'ready',
-      T0,
-      machine('m', { annotations: { 'cluster.x-k8s.io/remediate-machine': '' } }),
-    );
-    for (const cluster of [readyCluster, { conditions: [] }]) {
-      expect(evaluateTarget(t, p, cluster, now)).toMatchObject({
-        needsRemediation: true,
-        reason: 'HasRemediateAnnotation',
-      });
-    }
-  });
-
-  it('v1.11: failureReason / failureMessage on the Machine are unhealthy at once', () => {
-    const t = target(
-      'm',
-      'ready',
-      T0,
-      machine(
-        'm',
-        {},
-        { nodeRef: { name: 'm' }, deprecated: { v1beta1: { failureReason: 'CreateError' } } },
-      ),
-    );
-    expect(evaluateTarget(t, p, readyCluster, now)).toMatchObject({
-      needsRemediation: true,
-      reason: 'MachineHasFailure',
-      message: 'FailureReason: CreateError',
-    });
-    const t2 = target(
-      'm',
-      'ready',
-      T0,
-      machine('m', {}, { nodeRef: { name: 'm' }, failureMessage: 'boom' }),
-    );
-    expect(evaluateTarget(t2, p, readyCluster, now)).toMatchObject({
-      reason: 'MachineHasFailure',
-      message: 'FailureMessage: boom',
-    });
-    expect(evaluateTarget(t, p, readyCluster, now, 'v1.12').needsRemediation).toBe(false);
-  });
-
-  it('nodeRef set but Node gone: unhealthy at once (NodeDeleted), before the cluster gates in v1.11', () => {
-    const t: MhcTarget = { machine: machine('m'), node: undefined, nodeMissing: true };
-    expect(evaluateTarget(t, p, readyCluster, now)).toMatchObject({
-      needsRemediation: true,
-      reason: 'NodeDeleted',
-      message: 'Health check failed: Node m has been deleted',
-    });
-    expect(evaluateTarget(t, p, { conditions: [] }, now)).toMatchObject({
-      needsRemediation: true,
-      reason: 'NodeDeleted',
-    });
-    // v1.12 checks the gates first.
-    expect(evaluateTarget(t, p, { conditions: [] }, now, 'v1.12')).toEqual({
-      machine: 'm',
-      needsRemediation: false,
-      nextCheckMs: 0,
-    });
-  });
-
-  it('ControlPlaneInitialized not True: workers are not judged, control-plane machines are', () => {
-    const cluster: MhcCluster = {
-      conditions: [
-        { type: 'InfrastructureReady', status: 'True', lastTransitionTime: iso(T0) },
-        { type: 'ControlPlaneInitialized', status: 'False', lastTransitionTime: iso(T0) },
-      ],
-    };
-    expect(evaluateTarget(target('w', 'unknown', T0), p, cluster, now)).toEqual({
-      machine: 'w',
-      needsRemediation: false,
-      nextCheckMs: 0,
-    });
-    const cp = target(
-      'cp',
-      'unknown',
-      T0,
-      machine('cp', { labels: { 'cluster.x-k8s.io/control-plane': '' } }),
-    );
-    expect(evaluateTarget(cp, p, cluster, now)).toMatchObject({
-      needsRemediation: true,
-      reason: 'UnhealthyNode',
-    });
-  });
-
-  it('InfrastructureReady not True: nobody is judged, control plane included', () => {
-    const cluster: MhcCluster = {
-      conditions: [
-        { type: 'ControlPlaneInitialized', status: 'True', lastTransitionTime: iso(T0) },
-      ],
-    };
-    const cp = target(
-      'cp',
-      'unknown',
-      T0,
-      machine('cp', { labels: { 'cluster.x-k8s.io/control-plane': '' } }),
-    );
-    expect(evaluateTarget(cp, p, cluster, now).needsRemediation).toBe(false);
-  });
-
-  describe('no Node yet: nodeStartupTimeout from the latest of four timestamps', () => {
-    const pol = policy({ checks: { nodeStartupTimeoutSeconds: 600, unhealthyNodeConditions: [] } });
-    const rows: Array<[string, number, number, number, number]> = [
-      // [latest is, machine created, cluster InfrastructureReady, ControlPlaneInitialized, machine InfrastructureReady]
-      ['machine creation', T0 + 4 * MIN, T0, T0 + MIN, T0 + 2 * MIN],
-      ['cluster InfrastructureReady', T0, T0 + 4 * MIN, T0 + MIN, T0 + 2 * MIN],
-      ['ControlPlaneInitialized', T0, T0 + MIN, T0 + 4 * MIN, T0 + 2 * MIN],
-      ['machine InfrastructureReady', T0, T0 + MIN, T0 + 2 * MIN, T0 + 4 * MIN],
-    ];
-    for (const [which, created, infra, cpInit, mInfra] of rows) {
-      it(`uses ${which}`, () => {
-        const cluster: MhcCluster = {
-          conditions: [
-            { type: 'InfrastructureReady', status: 'True', lastTransitionTime: iso(infra) },
-            { type: 'ControlPlaneInitialized', status: 'True', lastTransitionTime: iso(cpInit) },
-          ],
-        };
-        const m = machine(
-          'm',
-          { creationTimestamp: iso(created) },
-          {
-            conditions: [
-              { type: 'InfrastructureReady', status: 'True', lastTransitionTime: iso(mInfra) },
-            ],
-          },
-        );
-        const t: MhcTarget = { machine: m, node: undefined, nodeMissing: false };
-        expect(nodeStartupComparisonTime(t, cluster)).toBe(T0 + 4 * MIN);
-        // 3 minutes after the latest: requeue after the remaining 7 min + 1 s.
-        expect(evaluateTarget(t, pol, cluster, T0 + 7 * MIN)).toEqual({
-          machine: 'm',
-          needsRemediation: false,
-          nextCheckMs: 7 * MIN + S,
-        });
-        // Exactly at the deadline: not yet (the comparison is strict), look again in 1 s.
-        expect(evaluateTarget(t, pol, cluster, T0 + 14 * MIN)).toEqual({
-          machine: 'm',
-          needsRemediation: false,
-          nextCheckMs: S,
-        });
-        expect(evaluateTarget(t, pol, cluster, T0 + 14 * MIN + 1)).toMatchObject({
-          needsRemediation: true,
-          reason: 'NodeStartupTimeout',
-          message: 'Health check failed: Node failed to report startup in 10m',
-        });
-      });
-    }
-
-    it('ignores a timestamp whose condition is not True', () => {
-      const m = machine(
-        'm',
-        { creationTimestamp: iso(T0) },
-        {
-          conditions: [
-            {
-              type: 'InfrastructureReady',
-              status: 'False',
-              lastTransitionTime: iso(T0 + 30 * MIN),
-            },
-          ],
-        },
-      );
-      expect(
-        nodeStartupComparisonTime(
-          { machine: m, node: undefined, nodeMissing: false },
-          readyCluster,
-        ),
-      ).toBe(T0);
-    });
-
-    it('0 disables the startup check', () => {
-      const off = policy({ checks: { nodeStartupTimeoutSeconds: 0 } });
-      expect(
-        evaluateTarget(
-          { machine: machine('m', {}, {}), node: undefined, nodeMissing: false },
-          off,
-          readyCluster,
-          T0 + 10 * 60 * MIN,
-        ),
-      ).toEqual({ machine: 'm', needsRemediation: false, nextCheckMs: 0 });
-    });
-  });
-
-  describe('node conditions', () => {
-    it('unhealthy once lastTransitionTime + timeout is strictly before now; otherwise requeue remaining + 1 s', () => {
-      const since = T0 + 10 * MIN;
-      expect(
-        evaluateTarget(target('m', 'unknown', since), p, readyCluster, since + 2 * MIN),
-      ).toEqual({ machine: 'm', needsRemediation: false, nextCheckMs: 3 * MIN + S });
-      expect(
-        evaluateTarget(target('m', 'unknown', since), p, readyCluster, since + 5 * MIN),
-      ).toEqual({ machine: 'm', needsRemediation: false, nextCheckMs: S });
-      expect(
-        evaluateTarget(target('m', 'unknown', since), p, readyCluster, since + 5 * MIN + 1),
-      ).toMatchObject({
-        needsRemediation: true,
-        reason: 'UnhealthyNode',
-        message:
-          'Health check failed: Condition Ready on Node is reporting status Unknown for more than 5m',
-      });
-    });
-
-    it('a new lastTransitionTime restarts the clock (no memory of flapping)', () => {
-      // Unknown for 4 min, Ready for a moment, Unknown again: the clock starts over.
-      const first = target('m', 'unknown', T0 + 10 * MIN);
-      expect(evaluateTarget(first, p, readyCluster, T0 + 14 * MIN).nextCheckMs).toBe(MIN + S);
-      const again = target('m', 'unknown', T0 + 14 * MIN + 30 * S);
-      expect(evaluateTarget(again, p, readyCluster, T0 + 16 * MIN)).toEqual({
-        machine: 'm',
-        needsRemediation: false,
-        nextCheckMs: 3 * MIN + 30 * S + S,
-      });
-    });
-
-    it('a condition with another status is skipped; the shortest remaining time wins', () => {
-      const pol = policy({
-        checks: {
-          unhealthyNodeConditions: [
-            { type: 'Ready', status: 'False', timeoutSeconds: 60 },
-            { type: 'DiskPressure', status: 'True', timeoutSeconds: 600 },
-            { type: 'KernelDeadlock', status: 'True', timeoutSeconds: 120 },
-          ],
-        },
-      });
-      const node = buildNode({
-        name: 'm',
-        ready: 'ready',
-        since: T0,
-        extraConditions: [
-          { type: 'DiskPressure', status: 'True', lastTransitionTime: iso(T0 + 10 * MIN) },
-          { type: 'KernelDeadlock', status: 'True', lastTransitionTime: iso(T0 + 10 * MIN) },
-        ],
-      });
-      const e = evaluateTarget(
-        { machine: machine('m'), node, nodeMissing: false },
-        pol,
-        readyCluster,
-        T0 + 11 * MIN,
-      );
-      expect(e).toEqual({ machine: 'm', needsRemediation: false, nextCheckMs: MIN + S });
-    });
-  });
-
-  describe('v1.12: machine conditions', () => {
-    const pol = policy({
-      checks: {
-        unhealthyNodeConditions: [{ type: 'Ready', status: 'Unknown', timeoutSeconds: 300 }],
-        unhealthyMachineConditions: [
-          { type: 'BootstrapSucceeded', status: 'False', timeoutSeconds: 60 },
-        ],
-      },
-    });
-    const m = machine(
-      'm',
-      {},
-      {
-        nodeRef: { name: 'm' },
-        conditions: [{ type: 'BootstrapSucceeded', status: 'False', lastTransitionTime: iso(T0) }],
-      },
-    );
-    it('an expired machine condition makes the target unhealthy with reason UnhealthyMachine, messages merged', () => {
-      const t: MhcTarget = {
-        machine: m,
-        node: buildNode({ name: 'm', ready: 'unknown', since: T0 }),
-        nodeMissing: false,
-      };
-      expect(evaluateTarget(t, pol, readyCluster, T0 + 10 * MIN, 'v1.12')).toEqual({
-        machine: 'm',
-        needsRemediation: true,
-        reason: 'UnhealthyMachine',
-        message:
-          'Health check failed: Condition Ready on Node is reporting status Unknown for more than 5m; Condition BootstrapSucceeded on Machine is reporting status False for more than 1m',
-        nextCheckMs: 0,
-      });
-    });
-    it('with NodeDeleted, the reason becomes UnhealthyMachine', () => {
-      expect(
-        evaluateTarget(
-          { machine: m, node: undefined, nodeMissing: true },
-          pol,
-          readyCluster,
-          T0 + 10 * MIN,
-          'v1.12',
-        ),
-      ).toMatchObject({
-        reason: 'UnhealthyMachine',
-        message:
-          'Health check failed: Node m has been deleted; Condition BootstrapSucceeded on Machine is reporting status False for more than 1m',
-      });
-    });
-  });
-});
 
 describe('evaluateMachineHealthCheck: skip, count, short-circuit', () => {
   const now = T0 + 60 * MIN;
@@ -417,7 +107,7 @@ describe('evaluateMachineHealthCheck: skip, count, short-circuit', () => {
     expect(three).toMatchObject({
       remediationAllowed: false,
       remediationsAllowed: 0,
-      requeue: true,
+      requeue: false, // v1.13: no requeue while blocked
       condition: { status: 'False', reason: 'TooManyUnhealthy' },
     });
     expect(three.restrictedEvent).toBe(
@@ -507,5 +197,79 @@ describe('evaluateMachineHealthCheck: skip, count, short-circuit', () => {
       currentHealthy: 0,
       unhealthyCount: 1,
     });
+  });
+});
+
+describe('evaluateMachineHealthCheck: edge values and the blocked requeue (v1.13)', () => {
+  const now = T0 + 60 * MIN;
+  const fleet = (bad: number, size: number) =>
+    Array.from({ length: size }, (_, i) => target(`m${i}`, i < bad ? 'unknown' : 'ready', T0));
+
+  it('a blocked remediation asks for no requeue in v1.12+ (the default); v1.10 and v1.11 asked for one', () => {
+    const pol = policy({ remediation: { triggerIf: { unhealthyLessThanOrEqualTo: 1 } } });
+    const e = evaluateMachineHealthCheck(fleet(2, 3), pol, readyCluster, now);
+    expect(e).toMatchObject({ remediationAllowed: false, requeue: false });
+    expect(e.requeueAfterMs).toBeUndefined();
+    expect(evaluateMachineHealthCheck(fleet(2, 3), pol, readyCluster, now, 'v1.12').requeue).toBe(
+      false,
+    );
+    expect(evaluateMachineHealthCheck(fleet(2, 3), pol, readyCluster, now, 'v1.11').requeue).toBe(
+      true,
+    );
+    expect(evaluateMachineHealthCheck(fleet(2, 3), pol, readyCluster, now, 'v1.10').requeue).toBe(
+      true,
+    );
+  });
+
+  it('"150%" is a limit above the fleet size: 4 unhealthy of 4 are remediated, 2 more would be allowed', () => {
+    for (const [spec, version] of [
+      [
+        { remediation: { triggerIf: { unhealthyLessThanOrEqualTo: '150%' } } },
+        'cluster.x-k8s.io/v1beta2',
+      ],
+      [{ maxUnhealthy: '150%' }, 'cluster.x-k8s.io/v1beta1'],
+    ] as const) {
+      const e = evaluateMachineHealthCheck(fleet(4, 4), policy(spec, version), readyCluster, now);
+      expect(e).toMatchObject({
+        remediationAllowed: true,
+        remediationsAllowed: 2,
+        unhealthyCount: 4,
+      });
+      expect(e.unhealthy).toHaveLength(4);
+    }
+  });
+
+  it('a negative maxUnhealthy (accepted by the webhook) never allows remediation', () => {
+    for (const v of [-1, '-10%']) {
+      const e = evaluateMachineHealthCheck(
+        fleet(0, 3),
+        policy({ remediation: { triggerIf: { unhealthyLessThanOrEqualTo: v } } }),
+        readyCluster,
+        now,
+      );
+      expect(e).toMatchObject({
+        remediationAllowed: false,
+        unhealthyCount: 0,
+        condition: { reason: 'TooManyUnhealthy' },
+      });
+      expect(e.restrictedEvent).toBeUndefined();
+    }
+  });
+
+  it('an integer maxUnhealthy prints as a number in the message', () => {
+    const e = evaluateMachineHealthCheck(
+      fleet(2, 3),
+      policy({ remediation: { triggerIf: { unhealthyLessThanOrEqualTo: 1 } } }),
+      readyCluster,
+      now,
+    );
+    expect(e.condition.message).toBe(
+      'Remediation is not allowed, the number of not started or unhealthy machines exceeds maxUnhealthy (total: 3, unhealthy: 2, maxUnhealthy: 1)',
+    );
+  });
+
+  it('without a trigger the default is 100%', () => {
+    const e = evaluateMachineHealthCheck(fleet(3, 3), policy(), readyCluster, now);
+    expect(e).toMatchObject({ remediationAllowed: true, remediationsAllowed: 0 });
   });
 });

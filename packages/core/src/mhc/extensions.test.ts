@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { either } from 'fp-ts';
 import { buildNode } from '../health/builders.js';
 import { iso } from '../health/time.js';
-import { evaluateTarget } from './evaluate.js';
+import { evaluateTarget } from './judge.js';
 import { applyFlapMemoryExtension, escalationStepExtension } from './extensions.js';
 import { decodeMachineHealthCheck, type MhcPolicy } from './spec.js';
 import type { MhcCluster, MhcTarget } from './target.js';
@@ -19,7 +19,7 @@ const p = decodeMachineHealthCheck({
   apiVersion: 'cluster.x-k8s.io/v1beta2',
   spec: {
     clusterName: 'c',
-    selector: {},
+    selector: { matchLabels: { pool: 'workers' } },
     checks: {
       unhealthyNodeConditions: [{ type: 'Ready', status: 'Unknown', timeoutSeconds: 300 }],
     },

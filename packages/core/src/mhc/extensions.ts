@@ -7,7 +7,8 @@ import { getCondition } from '../health/node.js';
 import { formatDuration, nowMillis, toMillis } from '../health/time.js';
 import type { MhcPolicy } from './spec.js';
 import type { MhcTarget } from './target.js';
-import type { MhcUnhealthyReason, TargetEvaluation } from './evaluate.js';
+import type { TargetEvaluation } from './judge.js';
+import type { MhcUnhealthyReason } from './messages.js';
 
 /** A target verdict that may carry the extension's own reason. */
 export type ExtendedTargetEvaluation = Omit<TargetEvaluation, 'reason'> & {

@@ -1,31 +1,57 @@
 // mhc/: MachineHealthCheck semantics (v1beta1 + v1beta2 -> one policy), evaluated exactly as
-// Cluster API does, plus noderepair's extensions kept apart.
+// Cluster API does (the pinned v1.13 by default, older releases selectable), plus
+// noderepair's extensions kept apart.
 export {
   MachineHealthCheckSpecV1Beta1,
   MachineHealthCheckSpecV1Beta2,
   decodeMachineHealthCheck,
   normaliseV1Beta1,
   normaliseV1Beta2,
-  parseUnhealthyRange,
   DefaultNodeStartupTimeoutMs,
-  ForbiddenMachineConditionChecks,
   type MhcPolicy,
   type MhcCheck,
   type MhcTrigger,
   type LabelSelector,
 } from './spec.js';
 export {
+  parseUnhealthyRange,
+  parseIntOrPercent,
+  ForbiddenMachineConditionChecks,
+  MaxConditionChecks,
+} from './validate.js';
+export { parseGoDurationNs, truncateToSeconds, goDuration } from './duration.js';
+export {
+  CapiRuleOrders,
+  DefaultCapiRuleOrder,
+  orderRules,
+  type CapiRuleOrder,
+  type OrderRules,
+} from './order.js';
+export {
   evaluateTarget,
-  evaluateMachineHealthCheck,
-  isAllowedRemediation,
   isControlPlaneMachine,
   nodeStartupComparisonTime,
-  shouldSkip as shouldSkipMhcTarget,
   type TargetEvaluation,
+} from './judge.js';
+export {
+  evaluateMachineHealthCheck,
+  isAllowedRemediation,
+  shouldSkip as shouldSkipMhcTarget,
   type MhcEvaluation,
-  type MhcUnhealthyReason,
-  type CapiRuleOrder,
 } from './evaluate.js';
+export {
+  machineMarkedUnhealthyEvent,
+  remediationRestrictedMessage,
+  RemediateAnnotationMessage,
+  type MhcUnhealthyReason,
+  type V1Beta1ConditionText,
+} from './messages.js';
+export {
+  capiRemediationMark,
+  OwnerRemediatedMessage,
+  type CapiRemediationMark,
+  type MetaConditionText,
+} from './remediation.js';
 export {
   AnnotationRemediateMachine,
   AnnotationPaused as AnnotationMachinePaused,

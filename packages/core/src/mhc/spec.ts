@@ -1,11 +1,20 @@
 // MachineHealthCheck specs (cluster.x-k8s.io v1beta1 and v1beta2) decoded with io-ts and
-// normalised into one MhcPolicy, so evaluation never cares which version it came from.
+// normalised into one MhcPolicy, so evaluation never cares which version it came from. A
+// v1beta1 spec becomes what Cluster API's conversion stores (timeouts truncated to whole
+// seconds, machine conditions kept); both are then validated as its webhook does (validate.ts).
 import * as t from 'io-ts';
 import { either } from 'fp-ts';
 import { pipe } from 'fp-ts/lib/function.js';
-import { DurationMs } from '../health/time.js';
 import { formatValidationErrors } from '../health/errors.js';
-import { parseCountOrPercent, type CountOrPercent } from '../health/policy.js';
+import type { CountOrPercent } from '../health/policy.js';
+import { V1Beta1Timeout } from './duration.js';
+import {
+  checkProblems,
+  parseIntOrPercent,
+  parseUnhealthyRange,
+  selectorProblems,
+  startupProblems,
+} from './validate.js';
 
 const ConditionStatus = t.keyof({ True: null, False: null, Unknown: null }, 'ConditionStatus');
 
@@ -22,16 +31,19 @@ export type LabelSelector = t.TypeOf<typeof LabelSelector>;
 
 const IntOrString = t.union([t.number, t.string], 'IntOrString');
 
+const CheckV1Beta1 = t.type({ type: t.string, status: ConditionStatus, timeout: V1Beta1Timeout });
+
 export const MachineHealthCheckSpecV1Beta1 = t.intersection(
   [
     t.type({ clusterName: t.string, selector: LabelSelector }),
     t.partial({
-      unhealthyConditions: t.array(
-        t.type({ type: t.string, status: ConditionStatus, timeout: DurationMs }),
-      ),
+      unhealthyConditions: t.array(CheckV1Beta1),
+      // Served by v1beta1 since Cluster API v1.12; the conversion copies it into
+      // spec.checks.unhealthyMachineConditions with the timeout truncated to seconds.
+      unhealthyMachineConditions: t.array(CheckV1Beta1),
       maxUnhealthy: IntOrString,
       unhealthyRange: t.string,
-      nodeStartupTimeout: DurationMs,
+      nodeStartupTimeout: V1Beta1Timeout,
       remediationTemplate: t.intersection([
         t.type({ kind: t.string, name: t.string }),
         t.partial({ apiVersion: t.string, namespace: t.string }),
@@ -42,17 +54,27 @@ export const MachineHealthCheckSpecV1Beta1 = t.intersection(
 );
 export type MachineHealthCheckSpecV1Beta1 = t.TypeOf<typeof MachineHealthCheckSpecV1Beta1>;
 
-const CheckV1Beta2 = t.intersection([
-  t.type({ type: t.string, status: ConditionStatus }),
-  t.partial({ timeoutSeconds: t.number }),
-]);
+/** A whole number of seconds, as the v1beta2 schema has it (int32, minimum 0). */
+const Seconds = new t.Type<number, number, unknown>(
+  'Seconds',
+  (u): u is number => typeof u === 'number' && Number.isInteger(u) && u >= 0,
+  (u, c) =>
+    typeof u === 'number' && Number.isInteger(u) && u >= 0 && u <= 2 ** 31 - 1
+      ? t.success(u)
+      : t.failure(u, c, 'expected a whole number of seconds >= 0'),
+  (n) => n,
+);
+
+// timeoutSeconds is required by the v1beta2 schema: a check without one is refused rather
+// than read as 0 (which would mean "unhealthy at once").
+const CheckV1Beta2 = t.type({ type: t.string, status: ConditionStatus, timeoutSeconds: Seconds });
 
 export const MachineHealthCheckSpecV1Beta2 = t.intersection(
   [
     t.type({ clusterName: t.string, selector: LabelSelector }),
     t.partial({
       checks: t.partial({
-        nodeStartupTimeoutSeconds: t.number,
+        nodeStartupTimeoutSeconds: Seconds,
         unhealthyNodeConditions: t.array(CheckV1Beta2),
         unhealthyMachineConditions: t.array(CheckV1Beta2),
       }),
@@ -72,6 +94,7 @@ export type MachineHealthCheckSpecV1Beta2 = t.TypeOf<typeof MachineHealthCheckSp
 export interface MhcCheck {
   type: string;
   status: 'True' | 'False' | 'Unknown';
+  /** Whole seconds in ms (v1beta1 timeouts are truncated to seconds, as the conversion does). */
   timeoutMs: number;
 }
 
@@ -80,13 +103,13 @@ export type MhcTrigger =
   | { kind: 'maxUnhealthy'; value: CountOrPercent; text: string }
   | { kind: 'unhealthyRange'; min: number; max: number; text: string };
 
-/** One policy for both API versions. */
+/** One policy for both API versions: the v1beta2 object Cluster API stores and judges. */
 export interface MhcPolicy {
   sourceVersion: 'v1beta1' | 'v1beta2';
   clusterName: string;
   selector: LabelSelector;
   unhealthyNodeConditions: MhcCheck[];
-  /** v1beta2 (Cluster API v1.12+) only. */
+  /** Both versions (v1beta1 unhealthyMachineConditions, v1beta2 checks.unhealthyMachineConditions); judged from Cluster API v1.12. */
   unhealthyMachineConditions: MhcCheck[];
   /** 0 disables the startup check. */
   nodeStartupTimeoutMs: number;
@@ -95,115 +118,95 @@ export interface MhcPolicy {
 }
 
 export const DefaultNodeStartupTimeoutMs = 600_000;
-export const MaxUnhealthyConditions = 100;
-/** Machine conditions owned by the MHC machinery itself; a check on them is refused (CAPI webhook). */
-export const ForbiddenMachineConditionChecks = [
-  'Ready',
-  'Available',
-  'HealthCheckSucceeded',
-  'OwnerRemediated',
-  'ExternallyRemediated',
-];
 
-/** "[3-5]" -> {min: 3, max: 5}, with CAPI's rule that max >= min. */
-export function parseUnhealthyRange(
-  text: string,
-): either.Either<string, { min: number; max: number }> {
-  const m = /^\[(\d+)-(\d+)\]$/.exec(text);
-  if (m === null)
-    return either.left(`unhealthyRange: expected "[min-max]" such as "[3-5]", got "${text}"`);
-  const min = Number(m[1]);
-  const max = Number(m[2]);
-  if (max < min)
-    return either.left(`unhealthyRange: max value ${max} cannot be less than min value ${min}`);
-  return either.right({ min, max });
-}
-
-function validateCommon(p: MhcPolicy): string[] {
-  const problems: string[] = [];
-  if (p.nodeStartupTimeoutMs !== 0 && p.nodeStartupTimeoutMs < 30_000)
-    problems.push('nodeStartupTimeout: must be 0 (disabled) or at least 30s');
-  if (p.unhealthyNodeConditions.length > MaxUnhealthyConditions)
-    problems.push(`unhealthy node conditions: at most ${MaxUnhealthyConditions} allowed`);
-  for (const c of p.unhealthyMachineConditions) {
-    if (ForbiddenMachineConditionChecks.includes(c.type))
-      problems.push(`unhealthyMachineConditions: type ${c.type} is not allowed`);
-  }
-  return problems;
+interface Fields {
+  node: string;
+  machine: string;
+  startup: string;
+  range: string;
+  max: string;
 }
 
 function triggerFrom(
   range: string | undefined,
   max: number | string | undefined,
-  rangeField: string,
-  maxField: string,
+  f: Fields,
 ): either.Either<string, MhcTrigger> {
   if (range !== undefined && range !== '') {
     return pipe(
       parseUnhealthyRange(range),
-      either.mapLeft((e) => e.replace('unhealthyRange', rangeField)),
+      either.mapLeft((e) => e.replace(/^unhealthyRange/, f.range)),
       either.map((r) => ({ kind: 'unhealthyRange' as const, ...r, text: range })),
     );
   }
   const value = max ?? '100%';
   return pipe(
-    parseCountOrPercent(value, maxField),
+    parseIntOrPercent(value, f.max),
     either.map((v) => ({ kind: 'maxUnhealthy' as const, value: v, text: String(value) })),
   );
 }
 
+type PolicyBody = Omit<MhcPolicy, 'trigger'>;
+
 function finish(
-  p: either.Either<string, MhcPolicy>,
-  what: string,
+  body: PolicyBody,
+  range: string | undefined,
+  max: number | string | undefined,
+  f: Fields,
 ): either.Either<string, MhcPolicy> {
-  return pipe(
-    p,
-    either.chain((policy) => {
-      const problems = validateCommon(policy);
-      return problems.length > 0 ? either.left(problems.join('; ')) : either.right(policy);
-    }),
-    either.mapLeft((e) => `invalid MachineHealthCheck ${what}: ${e}`),
-  );
+  const problems = [
+    ...selectorProblems(body.selector, body.clusterName),
+    ...startupProblems(body.nodeStartupTimeoutMs, f.startup),
+    ...checkProblems(
+      body.unhealthyNodeConditions,
+      body.unhealthyMachineConditions,
+      f.node,
+      f.machine,
+    ),
+  ];
+  const trigger = triggerFrom(range, max, f);
+  if (either.isLeft(trigger)) problems.push(trigger.left);
+  if (problems.length > 0 || either.isLeft(trigger))
+    return either.left(
+      `invalid MachineHealthCheck (${body.sourceVersion}): ${problems.join('; ')}`,
+    );
+  return either.right({ ...body, trigger: trigger.right });
 }
 
 export function normaliseV1Beta1(
   spec: MachineHealthCheckSpecV1Beta1,
 ): either.Either<string, MhcPolicy> {
+  const checks = (cs: Array<t.TypeOf<typeof CheckV1Beta1>> | undefined): MhcCheck[] =>
+    (cs ?? []).map((c) => ({ type: c.type, status: c.status, timeoutMs: c.timeout }));
+  const ref = spec.remediationTemplate;
   return finish(
-    pipe(
-      triggerFrom(
-        spec.unhealthyRange,
-        spec.maxUnhealthy,
-        'spec.unhealthyRange',
-        'spec.maxUnhealthy',
-      ),
-      either.map((trigger) => ({
-        sourceVersion: 'v1beta1' as const,
-        clusterName: spec.clusterName,
-        selector: spec.selector,
-        unhealthyNodeConditions: (spec.unhealthyConditions ?? []).map((c) => ({
-          type: c.type,
-          status: c.status,
-          timeoutMs: c.timeout,
-        })),
-        unhealthyMachineConditions: [],
-        nodeStartupTimeoutMs: spec.nodeStartupTimeout ?? DefaultNodeStartupTimeoutMs,
-        trigger,
-        ...(spec.remediationTemplate !== undefined
-          ? {
-              remediationTemplate: {
-                apiVersion: spec.remediationTemplate.apiVersion ?? '',
-                kind: spec.remediationTemplate.kind,
-                name: spec.remediationTemplate.name,
-                ...(spec.remediationTemplate.namespace !== undefined
-                  ? { namespace: spec.remediationTemplate.namespace }
-                  : {}),
-              },
-            }
-          : {}),
-      })),
-    ),
-    '(v1beta1)',
+    {
+      sourceVersion: 'v1beta1',
+      clusterName: spec.clusterName,
+      selector: spec.selector,
+      unhealthyNodeConditions: checks(spec.unhealthyConditions),
+      unhealthyMachineConditions: checks(spec.unhealthyMachineConditions),
+      nodeStartupTimeoutMs: spec.nodeStartupTimeout ?? DefaultNodeStartupTimeoutMs,
+      ...(ref !== undefined
+        ? {
+            remediationTemplate: {
+              apiVersion: ref.apiVersion ?? '',
+              kind: ref.kind,
+              name: ref.name,
+              ...(ref.namespace !== undefined ? { namespace: ref.namespace } : {}),
+            },
+          }
+        : {}),
+    },
+    spec.unhealthyRange,
+    spec.maxUnhealthy,
+    {
+      node: 'spec.unhealthyConditions',
+      machine: 'spec.unhealthyMachineConditions',
+      startup: 'spec.nodeStartupTimeout',
+      range: 'spec.unhealthyRange',
+      max: 'spec.maxUnhealthy',
+    },
   );
 }
 
@@ -211,36 +214,31 @@ export function normaliseV1Beta2(
   spec: MachineHealthCheckSpecV1Beta2,
 ): either.Either<string, MhcPolicy> {
   const checks = (cs: Array<t.TypeOf<typeof CheckV1Beta2>> | undefined): MhcCheck[] =>
-    (cs ?? []).map((c) => ({
-      type: c.type,
-      status: c.status,
-      timeoutMs: (c.timeoutSeconds ?? 0) * 1000,
-    }));
+    (cs ?? []).map((c) => ({ type: c.type, status: c.status, timeoutMs: c.timeoutSeconds * 1000 }));
   return finish(
-    pipe(
-      triggerFrom(
-        spec.remediation?.triggerIf?.unhealthyInRange,
-        spec.remediation?.triggerIf?.unhealthyLessThanOrEqualTo,
-        'spec.remediation.triggerIf.unhealthyInRange',
-        'spec.remediation.triggerIf.unhealthyLessThanOrEqualTo',
-      ),
-      either.map((trigger) => ({
-        sourceVersion: 'v1beta2' as const,
-        clusterName: spec.clusterName,
-        selector: spec.selector,
-        unhealthyNodeConditions: checks(spec.checks?.unhealthyNodeConditions),
-        unhealthyMachineConditions: checks(spec.checks?.unhealthyMachineConditions),
-        nodeStartupTimeoutMs:
-          spec.checks?.nodeStartupTimeoutSeconds !== undefined
-            ? spec.checks.nodeStartupTimeoutSeconds * 1000
-            : DefaultNodeStartupTimeoutMs,
-        trigger,
-        ...(spec.remediation?.templateRef !== undefined
-          ? { remediationTemplate: { ...spec.remediation.templateRef } }
-          : {}),
-      })),
-    ),
-    '(v1beta2)',
+    {
+      sourceVersion: 'v1beta2',
+      clusterName: spec.clusterName,
+      selector: spec.selector,
+      unhealthyNodeConditions: checks(spec.checks?.unhealthyNodeConditions),
+      unhealthyMachineConditions: checks(spec.checks?.unhealthyMachineConditions),
+      nodeStartupTimeoutMs:
+        spec.checks?.nodeStartupTimeoutSeconds !== undefined
+          ? spec.checks.nodeStartupTimeoutSeconds * 1000
+          : DefaultNodeStartupTimeoutMs,
+      ...(spec.remediation?.templateRef !== undefined
+        ? { remediationTemplate: { ...spec.remediation.templateRef } }
+        : {}),
+    },
+    spec.remediation?.triggerIf?.unhealthyInRange,
+    spec.remediation?.triggerIf?.unhealthyLessThanOrEqualTo,
+    {
+      node: 'spec.checks.unhealthyNodeConditions',
+      machine: 'spec.checks.unhealthyMachineConditions',
+      startup: 'spec.checks.nodeStartupTimeoutSeconds',
+      range: 'spec.remediation.triggerIf.unhealthyInRange',
+      max: 'spec.remediation.triggerIf.unhealthyLessThanOrEqualTo',
+    },
   );
 }
 

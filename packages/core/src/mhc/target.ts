@@ -24,6 +24,8 @@ export interface MhcMachine {
     nodeRef?: { name: string };
     /** v1beta2 Machines: metav1.Conditions. v1beta1 Machines: their (CAPI) conditions. */
     conditions?: MhcCondition[];
+    /** A Machine read through v1beta1: its metav1 conditions, the ones Cluster API judges. */
+    v1beta2?: { conditions?: MhcCondition[] };
     /** v1beta1 Machines. */
     failureReason?: string;
     failureMessage?: string;

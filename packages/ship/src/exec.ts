@@ -42,12 +42,12 @@ export function exec(cmd: string, args: readonly string[], o: ExecOptions = {}):
     });
     let out = '';
     let tail = '';
-    child.stdout.on('data', (b: Buffer) => {
+    child.stdout?.on('data', (b: Buffer) => {
       const s = b.toString();
       out += s;
       if (o.stream && o.progress) for (const l of s.split('\n')) if (l.trim()) o.progress(`  ${l}`);
     });
-    child.stderr.on('data', (b: Buffer) => {
+    child.stderr?.on('data', (b: Buffer) => {
       const s = b.toString();
       tail = (tail + s).slice(-6000);
       if (o.progress) for (const l of s.split('\n')) if (l.trim()) o.progress(`  ${l}`);

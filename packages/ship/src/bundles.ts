@@ -47,7 +47,14 @@ export function renderHelm(
   set: Record<string, string> = {},
   release = b.name,
 ): Promise<string> {
-  const args = ['template', release, join(repoRoot, b.chart), '--namespace', b.namespace, '--include-crds'];
+  const args = [
+    'template',
+    release,
+    join(repoRoot, b.chart),
+    '--namespace',
+    b.namespace,
+    '--include-crds',
+  ];
   for (const [k, v] of Object.entries(set)) args.push('--set', `${k}=${v}`);
   return exec(helm, args);
 }

@@ -15,11 +15,17 @@ import { ensureTool, ensureTools } from './tools.js';
 const [cmd, ...rest] = process.argv.slice(2);
 const name = (n: string | undefined): ControllerName => {
   if (n !== 'capo-remediation' && n !== 'noderepair')
-    throw new Error(`expected an image name, capo-remediation or noderepair; got ${JSON.stringify(n)}`);
+    throw new Error(
+      `expected an image name, capo-remediation or noderepair; got ${JSON.stringify(n)}`,
+    );
   return n;
 };
 const version = () =>
-  (JSON.parse(readFileSync(join(repoRoot, 'packages', 'core', 'package.json'), 'utf8')) as { version: string }).version;
+  (
+    JSON.parse(readFileSync(join(repoRoot, 'packages', 'core', 'package.json'), 'utf8')) as {
+      version: string;
+    }
+  ).version;
 
 async function main(): Promise<number> {
   switch (cmd) {
@@ -56,14 +62,17 @@ async function main(): Promise<number> {
             return true;
           }
         });
-        for (const [f] of stale) console.error(`stale: ${relative(repoRoot, f)} (run pnpm ship bundles)`);
+        for (const [f] of stale)
+          console.error(`stale: ${relative(repoRoot, f)} (run pnpm ship bundles)`);
         return stale.length ? 1 : 0;
       }
       for (const f of await writeBundles(kubectl)) console.log(`wrote ${relative(repoRoot, f)}`);
       return 0;
     }
     default:
-      console.error('usage: pnpm ship tools|base|context <name> <dir>|build <name> [tag]|bundles [--check]');
+      console.error(
+        'usage: pnpm ship tools|base|context <name> <dir>|build <name> [tag]|bundles [--check]',
+      );
       return 2;
   }
 }

@@ -1,6 +1,14 @@
 // The controllers' images: what each installs, how its build context is made (the packed npm
 // packages and a lock file, never the workspace), and the podman build on a base.
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { exec, repoRoot, stderrProgress, type Progress } from './exec.js';
@@ -45,12 +53,16 @@ export function workspacePackages(): WorkspacePackage[] {
     .sort()
     .flatMap((d) => {
       try {
-        const m = JSON.parse(readFileSync(join(repoRoot, 'packages', d, 'package.json'), 'utf8')) as {
+        const m = JSON.parse(
+          readFileSync(join(repoRoot, 'packages', d, 'package.json'), 'utf8'),
+        ) as {
           name: string;
           version: string;
           private?: boolean;
         };
-        return m.private ? [] : [{ dir: join(repoRoot, 'packages', d), name: m.name, version: m.version }];
+        return m.private
+          ? []
+          : [{ dir: join(repoRoot, 'packages', d), name: m.name, version: m.version }];
       } catch {
         return [];
       }
@@ -58,7 +70,10 @@ export function workspacePackages(): WorkspacePackage[] {
 }
 
 /** `pnpm pack` (of the built dist/) every package named, into `dest`; returns name -> file. */
-export async function packPackages(names: readonly string[], dest: string): Promise<Map<string, string>> {
+export async function packPackages(
+  names: readonly string[],
+  dest: string,
+): Promise<Map<string, string>> {
   mkdirSync(dest, { recursive: true });
   const out = new Map<string, string>();
   for (const name of names) {
@@ -67,7 +82,8 @@ export async function packPackages(names: readonly string[], dest: string): Prom
     const before = new Set(readdirSync(dest));
     await exec('pnpm', ['pack', '--pack-destination', dest], { cwd: p.dir });
     const made = readdirSync(dest).filter((f) => !before.has(f));
-    if (made.length !== 1) throw new Error(`pnpm pack in ${p.dir} made ${made.join(', ') || 'nothing'}`);
+    if (made.length !== 1)
+      throw new Error(`pnpm pack in ${p.dir} made ${made.join(', ') || 'nothing'}`);
     out.set(name, join(dest, made[0] as string));
   }
   return out;
@@ -108,19 +124,37 @@ export async function makeContext(
   );
   await exec(
     'npm',
-    ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', '--omit=dev'],
+    [
+      'install',
+      '--package-lock-only',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      '--omit=dev',
+    ],
     { cwd: dir },
   );
   // Fill npm-cache/ the way the image will read it: a production `npm ci` here, then drop
   // what it installed (the cache keeps the tarballs it fetched).
   await exec(
     'npm',
-    ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', `--cache=${join(dir, 'npm-cache')}`],
+    [
+      'ci',
+      '--omit=dev',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      `--cache=${join(dir, 'npm-cache')}`,
+    ],
     { cwd: dir },
   );
   rmSync(join(dir, 'node_modules'), { recursive: true, force: true });
   rmSync(join(dir, 'npm-cache', '_logs'), { recursive: true, force: true });
-  cpSync(join(repoRoot, 'packages', 'ship', 'image', 'prune-node-modules.mjs'), join(dir, 'prune-node-modules.mjs'));
+  cpSync(
+    join(repoRoot, 'packages', 'ship', 'image', 'prune-node-modules.mjs'),
+    join(dir, 'prune-node-modules.mjs'),
+  );
   return dir;
 }
 
@@ -141,9 +175,23 @@ export async function buildImage(
   const started = Date.now();
   // --layers=false: one commit per stage; on vfs every layer is a full copy of the root fs.
   // --network none: the build is offline by construction (see makeContext).
-  const args = ['build', '--network', 'none', '--layers=false', '-f', join(repoRoot, spec.containerfile), '-t', ref];
+  const args = [
+    'build',
+    '--network',
+    'none',
+    '--layers=false',
+    '-f',
+    join(repoRoot, spec.containerfile),
+    '-t',
+    ref,
+  ];
   if (o.bases)
-    args.push('--build-arg', `NODE_BUILD_IMAGE=${o.bases.build}`, '--build-arg', `NODE_RUNTIME_IMAGE=${o.bases.runtime}`);
+    args.push(
+      '--build-arg',
+      `NODE_BUILD_IMAGE=${o.bases.build}`,
+      '--build-arg',
+      `NODE_RUNTIME_IMAGE=${o.bases.runtime}`,
+    );
   await podman([...args, context], { progress: o.progress ?? stderrProgress, stream: true });
   return { ref, size: await imageSize(ref), seconds: (Date.now() - started) / 1000 };
 }

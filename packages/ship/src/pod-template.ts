@@ -55,7 +55,9 @@ export function parseDocs(text: string): KubeDoc[] {
 }
 
 /** The one Deployment of a bundle. */
-export function deploymentOf(docs: readonly KubeDoc[]): KubeDoc & { spec: { template: PodTemplate } } {
+export function deploymentOf(
+  docs: readonly KubeDoc[],
+): KubeDoc & { spec: { template: PodTemplate } } {
   const ds = docs.filter((d) => d.kind === 'Deployment');
   if (ds.length !== 1 || !ds[0]?.spec?.template)
     throw new Error(`expected one Deployment with a pod template, found ${ds.length}`);
@@ -80,7 +82,10 @@ export interface PodRun {
 const bindFlag = /^--(metrics-bind-address|health-probe-bind-address)(=|$)/;
 
 /** The container's args with the listeners on loopback ports (both replicas share the host's network). */
-export function argsOnLoopback(args: readonly string[], r: Pick<PodRun, 'metricsPort' | 'probePort'>): string[] {
+export function argsOnLoopback(
+  args: readonly string[],
+  r: Pick<PodRun, 'metricsPort' | 'probePort'>,
+): string[] {
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
@@ -124,8 +129,13 @@ export function podmanRunArgs(t: PodTemplate, r: PodRun): string[] {
     const path = e.valueFrom?.fieldRef?.fieldPath;
     const value =
       e.value ??
-      (path === 'metadata.name' ? r.podName : path === 'metadata.namespace' ? r.namespace : undefined);
-    if (value === undefined) throw new Error(`env ${e.name}: no value the test can give (${JSON.stringify(e.valueFrom)})`);
+      (path === 'metadata.name'
+        ? r.podName
+        : path === 'metadata.namespace'
+          ? r.namespace
+          : undefined);
+    if (value === undefined)
+      throw new Error(`env ${e.name}: no value the test can give (${JSON.stringify(e.valueFrom)})`);
     args.push('--env', `${e.name}=${value}`);
   }
   // What the kubelet gives every Pod: the API server's address and the account's token.
@@ -137,7 +147,10 @@ export function podmanRunArgs(t: PodTemplate, r: PodRun): string[] {
     const v = volumes.get(m.name);
     if (!v) throw new Error(`volumeMount ${m.name}: no such volume`);
     if (v.emptyDir)
-      args.push('--tmpfs', `${m.mountPath}:rw,nosuid,nodev,size=${tmpfsSize(v.emptyDir.sizeLimit)},mode=1777`);
+      args.push(
+        '--tmpfs',
+        `${m.mountPath}:rw,nosuid,nodev,size=${tmpfsSize(v.emptyDir.sizeLimit)},mode=1777`,
+      );
     else {
       const src = r.volumeSources[m.name];
       if (!src) throw new Error(`volume ${m.name}: the test gave no host directory for it`);

@@ -5,7 +5,15 @@
 // image tags, and the charts are packaged with the new versions. Everything lands in
 // reports/release-dry-run/ and a summary says what would be published.
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { ensureBaseImages } from './base-image.js';
@@ -26,11 +34,14 @@ interface Manifest {
 
 async function main(argv: string[]): Promise<number> {
   if (!argv.includes('--dry-run')) {
-    console.error('pnpm release: only --dry-run is implemented here (no registry is reachable to publish to)');
+    console.error(
+      'pnpm release: only --dry-run is implemented here (no registry is reachable to publish to)',
+    );
     return 2;
   }
   const dirty = (await exec('git', ['status', '--porcelain'])).trim();
-  if (dirty) progress('release: uncommitted changes are not part of a release (it is made from HEAD)');
+  if (dirty)
+    progress('release: uncommitted changes are not part of a release (it is made from HEAD)');
   const out = join(repoRoot, 'reports', 'release-dry-run');
   rmSync(out, { recursive: true, force: true });
   mkdirSync(join(out, 'npm'), { recursive: true });
@@ -42,13 +53,18 @@ async function main(argv: string[]): Promise<number> {
     await exec('pnpm', ['install', '--frozen-lockfile', '--offline'], { cwd: wt }).catch(() =>
       exec('pnpm', ['install', '--frozen-lockfile'], { cwd: wt }),
     );
-    const pending = readdirSync(join(wt, '.changeset')).filter((f) => f.endsWith('.md') && f !== 'README.md');
+    const pending = readdirSync(join(wt, '.changeset')).filter(
+      (f) => f.endsWith('.md') && f !== 'README.md',
+    );
     if (pending.length) await exec('pnpm', ['exec', 'changeset', 'version'], { cwd: wt });
     else progress('release: no pending changesets; the current versions would be published');
     await exec('pnpm', ['run', 'build'], { cwd: wt });
     const publishable = readdirSync(join(wt, 'packages'))
       .sort()
-      .map((d) => ({ dir: join(wt, 'packages', d), m: JSON.parse(readFileSync(join(wt, 'packages', d, 'package.json'), 'utf8')) as Manifest }))
+      .map((d) => ({
+        dir: join(wt, 'packages', d),
+        m: JSON.parse(readFileSync(join(wt, 'packages', d, 'package.json'), 'utf8')) as Manifest,
+      }))
       .filter((p) => !p.m.private);
     const tarballs = new Map<string, string>();
     for (const p of publishable) {
@@ -57,7 +73,8 @@ async function main(argv: string[]): Promise<number> {
       const made = readdirSync(join(out, 'npm')).filter((f) => !before.has(f));
       tarballs.set(p.m.name, join(out, 'npm', made[0] as string));
     }
-    const versionOf = (name: string) => publishable.find((p) => p.m.name === name)?.m.version as string;
+    const versionOf = (name: string) =>
+      publishable.find((p) => p.m.name === name)?.m.version as string;
 
     progress('release: images');
     const bases = await ensureBaseImages(progress);
@@ -96,17 +113,34 @@ async function main(argv: string[]): Promise<number> {
       const file = join(out, `${b.name}-install.yaml`);
       writeFileSync(file, await exec(kubectl, ['kustomize', overlay]));
       bundles.push(file);
-      await exec(helm, ['package', join(wt, b.chart), '--version', tags[b.name] as string, '--app-version', tags[b.name] as string, '--destination', join(out, 'charts')]);
+      await exec(helm, [
+        'package',
+        join(wt, b.chart),
+        '--version',
+        tags[b.name] as string,
+        '--app-version',
+        tags[b.name] as string,
+        '--destination',
+        join(out, 'charts'),
+      ]);
     }
 
-    const lines = ['', '==> release --dry-run: would publish (nothing was published)', '', 'npm (npm publish --access public):'];
-    for (const [n, f] of tarballs) lines.push(`  ${n}@${versionOf(n)}  ${relative(repoRoot, f)}  ${mb(statSync(f).size)}`);
+    const lines = [
+      '',
+      '==> release --dry-run: would publish (nothing was published)',
+      '',
+      'npm (npm publish --access public):',
+    ];
+    for (const [n, f] of tarballs)
+      lines.push(`  ${n}@${versionOf(n)}  ${relative(repoRoot, f)}  ${mb(statSync(f).size)}`);
     lines.push('', 'images (podman push):');
     for (const i of images) lines.push(`  ${i.ref}  ${mb(i.size)}`);
     lines.push('', 'install bundles (release assets):');
-    for (const f of bundles) lines.push(`  ${relative(repoRoot, f)}  sha256 ${sha256(f).slice(0, 16)}`);
+    for (const f of bundles)
+      lines.push(`  ${relative(repoRoot, f)}  sha256 ${sha256(f).slice(0, 16)}`);
     lines.push('', 'Helm charts (helm push to the chart repository):');
-    for (const f of readdirSync(join(out, 'charts')).sort()) lines.push(`  ${relative(repoRoot, join(out, 'charts', f))}`);
+    for (const f of readdirSync(join(out, 'charts')).sort())
+      lines.push(`  ${relative(repoRoot, join(out, 'charts', f))}`);
     console.log(lines.join('\n'));
     return 0;
   } finally {

@@ -57,7 +57,10 @@ function isExecutable(p: string): boolean {
 }
 
 /** Builds the tool into the cache unless it is there; parallel callers wait on one build. */
-export async function ensureTool(name: Tool['name'], progress: Progress = stderrProgress): Promise<string> {
+export async function ensureTool(
+  name: Tool['name'],
+  progress: Progress = stderrProgress,
+): Promise<string> {
   const t = TOOLS[name];
   const bin = toolPath(name);
   if (isExecutable(bin)) return bin;
@@ -70,7 +73,8 @@ export async function ensureTool(name: Tool['name'], progress: Progress = stderr
       break;
     } catch {
       try {
-        if (Date.now() - statSync(lock).mtimeMs > 3_600_000) rmSync(lock, { recursive: true, force: true });
+        if (Date.now() - statSync(lock).mtimeMs > 3_600_000)
+          rmSync(lock, { recursive: true, force: true });
       } catch {
         /* raced with its removal */
       }
@@ -81,7 +85,9 @@ export async function ensureTool(name: Tool['name'], progress: Progress = stderr
   try {
     if (isExecutable(bin)) return bin;
     const tmp = join(dir, `.${name}.${process.pid}.tmp`);
-    progress(`ship: building ${name} ${t.version} from its Go module (first run only, a few minutes)...`);
+    progress(
+      `ship: building ${name} ${t.version} from its Go module (first run only, a few minutes)...`,
+    );
     const started = Date.now();
     await exec('go', ['build', '-trimpath', '-ldflags', t.ldflags, '-o', tmp, t.pkg], {
       cwd: join(toolsDir, name),
@@ -96,7 +102,9 @@ export async function ensureTool(name: Tool['name'], progress: Progress = stderr
   }
 }
 
-export async function ensureTools(progress: Progress = stderrProgress): Promise<{ helm: string; kubectl: string }> {
+export async function ensureTools(
+  progress: Progress = stderrProgress,
+): Promise<{ helm: string; kubectl: string }> {
   // One after the other: each Go build already uses both cores.
   const kubectl = await ensureTool('kubectl', progress);
   const helm = await ensureTool('helm', progress);

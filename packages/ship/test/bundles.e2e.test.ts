@@ -15,14 +15,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLES, generatedFiles, renderHelm, type BundleSpec } from '../src/bundles.js';
 import { exec, repoRoot } from '../src/exec.js';
 import type { ControllerName } from '../src/images.js';
-import { deploymentOf, parseDocs, podmanRunArgs, type KubeDoc, type PodTemplate } from '../src/pod-template.js';
+import {
+  deploymentOf,
+  parseDocs,
+  podmanRunArgs,
+  type KubeDoc,
+  type PodTemplate,
+} from '../src/pod-template.js';
 import { ensureTools } from '../src/tools.js';
 
 const names = ['capo-remediation', 'noderepair'] as const;
 let helm = '';
 let kubectl = '';
 
-const DeploymentResource = customResource({ group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', namespaced: true });
+const DeploymentResource = customResource({
+  group: 'apps',
+  version: 'v1',
+  kind: 'Deployment',
+  plural: 'deployments',
+  namespaced: true,
+});
 const TemplateResource = customResource({
   group: 'remediation.noderepair.dev',
   version: 'v1alpha1',
@@ -31,14 +43,19 @@ const TemplateResource = customResource({
   namespaced: true,
 });
 
-const installYaml = (n: ControllerName) => readFileSync(join(repoRoot, BUNDLES[n].installYaml), 'utf8');
+const installYaml = (n: ControllerName) =>
+  readFileSync(join(repoRoot, BUNDLES[n].installYaml), 'utf8');
 const rulesOf = (docs: KubeDoc[]) =>
   Object.fromEntries(
-    docs.filter((d) => d.kind === 'ClusterRole' || d.kind === 'Role').map((d) => [`${d.kind}/${d.metadata.name}`, d['rules']]),
+    docs
+      .filter((d) => d.kind === 'ClusterRole' || d.kind === 'Role')
+      .map((d) => [`${d.kind}/${d.metadata.name}`, d['rules']]),
   );
 const policyOf = (docs: KubeDoc[]) => {
   const cm = docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === 'noderepair-policy');
-  return cm ? YAML.parse((cm['data'] as Record<string, string>)['policy.yaml'] as string) : undefined;
+  return cm
+    ? YAML.parse((cm['data'] as Record<string, string>)['policy.yaml'] as string)
+    : undefined;
 };
 
 /** What a test replica would run for this pod template (fixed stand-ins for the per-run parts). */
@@ -61,7 +78,8 @@ beforeAll(async () => {
 it('deploy/*/install.yaml and the chart CRDs are what `pnpm ship bundles` renders now', async () => {
   const files = await generatedFiles(kubectl);
   expect(files.size).toBeGreaterThanOrEqual(4);
-  for (const [f, text] of files) expect(readFileSync(f, 'utf8'), `${f}: run pnpm ship bundles`).toBe(text);
+  for (const [f, text] of files)
+    expect(readFileSync(f, 'utf8'), `${f}: run pnpm ship bundles`).toBe(text);
 });
 
 describe.each(names)('the %s chart', (n) => {
@@ -72,7 +90,9 @@ describe.each(names)('the %s chart', (n) => {
     'resources.limits.memory': '512Mi',
     'cloudsSecret.name': 'cloud-config',
     'metrics.serviceMonitor.enabled': 'true',
-    ...(n === 'noderepair' ? { labelSelector: 'node-role.kubernetes.io/worker', 'policy.dryRun': 'false' } : {}),
+    ...(n === 'noderepair'
+      ? { labelSelector: 'node-role.kubernetes.io/worker', 'policy.dryRun': 'false' }
+      : {}),
   };
 
   it('lints with its defaults and with every value set', async () => {
@@ -102,15 +122,22 @@ describe.each(names)('the %s chart', (n) => {
     expect(d.spec['replicas']).toBe(3);
     expect(c.image).toBe(`ghcr.io/noderepair/${n}:9.9.9`);
     expect((c['resources'] as { limits: { memory: string } }).limits.memory).toBe('512Mi');
-    if (n === 'capo-remediation') expect(c.args).toContain('--default-identity-secret=cloud-config');
+    if (n === 'capo-remediation')
+      expect(c.args).toContain('--default-identity-secret=cloud-config');
     else {
       expect(c.args).toContain('--label-selector=node-role.kubernetes.io/worker');
-      expect(c.volumeMounts).toContainEqual({ name: 'clouds', mountPath: '/etc/openstack', readOnly: true });
+      expect(c.volumeMounts).toContainEqual({
+        name: 'clouds',
+        mountPath: '/etc/openstack',
+        readOnly: true,
+      });
       expect(policyOf(h)).toMatchObject({ dryRun: false });
     }
     const sm = h.find((x) => x.kind === 'ServiceMonitor');
     const svc = h.find((x) => x.kind === 'Service');
-    expect(sm?.spec?.['endpoints']).toEqual([{ port: 'metrics', path: '/metrics', interval: '30s' }]);
+    expect(sm?.spec?.['endpoints']).toEqual([
+      { port: 'metrics', path: '/metrics', interval: '30s' },
+    ]);
     // The ServiceMonitor selects the metrics Service, whose port it names.
     const sel = (sm?.spec?.['selector'] as { matchLabels: Record<string, string> }).matchLabels;
     expect(svc?.metadata['labels']).toMatchObject(sel);
@@ -124,7 +151,10 @@ describe('installed on envtest', () => {
   let kcp: ControlPlane;
   let hcp: ControlPlane;
   beforeAll(async () => {
-    [kcp, hcp] = [await startControlPlane({ startTimeoutMs: 120_000 }), await startControlPlane({ startTimeoutMs: 120_000 })];
+    [kcp, hcp] = [
+      await startControlPlane({ startTimeoutMs: 120_000 }),
+      await startControlPlane({ startTimeoutMs: 120_000 }),
+    ];
   });
   afterAll(async () => {
     await kcp?.stop();
@@ -134,7 +164,15 @@ describe('installed on envtest', () => {
   it('the kustomize bundles (server-side apply) and the charts (helm install) store the same pod templates, which run the containers the container test ran', async () => {
     for (const n of names) {
       const b = BUNDLES[n];
-      await exec(kubectl, ['--kubeconfig', kcp.kubeconfigPath, 'apply', '--server-side', '--field-manager=noderepair-install', '-f', join(repoRoot, b.installYaml)]);
+      await exec(kubectl, [
+        '--kubeconfig',
+        kcp.kubeconfigPath,
+        'apply',
+        '--server-side',
+        '--field-manager=noderepair-install',
+        '-f',
+        join(repoRoot, b.installYaml),
+      ]);
       const values = join(tmpdir(), `noderepair-ship-${n}-values.yaml`);
       writeFileSync(
         values,
@@ -146,7 +184,11 @@ describe('installed on envtest', () => {
                     {
                       name: 'openstack-reboot',
                       namespace: 'default',
-                      spec: { template: { spec: { steps: [{ type: 'SoftReboot', timeoutSeconds: 600 }] } } },
+                      spec: {
+                        template: {
+                          spec: { steps: [{ type: 'SoftReboot', timeoutSeconds: 600 }] },
+                        },
+                      },
                     },
                   ],
                 },
@@ -155,25 +197,52 @@ describe('installed on envtest', () => {
         ),
       );
       await exec(helm, [
-        'install', n, join(repoRoot, b.chart), '--kubeconfig', hcp.kubeconfigPath,
-        '--namespace', b.namespace, '--create-namespace', '--values', values,
+        'install',
+        n,
+        join(repoRoot, b.chart),
+        '--kubeconfig',
+        hcp.kubeconfigPath,
+        '--namespace',
+        b.namespace,
+        '--create-namespace',
+        '--values',
+        values,
       ]);
       const stored = async (cp: ControlPlane) =>
-        (await createKubeClient(cp.kubeConfig).get<KubeObject & { spec: { template: PodTemplate } }>(
-          DeploymentResource,
-          deploymentOf(parseDocs(installYaml(n))).metadata.name,
-          { namespace: b.namespace },
-        )).spec.template;
+        (
+          await createKubeClient(cp.kubeConfig).get<
+            KubeObject & { spec: { template: PodTemplate } }
+          >(DeploymentResource, deploymentOf(parseDocs(installYaml(n))).metadata.name, {
+            namespace: b.namespace,
+          })
+        ).spec.template;
       const [fromKustomize, fromHelm] = [await stored(kcp), await stored(hcp)];
       expect(fromHelm.spec).toEqual(fromKustomize.spec);
       const ran = runOf(deploymentOf(parseDocs(installYaml(n))).spec.template);
       expect(runOf(fromKustomize)).toEqual(ran);
       expect(runOf(fromHelm)).toEqual(ran);
-      const list = await exec(helm, ['list', '--kubeconfig', hcp.kubeconfigPath, '--namespace', b.namespace, '--output', 'json']);
-      expect((JSON.parse(list) as Array<{ name: string; status: string }>).find((r) => r.name === n)?.status).toBe('deployed');
+      const list = await exec(helm, [
+        'list',
+        '--kubeconfig',
+        hcp.kubeconfigPath,
+        '--namespace',
+        b.namespace,
+        '--output',
+        'json',
+      ]);
+      expect(
+        (JSON.parse(list) as Array<{ name: string; status: string }>).find((r) => r.name === n)
+          ?.status,
+      ).toBe('deployed');
     }
     // The capo chart's policy value: the OpenStackRemediationTemplate, accepted by the CRD's schema.
-    const t = await createKubeClient(hcp.kubeConfig).get<KubeObject & { spec: unknown }>(TemplateResource, 'openstack-reboot', { namespace: 'default' });
-    expect(t.spec).toEqual({ template: { spec: { steps: [{ type: 'SoftReboot', timeoutSeconds: 600 }] } } });
+    const t = await createKubeClient(hcp.kubeConfig).get<KubeObject & { spec: unknown }>(
+      TemplateResource,
+      'openstack-reboot',
+      { namespace: 'default' },
+    );
+    expect(t.spec).toEqual({
+      template: { spec: { steps: [{ type: 'SoftReboot', timeoutSeconds: 600 }] } },
+    });
   });
 });

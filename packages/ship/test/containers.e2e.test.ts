@@ -7,20 +7,46 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { createKubeClient, EventResource, NodeResource, type KubeEvent, type KubeNode } from '@noderepair/core';
-import { startControlPlane, startFakeKubelet, type ControlPlane, type FakeKubelet } from '@noderepair/envtest';
+import {
+  createKubeClient,
+  EventResource,
+  NodeResource,
+  type KubeEvent,
+  type KubeNode,
+} from '@noderepair/core';
+import {
+  startControlPlane,
+  startFakeKubelet,
+  type ControlPlane,
+  type FakeKubelet,
+} from '@noderepair/envtest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CapoCluster, SYSTEM_NAMESPACE } from '../../chaos/src/capo-world.js';
-import { applyObjects, serviceAccountToken, type ManifestObject } from '../../chaos/src/least-privilege.js';
+import {
+  applyObjects,
+  serviceAccountToken,
+  type ManifestObject,
+} from '../../chaos/src/least-privilege.js';
 import { until } from '../../chaos/src/wait.js';
 import { ensureBaseImages } from '../src/base-image.js';
 import { BUNDLES } from '../src/bundles.js';
 import { repoRoot } from '../src/exec.js';
-import { buildImage, IMAGES, makeContext, removeContext, type BuiltImage, type ControllerName } from '../src/images.js';
+import {
+  buildImage,
+  IMAGES,
+  makeContext,
+  removeContext,
+  type BuiltImage,
+  type ControllerName,
+} from '../src/images.js';
 import { deploymentOf, parseDocs, type KubeDoc } from '../src/pod-template.js';
 import { leaderLifecycle, scratchDir } from './support/replicas.js';
 
-const version = (JSON.parse(readFileSync(join(repoRoot, 'packages', 'core', 'package.json'), 'utf8')) as { version: string }).version;
+const version = (
+  JSON.parse(readFileSync(join(repoRoot, 'packages', 'core', 'package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
 const built = new Map<ControllerName, BuiltImage>();
 const report: Record<string, unknown> = {};
 const bundle = (n: ControllerName): KubeDoc[] =>
@@ -40,20 +66,28 @@ beforeAll(async () => {
 
 afterAll(() => {
   const images = Object.fromEntries(
-    [...built].map(([n, b]) => [n, { ref: b.ref, sizeMB: +(b.size / 1e6).toFixed(1), buildSeconds: Math.round(b.seconds) }]),
+    [...built].map(([n, b]) => [
+      n,
+      { ref: b.ref, sizeMB: +(b.size / 1e6).toFixed(1), buildSeconds: Math.round(b.seconds) },
+    ]),
   );
   const out = { generatedAt: new Date().toISOString(), images, ...report };
   mkdirSync(join(repoRoot, 'reports'), { recursive: true });
-  writeFileSync(join(repoRoot, 'reports', 'ship-containers.json'), `${JSON.stringify(out, null, 2)}\n`);
+  writeFileSync(
+    join(repoRoot, 'reports', 'ship-containers.json'),
+    `${JSON.stringify(out, null, 2)}\n`,
+  );
   console.log(`\n==> ship: images and container figures\n${JSON.stringify(out, null, 2)}\n`);
 });
 
-it('builds both images, tagged with the packages\' version, non-root by default', async () => {
+it("builds both images, tagged with the packages' version, non-root by default", async () => {
   for (const n of ['capo-remediation', 'noderepair'] as const) {
     const b = built.get(n);
     expect(b?.ref).toBe(`${IMAGES[n].repository}:${version}`);
     const { podman } = await import('../src/podman.js');
-    expect((await podman(['image', 'inspect', '--format', '{{.Config.User}}', b!.ref])).trim()).toBe('65532:65532');
+    expect(
+      (await podman(['image', 'inspect', '--format', '{{.Config.User}}', b!.ref])).trim(),
+    ).toBe('65532:65532');
   }
 });
 
@@ -67,8 +101,12 @@ describe('capo-remediation: two replicas of the image', () => {
   });
 
   it('leads, fails over, remediates a Machine through Nova, stops cleanly', async () => {
-    const kc = YAML.parse(readFileSync(cluster.kubeconfig, 'utf8')) as { users: Array<{ user: { token: string } }> };
-    const figures = await leaderLifecycle(
+    const kc = YAML.parse(readFileSync(cluster.kubeconfig, 'utf8')) as {
+      users: Array<{ user: { token: string } }>;
+    };
+    const figures: Record<string, number | string> = {};
+    report['capo-remediation'] = figures;
+    await leaderLifecycle(
       {
         template: deploymentOf(bundle('capo-remediation')).spec.template,
         image: built.get('capo-remediation')!.ref,
@@ -101,8 +139,8 @@ describe('capo-remediation: two replicas of the image', () => {
         expect(w.nodeReboots).toBe(1);
       },
       expect,
+      figures,
     );
-    report['capo-remediation'] = figures;
   });
 });
 
@@ -137,13 +175,17 @@ describe('noderepair run: two replicas of the image', () => {
       }),
     );
     for (const i of [0, 1, 2])
-      kubelets.push(await startFakeKubelet(cp.kubeConfig, { name: `ship-node-${i}`, heartbeatSeconds: 1 }));
+      kubelets.push(
+        await startFakeKubelet(cp.kubeConfig, { name: `ship-node-${i}`, heartbeatSeconds: 1 }),
+      );
     const broken = kubelets[0]!;
     const events = async (reason: string) =>
       (await client.list<KubeEvent>(EventResource, { namespace: 'default' })).items.filter(
         (e) => e.reason === reason && e.regarding?.name === 'ship-node-0',
       );
-    const figures = await leaderLifecycle(
+    const figures: Record<string, number | string> = {};
+    report['noderepair'] = figures;
+    await leaderLifecycle(
       {
         template: deploymentOf(docs).spec.template,
         image: built.get('noderepair')!.ref,
@@ -158,16 +200,29 @@ describe('noderepair run: two replicas of the image', () => {
       },
       async () => {
         await broken.setNotReady();
-        await until('RepairStarted on the node', async () => ((await events('RepairStarted')).length > 0 ? true : undefined), 120_000, 500);
+        await until(
+          'RepairStarted on the node',
+          async () => ((await events('RepairStarted')).length > 0 ? true : undefined),
+          120_000,
+          500,
+        );
         // Core's CLI has the dry-run provider: it records the reboot; the node's reboot is played here.
         await until(
           'the node cordoned',
-          async () => ((await client.get<KubeNode>(NodeResource, 'ship-node-0')).spec?.unschedulable ? true : undefined),
+          async () =>
+            (await client.get<KubeNode>(NodeResource, 'ship-node-0')).spec?.unschedulable
+              ? true
+              : undefined,
           120_000,
           500,
         );
         await broken.reboot(300);
-        await until('RepairSucceeded', async () => ((await events('RepairSucceeded')).length > 0 ? true : undefined), 180_000, 500);
+        await until(
+          'RepairSucceeded',
+          async () => ((await events('RepairSucceeded')).length > 0 ? true : undefined),
+          180_000,
+          500,
+        );
         const node = await until(
           'the node uncordoned and Healthy',
           async () => {
@@ -183,7 +238,7 @@ describe('noderepair run: two replicas of the image', () => {
         expect(await events('RepairStarted')).toHaveLength(1);
       },
       expect,
+      figures,
     );
-    report['noderepair'] = figures;
   });
 });

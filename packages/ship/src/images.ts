@@ -25,20 +25,25 @@ export interface ImageSpec {
   packages: readonly string[];
   /** The public image name the bundles reference. */
   repository: string;
+  /** The package whose program the image runs: its version tags the image. */
+  program: string;
 }
 
 export const IMAGES: Record<ControllerName, ImageSpec> = {
   'capo-remediation': {
     name: 'capo-remediation',
     containerfile: 'packages/capo-remediation/Containerfile',
-    packages: ['@noderepair/core', '@noderepair/capo-remediation'],
+    packages: ['@noderepair/core', '@noderepair/openstack', '@noderepair/capo-remediation'],
     repository: 'ghcr.io/noderepair/capo-remediation',
+    program: '@noderepair/capo-remediation',
   },
   noderepair: {
     name: 'noderepair',
     containerfile: 'examples/standalone/Containerfile',
-    packages: ['@noderepair/core'],
+    // @noderepair/openstack: the OpenStack (Nova) provider for `noderepair run`.
+    packages: ['@noderepair/core', '@noderepair/openstack'],
     repository: 'ghcr.io/noderepair/noderepair',
+    program: '@noderepair/core',
   },
 };
 

@@ -82,7 +82,7 @@ async function main(argv: string[]): Promise<number> {
     const tags: Record<string, string> = {};
     for (const spec of Object.values(IMAGES)) {
       // The image carries the version of the package whose program it runs.
-      const tag = versionOf(spec.packages[spec.packages.length - 1] as string);
+      const tag = versionOf(spec.program);
       tags[spec.name] = tag;
       const ctx = await makeContext(spec, { tarballs });
       try {

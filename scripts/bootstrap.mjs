@@ -90,10 +90,10 @@ sh('pnpm', ['run', 'build']);
 if (what === 'test' || what === 'setup') {
   // The slow parts of a first run overlap: Go builds (CPU) run while apt-get and the
   // OpenStack test bed install (network and disk). All are cached for later runs.
-  step('test prerequisites: Kubernetes + Cluster API binaries | Debian packages + OpenStack test bed');
+  step('test prerequisites: Kubernetes + Cluster API binaries, helm, kubectl | Debian packages + OpenStack test bed');
   const goBuilds = background('go', 'sh', [
     '-c',
-    'pnpm run --silent envtest:assets && node --import tsx --input-type=module -e "import { ensureCapiAssets } from \'./packages/capi-e2e/src/assets.ts\'; await ensureCapiAssets();"',
+    'pnpm run --silent envtest:assets && node --import tsx --input-type=module -e "import { ensureCapiAssets } from \'./packages/capi-e2e/src/assets.ts\'; await ensureCapiAssets();" && pnpm run --silent ship tools',
   ]);
   let failure;
   try {

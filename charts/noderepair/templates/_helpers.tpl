@@ -1,0 +1,3 @@
+{{- define "noderepair.image" -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end }}

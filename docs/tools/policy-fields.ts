@@ -12,7 +12,7 @@ export const policyFieldMeanings: Readonly<Record<string, string>> = {
     'Condition type, e.g. `Ready` or a node-problem-detector condition such as `KernelDeadlock`.',
   'unhealthyConditions[].status': 'The status that counts as unhealthy.',
   'unhealthyConditions[].timeout':
-    'Unhealthy once `lastTransitionTime + timeout < now` (strictly, as Cluster API does).',
+    'Unhealthy once `lastTransitionTime + timeout < now` (strictly, as Cluster API does). For `Ready` `False`/`Unknown` the clock runs from the start of the NotReady episode: a flip between `Unknown` and `False` does not restart it.',
   nodeStartupTimeout:
     'A node with no `Ready` condition this long after its creation is unhealthy. `0` disables; otherwise at least `30s` (as Cluster API requires).',
   staleHeartbeatTimeout:
@@ -31,7 +31,7 @@ export const policyFieldMeanings: Readonly<Record<string, string>> = {
   'ladder[].attempts':
     'How many times this step is tried before escalating to the next one (integer ≥ 1).',
   'flap.episodes':
-    'This many NotReady episodes within `flap.window` make a node that is NotReady now unhealthy at once, however short each episode was (integer ≥ 1).',
+    'This many NotReady episodes (`Ready=True` → not Ready; flips between `Unknown` and `False` are one episode; our own repairs, shutdowns and start-up do not count) within `flap.window` make a node that is in such an episode now unhealthy at once, however short each was (integer ≥ 1). A verified repair clears the count.',
   'flap.window': 'How long NotReady episodes are remembered for flap detection.',
   'flap.escalateWithin':
     'A node that needs repair again this soon after a successful repair starts one ladder step higher.',

@@ -78,19 +78,72 @@ describe('noderepair simulate on the example traces', () => {
     expect(ds.find((d) => d.action === 'Cordon')?.cause).toBe('ContainerRuntimeDown');
   });
 
-  it('flapping: the third short episode triggers a repair; flapping again soon after escalates', async () => {
+  it('flapping: the third short episode triggers a repair; three more soon after the repair escalate', async () => {
     const ds = await simulateTrace('flapping.jsonl');
     expect(acted(ds)).toEqual([
       '00:30:00 w1 Cordon',
       '00:30:00 w1 Drain',
       '00:30:00 w1 SoftReboot',
       '00:39:00 w1 Uncordon',
-      '00:50:00 w1 Cordon',
-      '00:50:00 w1 Drain',
-      '00:50:00 w1 HardReboot',
-      '01:00:00 w1 Uncordon',
+      '01:05:00 w1 Cordon',
+      '01:05:00 w1 Drain',
+      '01:05:00 w1 HardReboot',
+      '01:13:00 w1 Uncordon',
     ]);
-    expect(ds.find((d) => d.action === 'HardReboot')?.reason).toMatch(/escalating/);
+    // The verified repair at 00:39 cleared the memory: 00:45 and 00:55 are episodes 1 and 2.
+    expect(ds.find((d) => d.action === 'HardReboot')?.reason).toMatch(
+      /flapping: 3 NotReady episodes within 1h .*escalating/,
+    );
+  });
+
+  it('continuous-outage: Unknown -> False -> Unknown without Ready is one episode; the timeout runs from its start', async () => {
+    const ds = await simulateTrace('continuous-outage.jsonl');
+    // Not a flapping repair at 01:07 (the third flip), and not 10 minutes after the last
+    // flip (01:19): 10 minutes after the node stopped being Ready, plus the 1 ms that makes
+    // the deadline strictly past.
+    expect(acted(ds)).toEqual([
+      '01:10:00 w1 Cordon',
+      '01:10:00 w1 Drain',
+      '01:10:00 w1 SoftReboot',
+      '01:19:00 w1 Uncordon',
+    ]);
+    const start = ds.find((d) => d.action === 'SoftReboot');
+    expect(start).toMatchObject({
+      time: '2026-01-01T01:10:00.001Z',
+      cause: 'ContainerRuntimeDown',
+      actionId: 'w1/1767229800001/SoftReboot-1',
+    });
+    expect(start?.reason).toMatch(/not Ready for more than 10m/);
+    expect(ds.some((d) => /flapping/.test(d.reason))).toBe(false);
+  });
+
+  it('blip-after-repair: our reboot is no episode, a verified repair clears the memory, one blip after it repairs nothing', async () => {
+    const ds = await simulateTrace('blip-after-repair.jsonl');
+    expect(acted(ds)).toEqual([
+      '01:10:00 w1 Cordon',
+      '01:10:00 w1 Drain',
+      '01:10:00 w1 SoftReboot',
+      '01:17:00 w1 Uncordon',
+    ]);
+    expect(
+      ds
+        .filter((d) => d.time >= '2026-01-01T01:30')
+        .map((d) => `${d.time.slice(11, 19)} ${d.phase}`),
+    ).toEqual(['01:30:00 Suspect', '01:33:00 Healthy']);
+  });
+
+  it('shutdown-after-blips: a planned shutdown is no episode, so two blips and a shutdown are not flapping', async () => {
+    const ds = await simulateTrace('shutdown-after-blips.jsonl');
+    expect(acted(ds)).toEqual([]);
+    expect(ds.map((d) => `${d.time.slice(11, 19)} ${d.cause} ${d.phase}`)).toEqual([
+      '00:10:00 KubeletUnreachable Suspect',
+      '00:12:00 Healthy Healthy',
+      '00:20:00 KubeletUnreachable Suspect',
+      '00:22:00 Healthy Healthy',
+      '00:40:00 ShuttingDown Waiting',
+      '00:41:00 KubeletUnreachable Suspect',
+      '00:48:00 Healthy Healthy',
+    ]);
   });
 
   it('never-returns: the whole ladder, then give up; the deleted node is forgotten', async () => {

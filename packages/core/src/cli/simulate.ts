@@ -1,5 +1,8 @@
 // `noderepair simulate`: replays a trace through the repair state machine in virtual time
 // (rxjs VirtualTimeScheduler) and reports every decision that did something or changed phase.
+// runRepairLoop decides through newFleetDecider, the controller's own decider (storm memory
+// started as the controller starts it, the same alone/fleet split), so what this prints is
+// what `noderepair run` would do.
 import { VirtualTimeScheduler } from 'rxjs';
 import type { RepairDecision } from '../health/decide.js';
 import type { RepairPolicy } from '../health/policy.js';

@@ -9,9 +9,10 @@ import {
   NodeReady,
   type HealthObservation,
 } from './node.js';
+import { followEpisodes, inCountedEpisode, readyClockStart, type FlapMemory } from './episodes.js';
 import type { RepairPolicy } from './policy.js';
 import type { RepairState } from './state.js';
-import { formatDuration, toMillis } from './time.js';
+import { formatDuration, iso, toMillis } from './time.js';
 
 /**
  * - healthy: nothing to do
@@ -23,7 +24,7 @@ import { formatDuration, toMillis } from './time.js';
  */
 export type HealthSignal = 'healthy' | 'suspect' | 'unhealthy' | 'waiting' | 'paused' | 'gone';
 
-export interface Assessment {
+export interface Assessment extends FlapMemory {
   cause: Cause;
   signal: HealthSignal;
   /** Why the signal is what it is, in words for events and the simulator. */
@@ -31,8 +32,8 @@ export interface Assessment {
   /** When the unhealthy signal began (condition lastTransitionTime, creation time, ...). */
   unhealthySince?: number;
   requeueAfterMs?: number;
-  /** Flap history after this observation (NotReady episode start times inside the window). */
-  episodes: number[];
+  // FlapMemory: the episodes inside the window and the current not-Ready period after this
+  // observation (decideRepair persists them).
   /** A manual trigger annotation value not acted upon yet. */
   newTrigger?: string;
 }
@@ -53,14 +54,13 @@ export function assessNode(
 ): Assessment {
   const cause = classifyNode(obs, now, { staleHeartbeatTimeoutMs: policy.staleHeartbeatTimeoutMs });
   const node = obs.node;
-  const prevEpisodes = state?.episodes ?? [];
   if (cause.kind === 'NodeDeleted') {
-    return { cause, signal: 'gone', detail: cause.message, episodes: prevEpisodes };
+    return { cause, signal: 'gone', detail: cause.message, episodes: state?.episodes ?? [] };
   }
-  const episodes = updateEpisodes(obs, prevEpisodes, policy, now);
+  const flap = followEpisodes(obs, cause, state, policy, now);
   for (const key of [AnnotationCapiPaused, AnnotationCapiSkipRemediation]) {
     if (annotation(node, key) !== undefined) {
-      return { cause, signal: 'paused', detail: `node has the ${key} annotation`, episodes };
+      return { cause, signal: 'paused', detail: `node has the ${key} annotation`, ...flap };
     }
   }
   if (cause.kind === 'ShuttingDown') {
@@ -68,7 +68,7 @@ export function assessNode(
       cause,
       signal: 'waiting',
       detail: 'the node is shutting down: waiting for it, never rebooting it',
-      episodes,
+      ...flap,
     };
   }
   const triggerValue = annotation(node, policy.annotations.trigger);
@@ -87,7 +87,7 @@ export function assessNode(
         };
 
   if (cause.kind === 'NotStarted') {
-    return withTrigger(startup(obs, cause, policy, now, episodes));
+    return withTrigger(startup(obs, cause, policy, now, flap));
   }
   if (cause.kind === 'StaleHeartbeat') {
     return withTrigger({
@@ -95,19 +95,30 @@ export function assessNode(
       signal: 'unhealthy',
       detail: cause.message,
       unhealthySince: now,
-      episodes,
+      ...flap,
     });
   }
 
-  // Unhealthy conditions, with Cluster API's timing: unhealthy once lastTransitionTime +
-  // timeout is strictly before now; otherwise check again just past the deadline.
+  // Unhealthy conditions, with Cluster API's timing: unhealthy once the clock start +
+  // timeout is strictly before now; otherwise check again just past the deadline. The clock
+  // starts at the condition's lastTransitionTime, except for a not-True Ready inside a
+  // NotReady episode: there it starts when the episode began, so Unknown -> False does not
+  // restart it (readyClockStart; docs/health.md, "Episodes").
   let suspect: { since: number; requeue: number; text: string } | undefined;
   let matched: { since: number; text: string; condCause: Cause } | undefined;
   for (const uc of policy.unhealthyConditions) {
     const c = getCondition(node, uc.type);
     if (c === undefined || c.status !== uc.status) continue;
-    const since = toMillis(c.lastTransitionTime) ?? now;
-    const text = `${uc.type}=${uc.status} for more than ${formatDuration(uc.timeoutMs)}`;
+    const transition = toMillis(c.lastTransitionTime) ?? now;
+    const since =
+      uc.type === NodeReady && uc.status !== 'True'
+        ? readyClockStart(flap, transition)
+        : transition;
+    // Inside an episode that began with another status, say both.
+    const text =
+      since < transition
+        ? `not Ready for more than ${formatDuration(uc.timeoutMs)} (${uc.type}=${uc.status} since ${iso(transition)})`
+        : `${uc.type}=${uc.status} for more than ${formatDuration(uc.timeoutMs)}`;
     const condCause: Cause =
       uc.type === NodeReady
         ? cause
@@ -123,7 +134,10 @@ export function assessNode(
         suspect = {
           since,
           requeue,
-          text: `${uc.type}=${uc.status} since ${new Date(since).toISOString()}, timeout ${formatDuration(uc.timeoutMs)}`,
+          text:
+            since < transition
+              ? `not Ready since ${iso(since)} (${uc.type}=${uc.status} since ${iso(transition)}), timeout ${formatDuration(uc.timeoutMs)}`
+              : `${uc.type}=${uc.status} since ${iso(since)}, timeout ${formatDuration(uc.timeoutMs)}`,
         };
     }
   }
@@ -133,17 +147,18 @@ export function assessNode(
       signal: 'unhealthy',
       detail: matched.text,
       unhealthySince: matched.since,
-      episodes,
+      ...flap,
     });
   }
-  const ready = getCondition(node, NodeReady);
-  if (ready !== undefined && ready.status !== 'True' && episodes.length >= policy.flap.episodes) {
+  // Flapping: only while the node is in an episode that counts (not in a shutdown, its
+  // start-up or our own repair), and that episode is one of the K.
+  if (inCountedEpisode(flap) && flap.episodes.length >= policy.flap.episodes) {
     return withTrigger({
       cause,
       signal: 'unhealthy',
-      detail: `flapping: ${episodes.length} NotReady episodes within ${formatDuration(policy.flap.windowMs)} (limit ${policy.flap.episodes})`,
-      unhealthySince: toMillis(ready.lastTransitionTime) ?? now,
-      episodes,
+      detail: `flapping: ${flap.episodes.length} NotReady episodes within ${formatDuration(policy.flap.windowMs)} (limit ${policy.flap.episodes})`,
+      unhealthySince: flap.notReady?.since ?? now,
+      ...flap,
     });
   }
   if (suspect !== undefined) {
@@ -153,7 +168,7 @@ export function assessNode(
       detail: suspect.text,
       unhealthySince: suspect.since,
       requeueAfterMs: suspect.requeue,
-      episodes,
+      ...flap,
     });
   }
   return withTrigger({
@@ -163,7 +178,7 @@ export function assessNode(
       cause.kind === 'Healthy'
         ? 'Ready'
         : `${cause.kind} does not match any unhealthy condition of the policy`,
-    episodes,
+    ...flap,
   });
 }
 
@@ -173,14 +188,14 @@ function startup(
   cause: Cause,
   policy: RepairPolicy,
   now: number,
-  episodes: number[],
+  flap: FlapMemory,
 ): Assessment {
   if (policy.nodeStartupTimeoutMs === 0) {
     return {
       cause,
       signal: 'suspect',
       detail: 'node has not started; the startup timeout is disabled',
-      episodes,
+      ...flap,
     };
   }
   const created = toMillis(obs.node?.metadata?.creationTimestamp) ?? now;
@@ -193,7 +208,7 @@ function startup(
       signal: 'unhealthy',
       detail: `startup timeout: no Ready condition ${formatDuration(policy.nodeStartupTimeoutMs)} after creation`,
       unhealthySince: created,
-      episodes,
+      ...flap,
     };
   }
   return {
@@ -202,23 +217,6 @@ function startup(
     detail: `waiting for the node to start (timeout ${formatDuration(policy.nodeStartupTimeoutMs)})`,
     unhealthySince: created,
     requeueAfterMs: policy.nodeStartupTimeoutMs - (now - created) + PAST_DEADLINE_MS,
-    episodes,
+    ...flap,
   };
-}
-
-/** Records the start of the current NotReady episode (its lastTransitionTime) and forgets episodes outside the window. */
-function updateEpisodes(
-  obs: HealthObservation,
-  prev: number[],
-  policy: RepairPolicy,
-  now: number,
-): number[] {
-  const ready = getCondition(obs.node, NodeReady);
-  const out = prev.filter((t) => t > now - policy.flap.windowMs);
-  if (ready !== undefined && ready.status !== 'True') {
-    const start = toMillis(ready.lastTransitionTime);
-    if (start !== undefined && start > now - policy.flap.windowMs && !out.includes(start))
-      out.push(start);
-  }
-  return out.sort((a, b) => a - b);
 }

@@ -26,7 +26,7 @@ function step(d: RepairDecision): RepairState {
 }
 
 describe('state machine edges', () => {
-  it('a node that never posts status is repaired after nodeStartupTimeout (strictly after, then + 1 s requeue)', () => {
+  it('a node that never posts status is repaired after nodeStartupTimeout (strictly after: requeued for remaining + 1 ms)', () => {
     const p = policy({ nodeStartupTimeout: '10m' });
     const node = buildNode({ name: 'n', ready: undefined, created: T0 });
     const early = decideRepair({ nodeName: 'n', node }, undefined, p, T0 + 4 * MIN);

@@ -13,6 +13,7 @@
 // remediation controller; this file adds what is specific to a Node annotation: assessment,
 // cordon and drain, flap escalation, manual triggers and the storm guard.
 import { assessNode, type Assessment } from './assess.js';
+import { withFlapMemory } from './episodes.js';
 import type { Cause } from './cause.js';
 import { getCondition, NodeReady, type HealthObservation } from './node.js';
 import { ladderIntent, progressLadder, type LadderIntent, type LadderVerdict } from './ladder.js';
@@ -162,7 +163,7 @@ export function decideRepair(
       `${a.detail}: nothing left to repair or annotate`,
     );
   }
-  let s: RepairState = { ...prev, episodes: a.episodes };
+  let s: RepairState = withFlapMemory(prev, a);
   if (a.signal === 'paused') {
     return out(s, [], `not judged: ${a.detail}`);
   }
@@ -243,7 +244,7 @@ export function decideRepair(
           v: s.v,
           phase: 'Healthy',
           since: now,
-          episodes: s.episodes,
+          episodes: [], // a verified repair clears the flap memory; lastRemediation keeps the history
           lastRemediation: { id: rem.id, endedAt: now, step: rem.step, result: 'Succeeded' },
           ...(s.handledTrigger !== undefined ? { handledTrigger: s.handledTrigger } : {}),
         };

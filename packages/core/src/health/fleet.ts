@@ -1,6 +1,6 @@
 // One level-triggered pass over every node: assess all, let the storm guard admit new
-// repairs, then decide each node with its verdict. Pure; the controller and the simulator
-// both call this, so what the simulator prints is what the controller would do.
+// repairs, then decide each node with its verdict. Pure. The controller and the simulator
+// both decide through fleet-decider.ts (newFleetDecider), which is built on these.
 import { assessNode, type Assessment } from './assess.js';
 import { decideRepair, type RepairDecision } from './decide.js';
 import type { HealthObservation } from './node.js';
@@ -86,6 +86,18 @@ export function decideMember(
   const now = nowMillis(nowInput);
   const storm = fleetStorm(members, policy, now, memory);
   return { decision: decideWithVerdict(member, storm, policy, now), storm };
+}
+
+/** decideMember for `self` with the rest of the fleet beside it. */
+export function decideWithFleet(
+  self: FleetMember,
+  others: readonly FleetMember[],
+  policy: RepairPolicy,
+  now: number,
+  memory: StormMemory | undefined,
+): { decision: RepairDecision; storm: StormReport } {
+  const storm = fleetStorm([self, ...others], policy, now, memory);
+  return { decision: decideWithVerdict(self, storm, policy, now), storm };
 }
 
 function decideWithVerdict(

@@ -48,6 +48,8 @@ export {
   RepairPhase,
   RepairIntent,
   RepairStateVersion,
+  NotReadyPeriod,
+  UncountedReason,
   initialRepairState,
   parseRepairState,
   serializeRepairState,
@@ -91,10 +93,13 @@ export {
   decideFleet,
   decideAlone,
   decideMember,
+  decideWithFleet,
   wantsToStart,
   type FleetMember,
   type FleetDecision,
 } from './fleet.js';
+export { newFleetDecider, type FleetDecider } from './fleet-decider.js';
+export { followEpisodes, inCountedEpisode, repairInFlight, type FlapMemory } from './episodes.js';
 export {
   runRepairLoop,
   type TimedObservation,

@@ -1,6 +1,10 @@
 // Drives the state machine through time with an rxjs scheduler. With a TestScheduler or
 // VirtualTimeScheduler, hours of policy (timeouts, backoffs, healthy periods) run in
 // milliseconds of real time and deterministically; with asyncScheduler it is a real loop.
+// Each pass decides the nodes one after the other through newFleetDecider, exactly as the
+// controller's reconciler does (decided alone when the fleet cannot matter, else with the
+// storm guard over every node, the storm memory started at the first pass); each node sees
+// the states the nodes before it were given, as the controller's cache shows them.
 import { Observable, Subscription, type SchedulerLike } from 'rxjs';
 import {
   recordOutcome,
@@ -8,8 +12,8 @@ import {
   type RepairAction,
   type RepairDecision,
 } from './decide.js';
-import { decideFleet } from './fleet.js';
-import { emptyStormMemory, type StormMemory } from './storm-guard.js';
+import { newFleetDecider, type FleetDecider } from './fleet-decider.js';
+import type { FleetMember } from './fleet.js';
 import type { HealthObservation } from './node.js';
 import type { RepairPolicy } from './policy.js';
 import type { RepairState } from './state.js';
@@ -58,18 +62,23 @@ export function runRepairLoop(opts: RepairLoopOptions): Observable<RepairDecisio
     const subs = new Subscription();
     let wake: Subscription | undefined;
     let batchesLeft = 0;
-    // The storm guard's memory across passes, as the controller keeps it.
-    let memory: StormMemory = emptyStormMemory;
+    // Created at the first pass, as the controller creates it at its first reconcile.
+    let decider: FleetDecider | undefined;
+    const member = (name: string): FleetMember[] => {
+      const obs = latest.get(name);
+      return obs === undefined ? [] : [{ obs, state: states.get(name) }];
+    };
 
     const pass = () => {
       const t = now();
-      const members = [...latest.values()]
-        .sort((a, b) => (a.nodeName < b.nodeName ? -1 : 1))
-        .map((obs) => ({ obs, state: states.get(obs.nodeName) }));
-      const { decisions, storm } = decideFleet(members, policy, t, memory);
-      memory = storm.memory;
+      decider ??= newFleetDecider(policy, t);
+      const names = [...latest.keys()].sort();
       let nextWake = Number.POSITIVE_INFINITY;
-      for (const d of decisions) {
+      for (const name of names) {
+        const self = member(name)[0];
+        if (self === undefined) continue;
+        const others = () => names.filter((n) => n !== name).flatMap(member);
+        const { decision: d } = decider.decide(self, others, t);
         if (d.nextState === undefined) {
           states.delete(d.node);
           latest.delete(d.node);

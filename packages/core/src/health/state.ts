@@ -77,6 +77,31 @@ export const LastRemediation = t.type({
 });
 export type LastRemediation = t.TypeOf<typeof LastRemediation>;
 
+/**
+ * Why a not-Ready period is not a flap episode: it began while a repair of ours was in flight
+ * (our own reboot), with the node shutting down, or while the node was starting up (it never
+ * reported Ready before).
+ */
+export const UncountedReason = t.keyof(
+  { Repair: null, Shutdown: null, Startup: null },
+  'UncountedReason',
+);
+export type UncountedReason = t.TypeOf<typeof UncountedReason>;
+
+/**
+ * The not-Ready period the node is in, as the controller followed it from snapshots: absent
+ * when the node was last seen Ready (or never seen). Status flips between Unknown and False
+ * stay in one period; only a Ready observation ends it (see docs/health.md, "Episodes").
+ */
+export const NotReadyPeriod = t.intersection([
+  t.type({
+    /** Ready's lastTransitionTime in the first not-Ready observation after the last Ready one. */
+    since: IsoTime,
+  }),
+  t.partial({ uncounted: UncountedReason }),
+]);
+export type NotReadyPeriod = t.TypeOf<typeof NotReadyPeriod>;
+
 export const RepairState = t.intersection(
   [
     t.type({
@@ -84,10 +109,12 @@ export const RepairState = t.intersection(
       phase: RepairPhase,
       /** When the phase was entered. */
       since: IsoTime,
-      /** lastTransitionTime of each NotReady episode seen within the flap window. */
+      /** Start of each NotReady episode (a Ready -> not-Ready transition) within the flap window. */
       episodes: t.array(IsoTime),
     }),
     t.partial({
+      /** The current not-Ready period (absent: last seen Ready). */
+      notReady: NotReadyPeriod,
       remediation: Remediation,
       lastRemediation: LastRemediation,
       /** Start of the current continuous Ready period, as the controller first saw it after a repair action. */

@@ -143,7 +143,7 @@ describe('storm guard cooldown', () => {
     expect(
       stormGuard([entry], p, start + 61 * S, stormMemoryAtStart(start)).verdicts.get('c-6'),
     ).toMatchObject({ admitted: true });
-    // Without memory nothing is known: no cooldown (the simulator's fresh start).
+    // Without memory nothing is known: no cooldown.
     expect(stormGuard([entry], p, start).verdicts.get('c-6')).toMatchObject({ admitted: true });
   });
 

@@ -1,0 +1,70 @@
+// One decider for the controller and the simulator. It owns what a pass over the fleet
+// remembers (the storm guard's memory, started as a controller starts it, and whether the
+// guard was tripped) and the split between deciding a node alone and deciding it with the
+// fleet. `noderepair run`'s reconciler and `noderepair simulate` both decide through it, so
+// the simulator prints what the controller would do by construction, not by a second copy
+// of the same rules.
+import type { RepairDecision } from './decide.js';
+import { decideAlone, decideWithFleet, type FleetMember } from './fleet.js';
+import type { RepairPolicy } from './policy.js';
+import { stormMemoryAtStart, type StormMemory, type StormReport } from './storm-guard.js';
+import { nowMillis } from './time.js';
+
+export interface FleetDecider {
+  /** The storm guard's memory after the last fleet pass. */
+  readonly memory: StormMemory;
+  /** The storm guard was tripped at the last fleet pass: every node then takes the fleet path. */
+  readonly tripped: boolean;
+  /**
+   * The node's decision when the rest of the fleet cannot change it (decideAlone), which
+   * needs no lock and no list of the fleet. Undefined: decide it withFleet.
+   */
+  alone(self: FleetMember, now: Date | number): RepairDecision | undefined;
+  /**
+   * The node's decision with the storm guard over it and every other node (the controller
+   * calls it under its admission lock). Advances the memory and the tripped flag.
+   */
+  withFleet(
+    self: FleetMember,
+    others: readonly FleetMember[],
+    now: Date | number,
+  ): { decision: RepairDecision; storm: StormReport };
+  /** alone, else withFleet: for a caller with the fleet at hand (the simulator). */
+  decide(
+    self: FleetMember,
+    others: () => readonly FleetMember[],
+    now: Date | number,
+  ): { decision: RepairDecision; storm?: StormReport };
+}
+
+/**
+ * A decider for a controller (or simulation) that starts at `startedAt`. The storm memory
+ * starts as stormMemoryAtStart(startedAt): a storm this process did not see may have just
+ * lifted, so a node an earlier controller held for a storm waits out the cooldown.
+ */
+export function newFleetDecider(policy: RepairPolicy, startedAt: Date | number): FleetDecider {
+  let memory: StormMemory = stormMemoryAtStart(nowMillis(startedAt));
+  let tripped = false;
+  const alone = (self: FleetMember, now: Date | number) =>
+    tripped ? undefined : decideAlone(self, policy, now);
+  const withFleet = (self: FleetMember, others: readonly FleetMember[], now: Date | number) => {
+    const r = decideWithFleet(self, others, policy, nowMillis(now), memory);
+    memory = r.storm.memory;
+    tripped = r.storm.tripped;
+    return r;
+  };
+  return {
+    get memory() {
+      return memory;
+    },
+    get tripped() {
+      return tripped;
+    },
+    alone,
+    withFleet,
+    decide: (self, others, now) => {
+      const decision = alone(self, now);
+      return decision !== undefined ? { decision } : withFleet(self, others(), now);
+    },
+  };
+}

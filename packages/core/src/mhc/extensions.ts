@@ -16,45 +16,67 @@ export type ExtendedTargetEvaluation = Omit<TargetEvaluation, 'reason'> & {
 };
 
 export interface FlapMemoryExtension {
-  /** Episodes (distinct lastTransitionTimes into an unhealthy status) that make a target unhealthy. */
+  /** Unhealthy episodes within `windowMs` that make a target unhealthy. */
   episodes: number;
   windowMs: number;
 }
 
+/**
+ * What the caller persists between evaluations (e.g. in an annotation on the Machine). An
+ * episode starts when an unhealthy condition appears on a node that was healthy at the last
+ * look; flips between unhealthy statuses (Ready Unknown -> False) are the same episode.
+ */
+export interface MhcFlapMemory {
+  /** Start times of the episodes inside the window, oldest first. */
+  episodes: number[];
+  /** Set while the current episode is open: when it began. */
+  unhealthySince?: number;
+}
+
 export interface FlapMemoryResult {
   evaluation: ExtendedTargetEvaluation;
-  /** Episode start times to persist for next time (e.g. in an annotation on the Machine). */
-  history: number[];
+  /** The memory to persist for next time. */
+  memory: MhcFlapMemory;
   flapping: boolean;
 }
 
 /**
- * Extension: remembers the start of each unhealthy episode of the MHC's node conditions and,
- * when `episodes` of them fall within `windowMs`, marks the target unhealthy at once while
- * an unhealthy condition is present (reason 'Flapping', which is ours, not CAPI's).
+ * Extension: counts the node's unhealthy episodes and, when `episodes` of them fall within
+ * `windowMs`, marks the target unhealthy at once while an unhealthy condition is present
+ * (reason 'Flapping', which is ours, not CAPI's). The caller sees snapshots: a healthy period
+ * that falls between two looks is not seen, so the count can be lower than the truth, never
+ * higher (a new lastTransitionTime alone is not a new episode).
  */
 export function applyFlapMemoryExtension(
   evaluation: TargetEvaluation,
   target: MhcTarget,
   policy: MhcPolicy,
-  history: readonly number[],
+  memory: MhcFlapMemory,
   ext: FlapMemoryExtension,
   nowInput: Date | number,
 ): FlapMemoryResult {
   const now = nowMillis(nowInput);
-  const kept = history.filter((t) => t > now - ext.windowMs);
-  let present = false;
+  const kept = memory.episodes.filter((t) => t > now - ext.windowMs);
+  let start: number | undefined;
   for (const c of policy.unhealthyNodeConditions) {
     const cond = getCondition(target.node, c.type);
     if (cond === undefined || cond.status !== c.status) continue;
-    present = true;
-    const start = toMillis(cond.lastTransitionTime);
-    if (start !== undefined && start > now - ext.windowMs && !kept.includes(start))
-      kept.push(start);
+    const since = toMillis(cond.lastTransitionTime) ?? now;
+    start = start === undefined ? since : Math.min(start, since);
+  }
+  let unhealthySince: number | undefined;
+  if (start !== undefined) {
+    // Still in the episode seen last time: a changed status or lastTransitionTime adds nothing.
+    unhealthySince = memory.unhealthySince ?? start;
+    if (memory.unhealthySince === undefined && start > now - ext.windowMs) kept.push(start);
   }
   kept.sort((a, b) => a - b);
-  const flapping = present && kept.length >= ext.episodes;
-  if (!flapping || evaluation.needsRemediation) return { evaluation, history: kept, flapping };
+  const next: MhcFlapMemory = {
+    episodes: kept,
+    ...(unhealthySince !== undefined ? { unhealthySince } : {}),
+  };
+  const flapping = start !== undefined && kept.length >= ext.episodes;
+  if (!flapping || evaluation.needsRemediation) return { evaluation, memory: next, flapping };
   return {
     evaluation: {
       machine: evaluation.machine,
@@ -63,7 +85,7 @@ export function applyFlapMemoryExtension(
       message: `Health check failed (noderepair extension): ${kept.length} unhealthy episodes within ${formatDuration(ext.windowMs)}`,
       nextCheckMs: 0,
     },
-    history: kept,
+    memory: next,
     flapping,
   };
 }

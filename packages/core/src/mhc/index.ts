@@ -67,6 +67,7 @@ export {
   escalationStepExtension,
   type FlapMemoryExtension,
   type FlapMemoryResult,
+  type MhcFlapMemory,
   type EscalationExtension,
   type ExtendedTargetEvaluation,
 } from './extensions.js';

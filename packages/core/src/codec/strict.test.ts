@@ -57,6 +57,15 @@ describe('strict decoding', () => {
     expect(strict(Policy).decode(ok)).toEqual(Policy.decode(ok));
   });
 
+  it('keeps member indexes of a root intersection out of the type errors', () => {
+    const Line = t.intersection([t.type({ time: t.string }), t.partial({ n: t.number })]);
+    expect(lines(Line, { time: 1, n: 'x', m: 0 })).toEqual([
+      'policy.m: unknown field "m"; known fields: time, n',
+      'policy.time: expected string',
+      'policy.n: expected number',
+    ]);
+  });
+
   it('checks a union against the member that decodes the value', () => {
     const Check = t.union([
       t.type({ type: t.literal('http'), url: t.string }),

@@ -46,7 +46,11 @@ export function strict<A, O>(
     name,
     codec.is,
     (u, c) => {
-      const base = codec.validate(u, c);
+      // The wrapped codec stands in its own context entry, so reporters still see an
+      // intersection or union there (and leave its member indexes out of paths).
+      const last = c[c.length - 1];
+      const inner = last === undefined ? c : [...c.slice(0, -1), { ...last, type: codec }];
+      const base = codec.validate(u, inner);
       const unknown = unknownFields(shape, u).map((f) => unknownFieldError(f, c));
       if (unknown.length === 0) return base;
       return t.failures(E.isLeft(base) ? [...unknown, ...base.left] : unknown);

@@ -22,3 +22,4 @@ export {
   type UnknownField,
   type PathSegment,
 } from './unknown-fields.js';
+export { parseFlagsStrict, describeFlagError, type FlagOptions } from './args.js';

@@ -39,8 +39,9 @@ const render = (path: Path) =>
 describe('repair policy: unknown fields', () => {
   it('a misspelt storm brake is an error naming the field, never the 40 % default', () => {
     const msg = left(resolveRepairPolicy({ stormGuard: { maxUnhealty: '10%' } }));
-    expect(msg).toBe(
-      'invalid repair policy: stormGuard.maxUnhealty: unknown field "maxUnhealty" (did you mean "maxUnhealthy"?); known fields: maxUnhealthy, maxInFlight, minUnhealthyAllowed, failureDomainLabel, maxUnhealthyPerDomain, recheckInterval, cooldown',
+    // (The known-field list grows with the policy; its start is stable.)
+    expect(msg).toMatch(
+      /^invalid repair policy: stormGuard\.maxUnhealty: unknown field "maxUnhealty" \(did you mean "maxUnhealthy"\?\); known fields: maxUnhealthy, maxInFlight, minUnhealthyAllowed, failureDomainLabel, maxUnhealthyPerDomain, recheckInterval, cooldown/,
     );
   });
 

@@ -135,7 +135,15 @@ describe('strict decoding', () => {
 });
 
 describe('closestName', () => {
-  const known = ['maxUnhealthy', 'maxInFlight', 'region_name', 'auth_type', 'cacert', 'verify'];
+  const known = [
+    'maxUnhealthy',
+    'maxInFlight',
+    'region_name',
+    'auth_type',
+    'cacert',
+    'verify',
+    'retries',
+  ];
   it.each([
     ['maxUnhealty', 'maxUnhealthy'],
     ['maxunhealthy', 'maxUnhealthy'],
@@ -144,6 +152,7 @@ describe('closestName', () => {
     ['region', 'region_name'],
     ['auth_typ', 'auth_type'],
     ['verify_ssl', 'verify'],
+    ['retry', 'retries'],
   ])('%s -> %s', (typo, meant) => expect(closestName(typo, known)).toBe(meant));
   it.each(['colour', 'cert', 'key', 'x', 'networks'])('%s -> nothing', (far) =>
     expect(closestName(far, known)).toBeUndefined(),

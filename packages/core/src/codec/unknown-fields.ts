@@ -170,10 +170,17 @@ function distance(a: string, b: string): number {
   return (d[a.length] as number[])[b.length] as number;
 }
 
+function commonPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
 /**
  * The known name `name` most likely misspells: equal but for case, `-` and `_`; else at most
  * 1 edit (2 for names of 8+ letters); else one is a prefix of the other (4+ letters), as in
- * `region` for `region_name`. Undefined when nothing is that close.
+ * `region` for `region_name`; else they share most of a 4+ letter start (`retry`, `retries`).
+ * Undefined when nothing is that close.
  */
 export function closestName(name: string, known: readonly string[]): string | undefined {
   if (name.length > 100) return undefined;
@@ -190,6 +197,11 @@ export function closestName(name: string, known: readonly string[]): string | un
       if (dist <= limit) score = dist;
       else if (Math.min(n.length, m.length) >= 4 && (m.startsWith(n) || n.startsWith(m)))
         score = 10 + Math.abs(m.length - n.length);
+      else {
+        const common = commonPrefix(n, m);
+        if (common >= 4 && common >= 0.75 * Math.min(n.length, m.length))
+          score = 20 + Math.max(n.length, m.length) - common;
+      }
     }
     if (score < bestScore) {
       best = k;

@@ -7,8 +7,8 @@ import type * as t from 'io-ts';
 
 export interface ShapeMember {
   readonly shape: Shape;
-  /** Whether this union member decodes the value (unknown fields aside). */
-  readonly accepts: (u: unknown) => boolean;
+  /** How many errors this union member finds in the value (unknown fields aside); 0: it decodes it. */
+  readonly misfit: (u: unknown) => number;
 }
 
 export type Shape =
@@ -97,7 +97,7 @@ function read(c: t.Decoder<unknown, unknown> & Introspectable): Shape {
     case 'UnionType':
       return {
         kind: 'oneOf',
-        members: (c.types ?? []).map((m) => ({ shape: shapeOf(m), accepts: decodes(m) })),
+        members: (c.types ?? []).map((m) => ({ shape: shapeOf(m), misfit: misfit(m) })),
       };
     case 'DictionaryType': {
       const values = c.codomain ? shapeOf(c.codomain) : anyShape;
@@ -122,12 +122,13 @@ function finiteKeys(domain: Introspectable): string[] | undefined {
   return undefined;
 }
 
-function decodes(codec: t.Decoder<unknown, unknown>): (u: unknown) => boolean {
+function misfit(codec: t.Decoder<unknown, unknown>): (u: unknown) => number {
   return (u) => {
     try {
-      return E.isRight(codec.decode(u));
+      const r = codec.decode(u);
+      return E.isRight(r) ? 0 : r.left.length;
     } catch {
-      return false;
+      return Infinity;
     }
   };
 }

@@ -83,23 +83,25 @@ function merge(levels: readonly Level[], value: unknown): Level {
 /**
  * The union member to hold the value against: among the members that decode it, the one
  * with the fewest unknown fields; when none decodes it, among those of the value's kind
- * (object or array), so a typo in a union of objects is still named.
+ * (object or array), the one it misses least (then the fewest unknown fields), so that in
+ * `{type: exec, comand: [...]}` the typo is named against the exec check's fields.
  */
 function choose(members: readonly ShapeMember[], value: unknown): Shape | undefined {
-  let pool = members.filter((m) => m.accepts(value));
+  const scored = members.map((m) => ({ shape: m.shape, misfit: m.misfit(value) }));
+  let pool = scored.filter((m) => m.misfit === 0);
   if (pool.length === 0) {
     const want = Array.isArray(value) ? 'array' : isObject(value) ? 'object' : undefined;
     if (want === undefined) return undefined;
-    pool = members.filter((m) => levelOf(m.shape, value).kind === want);
+    pool = scored.filter((m) => levelOf(m.shape, value).kind === want);
   }
   let best: Shape | undefined;
-  let fewest = Infinity;
+  let bestScore: readonly [number, number] = [Infinity, Infinity];
   for (const m of pool) {
-    const n = collect(m.shape, value, [], new Set()).length;
-    if (n < fewest) {
+    const score = [m.misfit, collect(m.shape, value, [], new Set()).length] as const;
+    if (score[0] < bestScore[0] || (score[0] === bestScore[0] && score[1] < bestScore[1])) {
       best = m.shape;
-      fewest = n;
-      if (n === 0) break;
+      bestScore = score;
+      if (score[0] === 0 && score[1] === 0) break;
     }
   }
   return best;

@@ -49,6 +49,8 @@ describe('clouds.yaml: a misspelling of a key we read is an error', () => {
     ['cacerts: /etc/ca.pem', 'cacerts', 'cacert'],
     ['auth-type: password', 'auth-type', 'auth_type'],
     ['identity_api_verison: 3', 'identity_api_verison', 'identity_api_version'],
+    // Looks like a per-service key of a service "identxity" (found by the chaos suite).
+    ['identxity_api_version: 3', 'identxity_api_version', 'identity_api_version'],
   ])('%s', (line, key, meant) => {
     expect(err(yaml([line]))).toBe(
       `clouds.yaml: clouds.openstack.${key}: unknown field "${key}" (did you mean "${meant}"?); known fields: auth, auth_type, region_name, interface, endpoint_type, identity_api_version, verify, insecure, cacert`,

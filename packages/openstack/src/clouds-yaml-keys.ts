@@ -127,7 +127,11 @@ const UNSUPPORTED_CLOUD_KEYS: Readonly<Record<string, string>> = {
     'endpoint overrides are not supported; Nova is found in the Keystone catalog (region_name, interface)',
 };
 
-/** openstacksdk keys we do not use and ignore, besides the per-service ones below. */
+/**
+ * openstacksdk keys we do not use, known by name so that none is ever taken for a misspelling.
+ * Its per-service keys (compute_api_version, volume_service_type, ...) and any other key are
+ * ignored too, unless they look like a misspelling of a key we read.
+ */
 const IGNORED_CLOUD_KEYS = new Set([
   'api_timeout',
   'timeout',
@@ -154,10 +158,6 @@ const IGNORED_CLOUD_KEYS = new Set([
   'regions',
 ]);
 
-/** openstacksdk's per-service keys: compute_api_version, volume_service_type, ... */
-const PER_SERVICE =
-  /^[a-z][a-z0-9-]*_(api_version|service_type|service_name|endpoint_override|endpoint|interface|min_version|max_version|default_microversion|status_code_retries|connect_retries|api_timeout)$/;
-
 /** Problems with the keys of one cloud entry (its values are CloudEntry's business). */
 export function cloudKeyProblems(entry: Record<string, unknown>, at: string): string[] {
   const problems: string[] = [];
@@ -171,8 +171,10 @@ export function cloudKeyProblems(entry: Record<string, unknown>, at: string): st
     if (unsupported !== undefined) problems.push(`${where}: ${unsupported}`);
     else if (k === 'regions' && entry['region_name'] === undefined)
       problems.push(`${where}: a region list is not supported; set region_name to the one region`);
-    else if (IGNORED_CLOUD_KEYS.has(k) || PER_SERVICE.test(k)) continue;
+    else if (IGNORED_CLOUD_KEYS.has(k)) continue;
     else {
+      // A misspelling of a key we read is an error (`identxity_api_version` too, though it
+      // looks like a per-service key); anything else is openstacksdk's and ignored.
       const meant = closestName(k, read);
       if (meant !== undefined)
         problems.push(

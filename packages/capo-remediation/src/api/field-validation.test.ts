@@ -42,7 +42,8 @@ describe('fieldValidation', () => {
 
   it('labels and annotations of the template stay open maps', () => {
     const t = exampleRemediationTemplate();
-    t.spec.template.metadata.labels['any.example/key'] = 'v';
+    const labels: Record<string, string> = t.spec.template.metadata.labels;
+    labels['any.example/key'] = 'v';
     expect(E.isRight(decodeOpenStackRemediationTemplate(t))).toBe(true);
   });
 

@@ -1,6 +1,6 @@
 // Command-line parsing, pure: argv in, a command or a usage error out.
 import { parseArgs } from 'node:util';
-import { describeFlagError } from '@noderepair/core';
+import { describeFlagError } from '@noderepair/core/codec';
 import { FORMATS, type Format } from '../formats/index.js';
 
 export const USAGE = `Usage:

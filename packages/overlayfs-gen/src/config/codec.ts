@@ -2,7 +2,7 @@
 // the gaps), unknown fields rejected at every level (core's strict(), from the codecs' shape) so
 // a typo like "persistant" is an error, not a silent default.
 import * as t from 'io-ts';
-import { strict } from '@noderepair/core';
+import { strict } from '@noderepair/core/codec';
 
 const seconds = t.Int;
 

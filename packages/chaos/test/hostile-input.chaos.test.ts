@@ -3,11 +3,16 @@
 // types, NaN, huge numbers and strings, prototype keys, shell and YAML injection, absurd
 // times) and random values: none may throw, and every rejection is a message naming what is
 // wrong, never a stack trace, "[object Object]", or a credential.
+// The "unknown-field inputs rejected" row (at the end): every real key at every nesting level
+// of every user document, misspelt, must be rejected with its path, never silently accepted.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   decodeOpenStackRemediation,
   decodeOpenStackRemediationTemplate,
   exampleRemediation,
   exampleRemediationTemplate,
+  parseFlags,
 } from '@noderepair/capo-remediation';
 import { parseCloudsYaml, parseProviderID } from '@noderepair/openstack';
 import {
@@ -23,6 +28,11 @@ import * as E from 'fp-ts/lib/Either.js';
 import YAML from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { record } from './support/chaos-file.js';
+import { repoRoot } from '../src/controller-process.js';
+// The trace parser and the flag parsers belong to the command lines, which the packages do not
+// export (their bins are the interface), so they are imported from source.
+import { parseRunArgs, parseTrace } from '../../core/src/cli/index.js';
+import { parseCommand } from '../../overlayfs-gen/src/cli/args.js';
 
 const SEED = 20261202;
 const RUNS = Number(process.env['CHAOS_FUZZ_RUNS'] ?? 300);
@@ -495,6 +505,378 @@ describe('hostile input (fast-check, fixed seed)', () => {
         const files = generate(r.right).files;
         for (const f of files) expect(f.content, f.path).not.toContain('PWNED');
         return 'accepted';
+      },
+    );
+  });
+});
+
+// ---- unknown fields: misspelt real keys at every nesting level --------------------------------
+
+const UNKNOWN_FIELD = 'unknown-field inputs rejected';
+/** Random misspellings per input on top of one for every key at every level (modest: no I/O). */
+const TYPO_RUNS = Math.max(20, Math.round(RUNS / 5));
+
+type Typo = 'drop' | 'swap' | 'double' | 'case' | 'insert' | 'snake';
+const TYPOS: readonly Typo[] = ['drop', 'swap', 'double', 'case', 'insert', 'snake'];
+
+/** A misspelling of `key`: one edit at position `n`, or camelCase <-> snake_case. */
+function misspell(key: string, how: Typo, n: number, letter: string): string {
+  const i = n % key.length;
+  const c = key[i] as string;
+  switch (how) {
+    case 'drop':
+      return key.slice(0, i) + key.slice(i + 1);
+    case 'swap':
+      return i + 1 < key.length
+        ? key.slice(0, i) + key[i + 1] + c + key.slice(i + 2)
+        : key + letter;
+    case 'double':
+      return key.slice(0, i) + c + key.slice(i);
+    case 'case':
+      return (
+        key.slice(0, i) +
+        (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()) +
+        key.slice(i + 1)
+      );
+    case 'insert':
+      return key.slice(0, i) + letter + key.slice(i);
+    case 'snake':
+      return /[A-Z]/.test(key)
+        ? key.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)
+        : key.replace(/_([a-z])/g, (_, m: string) => m.toUpperCase()) +
+            (key.includes('_') ? '' : 's');
+  }
+}
+
+interface Level {
+  readonly path: Path;
+  readonly keys: readonly string[];
+}
+
+/** The closed object levels of a document; `open` paths (maps, opaque objects) are only passed through. */
+function closedLevels(v: unknown, open: (p: Path) => boolean, path: Path = []): Level[] {
+  if (v === null || typeof v !== 'object') return [];
+  if (Array.isArray(v)) return v.flatMap((x, i) => closedLevels(x, open, [...path, i]));
+  const o = v as Record<string, unknown>;
+  const below = Object.keys(o).flatMap((k) => closedLevels(o[k], open, [...path, k]));
+  return open(path) ? below : [{ path, keys: Object.keys(o) }, ...below];
+}
+
+interface Misspelt {
+  readonly doc: unknown;
+  /** The misspelt key's path, as the messages print it (`a.b[0].c`). */
+  readonly at: string;
+  readonly typo: string;
+}
+
+function renderPath(path: Path): string {
+  return path.reduce<string>(
+    (s, p) => (typeof p === 'number' ? `${s}[${p}]` : s === '' ? p : `${s}.${p}`),
+    '',
+  );
+}
+
+function rename(doc: unknown, path: Path, key: string, typo: string): unknown {
+  const copy = structuredClone(doc);
+  const o = path.reduce<unknown>(
+    (x, k) => (x as Record<string | number, unknown>)[k],
+    copy,
+  ) as Record<string, unknown>;
+  o[typo] = o[key];
+  delete o[key];
+  return copy;
+}
+
+/** Every key of every closed level once (as fast-check examples), then random misspellings. */
+function misspellingsOf(base: unknown, open: (p: Path) => boolean) {
+  const levels = closedLevels(base, open).filter((l) => l.keys.length > 0);
+  const make = (
+    l: Level,
+    key: string,
+    how: Typo,
+    n: number,
+    letter: string,
+  ): Misspelt | undefined => {
+    const typo = misspell(key, how, n, letter);
+    if (typo === '' || l.keys.includes(typo)) return undefined;
+    return { doc: rename(base, l.path, key, typo), at: renderPath([...l.path, typo]), typo };
+  };
+  const every = levels.flatMap((l) =>
+    l.keys.flatMap((key, i) => {
+      const m = make(l, key, TYPOS[i % TYPOS.length] as Typo, i + 1, 'x');
+      return m === undefined ? [] : [[m] as [Misspelt]];
+    }),
+  );
+  const random = fc
+    .tuple(
+      fc.constantFrom(...levels).chain((l) => fc.tuple(fc.constant(l), fc.constantFrom(...l.keys))),
+      fc.constantFrom(...TYPOS),
+      fc.nat(),
+      fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz'),
+    )
+    .map(([[l, key], how, n, letter]) => make(l, key, how, n, letter))
+    .filter((m): m is Misspelt => m !== undefined);
+  return { every, random };
+}
+
+/**
+ * Runs every misspelling through `decode` (Left: the message) and asserts it was rejected and
+ * that the message names the misspelt key where it is (`named(m)`, by default `<path>: `).
+ */
+function rejectsMisspellings(
+  variant: string,
+  base: unknown,
+  open: (p: Path) => boolean,
+  decode: (doc: unknown) => string | undefined,
+  named: (m: Misspelt) => string = (m) => `${m.at}: `,
+): void {
+  const { every, random } = misspellingsOf(base, open);
+  expect(decode(base), `${variant}: the unmisspelt document is accepted`).toBeUndefined();
+  let n = 0;
+  let rejected = 0;
+  fc.assert(
+    fc.property(random, (m) => {
+      n += 1;
+      const msg = decode(m.doc);
+      expect(msg, `${variant}: ${m.at} was silently accepted`).toBeDefined();
+      clearMessage(msg, variant);
+      expect(msg, variant).toContain(named(m));
+      rejected += 1;
+    }),
+    { seed: SEED, numRuns: every.length + TYPO_RUNS, examples: every, endOnFailure: true },
+  );
+  console.log(
+    `unknown fields ${variant}: ${n} misspellings (every key once: ${every.length}), ${rejected} rejected naming the key at its path`,
+  );
+  expect(n).toBe(every.length + TYPO_RUNS);
+  record({
+    fault: UNKNOWN_FIELD,
+    variant,
+    injected: n,
+    survived: rejected,
+    doubleReboots: 0,
+    crashes: 0,
+    fuzzInputs: n,
+    note: 'survived: rejected with a message naming the misspelt key at its path',
+  });
+}
+
+const left = <A>(e: E.Either<string, A>): string | undefined => (E.isLeft(e) ? e.left : undefined);
+
+describe('unknown-field inputs rejected (fast-check, fixed seed)', () => {
+  it('repair policies: examples/traces/policy.yaml, every field', () => {
+    const policy = YAML.parse(
+      readFileSync(join(repoRoot, 'examples', 'traces', 'policy.yaml'), 'utf8'),
+    ) as unknown;
+    rejectsMisspellings(
+      'repair policies',
+      policy,
+      () => false,
+      (doc) => left(resolveRepairPolicy(doc)),
+      (m) => `invalid repair policy: ${m.at}: `,
+    );
+  });
+
+  it('simulator traces: a line with every field', () => {
+    const line = {
+      time: '2026-01-01T00:00:00Z',
+      node: 'w1',
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'KubeletNotReady',
+          message: 'container runtime is down',
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+          lastHeartbeatTime: '2026-01-01T00:00:00Z',
+        },
+      ],
+      labels: { 'topology.kubernetes.io/zone': 'zone-a' },
+      annotations: { 'noderepair.io/repair-now': '1' },
+      taints: [
+        {
+          key: 'node.kubernetes.io/unreachable',
+          value: '',
+          effect: 'NoExecute',
+          timeAdded: '2026-01-01T00:00:00Z',
+        },
+      ],
+      unschedulable: false,
+      createdAt: '2025-12-01T00:00:00Z',
+      deleted: false,
+      leaseRenewTime: '2026-01-01T00:00:00Z',
+      results: {
+        SoftReboot: 'Failed',
+        HardReboot: 'Succeeded',
+        Rebuild: 'Crash',
+        Replace: 'Succeeded',
+      },
+    };
+    rejectsMisspellings(
+      'simulator traces',
+      line,
+      (p) => p[0] === 'labels' || p[0] === 'annotations',
+      (doc) => left(parseTrace(JSON.stringify(doc))),
+      (m) => `line 1: ${m.at}: `,
+    );
+  });
+
+  it('OpenStackRemediation(Template) a person wrote', () => {
+    const open = (p: Path) =>
+      p[0] === 'metadata' || p.at(-1) === 'labels' || p.at(-1) === 'annotations';
+    rejectsMisspellings(
+      'OpenStackRemediation',
+      exampleRemediation(),
+      open,
+      (d) => left(decodeOpenStackRemediation(d)),
+      (m) => `object.${m.at}: `,
+    );
+    rejectsMisspellings(
+      'OpenStackRemediationTemplate',
+      exampleRemediationTemplate(),
+      open,
+      (d) => left(decodeOpenStackRemediationTemplate(d)),
+      (m) => `object.${m.at}: `,
+    );
+  });
+
+  it('clouds.yaml: the file, the cloud and its auth', () => {
+    const clouds = {
+      clouds: {
+        openstack: {
+          auth: {
+            auth_url: 'https://keystone.example:5000/v3',
+            username: 'capo',
+            password: PASSWORD,
+            user_domain_name: 'Default',
+            project_name: 'capi',
+            project_domain_name: 'Default',
+          },
+          auth_type: 'password',
+          region_name: 'RegionOne',
+          interface: 'public',
+          identity_api_version: 3,
+          verify: true,
+          cacert: '/etc/openstack/ca.pem',
+        },
+      },
+    };
+    rejectsMisspellings(
+      'clouds.yaml',
+      clouds,
+      (p) => p.length === 1, // `clouds` maps cloud names (a misspelt name is "not found")
+      (doc) => left(parseCloudsYaml(YAML.stringify(doc), 'openstack')),
+      // The file's own keys are named under clouds.yaml; a cloud's keys by their path.
+      (m) => (m.at.includes('.') ? `${m.at}: ` : `clouds.yaml.${m.at}: `),
+    );
+  });
+
+  it('overlay configs: every level, health checks included', () => {
+    const config = {
+      volatile: ['/etc', '/var/lib/kubelet'],
+      persistent: ['/etc/kubernetes'],
+      tmpfsSize: '2G',
+      stateDir: '/run/noderepair-overlay',
+      containerRuntime: {
+        unit: 'containerd.service',
+        endpoint: 'unix:///run/containerd/containerd.sock',
+      },
+      monitorDefaults: {
+        intervalSeconds: 10,
+        restartBudget: { maxRestarts: 3, windowSeconds: 600 },
+        backoff: { initialSeconds: 5, maxSeconds: 60 },
+      },
+      healthMonitors: [
+        {
+          name: 'kubelet',
+          unit: 'kubelet.service',
+          check: { type: 'http', url: 'http://127.0.0.1:10248/healthz' },
+          failureThreshold: 3,
+        },
+        {
+          name: 'runtime',
+          unit: 'containerd.service',
+          check: { type: 'exec', command: ['/usr/bin/true'] },
+        },
+      ],
+    };
+    rejectsMisspellings(
+      'overlay configs',
+      config,
+      () => false,
+      (doc) => {
+        const r = decodeConfig(doc);
+        return E.isLeft(r) ? r.left.map(formatConfigError).join('\n') : undefined;
+      },
+    );
+  });
+
+  it('command-line flags: noderepair run, capo-remediation, overlayfs-gen', () => {
+    /** The flags as a flat document: a misspelt key is the same flag spelt wrong on the command line. */
+    const flags = (
+      variant: string,
+      args: readonly string[],
+      parse: (a: string[]) => string | undefined,
+    ) => {
+      const nameOf = (a: string) => a.slice(2).split('=')[0] as string;
+      const names = args.filter((a) => a.startsWith('--')).map(nameOf);
+      rejectsMisspellings(
+        variant,
+        Object.fromEntries(names.map((n) => [n, true])),
+        () => false,
+        (doc) => {
+          const keys = Object.keys(doc as object);
+          const typo = keys.find((k) => !names.includes(k));
+          return parse(
+            args.map((a) =>
+              a.startsWith('--') && !keys.includes(nameOf(a)) && typo !== undefined
+                ? `--${typo}${a.slice(2 + nameOf(a).length)}`
+                : a,
+            ),
+          );
+        },
+        (m) => `unknown flag --${m.typo}`,
+      );
+    };
+    flags(
+      'noderepair run flags',
+      [
+        '--policy=p.yaml',
+        '--kubeconfig=k',
+        '--dry-run',
+        '--leader-elect',
+        '--leader-election-namespace=ns',
+        '--leader-election-id=id',
+        '--metrics-bind-address=:8080',
+        '--health-probe-bind-address=:8081',
+        '--label-selector=a=b',
+        '--provider=dry-run',
+      ],
+      (a) => left(parseRunArgs(a)),
+    );
+    flags(
+      'capo-remediation flags',
+      [
+        '--kubeconfig=k',
+        '--leader-elect',
+        '--leader-election-id=id',
+        '--leader-election-namespace=ns',
+        '--metrics-bind-address=:8080',
+        '--health-probe-bind-address=:8081',
+        '--namespace=capi',
+        '--concurrency=2',
+        '--default-identity-secret=s',
+        '--default-cloud-name=openstack',
+        '--workload-cluster-access=auto',
+      ],
+      (a) => left(parseFlags(a, {})),
+    );
+    flags(
+      'overlayfs-gen flags',
+      ['generate', '--config=c', '--out=o', '--format=kubeadm-config', '--template-name=t'],
+      (a) => {
+        const r = parseCommand(a);
+        return r.ok ? undefined : r.error;
       },
     );
   });

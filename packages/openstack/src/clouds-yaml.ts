@@ -2,11 +2,19 @@
 // Decoded with io-ts into a CloudConfig in which every secret is a Secret, so nothing read
 // from the file can be printed by accident. Errors name the field, never the value; YAML
 // syntax errors give line and column only, because the parser's own message quotes the line
-// (which might be the password line).
+// (which might be the password line). Which keys are errors is decided per level in
+// clouds-yaml-keys.ts: strict inside auth, lenient for openstacksdk's keys we do not use.
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { formatErrors } from '@noderepair/core';
+import {
+  AuthSection,
+  authKeyProblems,
+  cloudKeyProblems,
+  fileKeyProblems,
+  type AuthKind,
+} from './clouds-yaml-keys.js';
 import { Secret } from './secret.js';
 
 export type EndpointInterface = 'public' | 'internal' | 'admin';
@@ -52,28 +60,6 @@ export interface CloudConfig {
   readonly caCertPath: string | undefined;
 }
 
-const optString = t.union([t.string, t.undefined, t.null]);
-
-const AuthSection = t.partial({
-  auth_url: t.string,
-  username: optString,
-  user_id: optString,
-  password: optString,
-  user_domain_name: optString,
-  user_domain_id: optString,
-  project_name: optString,
-  project_id: optString,
-  tenant_name: optString,
-  tenant_id: optString,
-  project_domain_name: optString,
-  project_domain_id: optString,
-  domain_name: optString,
-  domain_id: optString,
-  application_credential_id: optString,
-  application_credential_name: optString,
-  application_credential_secret: optString,
-});
-
 const AuthType = t.keyof({
   password: null,
   v3password: null,
@@ -94,12 +80,14 @@ const CloudEntry = t.intersection([
   t.type({ auth: AuthSection }),
   t.partial({
     auth_type: AuthType,
-    region_name: optString,
+    region_name: t.union([t.string, t.undefined, t.null]),
     interface: InterfaceName,
     endpoint_type: InterfaceName,
     identity_api_version: t.union([t.string, t.number]),
     verify: t.boolean,
-    cacert: optString,
+    /** The legacy spelling of verify: false (openstacksdk reads it too). */
+    insecure: t.boolean,
+    cacert: t.union([t.string, t.undefined, t.null]),
   }),
 ]);
 
@@ -111,12 +99,20 @@ function str(v: string | null | undefined): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }
 
+/** The user's (project's) own domain, else domain_*, else default_domain_*; id before name. */
 function domainOf(a: AuthFields, kind: 'user' | 'project'): DomainRef | undefined {
-  const id = str(kind === 'user' ? a.user_domain_id : a.project_domain_id) ?? str(a.domain_id);
-  if (id) return { id };
-  const name =
-    str(kind === 'user' ? a.user_domain_name : a.project_domain_name) ?? str(a.domain_name);
-  return name ? { name } : undefined;
+  const tiers = [
+    kind === 'user'
+      ? [a.user_domain_id, a.user_domain_name]
+      : [a.project_domain_id, a.project_domain_name],
+    [a.domain_id, a.domain_name],
+    [a.default_domain_id, a.default_domain_name],
+  ];
+  for (const [id, name] of tiers) {
+    if (str(id)) return { id: str(id) as string };
+    if (str(name)) return { name: str(name) as string };
+  }
+  return undefined;
 }
 
 function userOf(a: AuthFields, at: string): E.Either<string, UserRef> {
@@ -140,14 +136,19 @@ function projectOf(a: AuthFields, at: string): E.Either<string, ProjectRef> {
   return E.right({ name, domain });
 }
 
+/** The auth type: declared, else application credential when its secret is given. */
+function authKindOf(entry: t.TypeOf<typeof CloudEntry>): AuthKind {
+  const declared = entry.auth_type;
+  return declared === 'v3applicationcredential' ||
+    declared === 'application_credential' ||
+    (declared === undefined && str(entry.auth.application_credential_secret) !== undefined)
+    ? 'application_credential'
+    : 'password';
+}
+
 function authOf(entry: t.TypeOf<typeof CloudEntry>, at: string): E.Either<string, CloudAuth> {
   const a = entry.auth;
-  const declared = entry.auth_type;
-  const appCred =
-    declared === 'v3applicationcredential' ||
-    declared === 'application_credential' ||
-    (declared === undefined && str(a.application_credential_secret) !== undefined);
-  if (appCred) {
+  if (authKindOf(entry) === 'application_credential') {
     const secret = str(a.application_credential_secret);
     if (!secret)
       return E.left(
@@ -224,6 +225,10 @@ function parseYamlSafely(text: string): E.Either<string, unknown> {
   }
 }
 
+function isRecord(u: unknown): u is Record<string, unknown> {
+  return typeof u === 'object' && u !== null && !Array.isArray(u);
+}
+
 /** Parses clouds.yaml and selects one cloud by name. */
 export function parseCloudsYaml(
   text: string,
@@ -233,8 +238,12 @@ export function parseCloudsYaml(
   const doc = parseYamlSafely(text);
   if (E.isLeft(doc)) return doc;
   const file = CloudsFile.decode(doc.right);
-  if (E.isLeft(file))
-    return E.left(`clouds.yaml: ${formatErrors(file.left, 'clouds.yaml').join('; ')}`);
+  if (E.isLeft(file)) {
+    const typos = isRecord(doc.right) ? fileKeyProblems(doc.right) : [];
+    return E.left(
+      `clouds.yaml: ${[...typos, ...formatErrors(file.left, 'clouds.yaml')].join('; ')}`,
+    );
+  }
   const clouds = file.right.clouds;
   if (!Object.prototype.hasOwnProperty.call(clouds, cloudName)) {
     const names = Object.keys(clouds);
@@ -243,9 +252,14 @@ export function parseCloudsYaml(
     );
   }
   const at = `clouds.${cloudName}`;
-  const entry = CloudEntry.decode(clouds[cloudName]);
-  if (E.isLeft(entry)) return E.left(`clouds.yaml: ${formatErrors(entry.left, at).join('; ')}`);
+  const raw = clouds[cloudName];
+  const keyProblems = isRecord(raw) ? cloudKeyProblems(raw, at) : [];
+  const entry = CloudEntry.decode(raw);
+  if (E.isLeft(entry))
+    return E.left(`clouds.yaml: ${[...keyProblems, ...formatErrors(entry.left, at)].join('; ')}`);
   const c = entry.right;
+  keyProblems.push(...authKeyProblems(c.auth, authKindOf(c), at));
+  if (keyProblems.length > 0) return E.left(`clouds.yaml: ${keyProblems.join('; ')}`);
   if (c.identity_api_version !== undefined && !/^3(\.\d+)?$/.test(String(c.identity_api_version))) {
     return E.left(`clouds.yaml: ${at}.identity_api_version: only Keystone v3 is supported`);
   }
@@ -261,7 +275,7 @@ export function parseCloudsYaml(
     auth: auth.right,
     region: str(c.region_name),
     interface: interfaceOf(c.interface ?? c.endpoint_type),
-    verify: c.verify ?? true,
+    verify: c.verify ?? c.insecure !== true,
     caCert,
     caCertPath: str(c.cacert),
   });

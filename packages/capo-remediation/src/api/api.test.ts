@@ -187,8 +187,11 @@ describe('OpenStackRemediation API', () => {
     );
   });
 
-  it('drops unknown fields as structural pruning does', () => {
-    const r = decodeOpenStackRemediation({ spec: { minHealthySeconds: 5, colour: 'blue' } });
+  it('drops unknown fields as structural pruning does (fieldValidation Ignore)', () => {
+    const r = decodeOpenStackRemediation(
+      { spec: { minHealthySeconds: 5, colour: 'blue' } },
+      { fieldValidation: 'Ignore' },
+    );
     expect(E.isRight(r) && r.right.spec).not.toHaveProperty('colour');
   });
 });

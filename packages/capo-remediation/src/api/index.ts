@@ -46,6 +46,7 @@ export {
   decodeOpenStackRemediationTemplate,
 } from './openstack-remediation-template.js';
 export type { OpenStackRemediationTemplate } from './openstack-remediation-template.js';
+export type { DecodeOptions, FieldValidation } from './field-validation.js';
 
 import { openStackRemediationCRD } from './openstack-remediation.js';
 import { openStackRemediationTemplateCRD } from './openstack-remediation-template.js';

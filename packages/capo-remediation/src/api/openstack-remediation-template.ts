@@ -1,9 +1,8 @@
 // OpenStackRemediationTemplate: what a MachineHealthCheck's remediation template reference
 // names. Cluster API copies spec.template (metadata + spec) into a new OpenStackRemediation.
-import * as E from 'fp-ts/lib/Either.js';
-import { formatErrors } from '@noderepair/core';
 import { customResourceDefinition, type CustomResourceDefinition } from './crd.js';
-import { API_VERSION, TEMPLATE_KIND } from './group-version.js';
+import { kindDecoder } from './field-validation.js';
+import { TEMPLATE_KIND } from './group-version.js';
 import { templateMetadataNode, topLevelMetadata, typeMetaFields } from './object-meta.js';
 import { remediationSpecNode } from './remediation-spec.js';
 import { s } from './schema/index.js';
@@ -44,13 +43,11 @@ export function openStackRemediationTemplateCRD(): CustomResourceDefinition {
   });
 }
 
-export function decodeOpenStackRemediationTemplate(
-  u: unknown,
-): E.Either<string, OpenStackRemediationTemplate> {
-  const r = OpenStackRemediationTemplateCodec.decode(u);
-  return E.isLeft(r)
-    ? E.left(
-        `invalid ${API_VERSION} ${TEMPLATE_KIND}: ${formatErrors(r.left, 'object').join('; ')}`,
-      )
-    : E.right(r.right);
-}
+/**
+ * Decodes (and defaults) an OpenStackRemediationTemplate, with an error that names each bad field.
+ * Unknown fields are errors unless `fieldValidation: 'Ignore'` (objects from the apiserver).
+ */
+export const decodeOpenStackRemediationTemplate = kindDecoder(
+  TEMPLATE_KIND,
+  OpenStackRemediationTemplateCodec,
+);

@@ -1,9 +1,8 @@
 // OpenStackRemediation: created by Cluster API's MachineHealthCheck from the template, named
 // after the unhealthy Machine; our controller drives it.
-import * as E from 'fp-ts/lib/Either.js';
-import { formatErrors } from '@noderepair/core';
 import { customResourceDefinition, type CustomResourceDefinition } from './crd.js';
-import { API_VERSION, REMEDIATION_KIND } from './group-version.js';
+import { kindDecoder } from './field-validation.js';
+import { REMEDIATION_KIND } from './group-version.js';
 import { topLevelMetadata, typeMetaFields } from './object-meta.js';
 import { remediationSpecNode } from './remediation-spec.js';
 import { remediationStatusNode } from './remediation-status.js';
@@ -66,12 +65,8 @@ export function openStackRemediationCRD(): CustomResourceDefinition {
   });
 }
 
-/** Decodes (and defaults) an OpenStackRemediation, with an error that names each bad field. */
-export function decodeOpenStackRemediation(u: unknown): E.Either<string, OpenStackRemediation> {
-  const r = OpenStackRemediationCodec.decode(u);
-  return E.isLeft(r)
-    ? E.left(
-        `invalid ${API_VERSION} ${REMEDIATION_KIND}: ${formatErrors(r.left, 'object').join('; ')}`,
-      )
-    : E.right(r.right);
-}
+/**
+ * Decodes (and defaults) an OpenStackRemediation, with an error that names each bad field.
+ * Unknown fields are errors unless `fieldValidation: 'Ignore'` (objects from the apiserver).
+ */
+export const decodeOpenStackRemediation = kindDecoder(REMEDIATION_KIND, OpenStackRemediationCodec);

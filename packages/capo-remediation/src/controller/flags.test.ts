@@ -54,7 +54,23 @@ describe('parseFlags', () => {
   });
 
   it('names the bad flag', () => {
-    expect(parseFlags(['--bogus'], {})).toEqual(E.left('unknown flag --bogus (see --help)'));
+    const known =
+      'known flags: --kubeconfig, --leader-elect, --leader-election-id, --leader-election-namespace, --metrics-bind-address, --health-probe-bind-address, --namespace, --concurrency, --default-identity-secret, --default-cloud-name, --workload-cluster-access, --help';
+    expect(parseFlags(['--bogus'], {})).toEqual(
+      E.left(`unknown flag --bogus; ${known} (see --help)`),
+    );
+    expect(parseFlags(['--leader-elections-namespace=x'], {})).toEqual(
+      E.left(
+        `unknown flag --leader-elections-namespace (did you mean --leader-election-namespace?); ${known} (see --help)`,
+      ),
+    );
+    expect(parseFlags(['-x'], {})).toEqual(E.left(`unknown flag -x; ${known} (see --help)`));
+    expect(parseFlags(['namespace=capi'], {})).toEqual(
+      E.left('unexpected argument "namespace=capi" (flags start with --) (see --help)'),
+    );
+    expect(parseFlags(['--kubeconfig', '--leader-elect'], {})).toEqual(
+      E.left('--kubeconfig needs a value'),
+    );
     expect(parseFlags(['--metrics-bind-address=8080'], {})).toEqual(
       E.left('--metrics-bind-address: expected [host]:port or 0, got "8080"'),
     );
@@ -74,5 +90,8 @@ describe('parseFlags', () => {
       E.right({ workloadClusterAccess: 'management' }),
     );
     expect(parseFlags(['--help'], {})).toEqual(E.right('help'));
+    expect(parseFlags(['-h'], {})).toEqual(E.right('help'));
+    expect(parseFlags(['--leader-elect=true'], {})).toMatchObject(E.right({ leaderElect: true }));
+    expect(parseFlags(['--leader-elect=false'], {})).toMatchObject(E.right({ leaderElect: false }));
   });
 });

@@ -1,6 +1,8 @@
 // Command line and environment of the controller process, parsed into one value with errors
-// that name the flag. Flags win over the environment.
+// that name the flag. Flags win over the environment. node:util parseArgs in strict mode (core's
+// parseFlagsStrict), as every noderepair command line: an unknown flag is an error naming it.
 import * as E from 'fp-ts/lib/Either.js';
+import { parseFlagsStrict, type FlagOptions } from '@noderepair/core';
 import { WORKLOAD_CLUSTER_ACCESS, type WorkloadClusterAccess } from './workload-clusters.js';
 
 export interface BindAddress {
@@ -55,83 +57,86 @@ export function parseBindAddress(
   return E.right({ host: m[1] === '' ? undefined : m[1], port });
 }
 
+const FLAGS = {
+  kubeconfig: { type: 'string' },
+  'leader-elect': { type: 'boolean' },
+  'leader-election-id': { type: 'string' },
+  'leader-election-namespace': { type: 'string' },
+  'metrics-bind-address': { type: 'string' },
+  'health-probe-bind-address': { type: 'string' },
+  namespace: { type: 'string' },
+  concurrency: { type: 'string' },
+  'default-identity-secret': { type: 'string' },
+  'default-cloud-name': { type: 'string' },
+  'workload-cluster-access': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies FlagOptions;
+
+/**
+ * Go controllers accept `--leader-elect=true|false`; parseArgs takes no value for a switch,
+ * so the value is read here. `--` (pnpm run passes it through) is dropped.
+ */
+function normalise(argv: readonly string[]): E.Either<string, string[]> {
+  const out: string[] = [];
+  for (const a of argv) {
+    if (a === '--') continue;
+    const m = /^--leader-elect=(.*)$/.exec(a);
+    if (!m) out.push(a);
+    else if (m[1] === 'true') out.push('--leader-elect');
+    else if (m[1] !== 'false')
+      return E.left(`--leader-elect: expected true or false, got ${JSON.stringify(m[1])}`);
+  }
+  return E.right(out);
+}
+
 export function parseFlags(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): E.Either<string, ControllerFlags | 'help'> {
-  const values = new Map<string, string>();
-  const booleans = new Set(['leader-elect']);
-  const known = new Set([
-    'kubeconfig',
-    'leader-elect',
-    'leader-election-id',
-    'leader-election-namespace',
-    'metrics-bind-address',
-    'health-probe-bind-address',
-    'namespace',
-    'concurrency',
-    'default-identity-secret',
-    'default-cloud-name',
-    'workload-cluster-access',
-  ]);
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] as string;
-    if (a === '--help' || a === '-h') return E.right('help');
-    if (a === '--') continue; // pnpm run passes the separator through
-    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(a);
-    if (!m) return E.left(`unexpected argument ${JSON.stringify(a)} (see --help)`);
-    const name = m[1] as string;
-    if (!known.has(name)) return E.left(`unknown flag --${name} (see --help)`);
-    let value = m[2];
-    if (value === undefined) {
-      if (booleans.has(name)) value = 'true';
-      else {
-        const next = argv[i + 1];
-        if (next === undefined || next.startsWith('--')) return E.left(`--${name} needs a value`);
-        value = next;
-        i++;
-      }
-    }
-    values.set(name, value);
-  }
-  const leaderElect = values.get('leader-elect') ?? 'false';
-  if (leaderElect !== 'true' && leaderElect !== 'false')
-    return E.left(`--leader-elect: expected true or false, got ${JSON.stringify(leaderElect)}`);
+  const args = normalise(argv);
+  if (E.isLeft(args)) return args;
+  const parsed = parseFlagsStrict(args.right, FLAGS);
+  if (E.isLeft(parsed))
+    return E.left(
+      /^unknown|^unexpected/.test(parsed.left) ? `${parsed.left} (see --help)` : parsed.left,
+    );
+  const values = parsed.right;
+  if (values.help === true) return E.right('help');
   const metrics = parseBindAddress(
     'metrics-bind-address',
-    values.get('metrics-bind-address') ?? ':8080',
+    values['metrics-bind-address'] ?? ':8080',
   );
   if (E.isLeft(metrics)) return metrics;
   const probes = parseBindAddress(
     'health-probe-bind-address',
-    values.get('health-probe-bind-address') ?? ':8081',
+    values['health-probe-bind-address'] ?? ':8081',
   );
   if (E.isLeft(probes)) return probes;
   if (probes.right === undefined)
     return E.left('--health-probe-bind-address: the probes cannot be disabled');
-  const concurrency = Number(values.get('concurrency') ?? '4');
+  const concurrency = Number(values.concurrency ?? '4');
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
     return E.left(
-      `--concurrency: expected an integer 1-64, got ${JSON.stringify(values.get('concurrency'))}`,
+      `--concurrency: expected an integer 1-64, got ${JSON.stringify(values.concurrency)}`,
     );
-  const access = values.get('workload-cluster-access') ?? 'auto';
+  const access = values['workload-cluster-access'] ?? 'auto';
   if (!(WORKLOAD_CLUSTER_ACCESS as readonly string[]).includes(access))
     return E.left(
       `--workload-cluster-access: expected one of ${WORKLOAD_CLUSTER_ACCESS.join(', ')}, got ${JSON.stringify(access)}`,
     );
   const podNamespace = env['POD_NAMESPACE'] || undefined;
   return E.right({
-    kubeconfig: values.get('kubeconfig') ?? (env['KUBECONFIG'] || undefined),
-    leaderElect: leaderElect === 'true',
-    leaderElectionId: values.get('leader-election-id') ?? 'capo-remediation.noderepair.dev',
-    leaderElectionNamespace: values.get('leader-election-namespace') ?? podNamespace ?? 'default',
+    kubeconfig: values.kubeconfig ?? (env['KUBECONFIG'] || undefined),
+    leaderElect: values['leader-elect'] === true,
+    leaderElectionId: values['leader-election-id'] ?? 'capo-remediation.noderepair.dev',
+    leaderElectionNamespace: values['leader-election-namespace'] ?? podNamespace ?? 'default',
     metricsBindAddress: metrics.right,
     healthProbeBindAddress: probes.right,
-    namespace: values.get('namespace') ?? (env['WATCH_NAMESPACE'] || undefined),
+    namespace: values.namespace ?? (env['WATCH_NAMESPACE'] || undefined),
     identity: env['POD_NAME'] || `capo-remediation-${process.pid}`,
     concurrency,
-    defaultIdentitySecret: values.get('default-identity-secret'),
-    defaultCloudName: values.get('default-cloud-name') ?? 'openstack',
+    defaultIdentitySecret: values['default-identity-secret'],
+    defaultCloudName: values['default-cloud-name'] ?? 'openstack',
     workloadClusterAccess: access as WorkloadClusterAccess,
   });
 }

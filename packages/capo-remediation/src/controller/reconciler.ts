@@ -140,7 +140,8 @@ export class RemediationReconciler {
       if (e instanceof NotFoundError) return;
       throw e;
     }
-    const decoded = decodeOpenStackRemediation(raw);
+    // From the apiserver: already pruned against the CRD it serves (see field-validation.ts).
+    const decoded = decodeOpenStackRemediation(raw, { fieldValidation: 'Ignore' });
     if (E.isLeft(decoded)) {
       await this.opts.events.record(raw, {
         type: 'Warning',

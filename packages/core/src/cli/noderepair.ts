@@ -4,10 +4,10 @@
 // `noderepair run` runs the standalone auto-repair controller (see run.ts).
 import { realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { either } from 'fp-ts';
 import YAML from 'yaml';
+import { parseFlagsStrict } from '../codec/args.js';
 import { resolveRepairPolicy } from '../health/policy.js';
 import { parseDuration } from '../health/time.js';
 import { formatDecisionText, simulate } from './simulate.js';
@@ -43,24 +43,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`noderepair: unknown command "${command}"\n${usage}`);
     return 2;
   }
-  let values: { policy?: string; trace?: string; json?: boolean; horizon?: string; help?: boolean };
-  try {
-    values = parseArgs({
-      args: rest,
-      options: {
-        policy: { type: 'string' },
-        trace: { type: 'string' },
-        json: { type: 'boolean' },
-        horizon: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (e) {
-    io.stderr(`noderepair simulate: ${(e as Error).message}\n${usage}`);
+  const parsed = parseFlagsStrict(rest, {
+    policy: { type: 'string' },
+    trace: { type: 'string' },
+    json: { type: 'boolean' },
+    horizon: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (either.isLeft(parsed)) {
+    io.stderr(`noderepair simulate: ${parsed.left}\n${usage}`);
     return 2;
   }
+  const values = parsed.right;
   if (values.help === true) {
     io.stdout(usage);
     return 0;

@@ -2,11 +2,11 @@
 // (or the in-cluster service account) and a policy file, then runs a Manager with the
 // auto-repair controller, probes, metrics and optional leader election until SIGTERM.
 import { hostname } from 'node:os';
-import { parseArgs } from 'node:util';
 import { either } from 'fp-ts';
 import { KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
 import { addAutoRepairController } from '../autorepair/controller.js';
+import { parseFlagsStrict } from '../codec/args.js';
 import { resolveRepairPolicy, type RepairPolicy } from '../health/policy.js';
 import { DryRunRebootProvider, type RebootProvider } from '../health/provider.js';
 import { createKubeClient } from '../kube/client-node/index.js';
@@ -66,28 +66,20 @@ export function parseRunArgs(
   args: string[],
   env: Record<string, string | undefined> = {},
 ): either.Either<string, RunConfig> {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    values = parseArgs({
-      args,
-      options: {
-        policy: { type: 'string' },
-        kubeconfig: { type: 'string' },
-        'dry-run': { type: 'boolean' },
-        'leader-elect': { type: 'boolean' },
-        'leader-election-namespace': { type: 'string' },
-        'leader-election-id': { type: 'string' },
-        'metrics-bind-address': { type: 'string' },
-        'health-probe-bind-address': { type: 'string' },
-        'label-selector': { type: 'string' },
-        provider: { type: 'string' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (e) {
-    return either.left((e as Error).message);
-  }
+  const parsed = parseFlagsStrict(args, {
+    policy: { type: 'string' },
+    kubeconfig: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    'leader-elect': { type: 'boolean' },
+    'leader-election-namespace': { type: 'string' },
+    'leader-election-id': { type: 'string' },
+    'metrics-bind-address': { type: 'string' },
+    'health-probe-bind-address': { type: 'string' },
+    'label-selector': { type: 'string' },
+    provider: { type: 'string' },
+  });
+  if (either.isLeft(parsed)) return parsed;
+  const values: Record<string, string | boolean | undefined> = parsed.right;
   const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
   const policyPath = str('policy');
   if (policyPath === undefined) return either.left('--policy is required');

@@ -1,12 +1,15 @@
 // The simulator's trace format: JSON Lines, one observation of one node per line
 // (documented in packages/core/docs/simulate.md). Operators export their own history into it.
+// Lines are decoded strictly: a misspelt field (`conditons`) is an error naming it, never a
+// node observed without conditions (which the simulator would cordon and reboot).
 import * as t from 'io-ts';
 import { either } from 'fp-ts';
 import { IsoTime } from '../health/time.js';
 import { formatValidationErrors } from '../health/errors.js';
 import type { NodeConditionSnapshot, NodeSnapshot } from '../health/node.js';
 import type { TimedObservation } from '../health/runner.js';
-import type { RemediationStepKind } from '../health/policy.js';
+import { RemediationStepKind } from '../health/policy.js';
+import { strict } from '../codec/strict.js';
 
 const TraceCondition = t.intersection([
   t.type({ type: t.string, status: t.keyof({ True: null, False: null, Unknown: null }) }),
@@ -21,6 +24,14 @@ const TraceCondition = t.intersection([
 const ActionResultInput = t.keyof({ Succeeded: null, Failed: null, Crash: null }, 'ActionResult');
 export type TraceActionResult = t.TypeOf<typeof ActionResultInput>;
 
+/** One optional result per ladder action, derived from the action kinds so none is missed. */
+const ActionResults = t.partial(
+  Object.fromEntries(
+    Object.keys(RemediationStepKind.keys).map((k) => [k, ActionResultInput]),
+  ) as Record<RemediationStepKind, typeof ActionResultInput>,
+  'ActionResults',
+);
+
 export const TraceLine = t.intersection(
   [
     t.type({ time: IsoTime, node: t.string }),
@@ -31,7 +42,8 @@ export const TraceLine = t.intersection(
       taints: t.array(
         t.intersection([
           t.type({ key: t.string, effect: t.string }),
-          t.partial({ value: t.string }),
+          // timeAdded: as `kubectl get node -o json` shows NoExecute taints (not used).
+          t.partial({ value: t.string, timeAdded: IsoTime }),
         ]),
       ),
       unschedulable: t.boolean,
@@ -39,16 +51,13 @@ export const TraceLine = t.intersection(
       deleted: t.boolean,
       leaseRenewTime: IsoTime,
       /** Outcome of repair actions issued from this line on, per action; sticky until changed. */
-      results: t.partial({
-        SoftReboot: ActionResultInput,
-        HardReboot: ActionResultInput,
-        Replace: ActionResultInput,
-      }),
+      results: ActionResults,
     }),
   ],
   'TraceLine',
 );
 export type TraceLine = t.TypeOf<typeof TraceLine>;
+const StrictTraceLine = strict(TraceLine);
 
 export interface ParsedTrace {
   observations: TimedObservation[];
@@ -77,7 +86,7 @@ export function parseTrace(text: string): either.Either<string, ParsedTrace> {
       problems.push(`line ${i + 1}: not valid JSON`);
       return;
     }
-    const d = TraceLine.decode(json);
+    const d = StrictTraceLine.decode(json);
     if (either.isLeft(d)) problems.push(`line ${i + 1}: ${formatValidationErrors(d.left)}`);
     else lines.push({ n: i + 1, line: d.right });
   });

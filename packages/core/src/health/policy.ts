@@ -1,12 +1,14 @@
 // The repair policy: what counts as unhealthy, how long to wait, which repairs to try in
 // which order, and the brakes (flap memory, storm guard, pause annotations, dry-run).
 // Users write it as YAML/JSON with durations as text ("10m") or seconds; every field has a
-// default, so `{}` is a complete, conservative policy.
+// default, so `{}` is a complete, conservative policy. An unknown field is an error naming it
+// (a typo must never silently keep a default), checked from the codec's shape at every level.
 import * as t from 'io-ts';
 import { either } from 'fp-ts';
 import { pipe } from 'fp-ts/lib/function.js';
 import { DurationMs } from './time.js';
 import { formatValidationErrors } from './errors.js';
+import { strict } from '../codec/strict.js';
 
 /**
  * The repairs the escalation ladder can name, cheapest first by convention. Rebuild reinstalls
@@ -209,7 +211,7 @@ export function ladderProblems(ladder: readonly LadderStep[]): string[] {
 /** Validates a user policy and fills the defaults. Left carries a readable message naming the field. */
 export function resolveRepairPolicy(input: unknown): either.Either<string, RepairPolicy> {
   return pipe(
-    RepairPolicyInput.decode(input ?? {}),
+    strict(RepairPolicyInput).decode(input ?? {}),
     either.mapLeft((errs) => `invalid repair policy: ${formatValidationErrors(errs)}`),
     either.chain((p) => {
       const d = defaultRepairPolicy;

@@ -1,5 +1,6 @@
 // Command-line parsing, pure: argv in, a command or a usage error out.
 import { parseArgs } from 'node:util';
+import { describeFlagError } from '@noderepair/core/codec';
 import { FORMATS, type Format } from '../formats/index.js';
 
 export const USAGE = `Usage:
@@ -24,23 +25,21 @@ export type Parsed = { readonly ok: true; readonly command: Command } | { readon
 
 const isFormat = (s: string): s is Format => (FORMATS as readonly string[]).includes(s);
 
+const OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  out: { type: 'string', short: 'o' },
+  format: { type: 'string', short: 'f' },
+  'template-name': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export function parseCommand(argv: readonly string[]): Parsed {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        config: { type: 'string', short: 'c' },
-        out: { type: 'string', short: 'o' },
-        format: { type: 'string', short: 'f' },
-        'template-name': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: OPTIONS });
   } catch (e) {
-    return { ok: false, error: e instanceof Error ? e.message : String(e) };
+    // Names the flag (and the one probably meant), as every noderepair command line does.
+    return { ok: false, error: describeFlagError(e, OPTIONS) };
   }
   const { values, positionals } = parsed;
   const [verb, ...extra] = positionals;

@@ -47,6 +47,10 @@ describe('parseCommand', () => {
     const r = parseCommand(['validate', '--config', 'c', '--verbose']);
     expect(r.ok).toBe(false);
     expect(!r.ok && r.error).toMatch(/--verbose/);
+    expect(parseCommand(['validate', '--confg', 'c'])).toEqual({
+      ok: false,
+      error: 'unknown flag --confg (did you mean --config?); known flags: --config, --out, --format, --template-name, --help',
+    });
   });
 
   it('parses generate with defaults', () => {

@@ -1,32 +1,8 @@
 // io-ts codecs for the config file as a person writes it: every field optional (defaults fill
-// the gaps), unknown fields rejected so a typo like "persistant" is an error, not a silent default.
+// the gaps), unknown fields rejected at every level (core's strict(), from the codecs' shape) so
+// a typo like "persistant" is an error, not a silent default.
 import * as t from 'io-ts';
-import { either } from 'fp-ts';
-
-/** An object codec whose props are all optional and which rejects keys it does not know. */
-export function closedPartial<P extends t.Props>(props: P, name: string): t.Type<t.TypeOfPartialProps<P>, unknown, unknown> {
-  const inner = t.partial(props);
-  const known = new Set(Object.keys(props));
-  return new t.Type<t.TypeOfPartialProps<P>, unknown, unknown>(
-    name,
-    (u): u is t.TypeOfPartialProps<P> => inner.is(u),
-    (u, c) => {
-      if (typeof u !== 'object' || u === null || Array.isArray(u)) return t.failure(u, c);
-      const unknownKeys = Object.keys(u).filter((k) => !known.has(k));
-      if (unknownKeys.length > 0) {
-        return t.failures(
-          unknownKeys.map((k) => ({
-            value: (u as Record<string, unknown>)[k],
-            context: [...c, { key: k, type: t.never, actual: (u as Record<string, unknown>)[k] }],
-            message: `unknown field "${k}" (known: ${[...known].join(', ')})`,
-          })),
-        );
-      }
-      return either.map((v: t.TypeOfPartialProps<P>) => v)(inner.validate(u, c));
-    },
-    (a) => a,
-  );
-}
+import { strict } from '@noderepair/core/codec';
 
 const seconds = t.Int;
 
@@ -41,35 +17,36 @@ const monitorSettings = {
   failureThreshold: t.Int,
   bootGraceSeconds: seconds,
   killGraceSeconds: seconds,
-  restartBudget: closedPartial({ maxRestarts: t.Int, windowSeconds: seconds }, 'RestartBudget'),
-  backoff: closedPartial({ initialSeconds: seconds, maxSeconds: seconds }, 'Backoff'),
+  restartBudget: t.partial({ maxRestarts: t.Int, windowSeconds: seconds }, 'RestartBudget'),
+  backoff: t.partial({ initialSeconds: seconds, maxSeconds: seconds }, 'Backoff'),
   restartSec: seconds,
 };
 
-export const RawMonitorSettings = closedPartial(monitorSettings, 'MonitorSettings');
+export const RawMonitorSettings = t.partial(monitorSettings, 'MonitorSettings');
 
 export const RawHealthMonitor = t.intersection(
   [
     t.type({ name: t.string, unit: t.string, check: RawHealthCheck }),
-    closedPartial({ name: t.string, unit: t.string, check: t.unknown, ...monitorSettings }, 'HealthMonitor'),
+    t.partial(monitorSettings, 'HealthMonitor'),
   ],
   'HealthMonitor',
 );
 
-export const RawConfig = closedPartial(
+/** The whole file; strict, so nested levels (monitors, their checks) reject unknown keys too. */
+export const RawConfig = strict(t.partial(
   {
     volatile: t.array(t.string),
     persistent: t.array(t.string),
     tmpfsSize: t.string,
     stateDir: t.string,
-    containerRuntime: closedPartial({ unit: t.string, endpoint: t.string }, 'ContainerRuntime'),
+    containerRuntime: t.partial({ unit: t.string, endpoint: t.string }, 'ContainerRuntime'),
     /** Applied to every monitor (listed or default) before its own settings. */
     monitorDefaults: RawMonitorSettings,
     /** Replaces the default kubelet + container-runtime monitors; [] disables monitoring. */
     healthMonitors: t.array(RawHealthMonitor),
   },
   'OverlayConfig',
-);
+));
 
 export type RawConfig = t.TypeOf<typeof RawConfig>;
 export type RawHealthMonitor = t.TypeOf<typeof RawHealthMonitor>;

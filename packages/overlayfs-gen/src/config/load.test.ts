@@ -21,13 +21,22 @@ describe('parseConfig', () => {
 
   it('names an unknown field and lists the known ones', () => {
     expect(messages('persistant: [/etc/kubernetes]')).toEqual([
-      'persistant: unknown field "persistant" (known: volatile, persistent, tmpfsSize, stateDir, containerRuntime, monitorDefaults, healthMonitors) [rule: unknown-field]',
+      'persistant: unknown field "persistant" (did you mean "persistent"?); known fields: volatile, persistent, tmpfsSize, stateDir, containerRuntime, monitorDefaults, healthMonitors [rule: unknown-field]',
     ]);
   });
 
   it('names a nested unknown field', () => {
     expect(messages('healthMonitors: [{name: a, unit: a.service, check: {type: http, url: "http://x/"}, treshold: 3}]')[0]).toMatch(
       /^healthMonitors\[0\]\.treshold: unknown field/,
+    );
+  });
+
+  it('names an unknown field inside a health check (the check types were open before)', () => {
+    expect(messages('healthMonitors: [{name: a, unit: a.service, check: {type: http, url: "http://x/", timeout: 5}}]')).toEqual([
+      'healthMonitors[0].check.timeout: unknown field "timeout"; known fields: type, url [rule: unknown-field]',
+    ]);
+    expect(messages('healthMonitors: [{name: a, unit: a.service, check: {type: exec, comand: [true]}}]')[0]).toBe(
+      'healthMonitors[0].check.comand: unknown field "comand" (did you mean "command"?); known fields: type, command [rule: unknown-field]',
     );
   });
 

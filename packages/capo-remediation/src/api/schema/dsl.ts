@@ -1,9 +1,12 @@
 // A tiny schema DSL: every node knows its OpenAPI v3 form (for the CRD) and its io-ts codec
 // (for the controller), so the two cannot drift. Codecs check what the apiserver checks
 // (types, enums, patterns, bounds, required fields, CEL rules through a TypeScript twin),
-// apply the same defaults, and drop unknown fields as structural pruning does.
+// apply the same defaults, and drop unknown fields as structural pruning does. Each codec also
+// carries its key shape (core's withShape), so core's strict() can reject the unknown fields of
+// a document a user wrote, where pruning would silently drop a misspelt field.
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
+import { arrayShape, objectShape, recordShape, shapeOf, withShape } from '@noderepair/core';
 import type { JSONSchemaProps, ValidationRule } from './openapi.js';
 
 export interface Node<A> {
@@ -126,7 +129,7 @@ export function boolean(o: Common = {}): Node<boolean> {
 
 /** A map of strings (labels, annotations). */
 export function stringMap(o: Common = {}): Node<Record<string, string>> {
-  return node(
+  const n = node<Record<string, string>>(
     'map<string,string>',
     withCommon({ type: 'object', additionalProperties: { type: 'string' } }, o),
     (u, c) => {
@@ -138,6 +141,8 @@ export function stringMap(o: Common = {}): Node<Record<string, string>> {
       return t.success(u as Record<string, string>);
     },
   );
+  withShape(n.codec, recordShape());
+  return n;
 }
 
 /** Any object, kept as it is (x-kubernetes-preserve-unknown-fields). */
@@ -176,7 +181,7 @@ export function array<A>(item: Node<A>, o: ArrayOptions = {}): Node<A[]> {
     },
     o,
   );
-  return node<A[]>(`Array<${item.codec.name}>`, props, (u, c) => {
+  const n = node<A[]>(`Array<${item.codec.name}>`, props, (u, c) => {
     if (!Array.isArray(u)) return t.failure(u, c, 'expected an array');
     if (o.minItems !== undefined && u.length < o.minItems)
       return t.failure(u, c, `must have at least ${o.minItems} items`);
@@ -205,6 +210,8 @@ export function array<A>(item: Node<A>, o: ArrayOptions = {}): Node<A[]> {
     }
     return t.success(out);
   });
+  withShape(n.codec, arrayShape(shapeOf(item.codec)));
+  return n;
 }
 
 // ---- objects ---------------------------------------------------------------------------
@@ -295,7 +302,7 @@ export function object<F extends Fields>(
     },
     o,
   );
-  return node<ObjectType<F>>('object', props, (u, c) => {
+  const n = node<ObjectType<F>>('object', props, (u, c) => {
     if (typeof u !== 'object' || u === null || Array.isArray(u))
       return t.failure(u, c, 'expected an object');
     const src = u as Record<string, unknown>;
@@ -337,4 +344,8 @@ export function object<F extends Fields>(
     }
     return t.success(value);
   });
+  // Closed, as a structural schema is: only the declared fields.
+  const shapes = Object.entries(fields).map(([k, f]) => [k, shapeOf(f.node.codec)] as const);
+  withShape(n.codec, objectShape(Object.fromEntries(shapes)));
+  return n;
 }

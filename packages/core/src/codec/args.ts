@@ -1,0 +1,63 @@
+// Command-line flags are user input too: node:util parseArgs in strict mode (an unknown flag,
+// a missing value or a stray argument is an error), with messages that name the flag and, for
+// a misspelt one, the flag probably meant. Used by every noderepair command line.
+import * as E from 'fp-ts/lib/Either.js';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { closestName } from './unknown-fields.js';
+
+export type FlagOptions = NonNullable<ParseArgsConfig['options']>;
+
+type Parsed<O extends FlagOptions> = ReturnType<
+  typeof parseArgs<{ options: O; strict: true; allowPositionals: false }>
+>['values'];
+
+/** The flag a parseArgs error message quotes: its long form when given, else `-f`. */
+function quotedFlag(message: string): string | undefined {
+  return /--[^'\s=,<]+/.exec(message)?.[0] ?? /'(-[^'\s=,<]+)/.exec(message)?.[1];
+}
+
+function knownFlags(options: FlagOptions): string[] {
+  return Object.keys(options).map((k) => `--${k}`);
+}
+
+/** A parseArgs error as one line naming the flag: unknown (with the likely spelling), value missing, or a stray argument. */
+export function describeFlagError(e: unknown, options: FlagOptions): string {
+  const err = e as { code?: string; message?: string };
+  const message = err.message ?? String(e);
+  const flag = quotedFlag(message);
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+      if (flag === undefined) break;
+      const meant = flag.startsWith('--')
+        ? closestName(flag.slice(2), Object.keys(options))
+        : undefined;
+      return `unknown flag ${flag}${meant !== undefined ? ` (did you mean --${meant}?)` : ''}; known flags: ${knownFlags(options).join(', ')}`;
+    }
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
+      if (flag === undefined) break;
+      return /does not take an argument/.test(message)
+        ? `${flag} takes no value`
+        : `${flag} needs a value`;
+    }
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL': {
+      const arg = /'([^']*)'/.exec(message)?.[1];
+      if (arg === undefined) break;
+      return `unexpected argument ${JSON.stringify(arg)} (flags start with --)`;
+    }
+  }
+  return message.split('\n')[0] ?? message;
+}
+
+/** parseArgs with strict: true and no positionals; Left is describeFlagError's line. */
+export function parseFlagsStrict<O extends FlagOptions>(
+  args: readonly string[],
+  options: O,
+): E.Either<string, Parsed<O>> {
+  try {
+    return E.right(
+      parseArgs({ args: [...args], options, strict: true, allowPositionals: false }).values,
+    );
+  } catch (e) {
+    return E.left(describeFlagError(e, options));
+  }
+}

@@ -80,12 +80,16 @@ export function configCredentials(
     async credentials(): Promise<Credentials> {
       const auth = cfg.auth;
       if (auth.type === 'plugin') {
-        plugin ??= pluginSource(auth.kubeconfig.reveal());
-        plugin.catch(() => (plugin = undefined));
+        if (plugin === undefined) {
+          plugin = pluginSource(auth.kubeconfig.reveal());
+          plugin.catch(() => (plugin = undefined)); // a failed import or load: try again next time
+        }
         return (await plugin).credentials();
       }
-      tls ??= staticTls();
-      tls.catch(() => (tls = undefined)); // a missing file may appear later: read again
+      if (tls === undefined) {
+        tls = staticTls();
+        tls.catch(() => (tls = undefined)); // a missing file may appear later: read again
+      }
       const material = await tls;
       switch (auth.type) {
         case 'none':

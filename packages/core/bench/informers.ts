@@ -7,7 +7,8 @@ import {
   type HttpTransport,
   type KubeNode,
 } from '../src/kube/index.js';
-import { ClientNodeTransport } from '../src/kube/client-node/transport.js';
+import { clientNodeCredentials } from '../src/kube/client-node/credentials.js';
+import { HttpsTransport } from '../src/kube/https-transport.js';
 import { createInformer } from '../src/runtime/index.js';
 import { projectNode } from './nodes.js';
 
@@ -57,7 +58,7 @@ export async function benchOurs(
   projection: boolean,
   steadyWindowMs: number,
 ): Promise<InformerResult> {
-  const http = new ClientNodeTransport(kc);
+  const http = new HttpsTransport(clientNodeCredentials(kc));
   const transport = counting(http);
   const client = new RestKubeClient(transport);
   heap();

@@ -4,16 +4,16 @@
 import { realpathSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { KubeConfig } from '@kubernetes/client-node';
-import { createKubeClient, Manager } from '@noderepair/core';
+import { createKubeClient, inClusterConfig, loadKubeConfig, Manager } from '@noderepair/core';
 import * as E from 'fp-ts/lib/Either.js';
 import { addRemediationController } from './controller.js';
 import { parseFlags, USAGE, type ControllerFlags } from './flags.js';
 
 export async function run(flags: ControllerFlags): Promise<void> {
-  const kubeConfig = new KubeConfig();
-  if (flags.kubeconfig) kubeConfig.loadFromFile(flags.kubeconfig);
-  else kubeConfig.loadFromCluster();
+  // Core's loader: @kubernetes/client-node is imported only for exec/auth-provider plugins.
+  const kubeConfig = flags.kubeconfig
+    ? await loadKubeConfig({ path: flags.kubeconfig })
+    : await inClusterConfig();
   const client = createKubeClient(kubeConfig);
   const manager = new Manager({
     name: 'capo-remediation',

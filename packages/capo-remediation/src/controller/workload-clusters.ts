@@ -9,7 +9,6 @@
 //                      self-hosted cluster, or Machines without Cluster API's Secret)
 //   kubeconfig-secret  the Secret, required (a missing one is a TargetResolved=False message)
 //   management         always the management cluster (its Nodes are the workload's)
-import { KubeConfig } from '@kubernetes/client-node';
 import {
   createInformer,
   createKubeClient,
@@ -17,6 +16,7 @@ import {
   kubeDrainPort,
   NodeResource,
   NotFoundError,
+  parseKubeConfig,
   type DrainPort,
   type EventSource,
   type KubeClient,
@@ -46,7 +46,7 @@ export interface WorkloadClustersOptions<V> {
   readonly management: KubeClient;
   readonly access?: WorkloadClusterAccess;
   readonly log: RuntimeLogger;
-  /** Builds a client from kubeconfig text; default: core's client-node adapter. */
+  /** Builds a client from kubeconfig text; default: core's kubeconfig loader and client. */
   readonly connect?: (kubeconfig: string) => ClosableClient;
   /** Watch each workload cluster's Nodes into these sources, cached through `transform`. */
   readonly watchNodes?: {
@@ -136,11 +136,9 @@ export class WorkloadClusters<V = never> {
     }
     const text = kubeconfigFromSecret(secret);
     if (E.isLeft(text)) return text;
-    const client = this.connect(text.right);
-    if (client === undefined)
-      return E.left(
-        `Secret ${namespace}/${name}: key value could not be loaded as a kubeconfig (expected a current-context with a cluster server and a user)`,
-      );
+    const connected = this.connect(text.right, `Secret ${namespace}/${name} key value`);
+    if (E.isLeft(connected)) return connected;
+    const client = connected.right;
     this.forget(key); // the Secret changed: drop the client built from the old content
     if (this.closed) {
       client.close();
@@ -169,16 +167,16 @@ export class WorkloadClusters<V = never> {
     for (const k of [...this.entries.keys()]) this.forget(k);
   }
 
-  private connect(text: string): ClosableClient | undefined {
+  private connect(text: string, source: string): E.Either<string, ClosableClient> {
+    const fallback = `${source} could not be loaded as a kubeconfig (expected a current-context with a cluster server and a user)`;
     try {
-      if (this.opts.connect) return this.opts.connect(text);
-      const kc = new KubeConfig();
-      kc.loadFromString(text);
-      if (kc.getCurrentCluster()?.server === undefined) return undefined;
-      return createKubeClient(kc);
+      if (this.opts.connect) return E.right(this.opts.connect(text));
+      // Core's loader: its messages name fields, never values (tokens, keys).
+      const cfg = parseKubeConfig(text, { source });
+      return E.isLeft(cfg) ? cfg : E.right(createKubeClient(cfg.right));
     } catch {
-      // The parser's message may quote the document (tokens, keys): never pass it on.
-      return undefined;
+      // A custom connect's message may quote the document (tokens, keys): never pass it on.
+      return E.left(fallback);
     }
   }
 

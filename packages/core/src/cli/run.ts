@@ -3,13 +3,14 @@
 // auto-repair controller, probes, metrics and optional leader election until SIGTERM.
 import { hostname } from 'node:os';
 import { either } from 'fp-ts';
-import { KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
 import { addAutoRepairController } from '../autorepair/controller.js';
 import { parseFlagsStrict } from '../codec/args.js';
 import { resolveRepairPolicy, type RepairPolicy } from '../health/policy.js';
 import { DryRunRebootProvider, type RebootProvider } from '../health/provider.js';
 import { createKubeClient } from '../kube/client-node/index.js';
+import type { ClusterConfig } from '../kube/config/cluster-config.js';
+import { loadKubeConfig } from '../kube/config/load.js';
 import { Manager } from '../runtime/manager/manager.js';
 import { startProbeServer } from '../runtime/manager/probes.js';
 
@@ -19,7 +20,8 @@ export const runUsage = `usage: noderepair run --policy <policy.yaml> [--kubecon
                      [--leader-election-namespace <ns>] [--leader-election-id <name>]
 
   --policy                      repair policy (YAML or JSON; see docs/autorepair.md)
-  --kubeconfig                  kubeconfig file; default: in-cluster service account or $KUBECONFIG
+  --kubeconfig                  kubeconfig file; default: $KUBECONFIG, else the in-cluster service
+                                account, else ~/.kube/config
   --dry-run                     decide and report (events, logs, metrics) but change nothing
   --leader-elect                run only while holding a coordination.k8s.io Lease
   --metrics-bind-address        address for /metrics; "0" disables (default :8080)
@@ -112,7 +114,7 @@ export function parseRunArgs(
 }
 
 /** Reboot providers a build of the CLI knows by name. Core knows only the dry-run one. */
-export type ProviderFactories = Record<string, (kc: KubeConfig) => RebootProvider>;
+export type ProviderFactories = Record<string, (cluster: ClusterConfig) => RebootProvider>;
 export const coreProviders: ProviderFactories = { 'dry-run': () => new DryRunRebootProvider() };
 
 export interface RunIo {
@@ -176,11 +178,11 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     io.stderr(`noderepair run: ${policy.left}`);
     return 1;
   }
-  const kc = new KubeConfig();
+  // Core's own loader: @kubernetes/client-node (~80 MiB resident) is imported only if the
+  // kubeconfig's user runs an exec or auth-provider plugin.
+  let kc: ClusterConfig;
   try {
-    if (c.kubeconfigPath !== undefined) kc.loadFromFile(c.kubeconfigPath);
-    else kc.loadFromDefault();
-    if (kc.getCurrentCluster() === null) throw new Error('no current cluster in the kubeconfig');
+    kc = await loadKubeConfig({ path: c.kubeconfigPath, env: io.env ?? process.env });
   } catch (e) {
     io.stderr(
       `noderepair run: cannot load the kubeconfig${c.kubeconfigPath ? ` ${c.kubeconfigPath}` : ''}: ${(e as Error).message}`,

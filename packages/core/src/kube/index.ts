@@ -1,5 +1,6 @@
-// @noderepair/core kube: the client port, its types and errors, and the default adapter
-// (@kubernetes/client-node). The kubernetes-fluent-client adapter is @noderepair/core/kfc.
+// @noderepair/core kube: the client port, its types and errors, the kubeconfig loader and the
+// default adapter (node:https; a @kubernetes/client-node KubeConfig is accepted, never
+// imported). The kubernetes-fluent-client adapter is @noderepair/core/kfc.
 export * from './object.js';
 export * from './resource.js';
 export * from './status.js';
@@ -17,3 +18,10 @@ export {
   type HttpStream,
 } from './rest-client.js';
 export { createKubeClient, type ClientNodeTransportOptions } from './client-node/index.js';
+export type {
+  HttpsTransportOptions,
+  Credentials,
+  CredentialSource,
+  TlsMaterial,
+} from './https-transport.js';
+export * from './config/index.js';

@@ -1,19 +1,27 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient } from '../client.js';
+import { configCredentials } from '../config/credentials.js';
+import { isClusterConfig, type ClusterConfig } from '../config/cluster-config.js';
+import { HttpsTransport, type HttpsTransportOptions } from '../https-transport.js';
 import { RestKubeClient } from '../rest-client.js';
-import { ClientNodeTransport, type ClientNodeTransportOptions } from './transport.js';
+import { clientNodeCredentials } from './credentials.js';
 
-export type { ClientNodeTransportOptions } from './transport.js';
+/** @deprecated the options are the transport's: HttpsTransportOptions. */
+export type ClientNodeTransportOptions = HttpsTransportOptions;
 
 /**
- * The default adapter: a KubeClient for one cluster, authenticated by the given KubeConfig.
- * Create one per cluster; nothing is read from the environment or shared globally.
+ * The default adapter: a KubeClient for one cluster. Pass a ClusterConfig from
+ * loadKubeConfig / parseKubeConfig (no @kubernetes/client-node is loaded), or a client-node
+ * KubeConfig you already have. Create one per cluster; nothing is shared globally.
  */
 export function createKubeClient(
-  kubeConfig: KubeConfig,
-  opts: ClientNodeTransportOptions = {},
+  config: ClusterConfig | KubeConfig,
+  opts: HttpsTransportOptions = {},
 ): KubeClient & { close(): void } {
-  const transport = new ClientNodeTransport(kubeConfig, opts);
+  const source = isClusterConfig(config)
+    ? configCredentials(config)
+    : clientNodeCredentials(config);
+  const transport = new HttpsTransport(source, opts);
   const client = new RestKubeClient(transport);
   return Object.assign(client, { close: () => transport.close() });
 }

@@ -1,21 +1,33 @@
-// HTTP transport authenticated by an injected @kubernetes/client-node KubeConfig.
-// client-node does the hard part (client certs, tokens, exec/OIDC plugins, refresh); we keep
-// one keep-alive agent per TLS identity instead of its agent-per-request, and stream watches.
+// The HTTP transport of createKubeClient: one keep-alive agent per TLS identity (not an agent
+// per request), streamed watches, and credentials asked of a CredentialSource before every
+// request (tokens expire, plugins refresh). Sources: a ClusterConfig (core's own kubeconfig
+// loader) or a @kubernetes/client-node KubeConfig.
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
-import type { HttpRequest, HttpResponse, HttpStream, HttpTransport } from '../rest-client.js';
+import type { HttpRequest, HttpResponse, HttpStream, HttpTransport } from './rest-client.js';
 
-export interface ClientNodeTransportOptions {
+export interface HttpsTransportOptions {
   /** per-request timeout for non-watch calls (ms); default 30 s. */
   requestTimeoutMs?: number;
   userAgent?: string;
 }
 
-type TlsMaterial = Pick<
+export type TlsMaterial = Pick<
   https.AgentOptions,
   'ca' | 'cert' | 'key' | 'pfx' | 'passphrase' | 'rejectUnauthorized' | 'servername'
 >;
+
+/** What one request needs: the TLS identity (the agent is rebuilt when it changes) and headers. */
+export interface Credentials {
+  readonly tls: TlsMaterial;
+  /** e.g. Authorization; never logged. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface CredentialSource {
+  readonly server: string;
+  credentials(): Promise<Credentials>;
+}
 
 function sameTls(a: TlsMaterial, b: TlsMaterial): boolean {
   const keys: (keyof TlsMaterial)[] = [
@@ -30,34 +42,21 @@ function sameTls(a: TlsMaterial, b: TlsMaterial): boolean {
   return keys.every((k) => String(a[k] ?? '') === String(b[k] ?? ''));
 }
 
-export class ClientNodeTransport implements HttpTransport {
+export class HttpsTransport implements HttpTransport {
   private agent: http.Agent | undefined;
   private tls: TlsMaterial = {};
   private readonly server: URL;
 
   constructor(
-    private readonly kubeConfig: KubeConfig,
-    private readonly opts: ClientNodeTransportOptions = {},
+    private readonly source: CredentialSource,
+    private readonly opts: HttpsTransportOptions = {},
   ) {
-    const cluster = kubeConfig.getCurrentCluster();
-    if (!cluster) throw new TypeError('KubeConfig has no current cluster (set current-context)');
-    this.server = new URL(cluster.server);
+    this.server = new URL(source.server);
   }
 
-  /** Fresh auth per request (tokens expire), agent reused while the TLS identity is unchanged. */
+  /** Fresh credentials per request, agent reused while the TLS identity is unchanged. */
   private async prepare(req: HttpRequest): Promise<http.RequestOptions> {
-    const o: https.RequestOptions = {};
-    await this.kubeConfig.applyToHTTPSOptions(o);
-    const cluster = this.kubeConfig.getCurrentCluster();
-    const tls: TlsMaterial = {
-      ca: o.ca,
-      cert: o.cert,
-      key: o.key,
-      pfx: o.pfx,
-      passphrase: o.passphrase,
-      rejectUnauthorized: cluster?.skipTLSVerify ? false : o.rejectUnauthorized,
-      servername: cluster?.tlsServerName ?? o.servername,
-    };
+    const { tls, headers: auth } = await this.source.credentials();
     const isHttps = this.server.protocol === 'https:';
     if (!this.agent || !sameTls(tls, this.tls)) {
       this.agent?.destroy();
@@ -66,10 +65,7 @@ export class ClientNodeTransport implements HttpTransport {
         ? new https.Agent({ ...tls, keepAlive: true })
         : new http.Agent({ keepAlive: true });
     }
-    const headers: Record<string, string> = { Accept: 'application/json' };
-    for (const [k, v] of Object.entries(o.headers ?? {}))
-      if (v !== undefined) headers[k] = String(v);
-    if (o.auth) headers['Authorization'] = `Basic ${Buffer.from(o.auth).toString('base64')}`;
+    const headers: Record<string, string> = { Accept: 'application/json', ...auth };
     if (req.contentType) headers['Content-Type'] = req.contentType;
     // An explicit length: Go's server ignores a chunked DELETE body and the unread chunks
     // then corrupt the next request on the kept-alive connection.

@@ -6,6 +6,7 @@ import { Registry } from 'prom-client';
 import type { NodeSnapshot } from '../health/node.js';
 import type { ActionOutcome, RepairAction } from '../health/decide.js';
 import type { FenceRecord } from '../health/state.js';
+import type { RemediationStepKind } from '../health/policy.js';
 import { DryRunProvider } from '../provider/dry-run.js';
 import type {
   ActionRequest,
@@ -233,9 +234,10 @@ describe('executeActions', () => {
 
     // Without Retry-After: the backoff, growing with the number of re-issues.
     const throwing: MachineProvider = {
-      ...p,
       name: 'broken',
+      actions: p.actions,
       execute: async () => Promise.reject(new Error('socket hang up')),
+      fence: (q) => p.fence(q),
     };
     const replayed = repair(false)
       .slice(2)
@@ -265,7 +267,7 @@ describe('executeActions', () => {
 });
 
 describe('the fence step: the out-of-service taint only once the machine is fenced', () => {
-  const fence = (action: ProviderAction): RepairAction => ({
+  const fence = (action: RemediationStepKind): RepairAction => ({
     type: 'Fence',
     action,
     actionId: `n1/1/${action}-1`,
@@ -312,12 +314,12 @@ describe('the fence step: the out-of-service taint only once the machine is fenc
       { kind: 'Accepted', message: 'ok' },
       { kind: 'Fenced', how: 'PoweredOff', evidence: 'server SHUTOFF' },
     );
-    await executeActions([fence('PowerOff')], s.target(), { ...s.deps, provider: p });
+    await executeActions([fence('Replace')], s.target(), { ...s.deps, provider: p });
     expect(tainted(s.port)).toBe(true);
     expect(s.fences).toEqual([
       {
         at: 42,
-        actionId: 'n1/1/PowerOff-1',
+        actionId: 'n1/1/Replace-1',
         how: 'PoweredOff',
         evidence: 'provider fake-for-test: server SHUTOFF',
         taintAdded: true,

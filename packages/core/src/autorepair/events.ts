@@ -26,6 +26,8 @@ export const EventReasons = {
   Fenced: 'Fenced',
   /** Not (yet) known fenced: the out-of-service taint is withheld. */
   AwaitingFence: 'AwaitingFence',
+  /** The node is shutting down or shut down: waited for, never powered on. */
+  NodeShutDown: 'NodeShutDown',
   DryRun: 'DryRun',
 } as const;
 
@@ -55,6 +57,14 @@ export function transitionEvents(d: RepairDecision, prev: RepairState | undefine
       type: 'Warning',
       reason: EventReasons.StormGuardHeld,
       action: 'Hold',
+      note: d.reason,
+    });
+  }
+  if (d.phase === 'Waiting' && prev?.phase !== 'Waiting') {
+    out.push({
+      type: 'Normal',
+      reason: EventReasons.NodeShutDown,
+      action: 'Wait',
       note: d.reason,
     });
   }

@@ -191,6 +191,15 @@ describe('drainNode', () => {
     expect(r.remaining).toEqual(['ns/db-0']);
     expect(r.durationMs).toBe(5 * MIN);
     expect(r.steps.at(-1)?.message).toContain('cannot terminate until the machine is fenced');
+    // Drained again (a replayed action): the pods left Terminating are not waited for again.
+    const again = await drainNode(
+      port,
+      { node: 'n1', timeoutMs: 15 * MIN, unreachable: true, outOfServiceAfterMs: 5 * MIN },
+      clock,
+    );
+    expect(again.outcome).toBe('TimedOut');
+    expect(again.durationMs).toBe(0);
+    expect(port.node.spec?.taints).toEqual([]);
     // A reachable node never gets the taint either.
     const clock2 = new VirtualClockTestDouble();
     const port2 = new InMemoryDrainPortTestDouble(clock2, 'n2', { kubeletAlive: true });

@@ -135,6 +135,10 @@ export async function drainNode(
   const nextTry = new Map<string, { at: number; backoff: number }>();
   let pdbRefusals = 0;
   const outOfServiceTainted = false;
+  // When this drain last had an eviction accepted: an unreachable node's pods get
+  // `outOfServiceAfterMs` from then to go (should the kubelet come back), not from each new
+  // drain: a replayed action re-drains, and must not wait again for pods already left behind.
+  let lastEvictedAt: number | undefined;
   let blocked: DrainPlan['blocked'] = [];
   let remaining: string[] = [];
 
@@ -173,12 +177,12 @@ export async function drainNode(
       req.unreachable &&
       plan.evict.length === 0 &&
       nextTry.size === 0 &&
-      now - start >= req.outOfServiceAfterMs
+      (lastEvictedAt === undefined || now - lastEvictedAt >= req.outOfServiceAfterMs)
     ) {
       // Everything is evicted; what is left cannot terminate without a kubelet. Waiting longer
       // only delays the repair; the pods are freed once the machine is fenced.
       log(
-        `node unreachable for ${formatDuration(now - start)}: ${remaining.length} evicted pod(s) cannot terminate until the machine is fenced; going on without the out-of-service taint`,
+        `node unreachable: ${remaining.length} evicted pod(s) cannot terminate until the machine is fenced; going on after ${formatDuration(now - start)} without the out-of-service taint`,
       );
       return finish('TimedOut');
     }
@@ -201,6 +205,7 @@ export async function drainNode(
       if (r.kind === 'Evicted' || r.kind === 'NotFound') {
         evicted.add(key);
         nextTry.delete(key);
+        if (r.kind === 'Evicted') lastEvictedAt = now;
         if (r.kind === 'Evicted')
           log(`${req.disableEviction === true ? 'deleted' : 'evicted'} ${key}`);
         continue;
@@ -224,8 +229,12 @@ export async function drainNode(
       Number.POSITIVE_INFINITY,
     );
     let wake = Math.min(now + poll, soonestRetry, deadline);
-    if (req.unreachable && start + req.outOfServiceAfterMs > now)
-      wake = Math.min(wake, start + req.outOfServiceAfterMs);
+    if (
+      req.unreachable &&
+      lastEvictedAt !== undefined &&
+      lastEvictedAt + req.outOfServiceAfterMs > now
+    )
+      wake = Math.min(wake, lastEvictedAt + req.outOfServiceAfterMs);
     try {
       await clock.sleep(Math.max(1, wake - now), req.signal);
     } catch {

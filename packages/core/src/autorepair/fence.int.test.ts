@@ -203,6 +203,21 @@ describe('fencing before the out-of-service taint (real node lifecycle, pod GC, 
     const running = manager.start();
     const taintKeys = async () =>
       ((await core.readNode({ name })).spec?.taints ?? []).map((t) => t.key);
+    // Sampled all along until the fence is confirmed: was the taint ever there, or the pod gone?
+    const seen = { taint: false, podGone: false, samples: 0 };
+    let fenceAllowed = false;
+    const sampler = setInterval(() => {
+      if (fenceAllowed) return;
+      Promise.all([taintKeys(), core.listNamespacedPod({ namespace: ns })]).then(
+        ([keys, pods]) => {
+          if (fenceAllowed) return;
+          seen.samples += 1;
+          if (keys.includes(OUT_OF_SERVICE)) seen.taint = true;
+          if (pods.items.length === 0) seen.podGone = true;
+        },
+        () => undefined,
+      );
+    }, 250);
     try {
       kubelet.stopHeartbeats(); // the partition: Ready=Unknown after ~8 s, the container runs on
       await waitFor(
@@ -216,6 +231,8 @@ describe('fencing before the out-of-service taint (real node lifecycle, pod GC, 
         },
         90_000,
       );
+      // Cordoned, drained and hard-rebooted: never tainted so far (the drain used to taint).
+      expect(seen).toMatchObject({ taint: false, podGone: false });
       // Several fence checks, each answered NotFenced, over more than one pod GC period.
       await waitFor(
         'fence checks',
@@ -244,6 +261,9 @@ describe('fencing before the out-of-service taint (real node lifecycle, pod GC, 
           (e) => e.regarding?.name === name,
         );
       expect((await events()).map((e) => e.reason)).toContain('AwaitingFence');
+      expect(seen.samples).toBeGreaterThan(50);
+      expect(seen).toMatchObject({ taint: false, podGone: false });
+      fenceAllowed = true;
 
       provider.fenceAnswer = {
         kind: 'Fenced',
@@ -274,6 +294,7 @@ describe('fencing before the out-of-service taint (real node lifecycle, pod GC, 
         taintAdded: true,
       });
     } finally {
+      clearInterval(sampler);
       manager.stop();
       await running;
       await kubelet.stop();

@@ -191,6 +191,16 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     );
     return 1;
   }
+  const provider = factory(kc);
+  const unsupported = policy.right.ladder
+    .map((st) => st.action)
+    .filter((a) => !provider.actions.has(a));
+  if (unsupported.length > 0) {
+    io.stderr(
+      `noderepair run: the policy's ladder uses ${[...new Set(unsupported)].join(', ')}, which provider "${provider.name}" cannot execute (it can: ${[...provider.actions].join(', ')})`,
+    );
+    return 1;
+  }
   const client = createKubeClient(kc);
   const identity = env['POD_NAME'] ?? `${hostname()}-${process.pid}`;
   const sameAddress =
@@ -216,16 +226,6 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
         }
       : {}),
   });
-  const provider = factory(kc);
-  const unsupported = policy.right.ladder
-    .map((st) => st.action)
-    .filter((a) => !provider.actions.has(a));
-  if (unsupported.length > 0) {
-    io.stderr(
-      `noderepair run: the policy's ladder uses ${[...new Set(unsupported)].join(', ')}, which provider "${provider.name}" cannot execute (it can: ${[...provider.actions].join(', ')})`,
-    );
-    return 1;
-  }
   if (!policy.right.dryRun && provider instanceof DryRunProvider)
     manager.log.warn(
       { provider: provider.name },

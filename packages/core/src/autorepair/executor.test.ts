@@ -366,6 +366,20 @@ describe('the fence step: the out-of-service taint only once the machine is fenc
     expect(s.fences[0]).toMatchObject({ taintAdded: false });
   });
 
+  it('a Node that now belongs to another machine (same name, other providerID) is never tainted', async () => {
+    const s = setup();
+    s.port.node = down('boot-2');
+    const p = new FakeMachineProviderForTest(
+      { kind: 'Accepted', message: 'ok' },
+      { kind: 'Fenced', how: 'Deleted', evidence: 'old server deleted' },
+    );
+    const other = { ...fence('Replace'), providerID: 'openstack:///old' };
+    await executeActions([other], s.target(), { ...s.deps, provider: p });
+    expect(p.fenceQueries).toEqual([]);
+    expect(tainted(s.port)).toBe(false);
+    expect(s.fences).toEqual([]);
+  });
+
   it('no pods left, or Ready again: nothing to fence for', async () => {
     const s = setup();
     s.port.node = down('boot-2');

@@ -45,6 +45,13 @@ export async function runFenceStep(
   const pods = await deps.drainPort.listPodsOnNode(target.node);
   if (pods.length === 0) return { kind: 'NotNeeded', reason: 'no pods left on the node' };
   const providerID = node.spec?.providerID ?? '';
+  // Identity before every write: a Node recreated under the same name for another machine
+  // (a replacement) is not the machine the action went to; its bootID proves nothing either.
+  if (action.providerID !== undefined && providerID !== action.providerID)
+    return {
+      kind: 'NotNeeded',
+      reason: `the Node now has providerID ${providerID || '(none)'}, not ${action.providerID} the action went to`,
+    };
   let status: FenceStatus;
   try {
     status = await deps.provider.fence(

@@ -74,6 +74,8 @@ export type RepairAction =
       issuedAt: number;
       /** The Node's bootID when the intent was persisted. */
       bootIdBefore?: string;
+      /** The Node's providerID when the intent was persisted (identity before the taint). */
+      providerID?: string;
     })
   | (ActionBase & {
       type: 'Uncordon';
@@ -182,16 +184,21 @@ function fenceAction(rem: Remediation, intent: RepairIntent, dryRun: boolean): R
       actionId: intent.actionId,
       issuedAt: intent.issuedAt,
       ...(intent.bootId !== undefined ? { bootIdBefore: intent.bootId } : {}),
+      ...(intent.providerID !== undefined ? { providerID: intent.providerID } : {}),
       dryRun,
       reason: `${intent.action} ${intent.actionId} accepted, node not Ready: is the machine fenced?`,
     },
   ];
 }
 
-/** The Node's status.nodeInfo.bootID, kept with an intent (fencing evidence). */
-function bootIdOf(obs: HealthObservation): { bootId?: string } {
+/** The Node's bootID and providerID, kept with an intent (fencing evidence and identity). */
+function bootIdOf(obs: HealthObservation): { bootId?: string; providerID?: string } {
   const id = obs.node?.status?.nodeInfo?.bootID;
-  return id !== undefined && id !== '' ? { bootId: id } : {};
+  const pid = obs.node?.spec?.providerID;
+  return {
+    ...(id !== undefined && id !== '' ? { bootId: id } : {}),
+    ...(pid !== undefined && pid !== '' ? { providerID: pid } : {}),
+  };
 }
 
 export function decideRepair(
@@ -549,7 +556,7 @@ function applyAdvance(
   out: Out,
   enter: Enter,
   why: string,
-  bootId: { bootId?: string },
+  bootId: { bootId?: string; providerID?: string },
 ): RepairDecision {
   const dryRun = policy.dryRun;
   if (v.kind === 'Exhausted') {

@@ -23,7 +23,10 @@ function policy(action: 'SoftReboot' | 'HardReboot', extra: object = {}): Repair
 
 const obs = (ready: ReadyText, since: number, bootID: string, unschedulable = false) => ({
   nodeName: 'n1',
-  node: buildNode({ name: 'n1', ready, since, bootID, unschedulable }),
+  node: {
+    ...buildNode({ name: 'n1', ready, since, bootID, unschedulable }),
+    spec: { unschedulable, taints: [], providerID: 'openstack:///abc' },
+  },
 });
 
 /** Starts a repair of a node Unknown since T0 and records the provider's acceptance. */
@@ -50,6 +53,7 @@ describe('fencing in decideRepair', () => {
     const p = policy('HardReboot');
     const { state, start } = accepted(p);
     expect(state.remediation?.intent?.bootId).toBe('boot-1');
+    expect(state.remediation?.intent?.providerID).toBe('openstack:///abc');
     expect(start.map((a) => a.type)).toEqual(['Cordon', 'Drain', 'Remediate']);
     expect(start[1]?.reason).toContain('no out-of-service taint before the machine is fenced');
     const d = decideRepair(obs('unknown', T0, 'boot-1'), state, p, T0 + 12 * MIN);
@@ -60,6 +64,7 @@ describe('fencing in decideRepair', () => {
         action: 'HardReboot',
         actionId: state.remediation?.intent?.actionId,
         bootIdBefore: 'boot-1',
+        providerID: 'openstack:///abc',
       }),
     ]);
     // Asked again at the recheck pace, not only at the step's deadline.

@@ -53,6 +53,8 @@ export const RepairIntent = t.intersection([
      * after a HardReboot or Rebuild proves the reset happened (fencing, provider/fence.ts).
      */
     bootId: t.string,
+    /** The Node's spec.providerID when the intent was persisted: the machine it is about. */
+    providerID: t.string,
   }),
 ]);
 export type RepairIntent = t.TypeOf<typeof RepairIntent>;

@@ -54,7 +54,7 @@ export const policyFieldMeanings: Readonly<Record<string, string>> = {
   'drain.timeout':
     'Stop draining after this long and act anyway (the node is broken; the `DrainIncomplete` Event names the pods left).',
   'drain.outOfServiceAfter':
-    'For an unreachable node (`Ready=Unknown`, stale heartbeat): add the `node.kubernetes.io/out-of-service` taint after this long, so stateful pods and volumes move off it.',
+    'For an unreachable node (`Ready=Unknown`, stale heartbeat): stop waiting for evicted pods after this long and go on to the repair action (they cannot terminate without a kubelet). The name is historical: the drain never adds the `node.kubernetes.io/out-of-service` taint; only a confirmed fence does (see "Fencing").',
   'annotations.state': 'Node annotation that holds the persisted repair state (JSON).',
   'annotations.trigger':
     'Node annotation that asks for a repair at once; each distinct value fires once (`kubectl annotate --overwrite node N noderepair.io/repair-now=$(date +%s)`).',

@@ -18,7 +18,14 @@ import type { KubeClient } from '../kube/client.js';
 import { EventResource } from '../kube/resource.js';
 import type { KubeEvent } from '../kube/types.js';
 import { resolveRepairPolicy, type RepairPolicy } from '../health/policy.js';
-import type { RebootProvider, RebootRequest, RebootResult } from '../health/provider.js';
+import type {
+  ActionRequest,
+  FenceStatus,
+  MachineProvider,
+  ProviderAction,
+  ProviderOutcome,
+} from '../provider/port.js';
+import { ProviderActions } from '../provider/port.js';
 import { parseRepairState, type RepairState } from '../health/state.js';
 import { Manager } from '../runtime/manager/manager.js';
 import { createRuntimeLogger } from '../runtime/manager/logging.js';
@@ -31,16 +38,17 @@ const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
- * TEST DOUBLE of a RebootProvider: "reboots" a node by rebooting its fake kubelet
+ * TEST DOUBLE of a MachineProvider: "reboots" a node by rebooting its fake kubelet
  * (heartbeats stop for downMs, then Ready=True with a new boot ID). Like a real provider it
  * remembers every action id it executed (here in memory, shared by controller instances as
  * a cloud would be) and answers a repeated id with the first result without acting.
  */
-class FakeKubeletRebootProviderForTest implements RebootProvider {
+class FakeKubeletRebootProviderForTest implements MachineProvider {
   readonly name = 'fake-kubelet-reboot-test-double';
-  readonly requests: RebootRequest[] = [];
+  readonly actions: ReadonlySet<ProviderAction> = new Set(ProviderActions);
+  readonly requests: ActionRequest[] = [];
   readonly reboots: { node: string; actionId: string; bootIdBefore: string }[] = [];
-  private readonly executed = new Map<string, RebootResult>();
+  private readonly executed = new Map<string, ProviderOutcome>();
   private readonly pending: Promise<void>[] = [];
 
   constructor(
@@ -48,14 +56,14 @@ class FakeKubeletRebootProviderForTest implements RebootProvider {
     private readonly opts: { downMs: number; callMs?: number },
   ) {}
 
-  async execute(req: RebootRequest): Promise<RebootResult> {
+  async execute(req: ActionRequest): Promise<ProviderOutcome> {
     this.requests.push({ ...req });
     const prior = this.executed.get(req.actionId);
     if (prior !== undefined) return prior;
     const kubelet = this.kubelets.get(req.node);
-    if (kubelet === undefined) return { result: 'Failed', message: `no machine for ${req.node}` };
-    const r: RebootResult = {
-      result: 'Succeeded',
+    if (kubelet === undefined) return { kind: 'Rejected', message: `no machine for ${req.node}` };
+    const r: ProviderOutcome = {
+      kind: 'Accepted',
       message: `${req.action} of ${req.node} accepted`,
     };
     this.executed.set(req.actionId, r);
@@ -68,6 +76,11 @@ class FakeKubeletRebootProviderForTest implements RebootProvider {
     // A real cloud API answers after a while; the restart test kills the controller meanwhile.
     if (this.opts.callMs !== undefined) await sleep(this.opts.callMs);
     return r;
+  }
+
+  // It cannot tell power state: only the new bootID the restarted fake kubelet reports fences.
+  async fence(): Promise<FenceStatus> {
+    return { kind: 'NotFenced', reason: 'the test double does not report power state' };
   }
 
   settle(): Promise<void[]> {
@@ -121,7 +134,7 @@ interface Running {
 function startController(
   client: KubeClient,
   policy: RepairPolicy,
-  provider: RebootProvider,
+  provider: MachineProvider,
   scope: string,
 ): Running {
   const manager = new Manager({

@@ -1,14 +1,15 @@
 // Wiring: the standalone auto-repair controller on a Manager. One Node informer (a small
 // projection, optionally narrowed by a label selector), one controller reconciling Node
 // names, the state store (annotation, or memory in dry-run), events, metrics, the
-// DrainPort over the KubeClient and the RebootProvider.
+// DrainPort over the KubeClient and the MachineProvider.
 import type { KubeClient } from '../kube/client.js';
 import { NodeResource } from '../kube/resource.js';
 import type { KubeNode } from '../kube/types.js';
 import { kubeDrainPort } from '../drain/kube-port.js';
 import type { DrainClock } from '../drain/port.js';
 import type { RepairPolicy } from '../health/policy.js';
-import { DryRunRebootProvider, type RebootProvider } from '../health/provider.js';
+import { DryRunProvider } from '../provider/dry-run.js';
+import type { MachineProvider } from '../provider/port.js';
 import type { Controller } from '../runtime/controller/controller.js';
 import type { Predicate } from '../runtime/controller/predicates.js';
 import { EventRecorder } from '../runtime/helpers/event-recorder.js';
@@ -28,9 +29,10 @@ export interface AutoRepairOptions {
   policy: RepairPolicy;
   /**
    * Where Remediate actions go. Default (and always when the policy is dry-run): the
-   * built-in DryRunRebootProvider, which records and acts on nothing.
+   * built-in DryRunProvider, which records and acts on nothing (and fences nothing).
+   * A legacy RebootProvider goes through machineProviderFromRebootProvider.
    */
-  provider?: RebootProvider;
+  provider?: MachineProvider;
   /** Only Nodes matching this selector are watched, judged and counted by the storm guard. */
   labelSelector?: string;
   /** Controller name (logs, metrics); default noderepair-autorepair. */
@@ -50,7 +52,7 @@ export interface AutoRepairController {
   readonly informer: Informer<KubeNode, NodeView>;
   readonly controller: Controller;
   readonly metrics: AutoRepairMetrics;
-  readonly provider: RebootProvider;
+  readonly provider: MachineProvider;
   readonly store: StateStore;
   readonly reconciler: NodeReconciler;
 }
@@ -74,9 +76,9 @@ export function addAutoRepairController(
     ...(opts.labelSelector !== undefined ? { labelSelector: opts.labelSelector } : {}),
   });
   const metrics = new AutoRepairMetrics(manager.metrics.registry);
-  const provider = policy.dryRun
-    ? new DryRunRebootProvider()
-    : (opts.provider ?? new DryRunRebootProvider());
+  const provider: MachineProvider = policy.dryRun
+    ? new DryRunProvider()
+    : (opts.provider ?? new DryRunProvider());
   const store: StateStore = policy.dryRun
     ? new MemoryStateStore()
     : new AnnotationStateStore(client, policy.annotations.state);

@@ -58,6 +58,24 @@ describe('transitionEvents', () => {
     expect(transitionEvents(quiet, healed.nextState)).toEqual([]);
   });
 
+  it('announces a node shutting down once, and keeps waiting after it is powered off', () => {
+    const node = (ready: 'ready' | 'shuttingDown' | 'unknown', since: number) => ({
+      nodeName: 'n1',
+      node: buildNode({ name: 'n1', ready, since }),
+    });
+    const up = decideRepair(node('ready', t0), undefined, policy, t0 + MIN);
+    const down = decideRepair(
+      node('shuttingDown', t0 + 2 * MIN),
+      up.nextState,
+      policy,
+      t0 + 2 * MIN,
+    );
+    expect(transitionEvents(down, up.nextState).map((e) => e.reason)).toEqual(['NodeShutDown']);
+    const off = decideRepair(node('unknown', t0 + 3 * MIN), down.nextState, policy, t0 + 90 * MIN);
+    expect(off.phase).toBe('Waiting');
+    expect(transitionEvents(off, down.nextState)).toEqual([]);
+  });
+
   it('announces giving up as a Warning', () => {
     const oneStep = {
       ...policy,

@@ -3,7 +3,7 @@
 // results; the reconciler records them through the core EventRecorder.
 import type { RepairDecision } from '../health/decide.js';
 import type { DrainResult } from '../drain/executor.js';
-import type { RebootResult } from '../health/provider.js';
+import type { ProviderOutcome } from '../provider/port.js';
 import type { RepairState } from '../health/state.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
 
@@ -20,6 +20,14 @@ export const EventReasons = {
   RemediationSucceeded: 'RemediationSucceeded',
   RemediationFailed: 'RemediationFailed',
   ActionFailed: 'ActionFailed',
+  /** The provider could not be asked; the repair waits, no attempt is used. */
+  ProviderUnavailable: 'ProviderUnavailable',
+  /** The machine is fenced; the out-of-service taint was added (or already there). */
+  Fenced: 'Fenced',
+  /** Not (yet) known fenced: the out-of-service taint is withheld. */
+  AwaitingFence: 'AwaitingFence',
+  /** The node is shutting down or shut down: waited for, never powered on. */
+  NodeShutDown: 'NodeShutDown',
   DryRun: 'DryRun',
 } as const;
 
@@ -49,6 +57,14 @@ export function transitionEvents(d: RepairDecision, prev: RepairState | undefine
       type: 'Warning',
       reason: EventReasons.StormGuardHeld,
       action: 'Hold',
+      note: d.reason,
+    });
+  }
+  if (d.phase === 'Waiting' && prev?.phase !== 'Waiting') {
+    out.push({
+      type: 'Normal',
+      reason: EventReasons.NodeShutDown,
+      action: 'Wait',
       note: d.reason,
     });
   }
@@ -108,20 +124,30 @@ export function remediationEvent(
   actionId: string,
   replay: boolean,
   providerName: string,
-  r: RebootResult,
+  r: ProviderOutcome,
 ): EventInput {
-  const what = `${action} ${actionId} via ${providerName}${replay ? ' (re-issued after a restart; the provider deduplicates)' : ''}`;
-  return r.result === 'Succeeded'
-    ? {
+  const what = `${action} ${actionId} via ${providerName}${replay ? ' (re-issued with the same id; the provider checks whether it already ran)' : ''}`;
+  switch (r.kind) {
+    case 'Accepted':
+      return {
         type: 'Normal',
         reason: EventReasons.RemediationSucceeded,
         action,
         note: `${what}${r.message ? `: ${r.message}` : ''}`,
-      }
-    : {
+      };
+    case 'Rejected':
+      return {
         type: 'Warning',
         reason: EventReasons.RemediationFailed,
         action,
-        note: `${what} failed: ${r.message ?? 'no message'}`,
+        note: `${what} failed: ${r.message || 'no message'}`,
       };
+    case 'Unavailable':
+      return {
+        type: 'Warning',
+        reason: EventReasons.ProviderUnavailable,
+        action,
+        note: `${what}: provider unreachable (${r.message}); waiting, no attempt used${r.maybeSent ? '; the request may have arrived, the next call asks first' : ''}`,
+      };
+  }
 }

@@ -1,10 +1,22 @@
-// executeActions with test doubles for its ports: an in-memory DrainPort and the built-in
-// DryRunRebootProvider (a real, recording provider).
+// executeActions with test doubles for its ports: an in-memory DrainPort, the built-in
+// DryRunProvider (a real, recording provider) and, for outcomes the dry-run provider never
+// gives, FakeMachineProviderForTest (answers what the test sets, following the port).
 import { describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import type { NodeSnapshot } from '../health/node.js';
 import type { ActionOutcome, RepairAction } from '../health/decide.js';
-import { DryRunRebootProvider } from '../health/provider.js';
+import type { FenceRecord } from '../health/state.js';
+import type { RemediationStepKind } from '../health/policy.js';
+import { DryRunProvider } from '../provider/dry-run.js';
+import type {
+  ActionRequest,
+  FenceQuery,
+  FenceStatus,
+  MachineProvider,
+  ProviderAction,
+  ProviderOutcome,
+} from '../provider/port.js';
+import { ProviderActions } from '../provider/port.js';
 import type { DrainPort, NodePatch } from '../drain/port.js';
 import type { PodSnapshot } from '../drain/pod.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
@@ -34,6 +46,14 @@ class InMemoryDrainPortForTest implements DrainPort {
     this.log.push(`patch ${JSON.stringify(patch)}`);
     if (patch.unschedulable !== undefined)
       this.node = { ...this.node, spec: { ...this.node.spec, unschedulable: patch.unschedulable } };
+    if (patch.addTaints !== undefined)
+      this.node = {
+        ...this.node,
+        spec: {
+          ...this.node.spec,
+          taints: [...(this.node.spec?.taints ?? []), ...patch.addTaints],
+        },
+      };
   }
   async listPodsOnNode(): Promise<PodSnapshot[]> {
     return this.pods;
@@ -65,18 +85,40 @@ const repair = (dryRun: boolean): RepairAction[] => [
     dryRun,
     action: 'SoftReboot',
     actionId: 'n1/1/SoftReboot-1',
+    issuedAt: 7,
     step: 0,
     attempt: 1,
     replay: false,
   },
 ];
 
+/** FAKE MachineProvider: answers execute() and fence() with what the test set; records calls. */
+class FakeMachineProviderForTest implements MachineProvider {
+  readonly name = 'fake-for-test';
+  readonly actions: ReadonlySet<ProviderAction> = new Set(ProviderActions);
+  readonly requests: ActionRequest[] = [];
+  readonly fenceQueries: FenceQuery[] = [];
+  constructor(
+    public outcome: ProviderOutcome,
+    public fenceAnswer: FenceStatus = { kind: 'NotFenced', reason: 'reset still pending' },
+  ) {}
+  async execute(req: ActionRequest): Promise<ProviderOutcome> {
+    this.requests.push({ ...req });
+    return this.outcome;
+  }
+  async fence(q: FenceQuery): Promise<FenceStatus> {
+    this.fenceQueries.push({ ...q });
+    return this.fenceAnswer;
+  }
+}
+
 function setup() {
   const port = new InMemoryDrainPortForTest();
-  const provider = new DryRunRebootProvider();
+  const provider = new DryRunProvider();
   const events: EventInput[] = [];
   const outcomes: ActionOutcome[] = [];
   const order: string[] = [];
+  const fences: FenceRecord[] = [];
   const deps = {
     drainPort: port,
     provider,
@@ -98,8 +140,11 @@ function setup() {
       outcomes.push(o);
       order.push(`outcome ${o.result}`);
     },
+    recordFence: async (f: FenceRecord) => {
+      fences.push(f);
+    },
   });
-  return { port, provider, events, outcomes, order, deps, target };
+  return { port, provider, events, outcomes, fences, order, deps, target };
 }
 
 describe('executeActions', () => {
@@ -114,6 +159,7 @@ describe('executeActions', () => {
         providerID: 'openstack:///abc',
         action: 'SoftReboot',
         actionId: 'n1/1/SoftReboot-1',
+        issuedAt: 7,
         replay: false,
       },
     ]);
@@ -155,21 +201,50 @@ describe('executeActions', () => {
     expect(s.outcomes).toEqual([]);
   });
 
-  it('a provider that throws counts as a failed attempt, with its message', async () => {
+  it('Rejected is a failed attempt, with its message', async () => {
     const s = setup();
-    const failing = {
-      name: 'broken',
-      execute: async () => Promise.reject(new Error('Nova answered 503')),
-    };
-    await executeActions(repair(false).slice(2), s.target(), { ...s.deps, provider: failing });
+    const p = new FakeMachineProviderForTest({ kind: 'Rejected', message: 'server is locked' });
+    const r = await executeActions(repair(false).slice(2), s.target(), { ...s.deps, provider: p });
+    expect(r).toEqual({ remediated: true, aborted: false });
     expect(s.outcomes).toEqual([
-      { actionId: 'n1/1/SoftReboot-1', result: 'Failed', at: 42, message: 'Nova answered 503' },
+      { actionId: 'n1/1/SoftReboot-1', result: 'Failed', at: 42, message: 'server is locked' },
     ]);
+    expect(s.events.at(-1)).toMatchObject({ type: 'Warning', reason: 'RemediationFailed' });
+  });
+
+  it('Unavailable (or a throw) records nothing: no attempt is used, the caller waits and re-asks', async () => {
+    const s = setup();
+    const p = new FakeMachineProviderForTest({
+      kind: 'Unavailable',
+      message: 'Nova answered 503',
+      maybeSent: true,
+      retryAfterMs: 20_000,
+    });
+    const r = await executeActions(repair(false).slice(2), s.target(), { ...s.deps, provider: p });
+    expect(r).toEqual({ remediated: false, aborted: false, retryAfterMs: 20_000 });
+    expect(s.outcomes).toEqual([]);
     expect(s.events.at(-1)).toMatchObject({
       type: 'Warning',
-      reason: 'RemediationFailed',
+      reason: 'ProviderUnavailable',
       action: 'SoftReboot',
     });
+    expect(s.events.at(-1)?.note).toContain('no attempt used');
+    const unavailable = await s.deps.metrics.providerUnavailable.get();
+    expect(unavailable.values[0]).toMatchObject({ value: 1, labels: { action: 'SoftReboot' } });
+
+    // Without Retry-After: the backoff, growing with the number of re-issues.
+    const throwing: MachineProvider = {
+      name: 'broken',
+      actions: p.actions,
+      execute: async () => Promise.reject(new Error('socket hang up')),
+      fence: (q) => p.fence(q),
+    };
+    const replayed = repair(false)
+      .slice(2)
+      .map((a) => ({ ...a, replay: true, replays: 2 }));
+    const r2 = await executeActions(replayed, s.target(), { ...s.deps, provider: throwing });
+    expect(r2).toEqual({ remediated: false, aborted: false, retryAfterMs: 20_000 });
+    expect(s.outcomes).toEqual([]);
   });
 
   it('an uncordon failure is thrown so the decision is retried', async () => {
@@ -188,6 +263,131 @@ describe('executeActions', () => {
       reason: 'ActionFailed',
       action: 'Uncordon',
     });
+  });
+});
+
+describe('the fence step: the out-of-service taint only once the machine is fenced', () => {
+  const fence = (action: RemediationStepKind): RepairAction => ({
+    type: 'Fence',
+    action,
+    actionId: `n1/1/${action}-1`,
+    issuedAt: 7,
+    bootIdBefore: 'boot-1',
+    dryRun: false,
+    reason: 'test',
+  });
+  const down = (bootID = 'boot-1'): NodeSnapshot => ({
+    metadata: { name: 'n1' },
+    spec: { unschedulable: true, providerID: 'openstack:///abc' },
+    status: {
+      conditions: [{ type: 'Ready', status: 'Unknown' }],
+      nodeInfo: { bootID },
+    },
+  });
+  const tainted = (port: InMemoryDrainPortForTest) =>
+    (port.node.spec?.taints ?? []).some((t) => t.key === 'node.kubernetes.io/out-of-service');
+
+  it('no taint while the provider says NotFenced or cannot be asked, and the bootID is unchanged', async () => {
+    const s = setup();
+    s.port.node = down();
+    const p = new FakeMachineProviderForTest({ kind: 'Accepted', message: 'ok' });
+    await executeActions([fence('HardReboot')], s.target(), { ...s.deps, provider: p });
+    p.fenceAnswer = { kind: 'Unavailable', reason: 'Nova 503', retryAfterMs: 9000 };
+    const r = await executeActions([fence('HardReboot')], s.target(), { ...s.deps, provider: p });
+    expect(r.retryAfterMs).toBe(9000);
+    expect(tainted(s.port)).toBe(false);
+    expect(s.fences).toEqual([]);
+    expect(p.fenceQueries[0]).toMatchObject({
+      node: 'n1',
+      providerID: 'openstack:///abc',
+      actionId: 'n1/1/HardReboot-1',
+      action: 'HardReboot',
+      issuedAt: 7,
+    });
+    expect(s.events.map((e) => e.reason)).toEqual(['AwaitingFence', 'AwaitingFence']);
+  });
+
+  it('the taint is added once the provider reports the machine Fenced, and the event says how', async () => {
+    const s = setup();
+    s.port.node = down();
+    const p = new FakeMachineProviderForTest(
+      { kind: 'Accepted', message: 'ok' },
+      { kind: 'Fenced', how: 'PoweredOff', evidence: 'server SHUTOFF' },
+    );
+    await executeActions([fence('Replace')], s.target(), { ...s.deps, provider: p });
+    expect(tainted(s.port)).toBe(true);
+    expect(s.fences).toEqual([
+      {
+        at: 42,
+        actionId: 'n1/1/Replace-1',
+        how: 'PoweredOff',
+        evidence: 'provider fake-for-test: server SHUTOFF',
+        taintAdded: true,
+      },
+    ]);
+    expect(s.events.at(-1)).toMatchObject({ reason: 'Fenced', action: 'Fence' });
+    expect(s.events.at(-1)?.note).toContain('server SHUTOFF');
+  });
+
+  it('after a HardReboot, a new bootID fences even when the provider cannot tell', async () => {
+    const s = setup();
+    s.port.node = down('boot-2');
+    const p = new FakeMachineProviderForTest({ kind: 'Accepted', message: 'ok' });
+    await executeActions([fence('HardReboot')], s.target(), { ...s.deps, provider: p });
+    expect(tainted(s.port)).toBe(true);
+    expect(s.fences[0]).toMatchObject({ how: 'ResetObserved', taintAdded: true });
+    expect(s.fences[0]?.evidence).toContain('boot-1 to boot-2');
+  });
+
+  it('a SoftReboot never fences, whatever the provider or the bootID says', async () => {
+    const s = setup();
+    s.port.node = down('boot-2');
+    const p = new FakeMachineProviderForTest(
+      { kind: 'Accepted', message: 'ok' },
+      { kind: 'Fenced', how: 'ResetObserved', evidence: 'lying provider' },
+    );
+    await executeActions([fence('SoftReboot')], s.target(), { ...s.deps, provider: p });
+    expect(tainted(s.port)).toBe(false);
+    expect(s.fences).toEqual([]);
+  });
+
+  it('a taint someone else added is left as is and not recorded as ours', async () => {
+    const s = setup();
+    s.port.node = {
+      ...down('boot-2'),
+      spec: {
+        unschedulable: true,
+        taints: [{ key: 'node.kubernetes.io/out-of-service', value: 'x', effect: 'NoExecute' }],
+      },
+    };
+    const p = new FakeMachineProviderForTest({ kind: 'Accepted', message: 'ok' });
+    await executeActions([fence('HardReboot')], s.target(), { ...s.deps, provider: p });
+    expect(s.port.log).toEqual([]);
+    expect(s.fences[0]).toMatchObject({ taintAdded: false });
+  });
+
+  it('a Node that now belongs to another machine (same name, other providerID) is never tainted', async () => {
+    const s = setup();
+    s.port.node = down('boot-2');
+    const p = new FakeMachineProviderForTest(
+      { kind: 'Accepted', message: 'ok' },
+      { kind: 'Fenced', how: 'Deleted', evidence: 'old server deleted' },
+    );
+    const other = { ...fence('Replace'), providerID: 'openstack:///old' };
+    await executeActions([other], s.target(), { ...s.deps, provider: p });
+    expect(p.fenceQueries).toEqual([]);
+    expect(tainted(s.port)).toBe(false);
+    expect(s.fences).toEqual([]);
+  });
+
+  it('no pods left, or Ready again: nothing to fence for', async () => {
+    const s = setup();
+    s.port.node = down('boot-2');
+    s.port.pods = [];
+    const p = new FakeMachineProviderForTest({ kind: 'Accepted', message: 'ok' });
+    await executeActions([fence('HardReboot')], s.target(), { ...s.deps, provider: p });
+    expect(p.fenceQueries).toEqual([]);
+    expect(tainted(s.port)).toBe(false);
   });
 });
 

@@ -1,16 +1,25 @@
 // Runs a decision's actions, in the order the state machine gave them, through ports:
-// the DrainPort (cordon, drain, uncordon), the RebootProvider, the event sink. The intent
+// the DrainPort (cordon, drain, uncordon), the MachineProvider, the event sink. The intent
 // has already been persisted by the caller; the outcome of a Remediate action is handed
 // back through `recordOutcome` before anything else happens, so a crash leaves either an
 // intent without completion (re-issued with the same id) or a recorded outcome.
+//
+// Provider outcomes: Accepted -> completed (verify next); Rejected -> a failed attempt (the
+// ladder goes on); Unavailable -> nothing is recorded: the intent stays without completion,
+// so no attempt is used and the step's deadline has not started; the caller requeues after
+// `retryAfterMs` and the next decision re-issues the same id with replay=true, which makes
+// the provider ask the infrastructure before sending anything.
 import { cordonNode, drainNode, uncordonNode } from '../drain/executor.js';
 import type { DrainOptions } from '../drain/plan.js';
 import { drainSystemClock, type DrainClock, type DrainPort } from '../drain/port.js';
 import type { ActionOutcome, RepairAction } from '../health/decide.js';
-import type { RebootProvider, RebootResult } from '../health/provider.js';
+import type { FenceRecord } from '../health/state.js';
+import type { MachineProvider, ProviderOutcome } from '../provider/port.js';
+import { backoffDelay, type BackoffPolicy } from '../runtime/backoff.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import { errorFields, type RuntimeLogger } from '../runtime/logger.js';
 import { drainEvent, EventReasons, remediationEvent } from './events.js';
+import { runFenceStep } from './fence-step.js';
 import type { AutoRepairMetrics } from './metrics.js';
 
 /** Tuning of the drain that the policy does not cover (deployment-level knobs). */
@@ -25,7 +34,7 @@ export interface DrainTuning {
 
 export interface ExecutorDeps {
   drainPort: DrainPort;
-  provider: RebootProvider;
+  provider: MachineProvider;
   metrics: AutoRepairMetrics;
   event: (ev: EventInput) => Promise<void>;
   log: RuntimeLogger;
@@ -39,6 +48,8 @@ export interface ExecuteTarget {
   providerID?: string;
   /** Persists the outcome of a Remediate action (recordOutcome + write). */
   recordOutcome: (outcome: ActionOutcome) => Promise<void>;
+  /** Persists that the machine was found fenced (recordFence + write). */
+  recordFence?: (fence: FenceRecord) => Promise<void>;
   signal: AbortSignal;
 }
 
@@ -47,7 +58,17 @@ export interface ExecuteSummary {
   remediated: boolean;
   /** The signal aborted before every action ran. */
   aborted: boolean;
+  /** Look again after this long: the provider could not be asked, or the fence is unconfirmed. */
+  retryAfterMs?: number;
 }
+
+/** How long to wait for an unavailable provider when it gives no Retry-After: 5 s doubling to 5 min. */
+export const ProviderUnavailableBackoff: BackoffPolicy = {
+  initialMs: 5000,
+  maxMs: 5 * 60_000,
+  factor: 2,
+  jitter: 0,
+};
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -59,11 +80,13 @@ export async function executeActions(
   deps: ExecutorDeps,
 ): Promise<ExecuteSummary> {
   let remediated = false;
+  let retryAfterMs: number | undefined;
   const log = deps.log.child({ node: target.node });
   for (const action of actions) {
     // Stopping (shutdown or lost leadership): leave the rest to the next leader, which
     // re-issues an unfinished Remediate with the same id from the persisted intent.
     if (target.signal.aborted) return { remediated, aborted: true };
+    if (action.dryRun && action.type === 'Fence') continue;
     if (action.dryRun && action.type !== 'Remediate') {
       if (action.type === 'Cordon' || action.type === 'Drain' || action.type === 'Uncordon')
         await deps.event({
@@ -146,42 +169,68 @@ export async function executeActions(
         break;
       }
       case 'Remediate': {
-        let result: RebootResult;
+        let result: ProviderOutcome;
         try {
           result = await deps.provider.execute(
             {
               node: target.node,
-              ...(target.providerID !== undefined ? { providerID: target.providerID } : {}),
+              providerID: target.providerID ?? '',
               action: action.action,
               ...(action.image !== undefined ? { image: action.image } : {}),
               actionId: action.actionId,
+              issuedAt: action.issuedAt,
               replay: action.replay,
             },
-            target.signal,
+            { signal: target.signal },
           );
         } catch (e) {
-          result = { result: 'Failed', message: message(e) };
+          // A throw is not an answer about the action (promise 2): wait, and ask first next time.
+          result = { kind: 'Unavailable', message: message(e), maybeSent: true };
         }
         // A controller stopped mid-call must not record an outcome it may not have seen
         // completely; the next leader re-issues the same id and the provider deduplicates.
         if (target.signal.aborted) return { remediated, aborted: true };
-        await target.recordOutcome({
-          actionId: action.actionId,
-          result: result.result,
-          at: deps.now(),
-          ...(result.message !== undefined ? { message: result.message } : {}),
-        });
-        remediated = true;
-        deps.metrics.actions.inc({ action: action.action, result: result.result });
+        const label =
+          result.kind === 'Accepted'
+            ? 'Succeeded'
+            : result.kind === 'Rejected'
+              ? 'Failed'
+              : 'Unavailable';
+        deps.metrics.actions.inc({ action: action.action, result: label });
         log.info(
           {
             action: action.action,
             actionId: action.actionId,
             replay: action.replay,
-            result: result.result,
+            result: result.kind,
           },
           'remediation action finished',
         );
+        if (result.kind === 'Unavailable') {
+          // Nothing is recorded: the intent stays open, no attempt is used, no deadline runs.
+          deps.metrics.providerUnavailable.inc({ action: action.action });
+          const wait =
+            result.retryAfterMs ?? backoffDelay(ProviderUnavailableBackoff, action.replays ?? 0, 0);
+          retryAfterMs = Math.min(retryAfterMs ?? wait, wait);
+          await deps.event(
+            remediationEvent(
+              action.action,
+              action.actionId,
+              action.replay,
+              deps.provider.name,
+              result,
+            ),
+          );
+          // The actions after this one assume it ran.
+          return { remediated, aborted: false, retryAfterMs };
+        }
+        await target.recordOutcome({
+          actionId: action.actionId,
+          result: result.kind === 'Accepted' ? 'Succeeded' : 'Failed',
+          at: deps.now(),
+          ...(result.message !== '' ? { message: result.message } : {}),
+        });
+        remediated = true;
         await deps.event(
           remediationEvent(
             action.action,
@@ -193,10 +242,26 @@ export async function executeActions(
         );
         break;
       }
+      case 'Fence': {
+        try {
+          const r = await runFenceStep(action, target, { ...deps });
+          if (r.kind === 'Fenced') {
+            deps.metrics.fenced.inc({ how: r.record.how });
+            await target.recordFence?.(r.record);
+          } else if (r.kind === 'NotFenced' && r.retryAfterMs !== undefined) {
+            retryAfterMs = Math.min(retryAfterMs ?? r.retryAfterMs, r.retryAfterMs);
+          }
+        } catch (e) {
+          // Not fenced as far as we know: the taint stays off; the decision asks again.
+          log.warn(errorFields(e), 'fence check failed');
+        }
+        break;
+      }
       case 'Uncordon': {
         try {
           await uncordonNode(deps.drainPort, target.node, {
             removeOutOfServiceTaint: action.removeOutOfServiceTaint,
+            ...(action.keepCordon === true ? { keepCordon: true } : {}),
           });
           deps.metrics.actions.inc({ action: 'Uncordon', result: 'Succeeded' });
           await deps.event({
@@ -226,5 +291,5 @@ export async function executeActions(
         break;
     }
   }
-  return { remediated, aborted: false };
+  return { remediated, aborted: false, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
 }

@@ -15,7 +15,9 @@ export {
   type ExecuteTarget,
   type ExecuteSummary,
   type DrainTuning,
+  ProviderUnavailableBackoff,
 } from './executor.js';
+export { runFenceStep, type FenceStepDeps, type FenceStepResult } from './fence-step.js';
 export {
   AnnotationStateStore,
   MemoryStateStore,

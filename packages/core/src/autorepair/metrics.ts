@@ -20,6 +20,8 @@ export class AutoRepairMetrics {
   readonly failed: Counter<'cause' | 'step'>;
   readonly actions: Counter<'action' | 'result'>;
   readonly stormHolds: Counter<'scope'>;
+  readonly providerUnavailable: Counter<'action'>;
+  readonly fenced: Counter<'how'>;
   readonly stormTripped: Gauge;
   readonly nodesByPhase: Gauge<'phase'>;
 
@@ -54,6 +56,18 @@ export class AutoRepairMetrics {
       name: 'noderepair_storm_guard_holds_total',
       help: 'Repairs the storm guard held back (fleet limit, failure-domain limit or maxInFlight)',
       labelNames: ['scope'],
+      registers,
+    });
+    this.providerUnavailable = new Counter({
+      name: 'noderepair_provider_unavailable_total',
+      help: 'Provider calls that could not get an answer (outage): the repair waits, no attempt is used',
+      labelNames: ['action'],
+      registers,
+    });
+    this.fenced = new Counter({
+      name: 'noderepair_fenced_total',
+      help: 'Machines found fenced after an action (out-of-service taint allowed), by how',
+      labelNames: ['how'],
       registers,
     });
     this.stormTripped = new Gauge({

@@ -12,7 +12,13 @@ import type { KubeNode } from '../kube/types.js';
 import { kubeDrainPort } from '../drain/kube-port.js';
 import { buildNode } from '../health/builders.js';
 import { resolveRepairPolicy } from '../health/policy.js';
-import type { RebootProvider, RebootRequest } from '../health/provider.js';
+import type {
+  ActionRequest,
+  MachineProvider,
+  ProviderAction,
+  ProviderOutcome,
+} from '../provider/port.js';
+import { ProviderActions } from '../provider/port.js';
 import { parseRepairState } from '../health/state.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import { silentLogger } from '../runtime/logger.js';
@@ -103,16 +109,20 @@ function setup(policyDoc: unknown) {
   const keys = watchedAnnotations(policy);
   const cache = new Map<string, NodeView>();
   const api = new InMemoryNodesForTest((n) => cache.set(n.metadata!.name!, toNodeView(n, keys)));
-  const calls: { req: RebootRequest; annotationAtCall: string | undefined }[] = [];
-  const provider: RebootProvider = {
-    name: 'recording-test-double',
+  const calls: { req: ActionRequest; annotationAtCall: string | undefined }[] = [];
+  // FAKE MachineProvider: records each call with the state seen at call time; answers `answer`.
+  const answer: { outcome: ProviderOutcome } = { outcome: { kind: 'Accepted', message: '' } };
+  const provider: MachineProvider = {
+    name: 'recording-fake-for-test',
+    actions: new Set<ProviderAction>(ProviderActions),
     execute: async (req) => {
       calls.push({
         req,
         annotationAtCall: api.nodes.get(req.node)?.metadata?.annotations?.[STATE],
       });
-      return { result: 'Succeeded' };
+      return answer.outcome;
     },
+    fence: async () => ({ kind: 'NotFenced', reason: 'test' }),
   };
   const events: { node: string; ev: EventInput }[] = [];
   const registry = new Registry();
@@ -155,7 +165,7 @@ function setup(policyDoc: unknown) {
     const s = parseRepairState(api.nodes.get(name)?.metadata?.annotations?.[STATE]);
     return either.isRight(s) ? s.right : undefined;
   };
-  return { api, cache, calls, events, reconciler, ctx, addNode, stateOf, clock, requests };
+  return { api, cache, calls, events, reconciler, ctx, addNode, stateOf, clock, requests, answer };
 }
 
 const policyDoc = {
@@ -192,6 +202,39 @@ describe('NodeReconciler', () => {
       'Cordoned',
       'RemediationSucceeded',
     ]);
+  });
+
+  it('provider Unavailable: no attempt used, no deadline started; the same id is re-asked with replay=true after Retry-After', async () => {
+    const s = setup(policyDoc);
+    s.addNode('b1', 'unknown', 'b');
+    s.answer.outcome = {
+      kind: 'Unavailable',
+      message: 'Nova 503',
+      maybeSent: true,
+      retryAfterMs: 7000,
+    };
+    const r1 = await s.reconciler.reconcile({ name: 'b1' }, s.ctx);
+    expect(r1).toEqual({ requeueAfter: 7000 });
+    const open = s.stateOf('b1')?.remediation;
+    expect(s.stateOf('b1')?.phase).toBe('Remediating');
+    expect(open?.attempt).toBe(1);
+    expect(open?.intent?.completedAt).toBeUndefined();
+    expect(s.events.at(-1)?.ev.reason).toBe('ProviderUnavailable');
+
+    // Much later (past the step's 10 min timeout): still the same attempt, re-asked first.
+    s.clock.now += 60 * 60_000;
+    s.answer.outcome = { kind: 'Accepted', message: 'done' };
+    await s.reconciler.reconcile({ name: 'b1' }, s.ctx);
+    expect(s.calls.map((c) => [c.req.actionId, c.req.replay])).toEqual([
+      [open?.intent?.actionId, false],
+      [open?.intent?.actionId, true],
+    ]);
+    expect(s.calls[1]!.req.issuedAt).toBe(s.calls[0]!.req.issuedAt);
+    const st = s.stateOf('b1');
+    expect(st?.phase).toBe('Verifying');
+    expect(st?.remediation?.attempt).toBe(1);
+    expect(st?.remediation?.step).toBe(0);
+    expect(st?.remediation?.intent?.result).toBe('Succeeded');
   });
 
   it('the storm guard holds repairs per failure domain; another zone is repaired', async () => {

@@ -14,9 +14,9 @@ import { LeaseResource, NodeResource } from '../kube/resource.js';
 import type { KubeLease, KubeNode } from '../kube/types.js';
 import { decideAlone, decideMember, type FleetMember } from '../health/fleet.js';
 import { isInFlight, stormMemoryAtStart, type StormMemory } from '../health/storm-guard.js';
-import { recordOutcome, type ActionOutcome, type RepairDecision } from '../health/decide.js';
+import { recordFence, recordOutcome, type RepairDecision } from '../health/decide.js';
 import type { RepairPolicy } from '../health/policy.js';
-import type { RepairPhase, RepairState } from '../health/state.js';
+import type { FenceRecord, RepairPhase, RepairState } from '../health/state.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import type {
   ReconcileContext,
@@ -123,12 +123,18 @@ export class NodeReconciler {
       {
         node: req.name,
         ...(node.spec?.providerID !== undefined ? { providerID: node.spec.providerID } : {}),
-        recordOutcome: (o) => this.persistOutcome(req.name, o, ctx.signal),
+        recordOutcome: (o) =>
+          this.persistOnState(req.name, (st) => recordOutcome(st, o), ctx.signal),
+        recordFence: (f: FenceRecord) =>
+          this.persistOnState(req.name, (st) => recordFence(st, f), ctx.signal),
         signal: ctx.signal,
       },
       { ...this.deps, event },
     );
     if (summary.remediated) return { requeueAfter: AFTER_REMEDIATION_MS };
+    // Provider unavailable (wait, same id next time) or fence unconfirmed: look again then.
+    // The provider's own Retry-After wins over the decision's calmer recheck pace.
+    if (summary.retryAfterMs !== undefined) return { requeueAfter: summary.retryAfterMs };
     return this.requeue(decision);
   };
 
@@ -356,10 +362,13 @@ export class NodeReconciler {
     }
   }
 
-  /** Writes the outcome of a Remediate action onto the state it belongs to (retrying conflicts). */
-  private async persistOutcome(
+  /**
+   * Writes what an action reported (its outcome, a fence) onto the state it belongs to,
+   * retrying conflicts. `update` returns the state unchanged when it does not apply.
+   */
+  private async persistOnState(
     name: string,
-    outcome: ActionOutcome,
+    update: (st: RepairState) => RepairState,
     signal: AbortSignal,
   ): Promise<void> {
     for (let attempt = 1; ; attempt++) {
@@ -367,7 +376,7 @@ export class NodeReconciler {
       if (node === undefined) return;
       const state = this.readState(node);
       if (state === undefined) return;
-      const next = recordOutcome(state, outcome);
+      const next = update(state);
       if (next === state) return; // not the current intent any more: nothing to record
       try {
         await this.deps.store.write(name, next, node.metadata?.resourceVersion);

@@ -55,7 +55,11 @@ describe('noderepair simulate on the example traces', () => {
       '01:10:00 w1 SoftReboot',
       '01:20:00 w1 Uncordon',
     ]);
-    expect(ds.find((d) => d.action === 'Drain')?.reason).toMatch(/out-of-service taint after 5m/);
+    expect(ds.find((d) => d.action === 'Drain')?.reason).toMatch(
+      /no out-of-service taint before the machine is fenced/,
+    );
+    // A soft reboot never fences: no fence check, so never the taint.
+    expect(ds.some((d) => d.action === 'Fence')).toBe(false);
     expect(ds.find((d) => d.action === 'SoftReboot')).toMatchObject({
       cause: 'KubeletUnreachable',
       actionId: 'w1/1767229800001/SoftReboot-1',
@@ -73,6 +77,8 @@ describe('noderepair simulate on the example traces', () => {
       '02:10:00 w2 Drain',
       '02:10:00 w2 SoftReboot[Failed]',
       '02:11:00 w2 HardReboot',
+      // Accepted, node still down: the controller asks whether the machine is fenced.
+      '02:11:00 w2 Fence',
       '02:19:00 w2 Uncordon',
     ]);
     expect(ds.find((d) => d.action === 'Cordon')?.cause).toBe('ContainerRuntimeDown');
@@ -88,6 +94,7 @@ describe('noderepair simulate on the example traces', () => {
       '01:05:00 w1 Cordon',
       '01:05:00 w1 Drain',
       '01:05:00 w1 HardReboot',
+      '01:05:00 w1 Fence',
       '01:13:00 w1 Uncordon',
     ]);
     // The verified repair at 00:39 cleared the memory: 00:45 and 00:55 are episodes 1 and 2.
@@ -141,7 +148,7 @@ describe('noderepair simulate on the example traces', () => {
       '00:20:00 KubeletUnreachable Suspect',
       '00:22:00 Healthy Healthy',
       '00:40:00 ShuttingDown Waiting',
-      '00:41:00 KubeletUnreachable Suspect',
+      // Powered off after the shutdown: still Waiting (never powered on), until it is back.
       '00:48:00 Healthy Healthy',
     ]);
   });
@@ -153,8 +160,11 @@ describe('noderepair simulate on the example traces', () => {
       '01:10:00 w3 Drain',
       '01:10:00 w3 SoftReboot',
       '01:20:00 w3 HardReboot',
+      '01:20:00 w3 Fence',
       '01:35:00 w3 HardReboot',
+      '01:35:00 w3 Fence',
       '01:50:00 w3 Replace',
+      '01:50:00 w3 Fence',
       '02:20:00 w3 GiveUp',
       '02:30:00 w3 Forget',
     ]);
@@ -177,9 +187,9 @@ describe('noderepair simulate on the example traces', () => {
   it('shutdown: waited for, never touched', async () => {
     const ds = await simulateTrace('shutdown.jsonl');
     expect(acted(ds)).toEqual([]);
+    expect(ds.some((d) => d.phase === 'Suspect' || d.phase === 'Unhealthy')).toBe(false);
     expect(ds.map((d) => `${d.node} ${d.cause} ${d.phase}`)).toEqual([
       'w2 ShuttingDown Waiting',
-      'w2 KubeletUnreachable Suspect',
       'w2 Healthy Healthy',
     ]);
   });

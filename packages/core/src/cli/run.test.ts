@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { either } from 'fp-ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ProviderActions, type MachineProvider, type ProviderAction } from '../provider/port.js';
 import { parseBindAddress, parseRunArgs, runCommand } from './run.js';
 
 describe('parseBindAddress', () => {
@@ -115,6 +119,45 @@ describe('runCommand input errors', () => {
         /^noderepair run: cannot load the kubeconfig \/nonexistent\/kubeconfig: /,
       ),
     });
+  });
+});
+
+describe('runCommand provider check', () => {
+  it('refuses a policy whose ladder uses an action the provider cannot execute', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'run-test-'));
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1' } }],
+        users: [{ name: 'u', user: { token: 'x' } }],
+        contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+        'current-context': 'c',
+      }),
+    );
+    // FAKE provider that can only soft-reboot.
+    const softOnly = (): MachineProvider => ({
+      name: 'soft-only-fake',
+      actions: new Set<ProviderAction>(ProviderActions.filter((a) => a === 'SoftReboot')),
+      execute: async () => ({ kind: 'Rejected', message: 'fake' }),
+      fence: async () => ({ kind: 'NotFenced', reason: 'fake' }),
+    });
+    const err: string[] = [];
+    const code = await runCommand(
+      ['--policy', 'p', '--kubeconfig', kubeconfig, '--provider', 'soft-only'],
+      {
+        stdout: () => {},
+        stderr: (l) => err.push(l),
+        readFile: async () => 'ladder: [{ action: SoftReboot }, { action: HardReboot }]',
+        providers: { 'soft-only': softOnly },
+      },
+    );
+    expect(code).toBe(1);
+    expect(err.join('\n')).toMatch(
+      /the policy's ladder uses HardReboot, which provider "soft-only-fake" cannot execute/,
+    );
   });
 });
 

@@ -7,7 +7,8 @@ import YAML from 'yaml';
 import { addAutoRepairController } from '../autorepair/controller.js';
 import { parseFlagsStrict } from '../codec/args.js';
 import { resolveRepairPolicy, type RepairPolicy } from '../health/policy.js';
-import { DryRunRebootProvider, type RebootProvider } from '../health/provider.js';
+import { DryRunProvider } from '../provider/dry-run.js';
+import type { MachineProvider } from '../provider/port.js';
 import { createKubeClient } from '../kube/client-node/index.js';
 import type { ClusterConfig } from '../kube/config/cluster-config.js';
 import { loadKubeConfig } from '../kube/config/load.js';
@@ -27,7 +28,7 @@ export const runUsage = `usage: noderepair run --policy <policy.yaml> [--kubecon
   --metrics-bind-address        address for /metrics; "0" disables (default :8080)
   --health-probe-bind-address   address for /healthz and /readyz (default :8081)
   --label-selector              watch only the Nodes matching this selector
-  --provider                    reboot provider (default dry-run: records, never reboots)`;
+  --provider                    machine provider (default dry-run: records, never reboots, fences nothing)`;
 
 export interface BindAddress {
   host?: string;
@@ -113,9 +114,12 @@ export function parseRunArgs(
   });
 }
 
-/** Reboot providers a build of the CLI knows by name. Core knows only the dry-run one. */
-export type ProviderFactories = Record<string, (cluster: ClusterConfig) => RebootProvider>;
-export const coreProviders: ProviderFactories = { 'dry-run': () => new DryRunRebootProvider() };
+/**
+ * Machine providers a build of the CLI knows by name. Core knows only the dry-run one. A
+ * legacy RebootProvider is wrapped with machineProviderFromRebootProvider.
+ */
+export type ProviderFactories = Record<string, (cluster: ClusterConfig) => MachineProvider>;
+export const coreProviders: ProviderFactories = { 'dry-run': () => new DryRunProvider() };
 
 export interface RunIo {
   stdout: (line: string) => void;
@@ -189,6 +193,16 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     );
     return 1;
   }
+  const provider = factory(kc);
+  const unsupported = policy.right.ladder
+    .map((st) => st.action)
+    .filter((a) => !provider.actions.has(a));
+  if (unsupported.length > 0) {
+    io.stderr(
+      `noderepair run: the policy's ladder uses ${[...new Set(unsupported)].join(', ')}, which provider "${provider.name}" cannot execute (it can: ${[...provider.actions].join(', ')})`,
+    );
+    return 1;
+  }
   const client = createKubeClient(kc);
   const identity = env['POD_NAME'] ?? `${hostname()}-${process.pid}`;
   const sameAddress =
@@ -214,8 +228,7 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
         }
       : {}),
   });
-  const provider = factory(kc);
-  if (!policy.right.dryRun && provider instanceof DryRunRebootProvider)
+  if (!policy.right.dryRun && provider instanceof DryRunProvider)
     manager.log.warn(
       { provider: provider.name },
       'the dry-run provider records reboots and performs none: nodes are cordoned and drained for real, then wait for someone to reboot them',

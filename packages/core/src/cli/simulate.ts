@@ -37,7 +37,15 @@ export function simulate(
   const scheduler = new VirtualTimeScheduler();
   const results = new Map<string, string>();
   const out: SimulatedDecision[] = [];
-  const record = (d: RepairDecision) => {
+  // A trace cannot say whether a machine is fenced, and the controller repeats the fence
+  // check at the recheck pace while the node is down: print the first check per action only.
+  const fenceChecked = new Set<string>();
+  const record = (full: RepairDecision) => {
+    const d: RepairDecision = {
+      ...full,
+      actions: full.actions.filter((a) => a.type !== 'Fence' || !fenceChecked.has(a.actionId)),
+    };
+    for (const a of d.actions) if (a.type === 'Fence') fenceChecked.add(a.actionId);
     if (d.actions.length === 0 && d.phase === d.previousPhase) return;
     const common = { time: iso(d.at), node: d.node, cause: d.cause.kind, phase: d.phase };
     const requeue =

@@ -174,7 +174,7 @@ describe('drainNode', () => {
     );
   });
 
-  it('unreachable node: evicted pods cannot terminate until the out-of-service taint is added after the wait', async () => {
+  it('unreachable node: the drain never adds the out-of-service taint; it stops waiting for pods that cannot terminate', async () => {
     const clock = new VirtualClockTestDouble();
     const port = new InMemoryDrainPortTestDouble(clock, 'n1', { kubeletAlive: false });
     port.addPod('db-0', 'StatefulSet');
@@ -183,13 +183,24 @@ describe('drainNode', () => {
       { node: 'n1', timeoutMs: 15 * MIN, unreachable: true, outOfServiceAfterMs: 5 * MIN },
       clock,
     );
-    expect(r.outcome).toBe('Drained');
-    expect(r.outOfServiceTainted).toBe(true);
-    expect(port.node.spec?.taints).toEqual([
-      { key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' },
-    ]);
+    // A partitioned node may still run db-0: only fencing may free its volume (provider/fence.ts).
+    expect(r.outcome).toBe('TimedOut');
+    expect(r.outOfServiceTainted).toBe(false);
+    expect(port.node.spec?.taints).toEqual([]);
+    expect(port.patches.some((p) => p.addTaints !== undefined)).toBe(false);
+    expect(r.remaining).toEqual(['ns/db-0']);
     expect(r.durationMs).toBe(5 * MIN);
-    // A reachable node never gets the taint.
+    expect(r.steps.at(-1)?.message).toContain('cannot terminate until the machine is fenced');
+    // Drained again (a replayed action): the pods left Terminating are not waited for again.
+    const again = await drainNode(
+      port,
+      { node: 'n1', timeoutMs: 15 * MIN, unreachable: true, outOfServiceAfterMs: 5 * MIN },
+      clock,
+    );
+    expect(again.outcome).toBe('TimedOut');
+    expect(again.durationMs).toBe(0);
+    expect(port.node.spec?.taints).toEqual([]);
+    // A reachable node never gets the taint either.
     const clock2 = new VirtualClockTestDouble();
     const port2 = new InMemoryDrainPortTestDouble(clock2, 'n2', { kubeletAlive: true });
     port2.addPod('web', 'ReplicaSet');

@@ -1,7 +1,13 @@
 // Drain executor: cordon, evict through the Eviction API (a 429 from a PodDisruptionBudget
-// is retried with backoff until the timeout), wait for pods to go, and for an unreachable
-// node add the out-of-service taint after a wait so the pod GC can free stateful pods and
-// their volumes (non-graceful node shutdown). Uncordon after a successful repair.
+// is retried with backoff until the timeout), wait for pods to go. Uncordon after a
+// successful repair.
+//
+// The drain NEVER adds node.kubernetes.io/out-of-service. On an unreachable node the evicted
+// pods stay Terminating (no kubelet confirms they stopped), and that is right: Ready=Unknown
+// may be a network partition with containers still running and writing. The taint frees
+// their volumes, so it waits until the machine is fenced (provider/fence.ts); the caller adds
+// it with addOutOfServiceTaint after judgeFence says so. The drain only stops waiting for
+// such pods after `outOfServiceAfterMs`, so the repair action is not held up.
 import { hasTaint, TaintOutOfService, type TaintSnapshot } from '../health/node.js';
 import { formatDuration } from '../health/time.js';
 import { defaultDrainOptions, planDrain, type DrainOptions, type DrainPlan } from './plan.js';
@@ -23,7 +29,11 @@ export interface DrainRequest {
   timeoutMs: number;
   /** The kubelet is unreachable: evicted pods cannot terminate on their own. */
   unreachable: boolean;
-  /** For an unreachable node: add node.kubernetes.io/out-of-service:NoExecute after this wait. */
+  /**
+   * For an unreachable node: stop waiting for evicted pods to terminate after this long
+   * (nothing is left to evict, they cannot terminate until the machine is fenced). The name
+   * is historical: the drain adds no taint (see the header).
+   */
   outOfServiceAfterMs: number;
   options?: Partial<DrainOptions>;
   /** First retry delay after a 429 or a transient error; doubles up to maxBackoffMs. */
@@ -49,6 +59,7 @@ export interface DrainResult {
   blocked: DrainPlan['blocked'];
   /** Eviction attempts a PodDisruptionBudget refused (429). */
   pdbRefusals: number;
+  /** Always false: the drain never adds the out-of-service taint (kept for callers that log it). */
   outOfServiceTainted: boolean;
   /** Pods still present (and not skipped) when the drain ended. */
   remaining: string[];
@@ -61,6 +72,22 @@ export const OutOfServiceTaint: TaintSnapshot = {
   value: 'nodeshutdown',
   effect: 'NoExecute',
 };
+
+/**
+ * Adds node.kubernetes.io/out-of-service=nodeshutdown:NoExecute. Call ONLY after judgeFence
+ * (provider/fence.ts) said the machine is fenced. 'AlreadyTainted': someone else added it
+ * (then it is not ours to remove).
+ */
+export async function addOutOfServiceTaint(
+  port: DrainPort,
+  node: string,
+): Promise<'Tainted' | 'AlreadyTainted' | 'NodeGone'> {
+  const n = await port.getNode(node);
+  if (n === undefined) return 'NodeGone';
+  if (hasTaint(n, TaintOutOfService)) return 'AlreadyTainted';
+  await port.patchNode(node, { addTaints: [OutOfServiceTaint] });
+  return 'Tainted';
+}
 
 export async function cordonNode(
   port: DrainPort,
@@ -76,14 +103,15 @@ export async function cordonNode(
 export async function uncordonNode(
   port: DrainPort,
   node: string,
-  opts: { removeOutOfServiceTaint: boolean },
+  opts: { removeOutOfServiceTaint: boolean; keepCordon?: boolean },
 ): Promise<'Uncordoned' | 'NodeGone'> {
   const n = await port.getNode(node);
   if (n === undefined) return 'NodeGone';
   const removeTaint = opts.removeOutOfServiceTaint && hasTaint(n, TaintOutOfService);
-  if (n.spec?.unschedulable === true || removeTaint) {
+  const uncordon = opts.keepCordon !== true && n.spec?.unschedulable === true;
+  if (uncordon || removeTaint) {
     await port.patchNode(node, {
-      unschedulable: false,
+      ...(uncordon ? { unschedulable: false } : {}),
       ...(removeTaint ? { removeTaintKeys: [TaintOutOfService] } : {}),
     });
   }
@@ -106,7 +134,11 @@ export async function drainNode(
   const evicted = new Set<string>();
   const nextTry = new Map<string, { at: number; backoff: number }>();
   let pdbRefusals = 0;
-  let outOfServiceTainted = false;
+  const outOfServiceTainted = false;
+  // When this drain last had an eviction accepted: an unreachable node's pods get
+  // `outOfServiceAfterMs` from then to go (should the kubelet come back), not from each new
+  // drain: a replayed action re-drains, and must not wait again for pods already left behind.
+  let lastEvictedAt: number | undefined;
   let blocked: DrainPlan['blocked'] = [];
   let remaining: string[] = [];
 
@@ -128,16 +160,6 @@ export async function drainNode(
   for (;;) {
     if (req.signal?.aborted) return finish('Aborted');
     const now = clock.now();
-    if (req.unreachable && !outOfServiceTainted && now - start >= req.outOfServiceAfterMs) {
-      const n = await port.getNode(req.node);
-      if (n === undefined) return finish('NodeGone');
-      if (!hasTaint(n, TaintOutOfService))
-        await port.patchNode(req.node, { addTaints: [OutOfServiceTaint] });
-      outOfServiceTainted = true;
-      log(
-        `node unreachable for ${formatDuration(now - start)}: added ${TaintOutOfService}=nodeshutdown:NoExecute`,
-      );
-    }
     const pods = await port.listPodsOnNode(req.node);
     const plan = planDrain(pods, opts);
     blocked = plan.blocked;
@@ -150,6 +172,19 @@ export async function drainNode(
         `drained${plan.blocked.length > 0 ? ` (left ${plan.blocked.length} pod(s) the options forbid evicting)` : ''}`,
       );
       return finish('Drained');
+    }
+    if (
+      req.unreachable &&
+      plan.evict.length === 0 &&
+      nextTry.size === 0 &&
+      (lastEvictedAt === undefined || now - lastEvictedAt >= req.outOfServiceAfterMs)
+    ) {
+      // Everything is evicted; what is left cannot terminate without a kubelet. Waiting longer
+      // only delays the repair; the pods are freed once the machine is fenced.
+      log(
+        `node unreachable: ${remaining.length} evicted pod(s) cannot terminate until the machine is fenced; going on after ${formatDuration(now - start)} without the out-of-service taint`,
+      );
+      return finish('TimedOut');
     }
     if (now >= deadline) {
       log(
@@ -170,6 +205,7 @@ export async function drainNode(
       if (r.kind === 'Evicted' || r.kind === 'NotFound') {
         evicted.add(key);
         nextTry.delete(key);
+        if (r.kind === 'Evicted') lastEvictedAt = now;
         if (r.kind === 'Evicted')
           log(`${req.disableEviction === true ? 'deleted' : 'evicted'} ${key}`);
         continue;
@@ -193,8 +229,12 @@ export async function drainNode(
       Number.POSITIVE_INFINITY,
     );
     let wake = Math.min(now + poll, soonestRetry, deadline);
-    if (req.unreachable && !outOfServiceTainted)
-      wake = Math.min(wake, start + req.outOfServiceAfterMs);
+    if (
+      req.unreachable &&
+      lastEvictedAt !== undefined &&
+      lastEvictedAt + req.outOfServiceAfterMs > now
+    )
+      wake = Math.min(wake, lastEvictedAt + req.outOfServiceAfterMs);
     try {
       await clock.sleep(Math.max(1, wake - now), req.signal);
     } catch {

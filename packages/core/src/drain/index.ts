@@ -1,5 +1,6 @@
 // drain/: cordon, eviction honouring PodDisruptionBudgets, DaemonSet and mirror pods left
-// alone, the out-of-service taint for unreachable nodes, uncordon. Talks through DrainPort.
+// alone, uncordon, and the out-of-service taint helper (added only after fencing, never by
+// the drain). Talks through DrainPort.
 export {
   planDrain,
   defaultDrainOptions,
@@ -12,6 +13,7 @@ export {
   drainNode,
   cordonNode,
   uncordonNode,
+  addOutOfServiceTaint,
   OutOfServiceTaint,
   type DrainRequest,
   type DrainResult,

@@ -85,6 +85,19 @@ export function assessNode(
           newTrigger,
           requeueAfterMs: undefined,
         };
+  // A node that announced a graceful shutdown and has not been Ready since (the kubelet then
+  // stops, so Ready goes Unknown): switched off on purpose. Powering it back on would go
+  // against its operator's intent, so it waits until it reports Ready again (or a manual
+  // trigger asks for a repair). The not-Ready period remembers how it began (episodes.ts).
+  if (flap.notReady?.uncounted === 'Shutdown' && newTrigger === undefined) {
+    return {
+      cause,
+      signal: 'waiting',
+      detail:
+        'the node shut down (it announced a graceful shutdown) and has not been Ready since: waiting for it to report again, never powering it on',
+      ...flap,
+    };
+  }
 
   if (cause.kind === 'NotStarted') {
     return withTrigger(startup(obs, cause, policy, now, flap));

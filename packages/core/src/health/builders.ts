@@ -51,6 +51,8 @@ export interface NodeBuilderInput {
   unschedulable?: boolean;
   taints?: TaintSnapshot[];
   extraConditions?: NodeConditionSnapshot[];
+  /** status.nodeInfo.bootID (changes when the machine restarts). */
+  bootID?: string;
 }
 
 export function buildNode(i: NodeBuilderInput): NodeSnapshot {
@@ -79,6 +81,7 @@ export function buildNode(i: NodeBuilderInput): NodeSnapshot {
     status: {
       conditions,
       capacity: { cpu: '4', memory: '8Gi', pods: '110', 'ephemeral-storage': '50Gi' },
+      ...(i.bootID !== undefined ? { nodeInfo: { bootID: i.bootID } } : {}),
     },
   };
 }

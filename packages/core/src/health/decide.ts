@@ -20,6 +20,7 @@ import { ladderIntent, progressLadder, type LadderIntent, type LadderVerdict } f
 import type { LadderStep, RemediationStepKind, RepairPolicy } from './policy.js';
 import {
   initialRepairState,
+  type FenceRecord,
   type ActionResult,
   type Remediation,
   type RepairIntent,
@@ -27,6 +28,7 @@ import {
   type RepairState,
 } from './state.js';
 import type { StormVerdict } from './storm-guard.js';
+import { canFence } from '../provider/fence.js';
 import { formatDuration, iso, nowMillis, toMillis } from './time.js';
 
 interface ActionBase {
@@ -50,12 +52,38 @@ export type RepairAction =
       image?: string;
       /** Stable id; a provider receiving an id it already executed must not act again. */
       actionId: string;
+      /** When the intent was persisted (the provider looks at what happened since). */
+      issuedAt: number;
       step: number;
       attempt: number;
       /** True when re-issuing an intent found without completion (e.g. after a restart). */
       replay: boolean;
+      /** How many times this intent was re-issued so far (paces the wait for a provider outage). */
+      replays?: number;
     })
-  | (ActionBase & { type: 'Uncordon'; removeOutOfServiceTaint: boolean })
+  | (ActionBase & {
+      /**
+       * The action was accepted, the node is still not Ready: ask whether the machine is
+       * fenced and, only if it is and pods remain on the node, add the out-of-service taint
+       * so the pod GC and the attach-detach controller can free stateful pods. Never for a
+       * SoftReboot (provider/fence.ts).
+       */
+      type: 'Fence';
+      action: RemediationStepKind;
+      actionId: string;
+      issuedAt: number;
+      /** The Node's bootID when the intent was persisted. */
+      bootIdBefore?: string;
+      /** The Node's providerID when the intent was persisted (identity before the taint). */
+      providerID?: string;
+    })
+  | (ActionBase & {
+      type: 'Uncordon';
+      /** Remove node.kubernetes.io/out-of-service: only when this repair added it. */
+      removeOutOfServiceTaint: boolean;
+      /** Leave spec.unschedulable alone: someone else cordoned the node. */
+      keepCordon?: boolean;
+    })
   | (ActionBase & { type: 'GiveUp' })
   | (ActionBase & { type: 'Forget' });
 
@@ -111,6 +139,65 @@ export function recordOutcome(state: RepairState, outcome: ActionOutcome): Repai
         ...(outcome.message !== undefined ? { message: outcome.message } : {}),
       },
     },
+  };
+}
+
+/**
+ * Records that the machine was found fenced (and whether we added the out-of-service taint),
+ * so the question is not asked again and the repair later removes only a taint it added.
+ */
+export function recordFence(state: RepairState, fence: FenceRecord): RepairState {
+  const rem = state.remediation;
+  if (rem === undefined || rem.fenced !== undefined || rem.intent?.actionId !== fence.actionId)
+    return state;
+  return { ...state, remediation: { ...rem, fenced: fence } };
+}
+
+/** The Uncordon that ends a repair: undo only what this repair did (cordon, taint). */
+function undoAction(rem: Remediation | undefined, dryRun: boolean, reason: string): RepairAction[] {
+  const taint = rem?.fenced?.taintAdded === true;
+  if (rem?.cordoned !== true && !taint) return [];
+  return [
+    {
+      type: 'Uncordon',
+      removeOutOfServiceTaint: taint,
+      ...(rem?.cordoned === true ? {} : { keepCordon: true }),
+      dryRun,
+      reason,
+    },
+  ];
+}
+
+/** Fence check while the node is down after an accepted action that can fence (pure). */
+function fenceAction(rem: Remediation, intent: RepairIntent, dryRun: boolean): RepairAction[] {
+  if (
+    rem.fenced !== undefined ||
+    intent.result !== 'Succeeded' ||
+    intent.actionId === '' ||
+    !canFence(intent.action)
+  )
+    return [];
+  return [
+    {
+      type: 'Fence',
+      action: intent.action,
+      actionId: intent.actionId,
+      issuedAt: intent.issuedAt,
+      ...(intent.bootId !== undefined ? { bootIdBefore: intent.bootId } : {}),
+      ...(intent.providerID !== undefined ? { providerID: intent.providerID } : {}),
+      dryRun,
+      reason: `${intent.action} ${intent.actionId} accepted, node not Ready: is the machine fenced?`,
+    },
+  ];
+}
+
+/** The Node's bootID and providerID, kept with an intent (fencing evidence and identity). */
+function bootIdOf(obs: HealthObservation): { bootId?: string; providerID?: string } {
+  const id = obs.node?.status?.nodeInfo?.bootID;
+  const pid = obs.node?.spec?.providerID;
+  return {
+    ...(id !== undefined && id !== '' ? { bootId: id } : {}),
+    ...(pid !== undefined && pid !== '' ? { providerID: pid } : {}),
   };
 }
 
@@ -221,7 +308,7 @@ export function decideRepair(
           next,
           [
             remediateAction(
-              current,
+              { ...current, replays },
               true,
               dryRun,
               `re-issuing in-flight ${current.action} ${current.actionId} issued at ${iso(current.issuedAt)} with no recorded completion`,
@@ -250,16 +337,11 @@ export function decideRepair(
         };
         return out(
           next,
-          rem.cordoned
-            ? [
-                {
-                  type: 'Uncordon',
-                  removeOutOfServiceTaint: true,
-                  dryRun,
-                  reason: `Ready for ${formatDuration(now - v.healthySince)} after ${step?.action ?? 'repair'}: repair succeeded`,
-                },
-              ]
-            : [],
+          undoAction(
+            rem,
+            dryRun,
+            `Ready for ${formatDuration(now - v.healthySince)} after ${step?.action ?? 'repair'}: repair succeeded`,
+          ),
           `repair ${rem.id} succeeded: Ready for at least ${formatDuration(policy.minHealthyPeriodMs)}`,
         );
       }
@@ -272,11 +354,15 @@ export function decideRepair(
         );
       case 'AwaitingReady': {
         const { healthySince: _dropped, ...notHealthy } = s;
+        const fence = fenceAction(rem, current, dryRun);
         return out(
           enter(notHealthy, 'Verifying'),
-          [],
+          fence,
           `waiting for the node to become Ready after ${step?.action ?? 'repair'} (until ${iso(v.deadline)}): ${a.detail}`,
-          v.deadline - now,
+          // While the fence is unconfirmed, ask again at the recheck pace.
+          fence.length > 0
+            ? Math.min(v.deadline - now, policy.stormGuard.recheckIntervalMs)
+            : v.deadline - now,
         );
       }
       case 'Next':
@@ -295,6 +381,7 @@ export function decideRepair(
           out,
           enter,
           why,
+          bootIdOf(obs),
         );
       }
     }
@@ -309,16 +396,7 @@ export function decideRepair(
         const { remediation: gaveUp, healthySince: _h, ...rest } = s;
         return out(
           enter(rest, 'Healthy'),
-          gaveUp?.cordoned
-            ? [
-                {
-                  type: 'Uncordon',
-                  removeOutOfServiceTaint: true,
-                  dryRun,
-                  reason: 'the node recovered on its own after the repair gave up',
-                },
-              ]
-            : [],
+          undoAction(gaveUp, dryRun, 'the node recovered on its own after the repair gave up'),
           'recovered after giving up',
         );
       }
@@ -427,7 +505,10 @@ function startRemediation(
     );
   const id = `${obs.nodeName}/${now}`;
   const alreadyCordoned = obs.node?.spec?.unschedulable === true;
-  const intent = ladderIntent(step, { step: stepIndex, attempt: 1 }, actionIdFor(id, step, 1), now);
+  const intent: RepairIntent = {
+    ...ladderIntent(step, { step: stepIndex, attempt: 1 }, actionIdFor(id, step, 1), now),
+    ...bootIdOf(obs),
+  };
   const rem: Remediation = {
     id,
     startedAt: now,
@@ -449,7 +530,7 @@ function startRemediation(
       outOfServiceAfterMs: policy.drain.outOfServiceAfterMs,
       dryRun,
       reason: unreachable
-        ? `${reason} (unreachable: out-of-service taint after ${formatDuration(policy.drain.outOfServiceAfterMs)})`
+        ? `${reason} (unreachable: evicted pods cannot terminate; going on after ${formatDuration(policy.drain.outOfServiceAfterMs)}; no out-of-service taint before the machine is fenced)`
         : reason,
     });
   }
@@ -475,6 +556,7 @@ function applyAdvance(
   out: Out,
   enter: Enter,
   why: string,
+  bootId: { bootId?: string; providerID?: string },
 ): RepairDecision {
   const dryRun = policy.dryRun;
   if (v.kind === 'Exhausted') {
@@ -495,7 +577,7 @@ function applyAdvance(
       `repair ${rem.id} failed: ladder exhausted`,
     );
   }
-  const { intent } = v;
+  const intent: RepairIntent = { ...v.intent, ...bootId };
   const next = enter(
     { ...s, remediation: { ...rem, step: intent.step, attempt: intent.attempt, intent } },
     'Remediating',
@@ -509,7 +591,7 @@ function applyAdvance(
 
 /** The Remediate action that executes `intent`. */
 function remediateAction(
-  intent: LadderIntent,
+  intent: LadderIntent & { replays?: number },
   replay: boolean,
   dryRun: boolean,
   reason: string,
@@ -518,6 +600,8 @@ function remediateAction(
     type: 'Remediate',
     action: intent.action,
     actionId: intent.actionId,
+    issuedAt: intent.issuedAt,
+    ...(replay && intent.replays !== undefined ? { replays: intent.replays } : {}),
     step: intent.step,
     attempt: intent.attempt,
     ...(intent.image !== undefined ? { image: intent.image } : {}),

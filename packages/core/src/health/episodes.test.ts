@@ -168,8 +168,8 @@ describe('what never counts', () => {
       flapped,
     );
     expect(episodesOf(ds[1]!)).toEqual([10, 20, 30]);
-    // Powered off after a shutdown: no flapping repair (which would power it on).
-    expect(last(ds).signal).toBe('suspect');
+    // Powered off after a shutdown: no flapping repair (which would power it on); it waits.
+    expect(last(ds).signal).toBe('waiting');
     expect(last(ds).actions).toEqual([]);
   });
 
@@ -261,15 +261,27 @@ describe('the unhealthy-condition timeout when Ready flips between Unknown and F
     expect(last(ds).actions.map((a) => a.type)).toEqual(['Cordon', 'Drain', 'Remediate']);
   });
 
-  it('a period that is no episode keeps Cluster API clock: after a shutdown, from the last transition', () => {
+  it('a node that shut down is waited for until it reports Ready again, however long it stays off', () => {
     const ds = follow(policy(), [
       { at: 0, ready: 'ready', since: 0 },
       { at: 40, ready: 'shuttingDown', since: 40 },
       { at: 45, ready: 'unknown', since: 45 },
       { at: 51, ready: 'unknown', since: 45 },
+      { at: 600, ready: 'unknown', since: 45 },
+      { at: 601, ready: 'ready', since: 601 },
+      { at: 700, ready: 'unknown', since: 700 },
     ]);
-    expect(ds[2]!.requeueAfterMs).toBe(10 * MIN + 1);
-    expect(last(ds).signal).toBe('suspect');
+    expect(ds.slice(1, 5).map((d) => d.phase)).toEqual([
+      'Waiting',
+      'Waiting',
+      'Waiting',
+      'Waiting',
+    ]);
+    expect(ds.slice(1, 5).flatMap((d) => d.actions)).toEqual([]);
+    expect(ds[4]!.reason).toMatch(/never powering it on/);
+    // Back: a later outage without a shutdown is judged as usual.
+    expect(ds[5]!.phase).toBe('Healthy');
+    expect(ds[6]!.signal).toBe('suspect');
   });
 
   it('another condition type keeps its own lastTransitionTime', () => {

@@ -11,6 +11,7 @@ export { assessNode, type Assessment, type HealthSignal } from './assess.js';
 export {
   decideRepair,
   recordOutcome,
+  recordFence,
   actionIdFor,
   type RepairAction,
   type RepairDecision,
@@ -53,6 +54,7 @@ export {
   initialRepairState,
   parseRepairState,
   serializeRepairState,
+  FenceRecord,
   type Remediation,
   type LastRemediation,
   type ActionResult,

@@ -27,7 +27,12 @@ export interface NodeSnapshot {
     annotations?: Record<string, string>;
   };
   spec?: { unschedulable?: boolean; taints?: TaintSnapshot[]; providerID?: string };
-  status?: { conditions?: NodeConditionSnapshot[]; capacity?: Record<string, unknown> };
+  status?: {
+    conditions?: NodeConditionSnapshot[];
+    capacity?: Record<string, unknown>;
+    /** bootID changes when the machine's kernel restarts: proof that a reset happened (fencing). */
+    nodeInfo?: { bootID?: string };
+  };
 }
 
 /** What one reconcile sees about one node. `node` undefined means the Node object is gone. */

@@ -1,3 +1,8 @@
+// DEPRECATED: the legacy RebootProvider port, kept only for packages not yet moved to the
+// MachineProvider port (provider/port.ts), which replaces it: it can say "I could not ask"
+// (Unavailable, which waits) apart from "refused" (Rejected), and it reports fencing.
+// Wrap a legacy provider with machineProviderFromRebootProvider (provider/legacy.ts).
+//
 // The RebootProvider port: how a repair action reaches the infrastructure (OpenStack Nova,
 // a BMC, a cloud API). The contract that makes "exactly one reboot" possible across
 // controller restarts: a provider receiving an actionId it has already executed must not act
@@ -22,12 +27,16 @@ export interface RebootResult {
   message?: string;
 }
 
+/** @deprecated use MachineProvider (provider/port.ts). */
 export interface RebootProvider {
   readonly name: string;
   execute(req: RebootRequest, signal?: AbortSignal): Promise<RebootResult>;
 }
 
-/** Built-in provider for dry runs and tests: records every request, acts on nothing. Idempotent on actionId. */
+/**
+ * @deprecated use DryRunProvider (provider/dry-run.ts).
+ * Built-in provider for dry runs and tests: records every request, acts on nothing. Idempotent on actionId.
+ */
 export class DryRunRebootProvider implements RebootProvider {
   readonly name = 'dry-run';
   /** Every request received, replays included, in order. */

@@ -48,9 +48,26 @@ export const RepairIntent = t.intersection([
     result: ActionResult,
     message: t.string,
     replays: t.number,
+    /**
+     * The Node's status.nodeInfo.bootID when the intent was persisted: a different bootID
+     * after a HardReboot or Rebuild proves the reset happened (fencing, provider/fence.ts).
+     */
+    bootId: t.string,
+    /** The Node's spec.providerID when the intent was persisted: the machine it is about. */
+    providerID: t.string,
   }),
 ]);
 export type RepairIntent = t.TypeOf<typeof RepairIntent>;
+
+/** How the machine was found fenced, and whether we added node.kubernetes.io/out-of-service. */
+export const FenceRecord = t.type({
+  at: IsoTime,
+  actionId: t.string,
+  how: t.string,
+  evidence: t.string,
+  taintAdded: t.boolean,
+});
+export type FenceRecord = t.TypeOf<typeof FenceRecord>;
 
 export const Remediation = t.intersection([
   t.type({
@@ -65,7 +82,15 @@ export const Remediation = t.intersection([
     /** True when we cordoned the node (so we uncordon only what we cordoned). */
     cordoned: t.boolean,
   }),
-  t.partial({ intent: RepairIntent }),
+  t.partial({
+    intent: RepairIntent,
+    /**
+     * Set once the machine was found fenced (provider/fence.ts judgeFence) while the node
+     * was down with pods on it. `taintAdded` is true when WE added the out-of-service taint,
+     * so the repair removes only a taint it added.
+     */
+    fenced: FenceRecord,
+  }),
 ]);
 export type Remediation = t.TypeOf<typeof Remediation>;
 

@@ -15,3 +15,4 @@ export {
 } from './port.js';
 export { canFence, judgeFence, type FenceEvidence, type FenceVerdict } from './fence.js';
 export { DryRunProvider } from './dry-run.js';
+export { machineProviderFromRebootProvider } from './legacy.js';

@@ -10,6 +10,7 @@ import { startControlPlane, waitFor, type ControlPlane } from '@noderepair/envte
 import {
   addAutoRepairController,
   createKubeClient,
+  machineProviderFromRebootProvider,
   Manager,
   NodeResource,
   type RebootProvider,
@@ -22,7 +23,7 @@ import { startRealCloud } from '../cloud/real-cloud.js';
 import type { OpenStackMode } from '../args.js';
 import { HEARTBEAT_S, NODE_MONITOR_GRACE_S, demoPolicy } from './policy.js';
 import { Machines, type MachineEvent } from './machines.js';
-import { DemoRebootProvider } from './provider.js';
+import { FakeMachineSetDemoProvider } from './provider.js';
 import { nodeName } from './names.js';
 
 export interface WorldOptions {
@@ -46,7 +47,7 @@ export interface World {
   readonly clouds: readonly Cloud[];
   readonly machines: Machines;
   readonly policy: RepairPolicy;
-  readonly provider: DemoRebootProvider;
+  readonly provider: FakeMachineSetDemoProvider;
   /** Server id -> node name, kept after a machine is replaced (Nova's log still names it). */
   readonly serverNodes: Map<string, string>;
   /** Stops the controller, the machines, the clouds (deleting the real servers) and the control plane. */
@@ -152,18 +153,23 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
         return (clouds.find((c) => c.owns(id)) ?? fake).provider.execute(req, signal);
       },
     };
-    const provider = new DemoRebootProvider(nova, async (old) => {
-      const m = machines.get(old);
-      // zone-b-07 -> zone-b-07-r1 -> zone-b-07-r2: a MachineSet's new Machine gets a new name.
-      const r = /^(.*)-r(\d+)$/.exec(old);
-      const fresh = r ? `${r[1]}-r${Number(r[2]) + 1}` : `${old}-r1`;
-      await machines.remove(old);
-      await kube.delete(NodeResource, old).catch(() => undefined);
-      const n = await machines.create(fresh, m.zone);
-      serverNodes.set(n.serverId, fresh);
-      opts.onReplaced(old, fresh);
-      return fresh;
-    });
+    // NovaRebootProvider is a legacy RebootProvider: through the LEGACY adapter (it cannot
+    // report power state, so only a new bootID after a HardReboot fences).
+    const provider = new FakeMachineSetDemoProvider(
+      machineProviderFromRebootProvider(nova),
+      async (old) => {
+        const m = machines.get(old);
+        // zone-b-07 -> zone-b-07-r1 -> zone-b-07-r2: a MachineSet's new Machine gets a new name.
+        const r = /^(.*)-r(\d+)$/.exec(old);
+        const fresh = r ? `${r[1]}-r${Number(r[2]) + 1}` : `${old}-r1`;
+        await machines.remove(old);
+        await kube.delete(NodeResource, old).catch(() => undefined);
+        const n = await machines.create(fresh, m.zone);
+        serverNodes.set(n.serverId, fresh);
+        opts.onReplaced(old, fresh);
+        return fresh;
+      },
+    );
     stops.push(() => provider.settle());
 
     const log = createWriteStream(join(opts.logDir, 'noderepair-controller.log'));

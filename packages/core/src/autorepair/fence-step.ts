@@ -1,0 +1,114 @@
+// The fence step: after an accepted action that can fence (HardReboot, Rebuild, Replace),
+// while the node is still not Ready and pods remain on it, ask the provider whether the
+// machine is fenced and read the Node's bootID; ONLY when judgeFence says so, add
+// node.kubernetes.io/out-of-service so the pod GC and the attach-detach controller free the
+// stateful pods and their volumes. Before that, the pods stay where they are, whatever the
+// wait: a partitioned node may still be running them.
+import { addOutOfServiceTaint } from '../drain/executor.js';
+import type { DrainPort } from '../drain/port.js';
+import type { RepairAction } from '../health/decide.js';
+import { getCondition, NodeReady, TaintOutOfService } from '../health/node.js';
+import type { FenceRecord } from '../health/state.js';
+import { judgeFence } from '../provider/fence.js';
+import type { FenceStatus, MachineProvider } from '../provider/port.js';
+import type { EventInput } from '../runtime/helpers/event-recorder.js';
+import { EventReasons } from './events.js';
+
+export type FenceAction = Extract<RepairAction, { type: 'Fence' }>;
+
+export interface FenceStepDeps {
+  drainPort: DrainPort;
+  provider: MachineProvider;
+  event: (ev: EventInput) => Promise<void>;
+  now: () => number;
+}
+
+export type FenceStepResult =
+  | { kind: 'Fenced'; record: FenceRecord }
+  /** Nothing to do now (Ready again, no pods left, Node gone). */
+  | { kind: 'NotNeeded'; reason: string }
+  | { kind: 'NotFenced'; reason: string; retryAfterMs?: number };
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export async function runFenceStep(
+  action: FenceAction,
+  target: { node: string; signal: AbortSignal },
+  deps: FenceStepDeps,
+): Promise<FenceStepResult> {
+  const node = await deps.drainPort.getNode(target.node);
+  if (node === undefined) return { kind: 'NotNeeded', reason: 'the Node is gone' };
+  if (getCondition(node, NodeReady)?.status === 'True')
+    return { kind: 'NotNeeded', reason: 'the node is Ready again' };
+  const pods = await deps.drainPort.listPodsOnNode(target.node);
+  if (pods.length === 0) return { kind: 'NotNeeded', reason: 'no pods left on the node' };
+  const providerID = node.spec?.providerID ?? '';
+  // Identity before every write: a Node recreated under the same name for another machine
+  // (a replacement) is not the machine the action went to; its bootID proves nothing either.
+  if (action.providerID !== undefined && providerID !== action.providerID)
+    return {
+      kind: 'NotNeeded',
+      reason: `the Node now has providerID ${providerID || '(none)'}, not ${action.providerID} the action went to`,
+    };
+  let status: FenceStatus;
+  try {
+    status = await deps.provider.fence(
+      {
+        node: target.node,
+        providerID,
+        actionId: action.actionId,
+        action: action.action,
+        issuedAt: action.issuedAt,
+      },
+      { signal: target.signal },
+    );
+  } catch (e) {
+    // An exception is not an answer: treat it as "could not ask" (never as fenced).
+    status = { kind: 'Unavailable', reason: message(e) };
+  }
+  const verdict = judgeFence({
+    action: action.action,
+    provider: status,
+    bootIdBefore: action.bootIdBefore,
+    bootIdNow: node.status?.nodeInfo?.bootID,
+  });
+  if (!verdict.fenced) {
+    await deps.event({
+      type: 'Normal',
+      reason: EventReasons.AwaitingFence,
+      action: 'Fence',
+      note: `${TaintOutOfService} withheld: ${pods.length} pod(s) stay bound to the node until the machine is known fenced (${verdict.reason})`,
+    });
+    return {
+      kind: 'NotFenced',
+      reason: verdict.reason,
+      ...(status.kind === 'Unavailable' && status.retryAfterMs !== undefined
+        ? { retryAfterMs: status.retryAfterMs }
+        : {}),
+    };
+  }
+  if (target.signal.aborted) return { kind: 'NotFenced', reason: 'stopping' };
+  const taint = await addOutOfServiceTaint(deps.drainPort, target.node);
+  if (taint === 'NodeGone') return { kind: 'NotNeeded', reason: 'the Node is gone' };
+  const by = status.kind === 'Fenced' ? `provider ${deps.provider.name}` : 'the Node bootID';
+  const record: FenceRecord = {
+    at: deps.now(),
+    actionId: action.actionId,
+    how: verdict.how,
+    evidence: `${by}: ${verdict.evidence}`,
+    taintAdded: taint === 'Tainted',
+  };
+  await deps.event({
+    type: 'Warning',
+    reason: EventReasons.Fenced,
+    action: 'Fence',
+    note: `machine fenced after ${action.action} ${action.actionId} (${verdict.how}, by ${record.evidence}); ${
+      taint === 'Tainted'
+        ? `added ${TaintOutOfService}=nodeshutdown:NoExecute so the ${pods.length} pod(s) and their volumes can move`
+        : `${TaintOutOfService} was already set by someone else (left as is)`
+    }`,
+  });
+  return { kind: 'Fenced', record };
+}

@@ -1,7 +1,6 @@
 // `noderepair run`: the standalone auto-repair controller as a process. Reads a kubeconfig
 // (or the in-cluster service account) and a policy file, then runs a Manager with the
 // auto-repair controller, probes, metrics and optional leader election until SIGTERM.
-import { hostname } from 'node:os';
 import { either } from 'fp-ts';
 import { KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
@@ -10,6 +9,7 @@ import { parseFlagsStrict } from '../codec/args.js';
 import { resolveRepairPolicy, type RepairPolicy } from '../health/policy.js';
 import { DryRunRebootProvider, type RebootProvider } from '../health/provider.js';
 import { createKubeClient } from '../kube/client-node/index.js';
+import { defaultLeaderIdentity } from '../runtime/leader/identity.js';
 import { Manager } from '../runtime/manager/manager.js';
 import { startProbeServer } from '../runtime/manager/probes.js';
 
@@ -188,7 +188,7 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     return 1;
   }
   const client = createKubeClient(kc);
-  const identity = env['POD_NAME'] ?? `${hostname()}-${process.pid}`;
+  const identity = defaultLeaderIdentity(env);
   const sameAddress =
     c.metrics !== 'disabled' &&
     c.probes !== 'disabled' &&

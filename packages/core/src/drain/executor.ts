@@ -65,27 +65,32 @@ export const OutOfServiceTaint: TaintSnapshot = {
 export async function cordonNode(
   port: DrainPort,
   node: string,
+  signal?: AbortSignal,
 ): Promise<'Cordoned' | 'AlreadyCordoned' | 'NodeGone'> {
-  const n = await port.getNode(node);
+  const n = await port.getNode(node, signal);
   if (n === undefined) return 'NodeGone';
   if (n.spec?.unschedulable === true) return 'AlreadyCordoned';
-  await port.patchNode(node, { unschedulable: true });
+  await port.patchNode(node, { unschedulable: true }, signal);
   return 'Cordoned';
 }
 
 export async function uncordonNode(
   port: DrainPort,
   node: string,
-  opts: { removeOutOfServiceTaint: boolean },
+  opts: { removeOutOfServiceTaint: boolean; signal?: AbortSignal },
 ): Promise<'Uncordoned' | 'NodeGone'> {
-  const n = await port.getNode(node);
+  const n = await port.getNode(node, opts.signal);
   if (n === undefined) return 'NodeGone';
   const removeTaint = opts.removeOutOfServiceTaint && hasTaint(n, TaintOutOfService);
   if (n.spec?.unschedulable === true || removeTaint) {
-    await port.patchNode(node, {
-      unschedulable: false,
-      ...(removeTaint ? { removeTaintKeys: [TaintOutOfService] } : {}),
-    });
+    await port.patchNode(
+      node,
+      {
+        unschedulable: false,
+        ...(removeTaint ? { removeTaintKeys: [TaintOutOfService] } : {}),
+      },
+      opts.signal,
+    );
   }
   return 'Uncordoned';
 }
@@ -94,6 +99,31 @@ export async function drainNode(
   port: DrainPort,
   req: DrainRequest,
   clock: DrainClock = drainSystemClock,
+): Promise<DrainResult> {
+  // Every port call carries req.signal; a call it cut short ends the drain as Aborted.
+  try {
+    return await drainLoop(port, req, clock);
+  } catch (e) {
+    if (req.signal?.aborted) return abortedResult;
+    throw e;
+  }
+}
+
+const abortedResult: DrainResult = {
+  outcome: 'Aborted',
+  evicted: [],
+  blocked: [],
+  pdbRefusals: 0,
+  outOfServiceTainted: false,
+  remaining: [],
+  durationMs: 0,
+  steps: [],
+};
+
+async function drainLoop(
+  port: DrainPort,
+  req: DrainRequest,
+  clock: DrainClock,
 ): Promise<DrainResult> {
   const opts: DrainOptions = { ...defaultDrainOptions, ...req.options };
   const start = clock.now();
@@ -121,7 +151,8 @@ export async function drainNode(
     steps,
   });
 
-  const cordon = await cordonNode(port, req.node);
+  const signal = req.signal;
+  const cordon = await cordonNode(port, req.node, signal);
   if (cordon === 'NodeGone') return finish('NodeGone');
   log(cordon === 'Cordoned' ? 'cordoned' : 'already cordoned');
 
@@ -129,16 +160,16 @@ export async function drainNode(
     if (req.signal?.aborted) return finish('Aborted');
     const now = clock.now();
     if (req.unreachable && !outOfServiceTainted && now - start >= req.outOfServiceAfterMs) {
-      const n = await port.getNode(req.node);
+      const n = await port.getNode(req.node, signal);
       if (n === undefined) return finish('NodeGone');
       if (!hasTaint(n, TaintOutOfService))
-        await port.patchNode(req.node, { addTaints: [OutOfServiceTaint] });
+        await port.patchNode(req.node, { addTaints: [OutOfServiceTaint] }, signal);
       outOfServiceTainted = true;
       log(
         `node unreachable for ${formatDuration(now - start)}: added ${TaintOutOfService}=nodeshutdown:NoExecute`,
       );
     }
-    const pods = await port.listPodsOnNode(req.node);
+    const pods = await port.listPodsOnNode(req.node, signal);
     const plan = planDrain(pods, opts);
     blocked = plan.blocked;
     const terminating = plan.skip
@@ -165,8 +196,9 @@ export async function drainNode(
         req.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: req.gracePeriodSeconds } : {};
       const r: EvictionResult =
         req.disableEviction === true
-          ? fromDelete(await port.deletePod(pod, grace))
-          : await port.evictPod(pod, grace);
+          ? fromDelete(await port.deletePod(pod, grace, signal))
+          : await port.evictPod(pod, grace, signal);
+      if (signal?.aborted) return finish('Aborted');
       if (r.kind === 'Evicted' || r.kind === 'NotFound') {
         evicted.add(key);
         nextTry.delete(key);

@@ -466,13 +466,17 @@ export class RemediationReconciler {
     }
     // 2. Execute, idempotent on actionId.
     const os = this.openStack(t);
-    const r = await executeStep(os.nova, {
-      nodeName: t.machine.nodeName ?? t.machine.name,
-      serverId: t.server.serverId,
-      step,
-      actionId,
-      replay,
-    });
+    const r = await executeStep(
+      os.nova,
+      {
+        nodeName: t.machine.nodeName ?? t.machine.name,
+        serverId: t.server.serverId,
+        step,
+        actionId,
+        replay,
+      },
+      ctx.signal,
+    );
     this.metrics.actions.inc({ type: step.type, result: r.result });
     ctx.log.info(
       {

@@ -206,6 +206,8 @@ export class CapoCluster {
         '--metrics-bind-address=0',
         `--health-probe-bind-address=127.0.0.1:${probe}`,
         `--namespace=${o.namespace}`,
+        // Self-hosted: the Machines' Nodes are in this cluster, there is no kubeconfig Secret.
+        '--workload-cluster-access=secret-or-management',
       ],
       env: { POD_NAME: o.identity, POD_NAMESPACE: SYSTEM_NAMESPACE },
       logFile: this.logFile,

@@ -83,7 +83,7 @@ describe('parseFlags', () => {
     );
     expect(parseFlags(['--workload-cluster-access=secret'], {})).toEqual(
       E.left(
-        '--workload-cluster-access: expected one of auto, kubeconfig-secret, management, got "secret"',
+        '--workload-cluster-access: expected one of auto, kubeconfig-secret, secret-or-management, management, got "secret"',
       ),
     );
     expect(parseFlags(['--workload-cluster-access', 'management'], {})).toMatchObject(

@@ -40,8 +40,10 @@ export const USAGE = `capo-remediation controller
   --default-cloud-name=NAME           cloud in that Secret's clouds.yaml (default openstack)
   --workload-cluster-access=MODE      where Machines' Nodes are drained and watched:
                                       auto (default): Cluster API's <cluster>-kubeconfig Secret,
-                                        else this cluster (self-hosted);
-                                      kubeconfig-secret: the Secret, required;
+                                        required (missing: the remediation waits, TargetResolved=False);
+                                      kubeconfig-secret: the same;
+                                      secret-or-management: the Secret, else this cluster
+                                        (self-hosted clusters);
                                       management: always this cluster
 `;
 

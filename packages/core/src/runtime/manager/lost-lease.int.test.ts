@@ -112,7 +112,11 @@ async function freezeLeaderMidAction(
   relay = await FreezableRelay.start(new URL(env.server));
   const marks: Mark[] = [];
   const old = replica(relay.kubeConfig(), ns, 'old', marks, (s) => leaderAction(s, marks), exit);
-  const oldRun = old.start();
+  // It rejects (LeadershipLostError) while the test still waits for the successor.
+  const oldError = old.start().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   await vi.waitFor(() => expect(at(marks, 'old:start')).toBeDefined(), { timeout: 20_000 });
   const successor = replica(
     env.kubeConfig,
@@ -133,13 +137,9 @@ async function freezeLeaderMidAction(
     timeout: 20_000,
     interval: 50,
   });
-  const oldError = await oldRun.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
   successor.stop();
   await successorRun;
-  return { marks, frozenAt, expires, oldError };
+  return { marks, frozenAt, expires, oldError: await oldError };
 }
 
 describe('a lost Lease stops in-flight actions before a successor can start', () => {

@@ -211,13 +211,17 @@ describe('OpenStackRemediation controller: a Node in a separate workload cluster
     }
   }, 180_000);
 
-  /** Who wrote the decoy and when (kube-controller-manager's own status updates aside). */
+  /** Who wrote the decoy itself (not its status) and when. */
   async function decoyWriters(w: World): Promise<string[]> {
     const n = await w.client.get<KubeNode>(NodeResource, w.nodeName);
     type Entry = { manager?: string; operation?: string; time?: string; subresource?: string };
-    return ((n.metadata?.managedFields ?? []) as Entry[])
-      .filter((f) => f.manager !== 'kube-controller-manager')
-      .map((f) => `${f.manager}/${f.operation}/${f.time}/${f.subresource ?? ''}`);
+    return (
+      ((n.metadata?.managedFields ?? []) as Entry[])
+        // Status writes (the kubelet's, the node lifecycle controller's) are not ours to judge;
+        // every write of the controller (cordon, taint) is to the Node itself.
+        .filter((f) => f.manager !== 'kube-controller-manager' && f.subresource !== 'status')
+        .map((f) => `${f.manager}/${f.operation}/${f.time}/${f.subresource ?? ''}`)
+    );
   }
 
   async function expectDecoyUntouched(w: World, writers: string[]): Promise<void> {

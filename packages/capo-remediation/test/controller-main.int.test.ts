@@ -73,7 +73,8 @@ describe('controller main', () => {
           }),
         30_000,
       );
-      expect(lease.spec?.holderIdentity).toBe('controller-0');
+      // POD_NAME plus a per-process suffix: a restarted container is a new candidate.
+      expect(lease.spec?.holderIdentity).toMatch(/^controller-0_[0-9a-f-]{36}$/);
       const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       expect(metrics).toContain('noderepair_openstack_remediation_actions_total');
       expect(metrics).toContain('controller_runtime_reconcile_total');

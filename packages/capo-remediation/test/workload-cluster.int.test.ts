@@ -162,7 +162,7 @@ describe('OpenStackRemediation controller: a Node in a separate workload cluster
   it('reaches the Node through <cluster>-kubeconfig: drains and cordons it there, reboots once, succeeds', async () => {
     const w = await world('osr-wl');
     await publishKubeconfig(w, readFileSync(workload.kubeconfigPath, 'utf8'));
-    const ctl = startController(env.kubeConfig, w.ns, 'wl');
+    const ctl = startController(env.kubeConfig, w.ns, 'wl', 'auto');
     try {
       await runningPodOn(w, 'app-0');
       w.kubelet.stopHeartbeats();
@@ -204,6 +204,87 @@ describe('OpenStackRemediation controller: a Node in a separate workload cluster
       const token = workload.adminToken;
       expect(ctl.logs.filter((l) => l.includes(token))).toEqual([]);
       expect((await events(w)).filter((e) => JSON.stringify(e).includes(token))).toEqual([]);
+    } finally {
+      await ctl.stop();
+      await w.client.delete(NodeResource, w.nodeName).catch(() => undefined);
+      await w.close();
+    }
+  }, 180_000);
+
+  /** Who wrote the decoy itself (not its status) and when. */
+  async function decoyWriters(w: World): Promise<string[]> {
+    const n = await w.client.get<KubeNode>(NodeResource, w.nodeName);
+    type Entry = { manager?: string; operation?: string; time?: string; subresource?: string };
+    return (
+      ((n.metadata?.managedFields ?? []) as Entry[])
+        // Status writes (the kubelet's, the node lifecycle controller's) are not ours to judge;
+        // every write of the controller (cordon, taint) is to the Node itself.
+        .filter((f) => f.manager !== 'kube-controller-manager' && f.subresource !== 'status')
+        .map((f) => `${f.manager}/${f.operation}/${f.time}/${f.subresource ?? ''}`)
+    );
+  }
+
+  async function expectDecoyUntouched(w: World, writers: string[]): Promise<void> {
+    const decoy = await w.client.get<KubeNode>(NodeResource, w.nodeName);
+    expect(decoy.spec?.unschedulable).not.toBe(true);
+    expect((decoy.spec?.taints ?? []).map((t) => t.key)).not.toContain(
+      'node.kubernetes.io/out-of-service',
+    );
+    expect(await decoyWriters(w)).toEqual(writers);
+    expect(w.fake.rebootCount(w.serverId)).toBe(0);
+  }
+
+  it('auto mode, Secret missing: waits (TargetResolved=False), never falls back to the management cluster: 0 writes to its Node of the same name', async () => {
+    const w = await world('osr-wl-decoy');
+    const writers = await decoyWriters(w);
+    const ctl = startController(env.kubeConfig, w.ns, 'wl-decoy', 'auto');
+    try {
+      w.kubelet.stopHeartbeats();
+      await until('Ready=Unknown', async () => (await readyStatus(w)) === 'Unknown', 60_000);
+      await w.createRemediation();
+      const waiting = await until('TargetResolved=False', async () => {
+        const o = await w.osr();
+        return o && cond(o, 'TargetResolved') ? o : undefined;
+      });
+      expect(cond(waiting, 'TargetResolved')).toMatchObject({
+        status: 'False',
+        reason: 'TargetNotResolved',
+        message: `Secret ${w.ns}/my-cluster-kubeconfig not found: --workload-cluster-access=auto reaches cluster my-cluster's Nodes only through Cluster API's kubeconfig Secret (a self-hosted cluster: set --workload-cluster-access=secret-or-management or management)`,
+      });
+      // Several reconciles later, still nothing written anywhere.
+      await poke(w, 1);
+      await new Promise((r) => setTimeout(r, 2000));
+      await expectDecoyUntouched(w, writers);
+      expect((await w.node()).spec?.unschedulable).not.toBe(true);
+    } finally {
+      await ctl.stop();
+      await w.client.delete(NodeResource, w.nodeName).catch(() => undefined);
+      await w.close();
+    }
+  }, 180_000);
+
+  it('explicit fallback to the management cluster finds a Node of the same name that is another server: 0 writes, NodeVerified=False, a Warning event', async () => {
+    const w = await world('osr-wl-decoy2');
+    const writers = await decoyWriters(w);
+    const ctl = startController(env.kubeConfig, w.ns, 'wl-decoy2', 'secret-or-management');
+    try {
+      await w.createRemediation();
+      const refused = await until('NodeVerified=False', async () => {
+        const o = await w.osr();
+        return o && cond(o, 'NodeVerified') ? o : undefined;
+      });
+      expect(cond(refused, 'NodeVerified')).toMatchObject({
+        status: 'False',
+        reason: 'ProviderIDMismatch',
+        message: `node ${w.nodeName} in the management cluster is server 00000000-0000-4000-8000-00000000dec0 (spec.providerID openstack:///00000000-0000-4000-8000-00000000dec0), not the Machine's server ${w.serverId}; not touching it`,
+      });
+      const warnings = (await events(w)).filter((e) => e.reason === 'NodeIdentityMismatch');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.type).toBe('Warning');
+      await poke(w, 1);
+      await new Promise((r) => setTimeout(r, 2000));
+      await expectDecoyUntouched(w, writers);
+      expect((await events(w)).filter((e) => e.reason === 'NodeIdentityMismatch')).toHaveLength(1);
     } finally {
       await ctl.stop();
       await w.client.delete(NodeResource, w.nodeName).catch(() => undefined);

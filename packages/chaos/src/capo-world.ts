@@ -100,6 +100,8 @@ export interface ControllerStart {
   readonly viaProxy?: boolean;
   /** Another kubeconfig (e.g. a ServiceAccount with fewer rights). */
   readonly kubeconfig?: string;
+  /** --workload-cluster-access; default secret-or-management (these worlds are self-hosted). */
+  readonly workloadClusterAccess?: 'auto' | 'secret-or-management';
 }
 
 export class CapoCluster {
@@ -206,6 +208,8 @@ export class CapoCluster {
         '--metrics-bind-address=0',
         `--health-probe-bind-address=127.0.0.1:${probe}`,
         `--namespace=${o.namespace}`,
+        // Self-hosted: the Machines' Nodes are in this cluster, there is no kubeconfig Secret.
+        `--workload-cluster-access=${o.workloadClusterAccess ?? 'secret-or-management'}`,
       ],
       env: { POD_NAME: o.identity, POD_NAMESPACE: SYSTEM_NAMESPACE },
       logFile: this.logFile,
@@ -423,6 +427,16 @@ export class CapoWorld {
 
   async phase(): Promise<string | undefined> {
     return (await this.osr())?.status?.phase;
+  }
+
+  /** Points the Machine's status.nodeRef at another Node (a decoy of the same role). */
+  async pointNodeRefAt(name: string): Promise<void> {
+    await this.cluster.admin.patch<KubeObject>(
+      MachineV1beta2,
+      this.machineName,
+      { type: 'merge', body: { status: { nodeRef: { name } } } },
+      { namespace: this.ns, subresource: 'status' },
+    );
   }
 
   node(): Promise<KubeNode> {

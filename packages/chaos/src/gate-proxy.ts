@@ -24,6 +24,8 @@ export interface HeldRequest extends SeenRequest {
   release(): void;
   /** Closes the caller's connection without an answer (a lost reply). */
   drop(): void;
+  /** Resolves with Date.now() when the CALLER gives up on it (aborts, closes its socket). */
+  readonly callerClosed: Promise<number>;
 }
 
 interface Hold {
@@ -52,6 +54,7 @@ export class GateProxy {
   readonly #opts: GateProxyOptions;
   readonly #holds: Hold[] = [];
   readonly #sockets = new Set<Socket>();
+  #frozen = false;
   /** Every request seen (method and path), in order. */
   readonly seen: SeenRequest[] = [];
   /** Credentials that crossed the proxy (bearer and X-Auth-Token headers, issued tokens). */
@@ -73,20 +76,24 @@ export class GateProxy {
         };
         this.seen.push({ ...seen, body: '' });
         this.#noteCredentials(req.headers);
+        // Frozen: like a partition that resets nothing, the request just never goes anywhere.
+        if (this.#frozen) return;
         const i = this.#holds.findIndex((h) => h.match(seen));
         const hold = i >= 0 ? this.#holds.splice(i, 1)[0] : undefined;
         const drop = () => req.socket.destroy();
+        const callerClosed = new Promise<number>((r) => res.once('close', () => r(Date.now())));
         if (hold?.when === 'before') {
           hold.resolve({
             ...seen,
             release: () => this.#forward(req, body, res, undefined),
             drop,
+            callerClosed,
           });
           return;
         }
         if (hold?.when === 'after') {
           this.#forward(req, body, res, (deliver) =>
-            hold.resolve({ ...seen, release: deliver, drop }),
+            hold.resolve({ ...seen, release: deliver, drop, callerClosed }),
           );
           return;
         }
@@ -119,6 +126,15 @@ export class GateProxy {
   /** Holds the first request matching `match` (one-shot); resolves when it arrives. */
   hold(match: (r: SeenRequest) => boolean, when: HoldWhen): Promise<HeldRequest> {
     return new Promise((resolve) => this.#holds.push({ match, when, resolve }));
+  }
+
+  /**
+   * From now on no request is forwarded and no reply delivered: the caller's connection hangs
+   * (a frozen API server, or a partition that resets nothing). Replies already under way
+   * (open watch streams) still flow: only new requests, Lease renewals among them, hang.
+   */
+  freeze(): void {
+    this.#frozen = true;
   }
 
   /** Removes holds that never matched. */

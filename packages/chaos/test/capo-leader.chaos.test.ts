@@ -151,6 +151,72 @@ describe('two replicas: the leader killed or partitioned mid-remediation', () =>
     await follower.stop();
   });
 
+  it('leader loss mid-action (its API server connection frozen while its Nova call is in flight): the call is aborted before the follower leads; no overlap', async () => {
+    const ns = 'leader-freeze';
+    const leaseId = 'capo-leader-freeze';
+    const w = await cluster.world(ns, SPEC);
+    // The leader talks to the kube-apiserver through the GateProxy (frozen below); it is
+    // started first and alone so it is the one that leads.
+    const leader = await cluster.startController({
+      identity: `${leaseId}-a`,
+      leaseId,
+      namespace: ns,
+      viaProxy: true,
+    });
+    all.push(leader);
+    await until('a leader', () => leader.lines.some((l) => l.includes('"became leader"')));
+    const follower = await cluster.startController({
+      identity: `${leaseId}-b`,
+      leaseId,
+      namespace: ns,
+    });
+    all.push(follower);
+    await until('the follower healthy', async () =>
+      (await follower.healthy()) ? true : undefined,
+    );
+    // The reboot request hangs in the Nova proxy: in flight, Nova never saw it.
+    const held = w.nova.hold((r) => w.isAction(r.path, r.method), 'before');
+    await w.breakNode();
+    await w.createRemediation();
+    const h = await held;
+    cluster.kubeProxy.freeze();
+    const frozenAt = Date.now();
+    const aborted = await Promise.race([h.callerClosed, sleep(60_000).then(() => undefined)]);
+    await until(
+      'the follower to lead',
+      () => follower.lines.some((l) => l.includes('"became leader"')),
+      120_000,
+    );
+    const ledAt = Date.now();
+    const becameLeader = follower.lines.find((l) => l.includes('"became leader"')) ?? '{}';
+    const followerLedAt = (JSON.parse(becameLeader) as { time?: number }).time ?? ledAt;
+    // Never forwarded: Nova did not act for the old leader.
+    h.drop();
+    // The follower replays the old leader's intent (same action id, recorded in Nova's
+    // metadata before the call that was cut): at most once, never twice.
+    await until('the follower acts on the remediation', () =>
+      acted(follower).length >= 1 ? true : undefined,
+    );
+    const noOverlap = aborted !== undefined && aborted < followerLedAt;
+    record({
+      fault: 'leader loss mid-action: no overlap',
+      variant: 'API server connection frozen while the Nova call is in flight',
+      injected: 1,
+      survived: noOverlap && w.rebootCount() <= 1 ? 1 : 0,
+      doubleReboots: Math.max(0, w.rebootCount() - 1),
+      // Exiting on a lost Lease is the designed behaviour (the Deployment restarts it).
+      crashes: 0,
+      fuzzInputs: 0,
+    });
+    expect(aborted, 'the old leader never aborted its in-flight Nova call').toBeDefined();
+    expect(aborted!).toBeGreaterThan(frozenAt);
+    expect(aborted!).toBeLessThan(followerLedAt);
+    expect(w.rebootCount()).toBeLessThanOrEqual(1);
+    expect(acted(follower).every((l) => l.includes('"replay":true'))).toBe(true);
+    await leader.stop();
+    await follower.stop();
+  });
+
   it('no credential in any log line or event of these runs', async () => {
     for (const w of cluster.worlds) for (const t of w.tokens()) cluster.secrets.add(t);
     const r = scanForSecrets(

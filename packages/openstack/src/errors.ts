@@ -15,6 +15,8 @@ export type OpenStackErrorCode =
   | 'MicroversionNotSupported'
   | 'ServiceUnavailable'
   | 'Timeout'
+  /** The caller's AbortSignal ended the call (lost Lease, shutdown): neither a failure nor an answer. */
+  | 'Aborted'
   | 'TransportError'
   | 'InvalidResponse'
   | 'EndpointNotFound';

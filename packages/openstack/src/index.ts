@@ -41,6 +41,6 @@ export { decodeServer, isServerSettledActive } from './server.js';
 export type { ServerInfo } from './server.js';
 export { NovaClient, faultMessage } from './nova.js';
 export { NovaRebootProvider, ACTION_ID_METADATA_KEY } from './reboot-provider.js';
-export type { RebootType, NovaClientOptions } from './nova.js';
+export type { CallOptions, RebootType, NovaClientOptions } from './nova.js';
 export { createOpenStackClient, openStackClientFromCloudsYaml } from './client.js';
 export type { OpenStackClient, OpenStackClientOptions } from './client.js';

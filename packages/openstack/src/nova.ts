@@ -46,6 +46,11 @@ interface ActionSpec {
   readonly alreadyInProgress: (s: ServerInfo) => boolean;
 }
 
+/** Per call: the caller's AbortSignal (a lost Lease ends the call: OpenStackError 'Aborted'). */
+export interface CallOptions {
+  readonly signal?: AbortSignal | undefined;
+}
+
 export class NovaClient {
   readonly #session: KeystoneSession;
   readonly #microversion: string;
@@ -103,12 +108,13 @@ export class NovaClient {
     }
   }
 
-  async getServer(serverId: string): Promise<ServerInfo> {
+  async getServer(serverId: string, opts: CallOptions = {}): Promise<ServerInfo> {
     const path = `/servers/${encodeURIComponent(serverId)}`;
     const res = await this.#session.request('compute', {
       method: 'GET',
       path,
       headers: this.#headers(),
+      signal: opts.signal,
     });
     if (res.status !== 200) this.#fail(serverId, `get server ${serverId}`, res);
     let body: unknown;
@@ -122,42 +128,55 @@ export class NovaClient {
     return s.right;
   }
 
-  reboot(serverId: string, type: RebootType): Promise<void> {
+  reboot(serverId: string, type: RebootType, opts: CallOptions = {}): Promise<void> {
     const status = type === 'HARD' ? 'HARD_REBOOT' : 'REBOOT';
     // Nova's reboot task states: rebooting / reboot_pending / reboot_started, with a _hard
     // suffix for HARD. A HARD reboot of an ERROR server still shows status ERROR.
     const tasks = type === 'HARD' ? HARD_REBOOT_TASKS : SOFT_REBOOT_TASKS;
-    return this.#action(serverId, {
-      name: `reboot ${type}`,
-      body: { reboot: { type } },
-      alreadyInProgress: (s) =>
-        s.status === status || (s.taskState !== null && tasks.has(s.taskState)),
-    });
+    return this.#action(
+      serverId,
+      {
+        name: `reboot ${type}`,
+        body: { reboot: { type } },
+        alreadyInProgress: (s) =>
+          s.status === status || (s.taskState !== null && tasks.has(s.taskState)),
+      },
+      opts,
+    );
   }
 
-  start(serverId: string): Promise<void> {
-    return this.#action(serverId, {
-      name: 'os-start',
-      body: { 'os-start': null },
-      alreadyInProgress: (s) => s.taskState === 'powering-on',
-    });
+  start(serverId: string, opts: CallOptions = {}): Promise<void> {
+    return this.#action(
+      serverId,
+      {
+        name: 'os-start',
+        body: { 'os-start': null },
+        alreadyInProgress: (s) => s.taskState === 'powering-on',
+      },
+      opts,
+    );
   }
 
-  stop(serverId: string): Promise<void> {
-    return this.#action(serverId, {
-      name: 'os-stop',
-      body: { 'os-stop': null },
-      alreadyInProgress: (s) => s.taskState === 'powering-off',
-    });
+  stop(serverId: string, opts: CallOptions = {}): Promise<void> {
+    return this.#action(
+      serverId,
+      {
+        name: 'os-stop',
+        body: { 'os-stop': null },
+        alreadyInProgress: (s) => s.taskState === 'powering-off',
+      },
+      opts,
+    );
   }
 
   /** GET /servers/{id}/metadata */
-  async getMetadata(serverId: string): Promise<Record<string, string>> {
+  async getMetadata(serverId: string, opts: CallOptions = {}): Promise<Record<string, string>> {
     const path = `/servers/${encodeURIComponent(serverId)}/metadata`;
     const res = await this.#session.request('compute', {
       method: 'GET',
       path,
       headers: this.#headers(),
+      signal: opts.signal,
     });
     if (res.status !== 200) this.#fail(serverId, `get metadata of server ${serverId}`, res);
     let body: unknown;
@@ -184,13 +203,19 @@ export class NovaClient {
   }
 
   /** PUT /servers/{id}/metadata/{key}: sets one item. A locked server answers 409 (ServerConflict). */
-  async setMetadataItem(serverId: string, key: string, value: string): Promise<void> {
+  async setMetadataItem(
+    serverId: string,
+    key: string,
+    value: string,
+    opts: CallOptions = {},
+  ): Promise<void> {
     const path = `/servers/${encodeURIComponent(serverId)}/metadata/${encodeURIComponent(key)}`;
     const res = await this.#session.request('compute', {
       method: 'PUT',
       path,
       body: { meta: { [key]: value } },
       headers: this.#headers(),
+      signal: opts.signal,
     });
     if (res.status === 200) return;
     if (res.status === 409)
@@ -198,7 +223,7 @@ export class NovaClient {
     this.#fail(serverId, `set metadata ${key} of server ${serverId}`, res);
   }
 
-  rebuild(serverId: string, imageRef: string): Promise<void> {
+  rebuild(serverId: string, imageRef: string, opts: CallOptions = {}): Promise<void> {
     if (imageRef.trim() === '') {
       return Promise.reject(
         new OpenStackError(
@@ -207,14 +232,18 @@ export class NovaClient {
         ),
       );
     }
-    return this.#action(serverId, {
-      name: 'rebuild',
-      body: { rebuild: { imageRef } },
-      alreadyInProgress: (s) => s.status === 'REBUILD',
-    });
+    return this.#action(
+      serverId,
+      {
+        name: 'rebuild',
+        body: { rebuild: { imageRef } },
+        alreadyInProgress: (s) => s.status === 'REBUILD',
+      },
+      opts,
+    );
   }
 
-  async #action(serverId: string, spec: ActionSpec): Promise<void> {
+  async #action(serverId: string, spec: ActionSpec, opts: CallOptions): Promise<void> {
     const path = `/servers/${encodeURIComponent(serverId)}/action`;
     const what = `${spec.name} of server ${serverId}`;
     const policy = this.#session.retryPolicy;
@@ -228,6 +257,7 @@ export class NovaClient {
           body: spec.body,
           headers: this.#headers(),
           noResendWithoutReply: true,
+          signal: opts.signal,
         });
       } catch (e) {
         // Sent, but the reply was lost: Nova may have accepted it, and a fast reboot may even be
@@ -248,7 +278,7 @@ export class NovaClient {
       if (res.status === 202 || res.status === 200 || res.status === 204) return;
       if (res.status !== 409) this.#fail(serverId, what, res);
       if (ambiguous) {
-        const s = await this.getServer(serverId);
+        const s = await this.getServer(serverId, opts);
         if (spec.alreadyInProgress(s)) return;
       }
       if (attempt >= policy.conflictAttempts)

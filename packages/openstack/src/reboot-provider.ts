@@ -10,7 +10,7 @@
 import type { RebootProvider, RebootRequest, RebootResult } from '@noderepair/core';
 import * as E from 'fp-ts/lib/Either.js';
 import { OpenStackError } from './errors.js';
-import type { NovaClient } from './nova.js';
+import type { CallOptions, NovaClient } from './nova.js';
 import { parseProviderID } from './provider-id.js';
 
 /** Nova metadata key holding the last executed action id. */
@@ -26,7 +26,8 @@ export class NovaRebootProvider implements RebootProvider {
     this.#key = opts.metadataKey ?? ACTION_ID_METADATA_KEY;
   }
 
-  async execute(req: RebootRequest): Promise<RebootResult> {
+  async execute(req: RebootRequest, signal?: AbortSignal): Promise<RebootResult> {
+    const call = { signal };
     if (req.action === 'Replace') {
       return {
         result: 'Failed',
@@ -42,27 +43,28 @@ export class NovaRebootProvider implements RebootProvider {
     const rebuildImage = req.action === 'Rebuild' ? req.image : undefined;
     const type = req.action === 'SoftReboot' ? 'SOFT' : 'HARD';
     try {
-      const meta = await this.#nova.getMetadata(serverId);
+      const meta = await this.#nova.getMetadata(serverId, call);
       if (meta[this.#key] === req.actionId) {
         return {
           result: 'Succeeded',
           message: `${req.actionId} was already executed on server ${serverId}; not ${rebuildImage ? 'rebuilding' : 'rebooting'} again`,
         };
       }
-      const recorded = await this.#record(serverId, req);
+      const recorded = await this.#record(serverId, req, call);
       if (recorded !== true) return recorded;
       if (rebuildImage) {
-        await this.#nova.rebuild(serverId, rebuildImage);
+        await this.#nova.rebuild(serverId, rebuildImage, call);
         return {
           result: 'Succeeded',
           message: `Nova accepted rebuild of server ${serverId} from image ${rebuildImage}`,
         };
       }
-      await this.#nova.reboot(serverId, type);
+      await this.#nova.reboot(serverId, type, call);
       return { result: 'Succeeded', message: `Nova accepted reboot ${type} of server ${serverId}` };
     } catch (e) {
       // Typed client errors are results (the decision escalates); anything else is a bug.
-      if (e instanceof OpenStackError)
+      // Aborted is neither: the caller's term ended mid-call, nothing is concluded.
+      if (e instanceof OpenStackError && e.code !== 'Aborted')
         return { result: 'Failed', message: `${e.code}: ${e.message}` };
       throw e;
     }
@@ -75,14 +77,18 @@ export class NovaRebootProvider implements RebootProvider {
    * first call acted, so: a first execution acts unrecorded; a replay (intent persisted, its
    * completion not) does not act again and fails, which escalates the ladder. At most once.
    */
-  async #record(serverId: string, req: RebootRequest): Promise<true | RebootResult> {
+  async #record(
+    serverId: string,
+    req: RebootRequest,
+    call: CallOptions,
+  ): Promise<true | RebootResult> {
     try {
-      await this.#nova.setMetadataItem(serverId, this.#key, req.actionId);
+      await this.#nova.setMetadataItem(serverId, this.#key, req.actionId, call);
       return true;
     } catch (e) {
       if (!(e instanceof OpenStackError) || e.code !== 'Conflict' || req.action === 'SoftReboot')
         throw e;
-      const server = await this.#nova.getServer(serverId);
+      const server = await this.#nova.getServer(serverId, call);
       if (server.status !== 'ERROR') throw e;
       if (!req.replay) return true;
       return {

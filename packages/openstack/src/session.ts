@@ -44,6 +44,12 @@ export interface ServiceRequest {
    * a reboot whose reply was lost was resent after the first one had finished: two reboots.)
    */
   readonly noResendWithoutReply?: boolean;
+  /**
+   * The caller's signal (the controller's term: a lost Lease aborts it). It aborts the HTTP
+   * request in flight and any backoff wait; the call then throws OpenStackError('Aborted'),
+   * never retried.
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface ServiceResponse {
@@ -64,6 +70,30 @@ interface CachedToken {
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function aborted(what: string): OpenStackError {
+  return new OpenStackError('Aborted', `${what}: aborted by the caller`);
+}
+
+/** p, or OpenStackError('Aborted') as soon as the signal aborts (p itself goes on). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined, what: string): Promise<T> {
+  if (signal === undefined) return p;
+  if (signal.aborted) return Promise.reject(aborted(what));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(aborted(what));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
 
 export class KeystoneSession {
   readonly #cloud: CloudConfig;
@@ -212,7 +242,9 @@ export class KeystoneSession {
   async request(serviceType: string, req: ServiceRequest): Promise<ServiceResponse> {
     let reauthed = false;
     for (;;) {
-      const tok = await this.#currentToken();
+      // The token request is shared by concurrent callers: one caller's abort stops its own
+      // wait, not the authentication the others wait for.
+      const tok = await untilAborted(this.#currentToken(), req.signal, req.path);
       const base = this.#endpointOf(tok, serviceType);
       const res = await this.#send(serviceType, {
         method: req.method,
@@ -225,6 +257,7 @@ export class KeystoneSession {
           'X-Auth-Token': tok.value.reveal(),
         },
         noResendWithoutReply: req.noResendWithoutReply === true,
+        signal: req.signal,
       });
       if (res.status === 401 && !reauthed) {
         // The token was revoked or expired early (Keystone restarted, clock skew): renew once.
@@ -248,11 +281,13 @@ export class KeystoneSession {
       body: string | undefined;
       headers: Record<string, string>;
       noResendWithoutReply?: boolean;
+      signal?: AbortSignal | undefined;
     },
   ): Promise<ServiceResponse> {
     const path = new URL(r.url).pathname;
     let ambiguous = false;
     for (let attempt = 1; ; attempt++) {
+      if (r.signal?.aborted) throw aborted(`${r.method} ${path}`);
       let res: HttpResponse | undefined;
       let text = '';
       let failure: OpenStackError | undefined;
@@ -263,6 +298,7 @@ export class KeystoneSession {
           headers: { 'User-Agent': this.#userAgent, ...r.headers },
           body: r.body,
           timeoutMs: this.#retry.timeoutMs,
+          signal: r.signal,
         });
         text = this.redact(await res.text());
       } catch (e) {
@@ -288,6 +324,9 @@ export class KeystoneSession {
           hadAmbiguousFailure: ambiguous,
         };
       }
+      // Aborted (an answer that did arrive was returned above): no retry, no backoff; the term that asked is over.
+      if (r.signal?.aborted)
+        throw failure?.code === 'Aborted' ? failure : aborted(`${r.method} ${path}`);
       if (failure && r.noResendWithoutReply)
         throw new OpenStackError(
           failure.code,
@@ -324,7 +363,7 @@ export class KeystoneSession {
         },
         'openstack request failed, retrying',
       );
-      await this.#sleep(delay);
+      await untilAborted(this.#sleep(delay), r.signal, path);
     }
   }
 

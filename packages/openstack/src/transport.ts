@@ -11,6 +11,8 @@ export interface HttpRequest {
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string | undefined;
   readonly timeoutMs: number;
+  /** The caller's signal (a lost Lease): aborts the request in flight, with the timeout. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface HttpResponse {
@@ -49,6 +51,12 @@ export function transportError(e: unknown, req: HttpRequest): OpenStackError {
   const u = new URL(req.url);
   const where = `${req.method} ${u.origin}${u.pathname}`;
   const name = (e as { name?: unknown } | null)?.name;
+  if (req.signal?.aborted) {
+    return new OpenStackError(
+      'Aborted',
+      `${where}: aborted by the caller (the request may have reached the service)`,
+    );
+  }
   if (name === 'TimeoutError' || name === 'AbortError') {
     return new OpenStackError('Timeout', `${where}: no reply within ${req.timeoutMs} ms`);
   }
@@ -73,7 +81,9 @@ export function createHttpTransport(opts: HttpTransportOptions = {}): HttpTransp
         headers: req.headers,
         body: req.body,
         dispatcher: agent,
-        signal: AbortSignal.timeout(req.timeoutMs),
+        signal: req.signal
+          ? AbortSignal.any([req.signal, AbortSignal.timeout(req.timeoutMs)])
+          : AbortSignal.timeout(req.timeoutMs),
       });
       return res;
     } catch (e) {

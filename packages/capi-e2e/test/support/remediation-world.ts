@@ -63,6 +63,9 @@ export function startRemediationController(kc: KubeConfig, namespace: string) {
     namespace,
     identity: 'capo-remediation-e2e',
     drainPollIntervalMs: 200,
+    // Self-hosted: the Machines' Nodes are in this cluster. The management-cluster fallback
+    // is explicit (auto requires Cluster API's <cluster>-kubeconfig Secret).
+    workloadClusterAccess: 'secret-or-management',
   });
   const running = manager.start();
   return {

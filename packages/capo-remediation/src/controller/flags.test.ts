@@ -22,7 +22,7 @@ describe('parseFlags', () => {
         metricsBindAddress: { host: undefined, port: 8080 },
         healthProbeBindAddress: { host: undefined, port: 8081 },
         namespace: undefined,
-        identity: 'capo-remediation-controller-abc',
+        identity: expect.stringMatching(/^capo-remediation-controller-abc_[0-9a-f-]{36}$/),
         concurrency: 4,
         defaultIdentitySecret: undefined,
         defaultCloudName: 'openstack',
@@ -83,7 +83,7 @@ describe('parseFlags', () => {
     );
     expect(parseFlags(['--workload-cluster-access=secret'], {})).toEqual(
       E.left(
-        '--workload-cluster-access: expected one of auto, kubeconfig-secret, management, got "secret"',
+        '--workload-cluster-access: expected one of auto, kubeconfig-secret, secret-or-management, management, got "secret"',
       ),
     );
     expect(parseFlags(['--workload-cluster-access', 'management'], {})).toMatchObject(
@@ -93,5 +93,16 @@ describe('parseFlags', () => {
     expect(parseFlags(['-h'], {})).toEqual(E.right('help'));
     expect(parseFlags(['--leader-elect=true'], {})).toMatchObject(E.right({ leaderElect: true }));
     expect(parseFlags(['--leader-elect=false'], {})).toMatchObject(E.right({ leaderElect: false }));
+  });
+});
+
+describe('leader identity', () => {
+  it('without POD_NAME two replicas (both PID 1 in their containers) get distinct identities', () => {
+    const a = parseFlags([], {});
+    const b = parseFlags([], {});
+    if (E.isLeft(a) || E.isLeft(b) || a.right === 'help' || b.right === 'help')
+      throw new Error('parse failed');
+    expect(a.right.identity).not.toBe(b.right.identity);
+    expect(a.right.identity).not.toContain(`-${process.pid}`);
   });
 });

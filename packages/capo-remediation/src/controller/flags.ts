@@ -2,7 +2,7 @@
 // that name the flag. Flags win over the environment. node:util parseArgs in strict mode (core's
 // parseFlagsStrict), as every noderepair command line: an unknown flag is an error naming it.
 import * as E from 'fp-ts/lib/Either.js';
-import { parseFlagsStrict, type FlagOptions } from '@noderepair/core';
+import { defaultLeaderIdentity, parseFlagsStrict, type FlagOptions } from '@noderepair/core';
 import { WORKLOAD_CLUSTER_ACCESS, type WorkloadClusterAccess } from './workload-clusters.js';
 
 export interface BindAddress {
@@ -40,8 +40,10 @@ export const USAGE = `capo-remediation controller
   --default-cloud-name=NAME           cloud in that Secret's clouds.yaml (default openstack)
   --workload-cluster-access=MODE      where Machines' Nodes are drained and watched:
                                       auto (default): Cluster API's <cluster>-kubeconfig Secret,
-                                        else this cluster (self-hosted);
-                                      kubeconfig-secret: the Secret, required;
+                                        required (missing: the remediation waits, TargetResolved=False);
+                                      kubeconfig-secret: the same;
+                                      secret-or-management: the Secret, else this cluster
+                                        (self-hosted clusters);
                                       management: always this cluster
 `;
 
@@ -133,7 +135,7 @@ export function parseFlags(
     metricsBindAddress: metrics.right,
     healthProbeBindAddress: probes.right,
     namespace: values.namespace ?? (env['WATCH_NAMESPACE'] || undefined),
-    identity: env['POD_NAME'] || `capo-remediation-${process.pid}`,
+    identity: defaultLeaderIdentity(env),
     concurrency,
     defaultIdentitySecret: values['default-identity-secret'],
     defaultCloudName: values['default-cloud-name'] ?? 'openstack',

@@ -61,6 +61,7 @@ import {
   type Target,
 } from './target.js';
 import { executeStep } from './server-action.js';
+import { nodeIdentityMismatch } from './node-identity.js';
 import { readNode, type NodeView } from './node-view.js';
 import { WorkloadClusters, type NodeAccess } from './workload-clusters.js';
 
@@ -73,6 +74,8 @@ export const CONDITION_TARGET_RESOLVED = 'TargetResolved';
 export const CONDITION_CORDONED = 'Cordoned';
 export const CONDITION_DRAINED = 'Drained';
 export const CONDITION_REMEDIATED = 'Remediated';
+/** False while the Machine's Node (found by name) is not the Machine's server: nothing is done. */
+export const CONDITION_NODE_VERIFIED = 'NodeVerified';
 /** Cordoned reasons: only a node we cordoned is uncordoned. */
 export const REASON_CORDONED_BY_US = 'CordonedForRemediation';
 export const REASON_ALREADY_CORDONED = 'AlreadyCordoned';
@@ -234,6 +237,18 @@ export class RemediationReconciler {
     const t = target.right;
     const nodes = access.right;
     const node = await this.readNodeView(nodes, t.machine.nodeName);
+    // Found by name only: before anything touches it (cordon, drain, taint, uncordon, or a
+    // reboot judged from its conditions), its providerID must name the target server.
+    const mismatch = node && nodeIdentityMismatch(node, t.server.serverId, nodes.via);
+    if (mismatch !== undefined) return this.refuseNode(osr, mismatch, ctx);
+    if (findMetaCondition(osr.status?.conditions, CONDITION_NODE_VERIFIED) !== undefined)
+      await this.writeStatus(osr, (s) => ({
+        ...s,
+        conditions: removeMetaCondition(
+          s.conditions as MetaCondition[] | undefined,
+          CONDITION_NODE_VERIFIED,
+        ),
+      }));
     const recovered = findMetaCondition(osr.status?.conditions, CONDITION_NODE_RECOVERED);
     const d = decideLadder({
       uid: uidOf(osr),
@@ -296,6 +311,31 @@ export class RemediationReconciler {
     }
   }
 
+  /** NodeVerified=False and a Warning event (once per message); no write to the Node. */
+  private async refuseNode(osr: Osr, why: string, ctx: ReconcileContext): Promise<ReconcileResult> {
+    const prev = findMetaCondition(osr.status?.conditions, CONDITION_NODE_VERIFIED);
+    if (prev?.status !== 'False' || prev.message !== why) {
+      await this.writeStatus(osr, (s) => ({
+        ...s,
+        phase: s.phase ?? 'Pending',
+        conditions: this.cond(osr, s, {
+          type: CONDITION_NODE_VERIFIED,
+          status: 'False',
+          reason: 'ProviderIDMismatch',
+          message: why,
+        }),
+      }));
+      await this.opts.events.record(osr, {
+        type: 'Warning',
+        reason: 'NodeIdentityMismatch',
+        action: 'Verify',
+        note: why,
+      });
+    }
+    ctx.log.warn({ osr: osr.metadata?.name, reason: why }, 'node is not the machine: not touched');
+    return { requeueAfter: UNRESOLVED_RECHECK_MS };
+  }
+
   private async drain(
     osr: Osr,
     t: Target,
@@ -320,7 +360,7 @@ export class RemediationReconciler {
     }
     // Record who cordoned BEFORE draining, so a deletion mid-flow uncordons only what we cordoned.
     if (findMetaCondition(osr.status?.conditions, CONDITION_CORDONED) === undefined) {
-      const r = await cordonNode(nodes.drain, nodeName);
+      const r = await cordonNode(nodes.drain, nodeName, ctx.signal);
       current = await this.writeStatus(current, (s) => ({
         ...s,
         phase: 'Draining',
@@ -466,13 +506,17 @@ export class RemediationReconciler {
     }
     // 2. Execute, idempotent on actionId.
     const os = this.openStack(t);
-    const r = await executeStep(os.nova, {
-      nodeName: t.machine.nodeName ?? t.machine.name,
-      serverId: t.server.serverId,
-      step,
-      actionId,
-      replay,
-    });
+    const r = await executeStep(
+      os.nova,
+      {
+        nodeName: t.machine.nodeName ?? t.machine.name,
+        serverId: t.server.serverId,
+        step,
+        actionId,
+        replay,
+      },
+      ctx.signal,
+    );
     this.metrics.actions.inc({ type: step.type, result: r.result });
     ctx.log.info(
       {
@@ -525,7 +569,14 @@ export class RemediationReconciler {
     ctx: ReconcileContext,
   ): Promise<void> {
     // Uncordon BEFORE recording success: a terminal phase is never looked at again.
-    await this.releaseNode(osr, nodes, t.machine.nodeName);
+    const skipped = await this.releaseNode(
+      osr,
+      nodes,
+      t.machine.nodeName,
+      t.server.serverId,
+      ctx.signal,
+    );
+    if (skipped !== undefined) return void (await this.refuseNode(osr, skipped, ctx));
     const now = this.now();
     await this.writeStatus(osr, (s) => ({
       ...s,
@@ -626,7 +677,13 @@ export class RemediationReconciler {
       } else {
         nodeName =
           view?.nodeName ?? (await findNodeByServer(nodes.right.client, osr.status?.serverID));
-        await this.releaseNode(osr, nodes.right, nodeName);
+        skipped = await this.releaseNode(
+          osr,
+          nodes.right,
+          nodeName,
+          osr.status?.serverID,
+          ctx.signal,
+        );
       }
     }
     await removeFinalizer(this.opts.client, OpenStackRemediationResource, osr, FINALIZER);
@@ -643,25 +700,43 @@ export class RemediationReconciler {
     });
   }
 
-  /** Uncordon if we cordoned, and remove the out-of-service taint the drain may have added. */
+  /**
+   * Uncordon if we cordoned, and remove the out-of-service taint the drain may have added:
+   * only on the Node whose providerID names serverId. Returns why nothing was done, if so.
+   */
   private async releaseNode(
     osr: Osr,
     nodes: NodeAccess,
     nodeName: string | undefined,
-  ): Promise<void> {
-    if (nodeName === undefined) return;
+    serverId: string | undefined,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
+    if (nodeName === undefined) return undefined;
     const cordoned = findMetaCondition(osr.status?.conditions, CONDITION_CORDONED);
-    if (cordoned?.reason === REASON_CORDONED_BY_US) {
+    const ours = cordoned?.reason === REASON_CORDONED_BY_US;
+    if (!ours && !osr.spec.drain.outOfServiceTaint) return undefined;
+    const n = await nodes.drain.getNode(nodeName, signal);
+    if (n === undefined) return undefined;
+    // Without a server id we never drained (it is recorded first): nothing of ours to undo.
+    if (serverId === undefined) return undefined;
+    const mismatch = nodeIdentityMismatch(
+      { name: nodeName, providerID: n.spec?.providerID || undefined },
+      serverId,
+      nodes.via,
+    );
+    if (mismatch !== undefined) return mismatch;
+    if (ours) {
       await uncordonNode(nodes.drain, nodeName, {
         removeOutOfServiceTaint: osr.spec.drain.outOfServiceTaint,
+        signal,
       });
-    } else if (osr.spec.drain.outOfServiceTaint) {
-      const n = await nodes.drain.getNode(nodeName);
-      if (n?.spec?.taints?.some((x) => x.key === 'node.kubernetes.io/out-of-service'))
-        await nodes.drain.patchNode(nodeName, {
-          removeTaintKeys: ['node.kubernetes.io/out-of-service'],
-        });
-    }
+    } else if (n.spec?.taints?.some((x) => x.key === 'node.kubernetes.io/out-of-service'))
+      await nodes.drain.patchNode(
+        nodeName,
+        { removeTaintKeys: ['node.kubernetes.io/out-of-service'] },
+        signal,
+      );
+    return undefined;
   }
 
   // ---- helpers ---------------------------------------------------------------------------

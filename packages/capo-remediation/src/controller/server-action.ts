@@ -16,14 +16,18 @@ export interface ServerActionRequest {
 export async function executeStep(
   nova: NovaClient,
   req: ServerActionRequest,
+  signal?: AbortSignal,
 ): Promise<RebootResult> {
   const { step, serverId } = req;
-  return new NovaRebootProvider(nova).execute({
-    node: req.nodeName,
-    providerID: formatProviderID({ serverId, region: undefined }),
-    action: step.type,
-    ...(step.imageRef !== undefined ? { image: step.imageRef } : {}),
-    actionId: req.actionId,
-    replay: req.replay,
-  });
+  return new NovaRebootProvider(nova).execute(
+    {
+      node: req.nodeName,
+      providerID: formatProviderID({ serverId, region: undefined }),
+      action: step.type,
+      ...(step.imageRef !== undefined ? { image: step.imageRef } : {}),
+      actionId: req.actionId,
+      replay: req.replay,
+    },
+    signal,
+  );
 }

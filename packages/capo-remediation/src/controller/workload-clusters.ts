@@ -5,10 +5,15 @@
 // until the Secret's content changes (resourceVersion) or the cluster goes unused for a while.
 //
 // access:
-//   auto               the Secret when it exists, else the management cluster itself (a
-//                      self-hosted cluster, or Machines without Cluster API's Secret)
-//   kubeconfig-secret  the Secret, required (a missing one is a TargetResolved=False message)
+//   auto (default)     the Secret, required: a missing Secret, or a Machine without a cluster
+//                      name, is a TargetResolved=False message, never a silent switch to the
+//                      management cluster (whose Node of the same name may be another machine)
+//   kubeconfig-secret  the same (the older, explicit name)
+//   secret-or-management  the Secret when it exists, else the management cluster itself
+//                      (self-hosted clusters): the fallback, only when asked for
 //   management         always the management cluster (its Nodes are the workload's)
+// Whatever the access, a Node is written to only when its providerID names the Machine's
+// server (node-identity.ts).
 import {
   createInformer,
   createKubeClient,
@@ -29,7 +34,12 @@ import { kubeconfigFromSecret, kubeconfigSecretName, type SecretLike } from '../
 import type { NodeSources } from './node-sources.js';
 import { SecretResource } from './resources.js';
 
-export const WORKLOAD_CLUSTER_ACCESS = ['auto', 'kubeconfig-secret', 'management'] as const;
+export const WORKLOAD_CLUSTER_ACCESS = [
+  'auto',
+  'kubeconfig-secret',
+  'secret-or-management',
+  'management',
+] as const;
 export type WorkloadClusterAccess = (typeof WORKLOAD_CLUSTER_ACCESS)[number];
 
 /** How the Nodes of one Machine's cluster are read, drained and released. */
@@ -105,10 +115,13 @@ export class WorkloadClusters<V = never> {
   ): Promise<E.Either<string, NodeAccess>> {
     this.sweep();
     if (this.access === 'management') return E.right(this.management);
+    const fallback = this.access === 'secret-or-management';
     if (!clusterName) {
-      return this.access === 'auto'
+      return fallback
         ? E.right(this.management)
-        : E.left('the Machine names no cluster (spec.clusterName); cannot find its kubeconfig');
+        : E.left(
+            `the Machine names no cluster (spec.clusterName); cannot find its kubeconfig${this.hint()}`,
+          );
     }
     const key = `${namespace}/${clusterName}`;
     const name = kubeconfigSecretName(clusterName);
@@ -122,10 +135,10 @@ export class WorkloadClusters<V = never> {
     }
     if (secret === undefined) {
       this.forget(key);
-      return this.access === 'auto'
+      return fallback
         ? E.right(this.management)
         : E.left(
-            `Secret ${namespace}/${name} not found: --workload-cluster-access=kubeconfig-secret reaches cluster ${clusterName}'s Nodes only through Cluster API's kubeconfig Secret`,
+            `Secret ${namespace}/${name} not found: --workload-cluster-access=${this.access} reaches cluster ${clusterName}'s Nodes only through Cluster API's kubeconfig Secret${this.hint()}`,
           );
     }
     const rv = secret.metadata?.resourceVersion ?? '';
@@ -159,6 +172,13 @@ export class WorkloadClusters<V = never> {
     this.entries.set(key, this.watch(key, entry));
     this.opts.log.info({ cluster: key, secret: name }, 'connected to workload cluster');
     return E.right(entry.access);
+  }
+
+  /** For a self-hosted cluster, the explicit way to the management cluster's Nodes. */
+  private hint(): string {
+    return this.access === 'auto'
+      ? ' (a self-hosted cluster: set --workload-cluster-access=secret-or-management or management)'
+      : '';
   }
 
   /** Stops every workload informer and closes every client. */

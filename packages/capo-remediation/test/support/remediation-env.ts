@@ -238,7 +238,9 @@ export function startController(
     namespace: ns,
     identity: `test-${name}`,
     drainPollIntervalMs: 200,
-    ...(workloadClusterAccess ? { workloadClusterAccess } : {}),
+    // These worlds are self-hosted (the Machine's Node is in this cluster, no kubeconfig
+    // Secret): the management-cluster fallback must be asked for explicitly.
+    workloadClusterAccess: workloadClusterAccess ?? 'secret-or-management',
   });
   const running = manager.start();
   return {

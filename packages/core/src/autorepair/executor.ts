@@ -100,7 +100,7 @@ export async function executeActions(
     switch (action.type) {
       case 'Cordon': {
         try {
-          const r = await cordonNode(deps.drainPort, target.node);
+          const r = await cordonNode(deps.drainPort, target.node, target.signal);
           deps.metrics.actions.inc({ action: 'Cordon', result: 'Succeeded' });
           if (r === 'Cordoned')
             await deps.event({
@@ -262,6 +262,7 @@ export async function executeActions(
           await uncordonNode(deps.drainPort, target.node, {
             removeOutOfServiceTaint: action.removeOutOfServiceTaint,
             ...(action.keepCordon === true ? { keepCordon: true } : {}),
+            signal: target.signal,
           });
           deps.metrics.actions.inc({ action: 'Uncordon', result: 'Succeeded' });
           await deps.event({

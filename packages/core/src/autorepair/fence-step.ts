@@ -38,11 +38,11 @@ export async function runFenceStep(
   target: { node: string; signal: AbortSignal },
   deps: FenceStepDeps,
 ): Promise<FenceStepResult> {
-  const node = await deps.drainPort.getNode(target.node);
+  const node = await deps.drainPort.getNode(target.node, target.signal);
   if (node === undefined) return { kind: 'NotNeeded', reason: 'the Node is gone' };
   if (getCondition(node, NodeReady)?.status === 'True')
     return { kind: 'NotNeeded', reason: 'the node is Ready again' };
-  const pods = await deps.drainPort.listPodsOnNode(target.node);
+  const pods = await deps.drainPort.listPodsOnNode(target.node, target.signal);
   if (pods.length === 0) return { kind: 'NotNeeded', reason: 'no pods left on the node' };
   const providerID = node.spec?.providerID ?? '';
   // Identity before every write: a Node recreated under the same name for another machine
@@ -90,7 +90,7 @@ export async function runFenceStep(
     };
   }
   if (target.signal.aborted) return { kind: 'NotFenced', reason: 'stopping' };
-  const taint = await addOutOfServiceTaint(deps.drainPort, target.node);
+  const taint = await addOutOfServiceTaint(deps.drainPort, target.node, target.signal);
   if (taint === 'NodeGone') return { kind: 'NotNeeded', reason: 'the Node is gone' };
   const by = status.kind === 'Fenced' ? `provider ${deps.provider.name}` : 'the Node bootID';
   const record: FenceRecord = {

@@ -1,7 +1,6 @@
 // `noderepair run`: the standalone auto-repair controller as a process. Reads a kubeconfig
 // (or the in-cluster service account) and a policy file, then runs a Manager with the
 // auto-repair controller, probes, metrics and optional leader election until SIGTERM.
-import { hostname } from 'node:os';
 import { either } from 'fp-ts';
 import YAML from 'yaml';
 import { addAutoRepairController } from '../autorepair/controller.js';
@@ -12,6 +11,7 @@ import type { MachineProvider } from '../provider/port.js';
 import { createKubeClient } from '../kube/client-node/index.js';
 import type { ClusterConfig } from '../kube/config/cluster-config.js';
 import { loadKubeConfig } from '../kube/config/load.js';
+import { defaultLeaderIdentity } from '../runtime/leader/identity.js';
 import { Manager } from '../runtime/manager/manager.js';
 import { startProbeServer } from '../runtime/manager/probes.js';
 
@@ -204,7 +204,7 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     return 1;
   }
   const client = createKubeClient(kc);
-  const identity = env['POD_NAME'] ?? `${hostname()}-${process.pid}`;
+  const identity = defaultLeaderIdentity(env);
   const sameAddress =
     c.metrics !== 'disabled' &&
     c.probes !== 'disabled' &&

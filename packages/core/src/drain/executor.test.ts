@@ -321,3 +321,53 @@ describe('uncordonNode', () => {
     expect(port.patches).toEqual([]);
   });
 });
+
+describe('drainNode and its signal', () => {
+  it('passes the signal into every port call: an eviction in flight when it aborts ends the drain as Aborted', async () => {
+    const clock = new VirtualClockTestDouble();
+    const seen: (AbortSignal | undefined)[] = [];
+    /** An eviction that hangs (a frozen API server) until its own signal aborts, as a KubeClient request does. */
+    class HangingEvictionTestDouble extends InMemoryDrainPortTestDouble {
+      override async getNode(name?: string, signal?: AbortSignal) {
+        seen.push(signal);
+        return super.getNode();
+      }
+      override async evictPod(
+        _ref: PodRef,
+        _o: object,
+        signal?: AbortSignal,
+      ): Promise<EvictionResult> {
+        seen.push(signal);
+        return new Promise((_resolve, reject) => {
+          if (signal === undefined) return; // never returns: what main did
+          signal.addEventListener('abort', () => reject(new Error('request aborted')), {
+            once: true,
+          });
+        });
+      }
+    }
+    const port = new HangingEvictionTestDouble(clock, 'n1', { kubeletAlive: true });
+    port.addPod('web', 'ReplicaSet');
+    const stop = new AbortController();
+    const drained = drainNode(
+      port,
+      {
+        node: 'n1',
+        timeoutMs: 10 * MIN,
+        unreachable: false,
+        outOfServiceAfterMs: 5 * MIN,
+        signal: stop.signal,
+      },
+      clock,
+    );
+    await new Promise((r) => setTimeout(r, 10));
+    stop.abort();
+    const r = await Promise.race([
+      drained,
+      new Promise<'still in flight'>((res) => setTimeout(() => res('still in flight'), 200)),
+    ]);
+    expect(r).toMatchObject({ outcome: 'Aborted' });
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.every((s) => s === stop.signal)).toBe(true);
+  });
+});

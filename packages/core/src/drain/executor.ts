@@ -81,39 +81,45 @@ export const OutOfServiceTaint: TaintSnapshot = {
 export async function addOutOfServiceTaint(
   port: DrainPort,
   node: string,
+  signal?: AbortSignal,
 ): Promise<'Tainted' | 'AlreadyTainted' | 'NodeGone'> {
-  const n = await port.getNode(node);
+  const n = await port.getNode(node, signal);
   if (n === undefined) return 'NodeGone';
   if (hasTaint(n, TaintOutOfService)) return 'AlreadyTainted';
-  await port.patchNode(node, { addTaints: [OutOfServiceTaint] });
+  await port.patchNode(node, { addTaints: [OutOfServiceTaint] }, signal);
   return 'Tainted';
 }
 
 export async function cordonNode(
   port: DrainPort,
   node: string,
+  signal?: AbortSignal,
 ): Promise<'Cordoned' | 'AlreadyCordoned' | 'NodeGone'> {
-  const n = await port.getNode(node);
+  const n = await port.getNode(node, signal);
   if (n === undefined) return 'NodeGone';
   if (n.spec?.unschedulable === true) return 'AlreadyCordoned';
-  await port.patchNode(node, { unschedulable: true });
+  await port.patchNode(node, { unschedulable: true }, signal);
   return 'Cordoned';
 }
 
 export async function uncordonNode(
   port: DrainPort,
   node: string,
-  opts: { removeOutOfServiceTaint: boolean; keepCordon?: boolean },
+  opts: { removeOutOfServiceTaint: boolean; keepCordon?: boolean; signal?: AbortSignal },
 ): Promise<'Uncordoned' | 'NodeGone'> {
-  const n = await port.getNode(node);
+  const n = await port.getNode(node, opts.signal);
   if (n === undefined) return 'NodeGone';
   const removeTaint = opts.removeOutOfServiceTaint && hasTaint(n, TaintOutOfService);
   const uncordon = opts.keepCordon !== true && n.spec?.unschedulable === true;
   if (uncordon || removeTaint) {
-    await port.patchNode(node, {
-      ...(uncordon ? { unschedulable: false } : {}),
-      ...(removeTaint ? { removeTaintKeys: [TaintOutOfService] } : {}),
-    });
+    await port.patchNode(
+      node,
+      {
+        ...(uncordon ? { unschedulable: false } : {}),
+        ...(removeTaint ? { removeTaintKeys: [TaintOutOfService] } : {}),
+      },
+      opts.signal,
+    );
   }
   return 'Uncordoned';
 }
@@ -122,6 +128,31 @@ export async function drainNode(
   port: DrainPort,
   req: DrainRequest,
   clock: DrainClock = drainSystemClock,
+): Promise<DrainResult> {
+  // Every port call carries req.signal; a call it cut short ends the drain as Aborted.
+  try {
+    return await drainLoop(port, req, clock);
+  } catch (e) {
+    if (req.signal?.aborted) return abortedResult;
+    throw e;
+  }
+}
+
+const abortedResult: DrainResult = {
+  outcome: 'Aborted',
+  evicted: [],
+  blocked: [],
+  pdbRefusals: 0,
+  outOfServiceTainted: false,
+  remaining: [],
+  durationMs: 0,
+  steps: [],
+};
+
+async function drainLoop(
+  port: DrainPort,
+  req: DrainRequest,
+  clock: DrainClock,
 ): Promise<DrainResult> {
   const opts: DrainOptions = { ...defaultDrainOptions, ...req.options };
   const start = clock.now();
@@ -153,14 +184,15 @@ export async function drainNode(
     steps,
   });
 
-  const cordon = await cordonNode(port, req.node);
+  const signal = req.signal;
+  const cordon = await cordonNode(port, req.node, signal);
   if (cordon === 'NodeGone') return finish('NodeGone');
   log(cordon === 'Cordoned' ? 'cordoned' : 'already cordoned');
 
   for (;;) {
     if (req.signal?.aborted) return finish('Aborted');
     const now = clock.now();
-    const pods = await port.listPodsOnNode(req.node);
+    const pods = await port.listPodsOnNode(req.node, signal);
     const plan = planDrain(pods, opts);
     blocked = plan.blocked;
     const terminating = plan.skip
@@ -200,8 +232,9 @@ export async function drainNode(
         req.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: req.gracePeriodSeconds } : {};
       const r: EvictionResult =
         req.disableEviction === true
-          ? fromDelete(await port.deletePod(pod, grace))
-          : await port.evictPod(pod, grace);
+          ? fromDelete(await port.deletePod(pod, grace, signal))
+          : await port.evictPod(pod, grace, signal);
+      if (signal?.aborted) return finish('Aborted');
       if (r.kind === 'Evicted' || r.kind === 'NotFound') {
         evicted.add(key);
         nextTry.delete(key);

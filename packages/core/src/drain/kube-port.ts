@@ -61,55 +61,69 @@ export interface KubeDrainPortOptions {
 /** A DrainPort over any KubeClient adapter (client-node or KFC). */
 export function kubeDrainPort(client: KubeClient, opts: KubeDrainPortOptions = {}): DrainPort {
   const retries = opts.conflictRetries ?? 5;
-  const getNode = async (name: string): Promise<KubeNode | undefined> => {
+  const getNode = async (name: string, signal?: AbortSignal): Promise<KubeNode | undefined> => {
     try {
-      return await client.get<KubeNode>(NodeResource, name);
+      return await client.get<KubeNode>(NodeResource, name, { signal });
     } catch (e) {
       if (e instanceof NotFoundError) return undefined;
       throw e;
     }
   };
   return {
-    getNode: (name) => getNode(name) as Promise<NodeSnapshot | undefined>,
-    async patchNode(name: string, patch: NodePatch): Promise<void> {
+    getNode: (name, signal) => getNode(name, signal) as Promise<NodeSnapshot | undefined>,
+    async patchNode(name: string, patch: NodePatch, signal?: AbortSignal): Promise<void> {
       for (let attempt = 1; ; attempt++) {
-        const node = await client.get<KubeNode>(NodeResource, name);
+        const node = await client.get<KubeNode>(NodeResource, name, { signal });
         try {
-          await client.patch(NodeResource, name, {
-            type: 'merge',
-            body: nodePatchBody(node as NodeSnapshot, patch),
-            resourceVersion: node.metadata?.resourceVersion,
-          });
+          await client.patch(
+            NodeResource,
+            name,
+            {
+              type: 'merge',
+              body: nodePatchBody(node as NodeSnapshot, patch),
+              resourceVersion: node.metadata?.resourceVersion,
+            },
+            { signal },
+          );
           return;
         } catch (e) {
           if (!(e instanceof ConflictError) || attempt >= retries) throw e;
         }
       }
     },
-    async listPodsOnNode(nodeName: string): Promise<PodSnapshot[]> {
+    async listPodsOnNode(nodeName: string, signal?: AbortSignal): Promise<PodSnapshot[]> {
       const { items } = await listAll<KubePod>(client, PodResource, {
         fieldSelector: `spec.nodeName=${nodeName}`,
+        signal,
       });
       return items as PodSnapshot[];
     },
-    async evictPod(pod: PodRef, o: { gracePeriodSeconds?: number }): Promise<EvictionResult> {
+    async evictPod(
+      pod: PodRef,
+      o: { gracePeriodSeconds?: number },
+      signal?: AbortSignal,
+    ): Promise<EvictionResult> {
       try {
-        await client.evict(
-          pod.namespace,
-          pod.name,
-          o.gracePeriodSeconds !== undefined
+        await client.evict(pod.namespace, pod.name, {
+          signal,
+          ...(o.gracePeriodSeconds !== undefined
             ? { deleteOptions: { gracePeriodSeconds: o.gracePeriodSeconds } }
-            : {},
-        );
+            : {}),
+        });
         return { kind: 'Evicted' };
       } catch (e) {
         return evictionResultFromError(e);
       }
     },
-    async deletePod(pod: PodRef, o: { gracePeriodSeconds?: number }): Promise<DeleteResult> {
+    async deletePod(
+      pod: PodRef,
+      o: { gracePeriodSeconds?: number },
+      signal?: AbortSignal,
+    ): Promise<DeleteResult> {
       try {
         await client.delete(PodResource, pod.name, {
           namespace: pod.namespace,
+          signal,
           ...(o.gracePeriodSeconds !== undefined
             ? { gracePeriodSeconds: o.gracePeriodSeconds }
             : {}),

@@ -21,12 +21,25 @@ export interface NodePatch {
   removeTaintKeys?: string[];
 }
 
+/**
+ * Every call takes the caller's AbortSignal: when it aborts (a lost Lease, shutdown) the
+ * request in flight ends at once (the KubeClient's RequestAbortedError) instead of finishing
+ * a write for a term that is over.
+ */
 export interface DrainPort {
-  getNode(name: string): Promise<NodeSnapshot | undefined>;
-  patchNode(name: string, patch: NodePatch): Promise<void>;
-  listPodsOnNode(nodeName: string): Promise<PodSnapshot[]>;
-  evictPod(pod: PodRef, opts: { gracePeriodSeconds?: number }): Promise<EvictionResult>;
-  deletePod(pod: PodRef, opts: { gracePeriodSeconds?: number }): Promise<DeleteResult>;
+  getNode(name: string, signal?: AbortSignal): Promise<NodeSnapshot | undefined>;
+  patchNode(name: string, patch: NodePatch, signal?: AbortSignal): Promise<void>;
+  listPodsOnNode(nodeName: string, signal?: AbortSignal): Promise<PodSnapshot[]>;
+  evictPod(
+    pod: PodRef,
+    opts: { gracePeriodSeconds?: number },
+    signal?: AbortSignal,
+  ): Promise<EvictionResult>;
+  deletePod(
+    pod: PodRef,
+    opts: { gracePeriodSeconds?: number },
+    signal?: AbortSignal,
+  ): Promise<DeleteResult>;
 }
 
 /** Time for the executor: real (Date.now + setTimeout) or virtual in tests. */

@@ -237,6 +237,9 @@ export function startRecordedController(kc: KubeConfig, ns: string) {
     namespace: ns,
     identity: `e2e-${ns}`,
     drainPollIntervalMs: 200,
+    // Self-hosted: the Machines' Nodes are in this cluster. The management-cluster fallback
+    // is explicit (auto requires Cluster API's <cluster>-kubeconfig Secret).
+    workloadClusterAccess: 'secret-or-management',
     openStackClient: (cloud) => {
       const http = createHttpTransport({ caCert: cloud.caCert, verify: cloud.verify });
       transports.push(http);

@@ -1,8 +1,11 @@
 // Lease leader election (coordination.k8s.io/v1). run() campaigns until it holds the Lease,
 // then renews it every retryPeriod; if no renewal succeeds within renewDeadline the term
 // ends: the term's AbortSignal aborts and onStoppedLeading fires, so work stops before
-// another candidate can take over (leaseDuration > renewDeadline). On shutdown it releases
-// the Lease so a successor does not have to wait for expiry.
+// another candidate can take over (leaseDuration > renewDeadline). leaseExpiresAtMs says
+// until when no successor can hold the Lease (the start of our last successful renewal plus
+// leaseDuration: a successor counts from when it SAW that renewal, which is later), so the
+// manager knows how long in-flight work may still take. On shutdown it releases the Lease
+// so a successor does not have to wait for expiry.
 import type { KubeClient } from '../../kube/client.js';
 import { NotFoundError } from '../../kube/errors.js';
 import { LeaseResource } from '../../kube/resource.js';
@@ -48,6 +51,8 @@ export class LeaderElector {
   };
   private leader = false;
   private lastLeader = '';
+  /** Clock time at which our last successful acquire/renew request was sent. */
+  private heldSinceMs = 0;
 
   constructor(private readonly opts: LeaderElectionOptions) {
     if (!opts.identity) throw new TypeError('leader election: identity is required');
@@ -68,6 +73,14 @@ export class LeaderElector {
 
   isLeader(): boolean {
     return this.leader;
+  }
+
+  /**
+   * The earliest time a successor could take the Lease over, judged from our last successful
+   * renewal (its send time, so the reply's latency only adds margin).
+   */
+  get leaseExpiresAtMs(): number {
+    return this.heldSinceMs + this.timings.leaseDurationMs;
   }
 
   /** The holder as last observed ('' when none). */
@@ -107,19 +120,29 @@ export class LeaderElector {
   }
 
   private async renewLoop(signal: AbortSignal): Promise<'aborted' | 'lost'> {
-    let lastRenew = this.clock.now();
     for (;;) {
+      const deadline = this.heldSinceMs + this.timings.renewDeadlineMs;
+      // Never sleep past the renew deadline: the term must end AT it, not a retryPeriod
+      // later, or the time left before a successor may take over shrinks.
       try {
-        await sleep(this.clock, this.timings.retryPeriodMs, signal);
+        await sleep(
+          this.clock,
+          Math.min(this.timings.retryPeriodMs, deadline - this.clock.now()),
+          signal,
+        );
       } catch {
         return 'aborted';
       }
-      const left = this.timings.renewDeadlineMs - (this.clock.now() - lastRenew);
-      // A hung request must not outlive the deadline: race it against what is left.
-      const ok = (await withTimeout(this.clock, this.tryAcquireOrRenew(), left)) === true;
+      const left = deadline - this.clock.now();
+      if (left <= 0) return 'lost';
+      // A hung request must not outlive the deadline: race it against what is left, and
+      // cancel it then, so a late write cannot renew a term we have already ended.
+      const cancel = new AbortController();
+      const r = await withTimeout(this.clock, this.tryAcquireOrRenew(cancel.signal), left);
+      if (r === 'timeout') cancel.abort();
+      const ok = r === true;
       if (signal.aborted) return 'aborted';
-      if (ok) lastRenew = this.clock.now();
-      else if (this.clock.now() - lastRenew >= this.timings.renewDeadlineMs) return 'lost';
+      if (!ok && this.clock.now() >= deadline) return 'lost';
     }
   }
 
@@ -136,12 +159,13 @@ export class LeaderElector {
   }
 
   /** One attempt; true when we hold the Lease afterwards. Errors count as "not held". */
-  private async tryAcquireOrRenew(): Promise<boolean> {
+  private async tryAcquireOrRenew(signal?: AbortSignal): Promise<boolean> {
     const { client, namespace, name, identity } = this.opts;
+    const sentAt = this.clock.now();
     try {
       let lease: KubeLease | undefined;
       try {
-        lease = await client.get<KubeLease>(LeaseResource, name, { namespace });
+        lease = await client.get<KubeLease>(LeaseResource, name, { namespace, signal });
       } catch (e) {
         if (!(e instanceof NotFoundError)) throw e;
       }
@@ -152,35 +176,45 @@ export class LeaderElector {
       const durationSeconds = Math.ceil(this.timings.leaseDurationMs / 1000);
       const ts = microTime(now);
       if (d.action === 'create') {
-        const created = await client.create<KubeLease>(LeaseResource, {
-          metadata: { name, namespace },
-          spec: {
-            holderIdentity: identity,
-            leaseDurationSeconds: durationSeconds,
-            acquireTime: ts,
-            renewTime: ts,
-            leaseTransitions: 0,
+        const created = await client.create<KubeLease>(
+          LeaseResource,
+          {
+            metadata: { name, namespace },
+            spec: {
+              holderIdentity: identity,
+              leaseDurationSeconds: durationSeconds,
+              acquireTime: ts,
+              renewTime: ts,
+              leaseTransitions: 0,
+            },
           },
-        });
+          { signal },
+        );
         this.observe(created);
+        this.heldSinceMs = sentAt;
         return true;
       }
       const spec = lease!.spec ?? {};
-      const updated = await client.update<KubeLease>(LeaseResource, {
-        ...lease!,
-        spec:
-          d.action === 'renew'
-            ? { ...spec, renewTime: ts, leaseDurationSeconds: durationSeconds }
-            : {
-                ...spec,
-                holderIdentity: identity,
-                leaseDurationSeconds: durationSeconds,
-                acquireTime: ts,
-                renewTime: ts,
-                leaseTransitions: d.transitions,
-              },
-      });
+      const updated = await client.update<KubeLease>(
+        LeaseResource,
+        {
+          ...lease!,
+          spec:
+            d.action === 'renew'
+              ? { ...spec, renewTime: ts, leaseDurationSeconds: durationSeconds }
+              : {
+                  ...spec,
+                  holderIdentity: identity,
+                  leaseDurationSeconds: durationSeconds,
+                  acquireTime: ts,
+                  renewTime: ts,
+                  leaseTransitions: d.transitions,
+                },
+        },
+        { signal },
+      );
       this.observe(updated);
+      this.heldSinceMs = sentAt;
       return true;
     } catch (e) {
       this.log.debug(errorFields(e), 'lease attempt failed');

@@ -9,6 +9,7 @@ import { ConfigMapResource, LeaseResource } from '../../kube/resource.js';
 import type { KubeLease } from '../../kube/types.js';
 import { silentLogger } from '../logger.js';
 import { Manager } from '../manager/manager.js';
+import { defaultLeaderIdentity } from './identity.js';
 
 const env = useControlPlane();
 const timings = { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 };
@@ -76,6 +77,29 @@ describe('leader election', () => {
     await Promise.all(runs);
     const released = await client.get<KubeLease>(LeaseResource, 'elect', { namespace: ns });
     expect(released.spec?.holderIdentity ?? '').toBe('');
+  });
+
+  it('two replicas without POD_NAME (same PID, as PID 1 in two containers) get distinct identities; one leads', async () => {
+    const ns = await env.namespace('leader');
+    const client = createKubeClient(env.kubeConfig);
+    await client.create(ConfigMapResource, { metadata: { name: 'work', namespace: ns } });
+    const reconciled: string[] = [];
+    // Both in this process: the same PID and hostname, as two containers of one Deployment.
+    const ids = [defaultLeaderIdentity({}), defaultLeaderIdentity({})];
+    expect(ids[0]).not.toBe(ids[1]);
+    const ms = ids.map((id) => candidate(ns, 'same-pid', id, reconciled));
+    const runs = ms.map((m) => m.start());
+    await vi.waitFor(() => expect(ms.some((m) => m.isLeader())).toBe(true), {
+      timeout: 20_000,
+      interval: 100,
+    });
+    for (let i = 0; i < 10; i++) {
+      expect(ms.filter((m) => m.isLeader())).toHaveLength(1);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(reconciled).toHaveLength(1);
+    ms.forEach((m) => m.stop());
+    await Promise.all(runs);
   });
 
   it('takes over after the leader process is killed, but not before its lease expires', async () => {

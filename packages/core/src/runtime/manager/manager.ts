@@ -2,6 +2,11 @@
 // standby replicas), controllers only while leading when leader election is on. It serves
 // probes and metrics, logs JSON, and shuts down gracefully on abort or SIGTERM: stop taking
 // work, let in-flight reconciles finish, release the Lease, stop watches.
+//
+// A LOST Lease is different: a successor may take it over leaseDuration after our last
+// renewal, so in-flight work (every call got the term's AbortSignal) has only until then to
+// stop. If it has not, the process exits (code 1), as controller-runtime does: an action that
+// outlives the term could overlap the successor's.
 import type http from 'node:http';
 import { Registry } from 'prom-client';
 import type { KubeClient } from '../../kube/client.js';
@@ -44,6 +49,11 @@ export interface ManagerOptions {
   handleSignals?: boolean;
   gracefulShutdownTimeoutMs?: number;
   clock?: Clock;
+  /**
+   * Ends the process when in-flight work has not stopped by the time a lost Lease could be
+   * taken over (default process.exit). Tests pass a stand-in.
+   */
+  exit?: (code: number) => void;
 }
 
 export class LeadershipLostError extends Error {
@@ -137,6 +147,25 @@ export class Manager {
   }
 
   /**
+   * After a lost Lease: the leader-only runnables (already aborted with the term) must have
+   * returned before a successor could hold the Lease, else the process exits.
+   */
+  private async stopBeforeTakeover(
+    elector: LeaderElector,
+    leaderRuns: Promise<void>[],
+    timeout: number,
+  ): Promise<void> {
+    const leftMs = elector.leaseExpiresAtMs - this.clock.now();
+    const r = await withTimeout(this.clock, Promise.all(leaderRuns), Math.min(timeout, leftMs));
+    if (r !== 'timeout') return;
+    this.log.error(
+      { leftMs },
+      'in-flight work did not stop before the lost Lease could be taken over; exiting',
+    );
+    (this.opts.exit ?? ((code: number) => process.exit(code)))(1);
+  }
+
+  /**
    * Runs until stop(), the signal, or SIGTERM. Rejects with LeadershipLostError if the
    * Lease is lost (the process should exit and restart, as controller-runtime does).
    */
@@ -227,6 +256,7 @@ export class Manager {
     });
     this.stopping = true;
     const timeout = this.opts.gracefulShutdownTimeoutMs ?? 30_000;
+    if (lost && this.elector) await this.stopBeforeTakeover(this.elector, leaderRuns, timeout);
     const graceful = (async () => {
       await Promise.all([...leaderRuns, ...alwaysRuns]);
       await electionDone;

@@ -169,6 +169,7 @@ export class FakeOpenStack {
   readonly regions: readonly string[];
   readonly #log: FakeRequestLogEntry[] = [];
   readonly #faults: FaultSpec[] = [];
+  #outage: FaultSpec | undefined;
   readonly #now: () => number;
   readonly #maxMinor: number;
   #latencyMs = 0;
@@ -313,6 +314,14 @@ export class FakeOpenStack {
   }
 
   /** The next `count` requests (optionally of one service) fail with the given status. */
+  /**
+   * Every request to the service (any service without one) gets this fault until cleared
+   * with undefined: Keystone or nova-api down behind a load balancer, for as long as it lasts.
+   */
+  setOutage(spec: FaultSpec | undefined): void {
+    this.#outage = spec;
+  }
+
   failNext(count: number, spec: FaultSpec): void {
     for (let i = 0; i < count; i++) this.#faults.push(spec);
   }
@@ -733,11 +742,11 @@ export class FakeOpenStack {
 
   #dispatch(req: RawRequest): RawResponse {
     const at = this.#now();
-    const fi = this.#faults.findIndex(
-      (f) => !f.service || req.url.pathname.startsWith(`/${f.service}`),
-    );
-    if (fi >= 0) {
-      const f = this.#faults.splice(fi, 1)[0] as FaultSpec;
+    const hits = (f: FaultSpec) => !f.service || req.url.pathname.startsWith(`/${f.service}`);
+    const fi = this.#faults.findIndex(hits);
+    const outage = this.#outage !== undefined && hits(this.#outage) ? this.#outage : undefined;
+    if (outage !== undefined || fi >= 0) {
+      const f = outage ?? (this.#faults.splice(fi, 1)[0] as FaultSpec);
       if (f.afterForward) {
         const { res, entry } = this.#handle(req);
         this.#log.push({ ...entry, at, status: res.status, injected: false });

@@ -500,9 +500,9 @@ export class RemediationReconciler {
       },
       ctx.signal,
     );
-    const result =
+    const counted =
       r.kind === 'Accepted' ? 'Succeeded' : r.kind === 'Rejected' ? 'Failed' : 'Unavailable';
-    this.metrics.actions.inc({ type: step.type, result });
+    this.metrics.actions.inc({ type: step.type, result: counted });
     ctx.log.info(
       {
         osr: osr.metadata?.name,
@@ -564,7 +564,7 @@ export class RemediationReconciler {
     message: string,
     hintMs: number | undefined,
   ): Promise<ReconcileResult> {
-    this.metrics.cloudUnavailable.inc({ operation });
+    this.metrics.cloudUnavailable.inc({ operation: operation });
     const prev = findMetaCondition(osr.status?.conditions, CONDITION_CLOUD_REACHABLE);
     const text = truncate(
       `the cloud did not answer (${operation}): ${message}; waiting, no attempt used`,
@@ -581,7 +581,7 @@ export class RemediationReconciler {
       }));
       await this.opts.events.record(osr, {
         type: 'Warning',
-        reason: REASON_CLOUD_UNAVAILABLE,
+        reason: 'CloudUnavailable',
         action: operation === 'execute' ? 'Execute' : 'Fence',
         note: text,
       });
@@ -605,7 +605,7 @@ export class RemediationReconciler {
     }));
     await this.opts.events.record(osr, {
       type: 'Normal',
-      reason: REASON_CLOUD_ANSWERED,
+      reason: 'CloudAnswered',
       action: 'Execute',
       note: 'the cloud answers again; remediation resumes',
     });

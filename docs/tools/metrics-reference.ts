@@ -19,6 +19,7 @@ export interface MetricDoc {
 export const capoCounterLabels: Readonly<Record<string, readonly string[]>> = {
   noderepair_openstack_remediation_actions_total: ['type', 'result'],
   noderepair_openstack_remediation_outcomes_total: ['result'],
+  noderepair_capo_cloud_unreachable_total: ['operation'],
 };
 
 /** prom-client's default process and Node.js metrics, documented as one row. */

@@ -92,13 +92,16 @@ describe('metrics reference', () => {
     const prop = {
       actions: 'noderepair_openstack_remediation_actions_total',
       outcomes: 'noderepair_openstack_remediation_outcomes_total',
+      cloudUnavailable: 'noderepair_capo_cloud_unreachable_total',
     } as const;
-    for (const m of src.matchAll(/metrics\.(actions|outcomes)\.inc\(\{([^}]*)\}\)/g)) {
+    for (const m of src.matchAll(
+      /metrics\.(actions|outcomes|cloudUnavailable)\.inc\(\{([^}]*)\}\)/g,
+    )) {
       const name = prop[m[1] as keyof typeof prop];
       const keys = [...m[2]!.matchAll(/(\w+)\s*:/g)].map((k) => k[1]!);
       used.set(name, new Set([...(used.get(name) ?? []), ...keys]));
     }
-    expect(used.size).toBe(2);
+    expect(used.size).toBe(3);
     for (const [name, keys] of used)
       expect([...keys].sort()).toEqual([...capoCounterLabels[name]!].sort());
   });

@@ -536,6 +536,20 @@ cmd_signal_compute() {
   log "nova-compute ${2}"
 }
 
+# stop-service/start-service NAME...: one service down and up again (an outage of Keystone or
+# nova-api while the rest keeps running); start-service waits for its port like start does.
+cmd_service() {
+  local verb="$1" s; shift
+  [[ $# -gt 0 ]] || die "$verb-service needs service names"
+  for s in "$@"; do
+    [[ " ${SERVICES[*]} " == *" $s "* ]] || die "unknown service $s (known: ${SERVICES[*]})"
+  done
+  load_secrets
+  for s in "$@"; do
+    if [[ "$verb" == stop ]]; then stop_one "$s"; else start_service "$s"; fi
+  done
+}
+
 cmd_env() {
   [[ -f "$STATE/.installed" ]] || die "not installed: run $0 install first"
   load_secrets
@@ -600,7 +614,9 @@ case "${1:-}" in
   stop) cmd_stop ;;
   env) cmd_env ;;
   create-server) shift; cmd_create_server "$@" ;;
+  stop-service) shift; cmd_service stop "$@" ;;
+  start-service) shift; cmd_service start "$@" ;;
   pause-compute) cmd_signal_compute STOP paused ;;
   resume-compute) cmd_signal_compute CONT resumed ;;
-  *) echo "usage: $0 install|start|status|stop|env|create-server NAME|pause-compute|resume-compute" >&2; exit 2 ;;
+  *) echo "usage: $0 install|start|status|stop|env|create-server NAME|stop-service NAME...|start-service NAME...|pause-compute|resume-compute" >&2; exit 2 ;;
 esac

@@ -73,13 +73,11 @@ const KILL_POINTS: KillPoint[] = [
       kube.hold((r) => statusPatch(w.ns, r, ['"InProgress"', '"Remediating"']), 'after'),
   },
   {
-    name: 'before the action id reaches Nova',
-    arm: (w) => w.nova.hold((r) => w.isMetadataWrite(r.path, r.method), 'before'),
-  },
-  {
-    name: 'action id recorded, before the reboot call',
+    // Issue 21 row "leader stopped between record and action": there is no separate record
+    // any more (Nova's os-instance-actions is the record), so the successor's replay asks
+    // Nova, finds nothing and reboots once; the old at-most-once window is gone.
+    name: 'intent persisted, reboot call held before Nova',
     arm: (w) => w.nova.hold((r) => w.isAction(r.path, r.method), 'before'),
-    lostAttempt: true,
   },
   {
     name: 'after the reboot call (reply lost)',

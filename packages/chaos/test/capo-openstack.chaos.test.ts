@@ -35,6 +35,11 @@ interface Case {
   /** With the reboot call held (before Nova saw it) or, for 'after', after Nova accepted it. */
   readonly hold?: 'before' | 'after';
   readonly atHold?: (w: CapoWorld, h: { release(): void; drop(): void }) => Promise<void> | void;
+  /**
+   * Keystone and Nova answer 503 to everything from before the remediation until the
+   * controller has said CloudReachable=False and asked again at least twice.
+   */
+  readonly outage?: boolean;
   readonly outcome: 'Succeeded' | 'Failed';
   readonly check?: (w: CapoWorld, p: ControllerProcess) => Promise<void> | void;
 }
@@ -109,6 +114,35 @@ const CASES: Case[] = [
       expect(next?.status).toBe(202);
       // Retry-After honoured: the next try came no sooner than the server asked.
       expect((next?.at ?? 0) - (posts[i]?.at ?? 0)).toBeGreaterThanOrEqual(1_900);
+    },
+  },
+  {
+    // Issue 21: a proxy in front of nova-api forwards the reboot, Nova acts, the proxy
+    // answers 502. Not resent: the controller finds the reboot in os-instance-actions.
+    name: '502 after forward on the reboot call (0 double actions)',
+    hold: 'before',
+    atHold: (w, h) => {
+      w.fake.failNext(1, { status: 502, service: 'compute', afterForward: true });
+      h.release();
+    },
+    outcome: 'Succeeded',
+    check: (w) => {
+      expect(actionPosts(w).filter((r) => r.status === 202)).toHaveLength(1);
+      expect(w.fake.instanceActions(w.serverId).map((a) => a.action)).toEqual(['reboot']);
+    },
+  },
+  {
+    // Issue 21: a cloud outage is waiting, not failure. One step only, so a used attempt
+    // would hand the Machine to Cluster API (phase Failed, OwnerRemediated=False).
+    name: 'cloud outage during the remediation (0 attempts consumed, 0 replacements)',
+    spec: ONE_STEP,
+    before: (w) => w.fake.setOutage({ status: 503 }),
+    outage: true,
+    outcome: 'Succeeded',
+    check: async (w) => {
+      const events = await w.events();
+      expect(events.filter((e) => e.reason === 'CloudUnavailable').length).toBeGreaterThan(0);
+      expect(events.some((e) => e.reason === 'ActionFailed')).toBe(false);
     },
   },
   {
@@ -206,6 +240,24 @@ describe('Keystone and Nova faults mid-remediation', () => {
       await w.breakNode();
       await w.createRemediation();
       if (held) await c.atHold?.(w, await held);
+      if (c.outage) {
+        await until(
+          'CloudReachable=False',
+          async () => {
+            const o = await w.osr();
+            const cr = o?.status?.conditions?.find((x) => x.type === 'CloudReachable');
+            return cr?.status === 'False' ? o : undefined;
+          },
+          60_000,
+        );
+        // Long enough for more calls (backoff from 5 s): still one open attempt, nothing sent.
+        await new Promise((r) => setTimeout(r, 12_000));
+        const o = await w.osr();
+        expect(o?.status?.phase).toBe('Remediating');
+        expect(o?.status?.history?.map((a) => [a.attempt, a.result])).toEqual([[1, 'InProgress']]);
+        expect(w.rebootCount()).toBe(0);
+        w.fake.setOutage(undefined);
+      }
       const done = await until(
         `phase ${c.outcome}`,
         async () => {

@@ -40,6 +40,10 @@ export interface OpenStackTestbed {
   waitForServer(uuid: string, status: string, timeoutMs?: number): Promise<ServerState>;
   /** Freezes nova-compute (SIGSTOP) so an accepted task stays in progress; see testbed.sh. */
   pauseCompute(): Promise<void>;
+  /** Stops services (e.g. keystone, nova-api): a cloud outage while the rest keeps running. */
+  stopServices(names: readonly string[]): Promise<void>;
+  /** Starts them again and waits for their ports. */
+  startServices(names: readonly string[]): Promise<void>;
   resumeCompute(): Promise<void>;
   /** Stops every daemon the script started. */
   stop(): Promise<void>;
@@ -129,6 +133,12 @@ export async function startOpenStackTestbed(
       throw new Error(
         `server ${uuid}: still ${last?.status ?? '?'}/${String(last?.taskState)} after ${timeoutMs} ms, expected ${status}`,
       );
+    },
+    async stopServices(names) {
+      await runScript(['stop-service', ...names], options);
+    },
+    async startServices(names) {
+      await runScript(['start-service', ...names], options);
     },
     async pauseCompute() {
       await runScript(['pause-compute'], options);

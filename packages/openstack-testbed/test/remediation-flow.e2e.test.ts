@@ -133,10 +133,9 @@ describe('capo-remediation with the REAL Nova (testbed) on envtest', () => {
       expect(
         guest.reboots.map((r) => [r.event.event, r.event.result, r.kubeletBroughtBack]),
       ).toEqual([['compute_reboot_instance', 'Success', true]]);
-      // The attempt's action id is on the server (the controller's exactly-once record).
-      expect((await tb.serverMetadata(w.serverId))[ACTION_ID_METADATA_KEY]).toBe(
-        `${done.metadata?.uid}/step-0/attempt-1`,
-      );
+      // Nova's os-instance-actions are the exactly-once record: nothing is written to the
+      // server's metadata any more (issue 21).
+      expect((await tb.serverMetadata(w.serverId))[ACTION_ID_METADATA_KEY]).toBeUndefined();
       expect((await tb.serverState(w.serverId)).status).toBe('ACTIVE');
 
       const text = ctl.logs.join('\n');
@@ -199,9 +198,7 @@ describe('capo-remediation with the REAL Nova (testbed) on envtest', () => {
         ['Success', false],
         ['Success', true],
       ]);
-      expect((await tb.serverMetadata(w.serverId))[ACTION_ID_METADATA_KEY]).toBe(
-        `${done.metadata?.uid}/step-1/attempt-1`,
-      );
+      expect((await tb.serverMetadata(w.serverId))[ACTION_ID_METADATA_KEY]).toBeUndefined();
       expect(ctl.metrics.outcomes.value({ result: 'Succeeded' })).toBe(1);
     } finally {
       await ctl.stop();

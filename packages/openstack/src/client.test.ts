@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { FAKE_DEFAULTS, FakeOpenStack, type FakeOpenStackOptions } from './testing/index.js';
 import { createOpenStackClient, type OpenStackClientOptions } from './client.js';
 import { parseCloudsYaml } from './clouds-yaml.js';
-import { OpenStackError, ServerConflict, ServerNotFound } from './errors.js';
+import { ActionMaybeSent, OpenStackError, ServerConflict, ServerNotFound } from './errors.js';
 
 function clock(start = Date.parse('2026-12-02T12:00:00Z')) {
   let t = start;
@@ -388,8 +388,19 @@ describe('Nova status codes', () => {
     await nova.getServer(id);
     fake.failNext(1, { status: 503, retryAfterSeconds: 7, service: 'compute' });
     fake.failNext(1, { status: 500, service: 'compute' });
-    await nova.reboot(id, 'SOFT');
+    expect((await nova.getServer(id)).id).toBe(id);
     expect(c.sleeps).toEqual([7000, 1000]);
+  });
+
+  it('a server action answered with a 5xx is not sent again (a proxy may have forwarded it)', async () => {
+    const { fake, nova, clock: c } = setup();
+    const id = fake.addServer();
+    await nova.getServer(id);
+    fake.failNext(1, { status: 502, service: 'compute', afterForward: true });
+    const e = await rejection(nova.reboot(id, 'SOFT'));
+    expect(e).toBeInstanceOf(ActionMaybeSent);
+    expect(e).toMatchObject({ status: 502, maybeSent: true });
+    expect(c.sleeps).toEqual([]);
     expect(fake.rebootCount(id)).toBe(1);
   });
 
@@ -431,12 +442,12 @@ describe('Nova status codes', () => {
     // The first POST took effect; lift the latency so the retry gets its 409 promptly.
     await new Promise((r) => setTimeout(r, 5));
     fake.setLatency(0);
-    await pending;
+    expect(await rejection(pending)).toBeInstanceOf(ActionMaybeSent);
     expect(fake.rebootCount(id, 'HARD')).toBe(1);
     // The one trace of an action that may or may not have run.
     expect(warnings).toContainEqual([
       expect.objectContaining({ server: id, action: 'reboot HARD', code: 'Timeout' }),
-      'no reply to the server action; counted as accepted and not sent again',
+      'no answer to the server action; not sent again',
     ]);
   });
 

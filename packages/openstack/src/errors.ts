@@ -26,11 +26,29 @@ export class OpenStackError extends Error {
   /** HTTP status when the error came from a response. */
   readonly status: number | undefined;
 
-  constructor(code: OpenStackErrorCode, message: string, status?: number) {
+  /**
+   * True when the request provably never reached the service (connection refused, name not
+   * resolved, TLS handshake refused): safe to send again, even a server action.
+   */
+  readonly notSent: boolean;
+  /**
+   * True when a call that must not run twice went out and no usable answer came back: the
+   * service may have acted. Set only by the session's no-resend path (server actions).
+   */
+  readonly maybeSent: boolean;
+
+  constructor(
+    code: OpenStackErrorCode,
+    message: string,
+    status?: number,
+    opts: { notSent?: boolean; maybeSent?: boolean } = {},
+  ) {
     super(message);
     this.name = code;
     this.code = code;
     this.status = status;
+    this.notSent = opts.notSent === true;
+    this.maybeSent = opts.maybeSent === true;
   }
 
   toJSON(): { code: OpenStackErrorCode; status: number | undefined; message: string } {
@@ -58,4 +76,24 @@ export class ServerConflict extends OpenStackError {
 
 export function isOpenStackError(e: unknown): e is OpenStackError {
   return e instanceof OpenStackError;
+}
+
+/**
+ * A server action whose request may have reached Nova but whose answer was lost: a timeout
+ * after sending, a reset connection, or a 5xx (a proxy's 502/504 after forwarding). It was
+ * NOT sent again; whether Nova acted is for Nova's own records (os-instance-actions) to say.
+ */
+export class ActionMaybeSent extends OpenStackError {
+  readonly serverId: string;
+  readonly action: string;
+  constructor(serverId: string, action: string, cause: OpenStackError) {
+    super(
+      cause.code,
+      `${action} of server ${serverId}: no answer (${cause.message}); not sent again, Nova may have acted`,
+      cause.status,
+      { maybeSent: true },
+    );
+    this.serverId = serverId;
+    this.action = action;
+  }
 }

@@ -1,6 +1,12 @@
 // Keystone v3 + Nova client of our own (no maintained JavaScript one exists).
 export { Secret, REDACTED, redact } from './secret.js';
-export { OpenStackError, ServerNotFound, ServerConflict, isOpenStackError } from './errors.js';
+export {
+  OpenStackError,
+  ServerNotFound,
+  ServerConflict,
+  ActionMaybeSent,
+  isOpenStackError,
+} from './errors.js';
 export type { OpenStackErrorCode } from './errors.js';
 export { parseCloudsYaml, normaliseAuthUrl } from './clouds-yaml.js';
 export type {
@@ -41,6 +47,15 @@ export { decodeServer, isServerSettledActive } from './server.js';
 export type { ServerInfo } from './server.js';
 export { NovaClient, faultMessage } from './nova.js';
 export { NovaRebootProvider, ACTION_ID_METADATA_KEY } from './reboot-provider.js';
-export type { CallOptions, RebootType, NovaClientOptions } from './nova.js';
+export { NovaMachineProvider, NOVA_ACTION_NAMES } from './machine-provider.js';
+export type { NovaMachineProviderOptions } from './machine-provider.js';
+export type {
+  CallOptions,
+  RebootType,
+  NovaClientOptions,
+  ActionAccepted,
+  InstanceAction,
+  InstanceActionDetail,
+} from './nova.js';
 export { createOpenStackClient, openStackClientFromCloudsYaml } from './client.js';
 export type { OpenStackClient, OpenStackClientOptions } from './client.js';

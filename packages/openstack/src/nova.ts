@@ -4,11 +4,69 @@
 // ServerNotFound (the controller escalates); 401 -> the session re-authenticates once;
 // 403 policy; 406 microversion not supported; 5xx/timeouts -> the session backs off.
 import * as E from 'fp-ts/lib/Either.js';
-import { OpenStackError, ServerConflict, ServerNotFound } from './errors.js';
+import * as t from 'io-ts';
+import { formatErrors } from '@noderepair/core';
+import { ActionMaybeSent, OpenStackError, ServerConflict, ServerNotFound } from './errors.js';
 import { decodeServer, type ServerInfo } from './server.js';
 import type { KeystoneSession, ServiceResponse } from './session.js';
 
 export type RebootType = 'SOFT' | 'HARD';
+
+/** Nova accepted a server action; its request id (x-openstack-request-id) when it said. */
+export interface ActionAccepted {
+  readonly requestId: string | undefined;
+}
+
+/** One entry of os-instance-actions: start time in ms (Nova keeps whole seconds, UTC). */
+export interface InstanceAction {
+  readonly action: string;
+  readonly requestId: string;
+  readonly startTime: number;
+}
+
+export interface InstanceActionDetail extends InstanceAction {
+  readonly events: ReadonlyArray<{
+    readonly event: string;
+    readonly result: string | null;
+    readonly finishTime: number | undefined;
+  }>;
+  /** When every event of the action had finished (nova-compute done), else undefined. */
+  readonly finishTime: number | undefined;
+}
+
+const nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null]);
+const InstanceActionEntry = t.type({
+  action: t.string,
+  request_id: t.string,
+  start_time: t.string,
+});
+const InstanceActionsBody = t.type({ instanceActions: t.array(InstanceActionEntry) });
+const InstanceActionBody = t.type({
+  instanceAction: t.intersection([
+    InstanceActionEntry,
+    t.partial({
+      events: t.array(
+        t.intersection([
+          t.type({ event: t.string }),
+          t.partial({ result: nullable(t.string), finish_time: nullable(t.string) }),
+        ]),
+      ),
+    }),
+  ]),
+});
+
+/** Nova's times are UTC without a zone ("2026-01-01T10:00:00.000000"). */
+function novaTime(s: string): number {
+  return Date.parse(/Z$|[+-]\d\d:\d\d$/.test(s) ? s : `${s}Z`);
+}
+
+function requestIdOf(res: ServiceResponse): string | undefined {
+  return (
+    res.headers.get('x-openstack-request-id') ??
+    res.headers.get('x-compute-request-id') ??
+    undefined
+  );
+}
 
 export interface NovaClientOptions {
   /** Compute microversion sent as "OpenStack-API-Version: compute <v>"; default 2.9 (shows `locked`). */
@@ -128,7 +186,7 @@ export class NovaClient {
     return s.right;
   }
 
-  reboot(serverId: string, type: RebootType, opts: CallOptions = {}): Promise<void> {
+  reboot(serverId: string, type: RebootType, opts: CallOptions = {}): Promise<ActionAccepted> {
     const status = type === 'HARD' ? 'HARD_REBOOT' : 'REBOOT';
     // Nova's reboot task states: rebooting / reboot_pending / reboot_started, with a _hard
     // suffix for HARD. A HARD reboot of an ERROR server still shows status ERROR.
@@ -145,7 +203,7 @@ export class NovaClient {
     );
   }
 
-  start(serverId: string, opts: CallOptions = {}): Promise<void> {
+  start(serverId: string, opts: CallOptions = {}): Promise<ActionAccepted> {
     return this.#action(
       serverId,
       {
@@ -157,7 +215,7 @@ export class NovaClient {
     );
   }
 
-  stop(serverId: string, opts: CallOptions = {}): Promise<void> {
+  stop(serverId: string, opts: CallOptions = {}): Promise<ActionAccepted> {
     return this.#action(
       serverId,
       {
@@ -223,7 +281,7 @@ export class NovaClient {
     this.#fail(serverId, `set metadata ${key} of server ${serverId}`, res);
   }
 
-  rebuild(serverId: string, imageRef: string, opts: CallOptions = {}): Promise<void> {
+  rebuild(serverId: string, imageRef: string, opts: CallOptions = {}): Promise<ActionAccepted> {
     if (imageRef.trim() === '') {
       return Promise.reject(
         new OpenStackError(
@@ -243,7 +301,7 @@ export class NovaClient {
     );
   }
 
-  async #action(serverId: string, spec: ActionSpec, opts: CallOptions): Promise<void> {
+  async #action(serverId: string, spec: ActionSpec, opts: CallOptions): Promise<ActionAccepted> {
     const path = `/servers/${encodeURIComponent(serverId)}/action`;
     const what = `${spec.name} of server ${serverId}`;
     const policy = this.#session.retryPolicy;
@@ -260,30 +318,116 @@ export class NovaClient {
           signal: opts.signal,
         });
       } catch (e) {
-        // Sent, but the reply was lost: Nova may have accepted it, and a fast reboot may even be
-        // over already, so sending it again could act twice. Count it as accepted (at most
-        // once, like the action-id record): if nothing happened, the step times out and the
-        // ladder tries again, which is safe; a double reboot is not.
-        if (e instanceof OpenStackError && (e.code === 'Timeout' || e.code === 'TransportError')) {
+        // Sent, but no usable answer (lost reply, 5xx): Nova may have accepted it, and a fast
+        // reboot may even be over already, so it is never sent again here. The caller asks
+        // Nova's records (NovaMachineProvider) or counts it as accepted (NovaRebootProvider).
+        if (e instanceof OpenStackError && e.maybeSent) {
           // Said once, loudly: the only trace of an action that may or may not have run.
           this.#session.logger?.warn(
-            { server: serverId, action: spec.name, code: e.code, error: e.message },
-            'no reply to the server action; counted as accepted and not sent again',
+            { server: serverId, action: spec.name, code: e.code, status: e.status },
+            'no answer to the server action; not sent again',
           );
-          return;
+          throw new ActionMaybeSent(serverId, spec.name, e);
         }
         throw e;
       }
       ambiguous ||= res.hadAmbiguousFailure;
-      if (res.status === 202 || res.status === 200 || res.status === 204) return;
+      if (res.status === 202 || res.status === 200 || res.status === 204)
+        return { requestId: requestIdOf(res) };
       if (res.status !== 409) this.#fail(serverId, what, res);
       if (ambiguous) {
         const s = await this.getServer(serverId, opts);
-        if (spec.alreadyInProgress(s)) return;
+        if (spec.alreadyInProgress(s)) return { requestId: undefined };
       }
       if (attempt >= policy.conflictAttempts)
         throw new ServerConflict(serverId, spec.name, faultMessage(res.text));
       await this.#session.sleep(policy.conflictDelayMs);
+    }
+  }
+
+  /**
+   * GET /servers/{id}/os-instance-actions: Nova's own record of the actions it accepted for
+   * the server (written by nova-api before its 202), newest first as Nova returns them.
+   */
+  async listInstanceActions(serverId: string, opts: CallOptions = {}): Promise<InstanceAction[]> {
+    const body = await this.#getJson(
+      serverId,
+      `/servers/${encodeURIComponent(serverId)}/os-instance-actions`,
+      `instance actions of server ${serverId}`,
+      this.#microversion,
+      opts,
+    );
+    const r = InstanceActionsBody.decode(body);
+    if (E.isLeft(r))
+      throw new OpenStackError(
+        'InvalidResponse',
+        `instance actions of server ${serverId}: ${formatErrors(r.left, 'body').join('; ')}`,
+      );
+    return r.right.instanceActions.map((a) => ({
+      action: a.action,
+      requestId: a.request_id,
+      startTime: novaTime(a.start_time),
+    }));
+  }
+
+  /**
+   * GET /servers/{id}/os-instance-actions/{request_id} with its events (microversion 2.51
+   * shows them to non-admins): finishTime is when the last event finished, undefined while
+   * any event is still running.
+   */
+  async getInstanceAction(
+    serverId: string,
+    requestId: string,
+    opts: CallOptions = {},
+  ): Promise<InstanceActionDetail> {
+    const minor = Number(MICROVERSION.exec(this.#microversion)?.[1] ?? '0');
+    const body = await this.#getJson(
+      serverId,
+      `/servers/${encodeURIComponent(serverId)}/os-instance-actions/${encodeURIComponent(requestId)}`,
+      `instance action ${requestId} of server ${serverId}`,
+      minor >= 51 ? this.#microversion : '2.51',
+      opts,
+    );
+    const r = InstanceActionBody.decode(body);
+    if (E.isLeft(r))
+      throw new OpenStackError(
+        'InvalidResponse',
+        `instance action ${requestId} of server ${serverId}: ${formatErrors(r.left, 'body').join('; ')}`,
+      );
+    const a = r.right.instanceAction;
+    const events = (a.events ?? []).map((ev) => ({
+      event: ev.event,
+      result: ev.result ?? null,
+      finishTime: ev.finish_time ? novaTime(ev.finish_time) : undefined,
+    }));
+    const finished = events.length > 0 && events.every((ev) => ev.finishTime !== undefined);
+    return {
+      action: a.action,
+      requestId: a.request_id,
+      startTime: novaTime(a.start_time),
+      events,
+      finishTime: finished ? Math.max(...events.map((ev) => ev.finishTime as number)) : undefined,
+    };
+  }
+
+  async #getJson(
+    serverId: string,
+    path: string,
+    what: string,
+    mv: string,
+    opts: CallOptions,
+  ): Promise<unknown> {
+    const res = await this.#session.request('compute', {
+      method: 'GET',
+      path,
+      headers: { 'OpenStack-API-Version': `compute ${mv}` },
+      signal: opts.signal,
+    });
+    if (res.status !== 200) this.#fail(serverId, what, res);
+    try {
+      return JSON.parse(res.text);
+    } catch {
+      throw new OpenStackError('InvalidResponse', `${what}: reply is not JSON`);
     }
   }
 

@@ -1,3 +1,5 @@
+// Superseded by NovaMachineProvider (machine-provider.ts), which capo-remediation uses: kept
+// for `noderepair run`'s RebootProvider users (demo, pack-test).
 // @noderepair/core's RebootProvider port on Nova: SoftReboot and HardReboot are Nova reboots
 // (SOFT, HARD), Rebuild a Nova rebuild from the request's image. The port's promise: an
 // actionId already executed is never executed again, even across controller restarts. Memory
@@ -9,7 +11,7 @@
 // then times out and the ladder escalates, which is safe. A double reboot is not.
 import type { RebootProvider, RebootRequest, RebootResult } from '@noderepair/core';
 import * as E from 'fp-ts/lib/Either.js';
-import { OpenStackError } from './errors.js';
+import { ActionMaybeSent, OpenStackError } from './errors.js';
 import type { CallOptions, NovaClient } from './nova.js';
 import { parseProviderID } from './provider-id.js';
 
@@ -62,6 +64,9 @@ export class NovaRebootProvider implements RebootProvider {
       await this.#nova.reboot(serverId, type, call);
       return { result: 'Succeeded', message: `Nova accepted reboot ${type} of server ${serverId}` };
     } catch (e) {
+      // Sent without an answer: at most once, as before NovaMachineProvider (which asks Nova).
+      if (e instanceof ActionMaybeSent)
+        return { result: 'Succeeded', message: `${e.message}; counted as accepted` };
       // Typed client errors are results (the decision escalates); anything else is a bug.
       // Aborted is neither: the caller's term ended mid-call, nothing is concluded.
       if (e instanceof OpenStackError && e.code !== 'Aborted')

@@ -76,7 +76,11 @@ describe('secrets never leak', () => {
       );
       const id = fake.addServer();
       fake.failNext(1, { status: 503, service: 'compute' });
-      await client.nova.reboot(id, 'SOFT');
+      await client.nova.getServer(id); // retried after the 503: a warning in the log
+      fake.failNext(1, { status: 503, service: 'compute' });
+      // Not retried (it may have been forwarded): ActionMaybeSent, whose text is checked too.
+      const lost = await client.nova.reboot(id, 'SOFT').catch((e: unknown) => e);
+      lines.push(String(lost), JSON.stringify(lost));
       fake.revokeTokens();
       await client.nova.getServer(id);
       const tokens = [...fake.identity.tokens.keys()];

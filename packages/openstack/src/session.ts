@@ -38,10 +38,13 @@ export interface ServiceRequest {
   readonly body?: unknown;
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /**
-   * For calls that must not run twice (server actions): when the request went out but no
-   * reply came back (timeout, connection reset), it is NOT sent again, because the service
-   * may have acted; the failure is thrown for the caller to judge. (Found by the chaos suite:
-   * a reboot whose reply was lost was resent after the first one had finished: two reboots.)
+   * For calls that must not run twice (server actions): when the request may have gone out
+   * but no usable answer came back (timeout, connection reset, any 5xx: a proxy's 502/504
+   * after forwarding), it is NOT sent again, because the service may have acted; the
+   * failure is thrown (OpenStackError, status set for a 5xx) for the caller to judge. Only a
+   * failure that provably left nothing (`notSent`: connection refused, DNS) is retried.
+   * (Found by the chaos suite: a reboot whose reply was lost was resent after the first one
+   * had finished: two reboots; issue 21: the same through a proxy's 502.)
    */
   readonly noResendWithoutReply?: boolean;
   /**
@@ -325,13 +328,33 @@ export class KeystoneSession {
         };
       }
       // Aborted (an answer that did arrive was returned above): no retry, no backoff; the term that asked is over.
-      if (r.signal?.aborted)
-        throw failure?.code === 'Aborted' ? failure : aborted(`${r.method} ${path}`);
-      if (failure && r.noResendWithoutReply)
+      // A server action cut off without a reply may have reached Nova: whoever acts next asks
+      // Nova's records first (maybeSent), as after a lost reply.
+      if (r.signal?.aborted) {
+        const err = failure?.code === 'Aborted' ? failure : aborted(`${r.method} ${path}`);
+        if (r.noResendWithoutReply && res === undefined)
+          throw new OpenStackError('Aborted', err.message, undefined, { maybeSent: true });
+        throw err;
+      }
+      if (failure && r.noResendWithoutReply && !failure.notSent)
         throw new OpenStackError(
           failure.code,
           this.redact(`${failure.message} (not sent again: the service may have acted on it)`),
+          undefined,
+          { maybeSent: true },
         );
+      if (res && r.noResendWithoutReply) {
+        this.#logger?.warn(
+          { service, method: r.method, path, status: res.status, attempt },
+          'server action answered with a 5xx; not sent again (it may have been forwarded)',
+        );
+        throw new OpenStackError(
+          'ServiceUnavailable',
+          `${service}: ${r.method} ${path} answered HTTP ${res.status} (not sent again: the service may have acted on it)`,
+          res.status,
+          { maybeSent: true },
+        );
+      }
       ambiguous = true;
       const status = res?.status;
       if (attempt >= this.#retry.maxAttempts) {

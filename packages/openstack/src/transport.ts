@@ -36,6 +36,25 @@ export interface HttpTransport {
   close(): Promise<void>;
 }
 
+/**
+ * Connection errors raised before a single byte of the request could leave: the request did
+ * not reach the service, so even a server action may be sent again. A reset or a timeout
+ * may come after the request was written, and is not in this list.
+ */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_HAS_EXPIRED',
+]);
+
 function causeCode(e: unknown): string | undefined {
   let cur: unknown = e;
   for (let i = 0; i < 4 && cur && typeof cur === 'object'; i++) {
@@ -64,6 +83,8 @@ export function transportError(e: unknown, req: HttpRequest): OpenStackError {
   return new OpenStackError(
     'TransportError',
     `${where}: connection failed${code ? ` (${code})` : ''}`,
+    undefined,
+    { notSent: code !== undefined && NOT_SENT_CODES.has(code) },
   );
 }
 

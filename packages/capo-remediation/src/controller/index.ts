@@ -28,7 +28,13 @@ export {
 export type { Action, LadderDecision, LadderInput, Position, EndedAttempt } from './ladder.js';
 export { readNode } from './node-view.js';
 export type { NodeView } from './node-view.js';
-export { executeStep } from './server-action.js';
+export { executeStep, fenceOf } from './server-action.js';
+export {
+  CONDITION_CLOUD_REACHABLE,
+  CONDITION_FENCED,
+  cloudBackoffMs,
+  shouldAskFence,
+} from './cloud.js';
 export type { ServerActionRequest } from './server-action.js';
 export { resolveTarget, machineOwner } from './target.js';
 export type { Target, DefaultIdentity, OwnerRef } from './target.js';

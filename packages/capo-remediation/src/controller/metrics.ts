@@ -50,8 +50,15 @@ export class RemediationMetrics {
     'OpenStackRemediations that ended, by result.',
   );
 
+  /** Calls to the cloud that got no answer (outage): each is a wait, never a used attempt. */
+  readonly cloudUnavailable = new LabelledCounter(
+    'noderepair_capo_cloud_unreachable_total',
+    'Nova/Keystone calls (execute, fence) that got no answer; the remediation waits and asks again.',
+  );
+
   constructor(registry?: Registry) {
     if (registry) {
+      registry.registerMetric(this.cloudUnavailable as never);
       registry.registerMetric(this.actions as never);
       registry.registerMetric(this.outcomes as never);
     }

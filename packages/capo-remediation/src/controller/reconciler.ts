@@ -3,8 +3,9 @@
 // Exactly-once per attempt: the intent (history entry InProgress, phase Remediating, with a
 // stable action id derived from the object's uid, step and attempt) is written to status
 // BEFORE Nova is called, and the completion (phase Waiting) after. A controller that dies in
-// between finds the intent and replays the SAME action id, which the server-side record
-// (Nova metadata, see NovaRebootProvider) turns into a no-op. A controller that dies after
+// between finds the intent and replays the SAME action id, which NovaMachineProvider answers
+// from Nova's own os-instance-actions before sending anything. A cloud outage leaves the
+// intent open (no attempt used, the step clock not started; see cloud.ts). A controller that dies after
 // the completion only waits. The object is always read from the API, not the cache, and
 // status is written under its resourceVersion, so two writers can never both act.
 import {
@@ -15,6 +16,7 @@ import {
   hasFinalizer,
   isBeingDeleted,
   NodeResource,
+  OutOfServiceTaint,
   ForbiddenError,
   NotFoundError,
   removeFinalizer,
@@ -42,9 +44,19 @@ import {
 import { ownerRemediatedPatch } from '../capi/index.js';
 import {
   createOpenStackClient,
+  NovaMachineProvider,
   type CloudConfig,
   type OpenStackClient,
 } from '@noderepair/openstack';
+import {
+  CONDITION_CLOUD_REACHABLE,
+  CONDITION_FENCED,
+  REASON_CLOUD_ANSWERED,
+  REASON_CLOUD_UNAVAILABLE,
+  cloudBackoffMs,
+  fenceVerdict,
+  shouldAskFence,
+} from './cloud.js';
 import {
   CONDITION_NODE_RECOVERED,
   decideLadder,
@@ -60,7 +72,7 @@ import {
   type DefaultIdentity,
   type Target,
 } from './target.js';
-import { executeStep } from './server-action.js';
+import { executeStep, fenceOf } from './server-action.js';
 import { nodeIdentityMismatch } from './node-identity.js';
 import { readNode, type NodeView } from './node-view.js';
 import { WorkloadClusters, type NodeAccess } from './workload-clusters.js';
@@ -111,6 +123,8 @@ function iso(ms: number): string {
 
 export class RemediationReconciler {
   private readonly clients = new Map<string, OpenStackClient>();
+  /** One provider per client: it remembers the ids Nova accepted in this process. */
+  private readonly providers = new WeakMap<OpenStackClient, NovaMachineProvider>();
   private readonly now: () => number;
   private readonly metrics: RemediationMetrics;
   private readonly clusters: Pick<WorkloadClusters<unknown>, 'nodeAccess'>;
@@ -200,7 +214,8 @@ export class RemediationReconciler {
 
   // ---- the ladder ------------------------------------------------------------------------
 
-  private async progress(osr: Osr, ctx: ReconcileContext): Promise<ReconcileResult | void> {
+  private async progress(osr0: Osr, ctx: ReconcileContext): Promise<ReconcileResult | void> {
+    let osr = osr0;
     const owner = machineOwner(osr);
     const namespace = osr.metadata?.namespace ?? 'default';
     const target = E.isLeft(owner)
@@ -249,6 +264,9 @@ export class RemediationReconciler {
           CONDITION_NODE_VERIFIED,
         ),
       }));
+    const fencing = await this.fenceAfterAction(osr, t, nodes, node, ctx);
+    if (fencing.requeueAfterMs !== undefined) return { requeueAfter: fencing.requeueAfterMs };
+    osr = fencing.osr;
     const recovered = findMetaCondition(osr.status?.conditions, CONDITION_NODE_RECOVERED);
     const d = decideLadder({
       uid: uidOf(osr),
@@ -386,13 +404,17 @@ export class RemediationReconciler {
       osr.spec.drain.timeoutSeconds > 0
         ? osr.spec.drain.timeoutSeconds * 1000
         : Number.MAX_SAFE_INTEGER;
-    const unreachable = osr.spec.drain.outOfServiceTaint && node.ready === 'Unknown';
+    // Fenced before the out-of-service taint (issue 21): the drain never adds it. The pods of
+    // an unreachable node cannot terminate, so the drain waits half its budget (60 s without
+    // one) for the evictions, then the action runs; the taint comes once Nova reports the
+    // server fenced (fenceAfterAction), never before and never after a soft reboot.
+    const unreachable = node.ready === 'Unknown';
+    const budget = osr.spec.drain.timeoutSeconds > 0 ? timeoutMs / 2 : 60_000;
     const result = await drainNode(nodes.drain, {
       node: nodeName,
-      timeoutMs,
-      unreachable,
-      // Half the drain budget for the pods to go by themselves, then non-graceful shutdown.
-      outOfServiceAfterMs: osr.spec.drain.timeoutSeconds > 0 ? timeoutMs / 2 : 60_000,
+      timeoutMs: unreachable ? Math.min(timeoutMs, budget) : timeoutMs,
+      unreachable: false,
+      outOfServiceAfterMs: Number.MAX_SAFE_INTEGER,
       signal: ctx.signal,
       ...(this.opts.drainPollIntervalMs !== undefined
         ? { pollIntervalMs: this.opts.drainPollIntervalMs }
@@ -504,20 +526,23 @@ export class RemediationReconciler {
         note: `${verb} (step ${at.step}, attempt ${at.attempt})${why}`,
       });
     }
-    // 2. Execute, idempotent on actionId.
-    const os = this.openStack(t);
+    // 2. Execute, idempotent on actionId (a replay asks Nova's records first).
+    const issuedAt = replay ? Date.parse(current.status?.history?.at(-1)?.startTime ?? '') : now;
     const r = await executeStep(
-      os.nova,
+      this.provider(t),
       {
         nodeName: t.machine.nodeName ?? t.machine.name,
         serverId: t.server.serverId,
         step,
         actionId,
+        issuedAt: Number.isFinite(issuedAt) ? issuedAt : now,
         replay,
       },
       ctx.signal,
     );
-    this.metrics.actions.inc({ type: step.type, result: r.result });
+    const counted =
+      r.kind === 'Accepted' ? 'Succeeded' : r.kind === 'Rejected' ? 'Failed' : 'Unavailable';
+    this.metrics.actions.inc({ type: step.type, result: counted });
     ctx.log.info(
       {
         osr: osr.metadata?.name,
@@ -525,12 +550,16 @@ export class RemediationReconciler {
         action: step.type,
         server: t.server.serverId,
         replay,
-        result: r.result,
+        result: r.kind,
+        ...(r.kind === 'Unavailable' ? { maybeSent: r.maybeSent } : {}),
       },
       'server action',
     );
-    // 3. Persist the completion.
-    if (r.result === 'Succeeded') {
+    // 3. Persist the completion; an outage leaves the intent open (nothing used up).
+    if (r.kind === 'Unavailable')
+      return this.cloudUnavailable(current, 'execute', r.message, r.retryAfterMs);
+    current = await this.cloudAnswered(current);
+    if (r.kind === 'Accepted') {
       const accepted = this.now();
       await this.writeStatus(current, (s) => ({
         ...s,
@@ -538,7 +567,7 @@ export class RemediationReconciler {
         history: updateLast(s.history, (a) => ({
           ...a,
           acceptedTime: iso(accepted),
-          message: truncate(`${a.message ?? ''}; ${r.message ?? 'accepted'}`),
+          message: truncate(`${a.message ?? ''}; ${r.message}`),
         })),
       }));
       return { requeueAfter: Math.min(step.timeoutSeconds * 1000, 5_000) };
@@ -550,16 +579,133 @@ export class RemediationReconciler {
         ...a,
         result: 'Failed',
         completionTime: iso(this.now()),
-        message: truncate(r.message ?? 'failed'),
+        message: truncate(r.message),
       })),
     }));
     await this.opts.events.record(osr, {
       type: 'Warning',
       reason: 'ActionFailed',
       action: step.type,
-      note: `${verb}: ${r.message ?? 'failed'}`,
+      note: `${verb}: ${r.message}`,
     });
     return { requeueAfter: 1_000 };
+  }
+
+  // ---- cloud outages and fencing ---------------------------------------------------------
+
+  /**
+   * The cloud did not answer: CloudReachable=False (a Warning event when it turns False),
+   * a metric, and a requeue with backoff. Nothing else changes: the intent stays open, so no
+   * attempt is used and the step's timeout (counted from Nova's acceptance) has not started.
+   */
+  private async cloudUnavailable(
+    osr: Osr,
+    operation: 'execute' | 'fence',
+    message: string,
+    hintMs: number | undefined,
+  ): Promise<ReconcileResult> {
+    this.metrics.cloudUnavailable.inc({ operation: operation });
+    const prev = findMetaCondition(osr.status?.conditions, CONDITION_CLOUD_REACHABLE);
+    const text = truncate(
+      `the cloud did not answer (${operation}): ${message}; waiting, no attempt used`,
+    );
+    if (prev?.status !== 'False') {
+      await this.writeStatus(osr, (s) => ({
+        ...s,
+        conditions: this.cond(osr, s, {
+          type: CONDITION_CLOUD_REACHABLE,
+          status: 'False',
+          reason: REASON_CLOUD_UNAVAILABLE,
+          message: text,
+        }),
+      }));
+      await this.opts.events.record(osr, {
+        type: 'Warning',
+        reason: 'CloudUnavailable',
+        action: operation === 'execute' ? 'Execute' : 'Fence',
+        note: text,
+      });
+    }
+    const since = prev?.status === 'False' ? Date.parse(prev.lastTransitionTime) : this.now();
+    return { requeueAfter: cloudBackoffMs(since, this.now(), hintMs) };
+  }
+
+  /** Nova answered: CloudReachable=True again (only written when it was False). */
+  private async cloudAnswered(osr: Osr): Promise<Osr> {
+    const prev = findMetaCondition(osr.status?.conditions, CONDITION_CLOUD_REACHABLE);
+    if (prev?.status !== 'False') return osr;
+    const out = await this.writeStatus(osr, (s) => ({
+      ...s,
+      conditions: this.cond(osr, s, {
+        type: CONDITION_CLOUD_REACHABLE,
+        status: 'True',
+        reason: REASON_CLOUD_ANSWERED,
+        message: 'Nova answered again',
+      }),
+    }));
+    await this.opts.events.record(osr, {
+      type: 'Normal',
+      reason: 'CloudAnswered',
+      action: 'Execute',
+      note: 'the cloud answers again; remediation resumes',
+    });
+    return out;
+  }
+
+  /**
+   * After an accepted action that can fence, on a Node that is not Ready: ask Nova whether
+   * the server is fenced (SHUTOFF, deleted, HARD reboot finished) or see a new bootID, and
+   * only then add node.kubernetes.io/out-of-service (core's judgeFence). Returns a requeue
+   * when Nova could not be asked (an outage), else the (maybe updated) object.
+   */
+  private async fenceAfterAction(
+    osr: Osr,
+    t: Target,
+    nodes: NodeAccess,
+    node: NodeView | undefined,
+    ctx: ReconcileContext,
+  ): Promise<{ osr: Osr; requeueAfterMs?: number }> {
+    const fenced = findMetaCondition(osr.status?.conditions, CONDITION_FENCED)?.status === 'True';
+    const attempt = shouldAskFence(osr.spec, osr.status, node, fenced);
+    if (attempt === undefined || node === undefined) return { osr };
+    const status = await fenceOf(
+      this.provider(t),
+      {
+        nodeName: node.name,
+        serverId: t.server.serverId,
+        step: osr.spec.steps[attempt.step] ?? { type: attempt.type, timeoutSeconds: 0, retries: 0 },
+        actionId: `${uidOf(osr)}/step-${attempt.step}/attempt-${attempt.attempt}`,
+        issuedAt: Date.parse(attempt.startTime),
+      },
+      ctx.signal,
+    );
+    if (status.kind === 'Unavailable') {
+      const r = await this.cloudUnavailable(osr, 'fence', status.reason, status.retryAfterMs);
+      return { osr, requeueAfterMs: r.requeueAfter ?? 5_000 };
+    }
+    const current = await this.cloudAnswered(osr);
+    const v = fenceVerdict(attempt, status, osr.status?.bootID, node);
+    if (!v.fenced) {
+      ctx.log.debug({ osr: osr.metadata?.name, reason: v.reason }, 'not fenced yet');
+      return { osr: current };
+    }
+    await nodes.drain.patchNode(node.name, { addTaints: [OutOfServiceTaint] });
+    const updated = await this.writeStatus(current, (s) => ({
+      ...s,
+      conditions: this.cond(osr, s, {
+        type: CONDITION_FENCED,
+        status: 'True',
+        reason: v.how,
+        message: truncate(`${v.evidence}; node.kubernetes.io/out-of-service taint added`),
+      }),
+    }));
+    await this.opts.events.record(osr, {
+      type: 'Normal',
+      reason: 'Fenced',
+      action: 'Fence',
+      note: truncate(`${v.evidence}; added node.kubernetes.io/out-of-service to node ${node.name}`),
+    });
+    return { osr: updated };
   }
 
   private async succeed(
@@ -752,6 +898,16 @@ export class RemediationReconciler {
       if (e instanceof NotFoundError) return undefined;
       throw e;
     }
+  }
+
+  private provider(t: Target): NovaMachineProvider {
+    const c = this.openStack(t);
+    let p = this.providers.get(c);
+    if (p === undefined) {
+      p = new NovaMachineProvider(c.nova);
+      this.providers.set(c, p);
+    }
+    return p;
   }
 
   private openStack(t: Target): OpenStackClient {

@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStackClientFromCloudsYaml, type OpenStackClient } from '@noderepair/openstack';
+import {
+  NovaMachineProvider,
+  openStackClientFromCloudsYaml,
+  type OpenStackClient,
+} from '@noderepair/openstack';
 import { FakeOpenStack } from '@noderepair/openstack/testing';
-import { executeStep } from './server-action.js';
+import { executeStep, fenceOf } from './server-action.js';
+
+const signal = new AbortController().signal;
 
 describe('executeStep (against the in-memory FakeOpenStack)', () => {
   let client: OpenStackClient | undefined;
@@ -16,77 +22,63 @@ describe('executeStep (against the in-memory FakeOpenStack)', () => {
       transport: fake.transport,
       retry: { maxAttempts: 1 },
     });
-    return { fake, serverId, nova: client.nova };
+    const nova = client.nova;
+    // A fresh provider per call: what a restarted controller has.
+    return { fake, serverId, provider: () => new NovaMachineProvider(nova) };
   }
 
-  it('Rebuild runs once per action id, also when replayed', async () => {
-    const { fake, serverId, nova } = setup();
+  it('Rebuild runs once per action id, also when replayed (answered from os-instance-actions)', async () => {
+    const { fake, serverId, provider } = setup();
     const req = {
       nodeName: 'n',
       serverId,
       step: { type: 'Rebuild' as const, timeoutSeconds: 600, retries: 0, imageRef: 'img-good' },
       actionId: 'uid/step-2/attempt-1',
+      issuedAt: Date.now(),
       replay: false,
     };
-    expect(await executeStep(nova, req)).toMatchObject({
-      result: 'Succeeded',
-      message: expect.stringContaining('accepted rebuild'),
-    });
-    expect(await executeStep(nova, { ...req, replay: true })).toMatchObject({
-      result: 'Succeeded',
-      message: expect.stringContaining('already executed'),
+    expect(await executeStep(provider(), req, signal)).toMatchObject({ kind: 'Accepted' });
+    expect(await executeStep(provider(), { ...req, replay: true }, signal)).toMatchObject({
+      kind: 'Accepted',
+      message: expect.stringContaining('not sent again'),
     });
     expect(fake.acceptedActions(serverId, 'rebuild')).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(await executeStep(nova, { ...req, actionId: 'uid/step-2/attempt-2' })).toMatchObject({
-      result: 'Succeeded',
-    });
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect(
+      await executeStep(
+        provider(),
+        { ...req, actionId: 'uid/step-2/attempt-2', issuedAt: Date.now() + 10_000, replay: true },
+        signal,
+      ),
+    ).toMatchObject({ kind: 'Accepted' });
     expect(fake.acceptedActions(serverId, 'rebuild')).toHaveLength(2);
   });
 
-  it('SoftReboot and HardReboot go through NovaRebootProvider, idempotent on the action id', async () => {
-    const { fake, serverId, nova } = setup();
-    const soft = {
-      nodeName: 'n',
-      serverId,
-      step: { type: 'SoftReboot' as const, timeoutSeconds: 600, retries: 0 },
-      actionId: 'a/1',
-      replay: false,
-    };
-    await executeStep(nova, soft);
-    await executeStep(nova, { ...soft, replay: true });
-    expect(fake.rebootCount(serverId, 'SOFT')).toBe(1);
-    // Like real Nova, the fake refuses a metadata update (409) while the reboot task runs.
-    await new Promise((r) => setTimeout(r, 50));
-    await executeStep(nova, {
-      ...soft,
-      step: { ...soft.step, type: 'HardReboot' },
-      actionId: 'a/2',
-    });
-    expect(fake.rebootCount(serverId, 'HARD')).toBe(1);
-  });
-
-  it('a deleted server or a rejected image is a Failed result, not a throw', async () => {
-    const { fake, serverId, nova } = setup();
-    const bad = await executeStep(nova, {
-      nodeName: 'n',
-      serverId,
-      step: { type: 'Rebuild', timeoutSeconds: 600, retries: 0, imageRef: 'img-unknown' },
-      actionId: 'x/1',
-      replay: false,
-    });
-    expect(bad.result).toBe('Failed');
+  it('a deleted server or a rejected image is Rejected, not a throw; an outage is Unavailable', async () => {
+    const { fake, serverId, provider } = setup();
+    const base = { nodeName: 'n', serverId, issuedAt: Date.now(), replay: false };
+    const bad = await executeStep(
+      provider(),
+      {
+        ...base,
+        step: { type: 'Rebuild', timeoutSeconds: 600, retries: 0, imageRef: 'img-unknown' },
+        actionId: 'x/1',
+      },
+      signal,
+    );
+    expect(bad.kind).toBe('Rejected');
+    fake.failNext(1, { status: 503, service: 'compute' });
+    const step = { type: 'HardReboot' as const, timeoutSeconds: 600, retries: 0 };
+    expect(
+      await executeStep(provider(), { ...base, step, actionId: 'x/2', replay: true }, signal),
+    ).toMatchObject({ kind: 'Unavailable', maybeSent: false });
     fake.deleteServer(serverId);
-    const gone = await executeStep(nova, {
-      nodeName: 'n',
-      serverId,
-      step: { type: 'HardReboot', timeoutSeconds: 600, retries: 0 },
-      actionId: 'x/2',
-      replay: false,
-    });
-    expect(gone).toMatchObject({
-      result: 'Failed',
-      message: expect.stringContaining('ServerNotFound'),
+    expect(await executeStep(provider(), { ...base, step, actionId: 'x/3' }, signal)).toMatchObject(
+      { kind: 'Rejected', message: expect.stringContaining('ServerNotFound') },
+    );
+    expect(await fenceOf(provider(), { ...base, step, actionId: 'x/3' }, signal)).toMatchObject({
+      kind: 'Fenced',
+      how: 'Deleted',
     });
   });
 });

@@ -87,6 +87,11 @@ export interface FaultSpec {
   readonly retryAfterSeconds?: number | undefined;
   /** Only requests to this service are affected (default: any). */
   readonly service?: FakeService | undefined;
+  /**
+   * The request reaches the service and takes effect, then the reply is replaced by this
+   * status, as a proxy in front of nova-api does when the upstream reply is lost (502/504).
+   */
+  readonly afterForward?: boolean | undefined;
 }
 
 interface RawRequest {
@@ -143,12 +148,28 @@ function fault(
   return json(status, { [kind]: { code: status, message } }, headers);
 }
 
+interface FakeInstanceAction {
+  readonly action: string;
+  readonly requestId: string;
+  readonly startMs: number;
+}
+
+/** The action name Nova records for each body key of POST /servers/{id}/action. */
+const INSTANCE_ACTION_NAMES: Readonly<Record<string, string>> = {
+  reboot: 'reboot',
+  'os-stop': 'stop',
+  'os-start': 'start',
+  rebuild: 'rebuild',
+};
+
 export class FakeOpenStack {
+  readonly #instanceActions = new Map<string, FakeInstanceAction[]>();
   readonly identity: FakeIdentity;
   readonly compute: FakeCompute;
   readonly regions: readonly string[];
   readonly #log: FakeRequestLogEntry[] = [];
   readonly #faults: FaultSpec[] = [];
+  #outage: FaultSpec | undefined;
   readonly #now: () => number;
   readonly #maxMinor: number;
   #latencyMs = 0;
@@ -293,6 +314,14 @@ export class FakeOpenStack {
   }
 
   /** The next `count` requests (optionally of one service) fail with the given status. */
+  /**
+   * Every request to the service (any service without one) gets this fault until cleared
+   * with undefined: Keystone or nova-api down behind a load balancer, for as long as it lasts.
+   */
+  setOutage(spec: FaultSpec | undefined): void {
+    this.#outage = spec;
+  }
+
   failNext(count: number, spec: FaultSpec): void {
     for (let i = 0; i < count; i++) this.#faults.push(spec);
   }
@@ -436,8 +465,12 @@ export class FakeOpenStack {
     const region = m[1] as string;
     const iface = m[2] as FakeInterface;
     const rest = m[3] ?? '';
-    const sm = /^\/servers\/([^/]+)(\/action|\/metadata(?:\/([^/]+))?)?$/.exec(rest);
+    const sm =
+      /^\/servers\/([^/]+)(\/action|\/metadata(?:\/([^/]+))?|\/os-instance-actions(?:\/([^/]+))?)?$/.exec(
+        rest,
+      );
     const isAction = sm?.[2] === '/action';
+    const isInstanceActions = sm?.[2]?.startsWith('/os-instance-actions') ?? false;
     const isMetadata = sm?.[2]?.startsWith('/metadata') ?? false;
     const metadataKey = sm?.[3] === undefined ? undefined : decodeURIComponent(sm[3]);
     const serverId = sm ? decodeURIComponent(sm[1] as string) : undefined;
@@ -527,6 +560,11 @@ export class FakeOpenStack {
         entry,
       };
     }
+    if (isInstanceActions)
+      return {
+        res: this.#instanceActionsReply(s, req.method, sm[4], minor, mvHeaders),
+        entry,
+      };
     if (isMetadata)
       return {
         res: this.#metadata(s, req.method, metadataKey, body, token.admin, mvHeaders),
@@ -563,8 +601,71 @@ export class FakeOpenStack {
       return { res: fault(405, 'badRequest', 'Method not allowed', mvHeaders), entry };
     if (!body) return { res: fault(400, 'badRequest', 'Malformed request body', mvHeaders), entry };
     const out = this.compute.act(s, body, { admin: token.admin });
-    if (out.status === 202) return { res: { status: 202, headers: mvHeaders, body: '' }, entry };
+    if (out.status === 202) {
+      this.#recordInstanceAction(s.id, action, requestId);
+      return { res: { status: 202, headers: mvHeaders, body: '' }, entry };
+    }
     return { res: fault(out.status, out.fault, out.message, mvHeaders), entry };
+  }
+
+  /** Nova records an accepted action in the API, before the 202: name, request id, start (to the second). */
+  #recordInstanceAction(serverId: string, bodyKey: string | undefined, requestId: string): void {
+    const name = bodyKey === undefined ? 'unknown' : (INSTANCE_ACTION_NAMES[bodyKey] ?? bodyKey);
+    const list = this.#instanceActions.get(serverId) ?? [];
+    list.push({ action: name, requestId, startMs: this.#now() });
+    this.#instanceActions.set(serverId, list);
+  }
+
+  /**
+   * GET /servers/{id}/os-instance-actions[/{request_id}], newest first, as Nova answers.
+   * Events (2.51+ for non-admins): one compute_<action>_instance event whose finish_time is
+   * set once the server has no task any more (the latest action) or the next action began.
+   */
+  #instanceActionsReply(
+    s: FakeServerState,
+    method: string,
+    requestId: string | undefined,
+    minor: number,
+    headers: Record<string, string>,
+  ): RawResponse {
+    if (method !== 'GET') return fault(405, 'badRequest', 'Method not allowed', headers);
+    const list = this.#instanceActions.get(s.id) ?? [];
+    const novaTime = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, '');
+    const view = (a: FakeInstanceAction) => ({
+      action: a.action,
+      instance_uuid: s.id,
+      request_id: a.requestId,
+      start_time: novaTime(a.startMs),
+      message: null,
+    });
+    if (requestId === undefined)
+      return json(200, { instanceActions: [...list].reverse().map(view) }, headers);
+    const i = list.findIndex((a) => a.requestId === decodeURIComponent(requestId));
+    const a = list[i];
+    if (a === undefined)
+      return fault(404, 'itemNotFound', `Action ${requestId} could not be found.`, headers);
+    const next = list[i + 1];
+    const finish =
+      next !== undefined ? next.startMs : s.taskState === null ? s.updatedAt : undefined;
+    const body: Record<string, unknown> = view(a);
+    if (minor >= 51)
+      body.events = [
+        {
+          event: `compute_${a.action}_instance`,
+          start_time: novaTime(a.startMs),
+          finish_time: finish === undefined ? null : novaTime(finish),
+          result: finish === undefined ? null : 'Success',
+        },
+      ];
+    return json(200, { instanceAction: body }, headers);
+  }
+
+  /** Nova's own record of a server's accepted actions (os-instance-actions), oldest first. */
+  instanceActions(serverId: string): ReadonlyArray<{ action: string; requestId: string }> {
+    return (this.#instanceActions.get(serverId) ?? []).map((a) => ({
+      action: a.action,
+      requestId: a.requestId,
+    }));
   }
 
   /** The service side of token validation, with keystonemiddleware's cache when enabled. */
@@ -641,11 +742,15 @@ export class FakeOpenStack {
 
   #dispatch(req: RawRequest): RawResponse {
     const at = this.#now();
-    const fi = this.#faults.findIndex(
-      (f) => !f.service || req.url.pathname.startsWith(`/${f.service}`),
-    );
-    if (fi >= 0) {
-      const f = this.#faults.splice(fi, 1)[0] as FaultSpec;
+    const hits = (f: FaultSpec) => !f.service || req.url.pathname.startsWith(`/${f.service}`);
+    const fi = this.#faults.findIndex(hits);
+    const outage = this.#outage !== undefined && hits(this.#outage) ? this.#outage : undefined;
+    if (outage !== undefined || fi >= 0) {
+      const f = outage ?? (this.#faults.splice(fi, 1)[0] as FaultSpec);
+      if (f.afterForward) {
+        const { res, entry } = this.#handle(req);
+        this.#log.push({ ...entry, at, status: res.status, injected: false });
+      }
       const service: FakeService | 'unknown' = req.url.pathname.startsWith('/identity')
         ? 'identity'
         : req.url.pathname.startsWith('/compute')
@@ -680,6 +785,8 @@ export class FakeOpenStack {
       throw new OpenStackError(
         'TransportError',
         `${req.method} ${url.origin}${url.pathname}: connection failed (ECONNREFUSED)`,
+        undefined,
+        { notSent: true },
       );
     }
     const headers = new Headers(req.headers);

@@ -1,0 +1,68 @@
+// What the controller does while the cloud does not answer, and when it may add the
+// out-of-service taint. Pure: the reconciler does the I/O.
+//
+// A cloud outage (Keystone or Nova down, 5xx, 429, timeouts) is waiting, not failure: the
+// intent stays as it is (history InProgress, no completion), so no ladder attempt is used
+// and the step's timeout, which runs from Nova's acceptance, has not started; the next
+// reconcile replays the same action id, and the provider asks Nova's records before it sends
+// anything. CloudReachable=False says so on the object meanwhile.
+import { judgeFence, type FenceStatus, type FenceVerdict } from '@noderepair/core';
+import type { Attempt, RemediationSpec, RemediationStatus } from '../api/index.js';
+import type { NodeView } from './node-view.js';
+
+export const CONDITION_CLOUD_REACHABLE = 'CloudReachable';
+/** True once the server is known fenced after the action (the out-of-service taint may be added). */
+export const CONDITION_FENCED = 'Fenced';
+export const REASON_CLOUD_UNAVAILABLE = 'CloudUnavailable';
+export const REASON_CLOUD_ANSWERED = 'CloudAnswered';
+
+const MIN_BACKOFF_MS = 5_000;
+const MAX_BACKOFF_MS = 60_000;
+
+/**
+ * When to ask the cloud again: half the outage's age so far, between 5 s and 60 s, and never
+ * sooner than the provider asked. One backoff, derived from the condition's
+ * lastTransitionTime, so it survives a restart and needs no in-memory counter.
+ */
+export function cloudBackoffMs(
+  outageSinceMs: number | undefined,
+  now: number,
+  hintMs?: number,
+): number {
+  const age = outageSinceMs === undefined ? 0 : Math.max(0, now - outageSinceMs);
+  return Math.min(MAX_BACKOFF_MS, Math.max(MIN_BACKOFF_MS, hintMs ?? 0, Math.floor(age / 2)));
+}
+
+/**
+ * Whether to ask Nova if the server is fenced: after an accepted action (phase Waiting, the
+ * attempt still open) of a kind that can fence, when the taint is enabled, the Node exists
+ * and is not Ready, and the server is not already known fenced.
+ */
+export function shouldAskFence(
+  spec: RemediationSpec,
+  status: RemediationStatus | undefined,
+  node: NodeView | undefined,
+  fencedAlready: boolean,
+): Attempt | undefined {
+  if (!spec.drain.outOfServiceTaint || fencedAlready) return undefined;
+  if (status?.phase !== 'Waiting' || node === undefined || node.ready === 'True') return undefined;
+  const last = status.history?.at(-1);
+  if (last === undefined || last.result !== 'InProgress' || last.type === 'SoftReboot')
+    return undefined;
+  return last;
+}
+
+/** core's judgement on Nova's answer and the Node's bootID (a new one after HARD = reset observed). */
+export function fenceVerdict(
+  attempt: Attempt,
+  provider: FenceStatus,
+  bootIdBefore: string | undefined,
+  node: NodeView | undefined,
+): FenceVerdict {
+  return judgeFence({
+    action: attempt.type,
+    provider,
+    bootIdBefore,
+    bootIdNow: node?.bootID,
+  });
+}

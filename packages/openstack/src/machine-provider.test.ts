@@ -1,0 +1,202 @@
+// NovaMachineProvider against FakeOpenStack (a FAKE Nova following the compute API; the same
+// behaviours run against the real Nova of the testbed in openstack-testbed's e2e suite):
+// outages are Unavailable, a 5xx after the request left is never resent and is looked up in
+// os-instance-actions, a replay asks Nova first, and fencing is reported from Nova's state.
+import * as E from 'fp-ts/lib/Either.js';
+import { describe, expect, it } from 'vitest';
+import type { ActionRequest, ProviderAction } from '@noderepair/core';
+import { FakeOpenStack } from './testing/index.js';
+import { createOpenStackClient } from './client.js';
+import { parseCloudsYaml } from './clouds-yaml.js';
+import { NovaMachineProvider } from './machine-provider.js';
+
+function setup(opts: { transitionDelayMs?: number } = {}) {
+  let t = Date.parse('2026-12-05T04:00:00Z');
+  const fake = new FakeOpenStack({ transitionDelayMs: opts.transitionDelayMs ?? 0, now: () => t });
+  const cloud = parseCloudsYaml(fake.cloudsYaml(), 'openstack');
+  if (E.isLeft(cloud)) throw new Error(cloud.left);
+  // A fresh client and provider per call: what a restarted controller has.
+  const provider = () =>
+    new NovaMachineProvider(
+      createOpenStackClient(cloud.right, {
+        transport: fake.transport,
+        sleep: async () => {},
+        retry: { conflictAttempts: 1, maxAttempts: 3 },
+        now: () => t,
+      }).nova,
+    );
+  return { fake, provider, now: () => t, advance: (ms: number) => (t += ms) };
+}
+
+const ctx = { signal: new AbortController().signal };
+
+function req(
+  serverId: string,
+  actionId: string,
+  issuedAt: number,
+  action: ProviderAction = 'HardReboot',
+): ActionRequest {
+  return {
+    node: 'node-a',
+    providerID: `openstack:///${serverId}`,
+    action,
+    actionId,
+    issuedAt,
+    replay: false,
+  };
+}
+
+describe('NovaMachineProvider.execute', () => {
+  it('HardReboot: Accepted with the request id Nova recorded in os-instance-actions', async () => {
+    const { fake, provider, now } = setup();
+    const id = fake.addServer();
+    const out = await provider().execute(req(id, 'u/step-0/attempt-1', now()), ctx);
+    expect(out).toMatchObject({ kind: 'Accepted' });
+    expect(fake.rebootCount(id, 'HARD')).toBe(1);
+    expect(fake.instanceActions(id)).toEqual([
+      { action: 'reboot', requestId: (out as { ref?: string }).ref },
+    ]);
+    // Nothing is written to the server's metadata any more.
+    expect(fake.server(id)?.metadata).toEqual({});
+  });
+
+  it('PowerOff is os-stop; Rebuild needs an image; Replace is Rejected', async () => {
+    const { fake, provider, now } = setup();
+    const id = fake.addServer();
+    expect(await provider().execute(req(id, 'a', now(), 'PowerOff'), ctx)).toMatchObject({
+      kind: 'Accepted',
+    });
+    expect(fake.instanceActions(id).map((a) => a.action)).toEqual(['stop']);
+    expect(await provider().execute(req(id, 'b', now(), 'Rebuild'), ctx)).toMatchObject({
+      kind: 'Rejected',
+    });
+    expect(await provider().execute(req(id, 'c', now(), 'Replace'), ctx)).toMatchObject({
+      kind: 'Rejected',
+    });
+  });
+
+  it('a 502 after the request was forwarded: not resent, found in os-instance-actions, Accepted', async () => {
+    const { fake, provider, now } = setup();
+    const id = fake.addServer();
+    await provider().fence(req(id, 'warm', now()), ctx); // token issued: the fault hits the POST
+    fake.failNext(1, { status: 502, service: 'compute', afterForward: true });
+    const out = await provider().execute(req(id, 'u/step-0/attempt-1', now()), ctx);
+    expect(out).toMatchObject({
+      kind: 'Accepted',
+      message: expect.stringContaining('not sent again'),
+    });
+    expect(fake.rebootCount(id)).toBe(1);
+    expect(fake.requests.filter((r) => r.action === 'reboot')).toHaveLength(1);
+  });
+
+  it('a 503 before Nova acted: not resent in the call, Unavailable maybeSent; the replay asks, then sends once', async () => {
+    const { fake, provider, now, advance } = setup();
+    const id = fake.addServer();
+    const issuedAt = now();
+    await provider().fence(req(id, 'warm', now()), ctx);
+    fake.failNext(1, { status: 503, service: 'compute' });
+    const first = await provider().execute(req(id, 'u/step-0/attempt-1', issuedAt), ctx);
+    expect(first).toMatchObject({ kind: 'Unavailable', maybeSent: true });
+    expect(fake.rebootCount(id)).toBe(0);
+    advance(10_000);
+    const again = await provider().execute(
+      { ...req(id, 'u/step-0/attempt-1', issuedAt), replay: true },
+      ctx,
+    );
+    expect(again).toMatchObject({ kind: 'Accepted' });
+    expect(fake.rebootCount(id)).toBe(1);
+  });
+
+  it('a replay of an action Nova already has is not sent again (restarted controller)', async () => {
+    const { fake, provider, now, advance } = setup();
+    const id = fake.addServer();
+    const issuedAt = now();
+    await provider().execute(req(id, 'u/step-0/attempt-1', issuedAt), ctx);
+    advance(3_000);
+    const replay = await provider().execute(
+      { ...req(id, 'u/step-0/attempt-1', issuedAt), replay: true },
+      ctx,
+    );
+    expect(replay).toMatchObject({ kind: 'Accepted', message: expect.stringContaining('already') });
+    expect(fake.rebootCount(id)).toBe(1);
+    // A later attempt (its intent persisted after the first reboot) reboots again.
+    advance(60_000);
+    const next = await provider().execute(
+      { ...req(id, 'u/step-0/attempt-2', now()), replay: true },
+      ctx,
+    );
+    expect(next).toMatchObject({ kind: 'Accepted' });
+    expect(fake.rebootCount(id)).toBe(2);
+  });
+
+  it('Keystone or Nova down: Unavailable, nothing sent, not Rejected', async () => {
+    const { fake, provider, now } = setup();
+    const id = fake.addServer();
+    fake.failNext(3, { status: 503, service: 'identity' });
+    expect(await provider().execute(req(id, 'a', now()), ctx)).toMatchObject({
+      kind: 'Unavailable',
+      maybeSent: false,
+    });
+    fake.failNext(3, { status: 500, service: 'compute' });
+    expect(await provider().execute({ ...req(id, 'a', now()), replay: true }, ctx)).toMatchObject({
+      kind: 'Unavailable',
+      maybeSent: false,
+    });
+    expect(fake.rebootCount(id)).toBe(0);
+  });
+
+  it('answers about the action itself are Rejected: server gone (404), state conflict (409)', async () => {
+    const { fake, provider, now } = setup();
+    const stopped = fake.addServer({ status: 'SHUTOFF' });
+    expect(await provider().execute(req(stopped, 'a', now(), 'SoftReboot'), ctx)).toMatchObject({
+      kind: 'Rejected',
+      message: expect.stringContaining('Conflict'),
+    });
+    expect(
+      await provider().execute(req('00000000-0000-0000-0000-000000000000', 'b', now()), ctx),
+    ).toMatchObject({ kind: 'Rejected', message: expect.stringContaining('ServerNotFound') });
+  });
+});
+
+describe('NovaMachineProvider.fence', () => {
+  it('SoftReboot never fences', async () => {
+    const { fake, provider, now } = setup();
+    const id = fake.addServer();
+    expect(await provider().fence(req(id, 'a', now(), 'SoftReboot'), ctx)).toMatchObject({
+      kind: 'NotFenced',
+    });
+  });
+
+  it('HardReboot: NotFenced until Nova finished it and the server is ACTIVE, then ResetObserved', async () => {
+    const { fake, provider, now, advance } = setup({ transitionDelayMs: 5_000 });
+    const id = fake.addServer();
+    const q = req(id, 'u/step-0/attempt-1', now());
+    expect(await provider().fence(q, ctx)).toMatchObject({ kind: 'NotFenced' });
+    await provider().execute(q, ctx);
+    advance(1_000);
+    expect(await provider().fence(q, ctx)).toMatchObject({ kind: 'NotFenced' });
+    advance(5_000);
+    expect(await provider().fence(q, ctx)).toMatchObject({
+      kind: 'Fenced',
+      how: 'ResetObserved',
+    });
+  });
+
+  it('SHUTOFF is PoweredOff, a deleted server is Deleted, an outage is Unavailable', async () => {
+    const { fake, provider, now } = setup();
+    const id = fake.addServer({ status: 'SHUTOFF' });
+    expect(await provider().fence(req(id, 'a', now(), 'PowerOff'), ctx)).toMatchObject({
+      kind: 'Fenced',
+      how: 'PoweredOff',
+    });
+    fake.deleteServer(id);
+    expect(await provider().fence(req(id, 'a', now()), ctx)).toMatchObject({
+      kind: 'Fenced',
+      how: 'Deleted',
+    });
+    fake.failNext(3, { status: 503 });
+    expect(await provider().fence(req(id, 'a', now()), ctx)).toMatchObject({
+      kind: 'Unavailable',
+    });
+  });
+});

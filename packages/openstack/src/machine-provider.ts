@@ -1,0 +1,265 @@
+// @noderepair/core's MachineProvider port on Nova (see core's provider/port.ts for the four
+// promises). SoftReboot/HardReboot are Nova reboots (SOFT/HARD), PowerOff is os-stop,
+// Rebuild a rebuild from the request's image.
+//
+// "Did this action already run?" is answered by Nova's own records, not by ours: nova-api
+// writes an instance action (name, request id, start time) before it answers 202, so
+// GET /servers/{id}/os-instance-actions lists every action Nova accepted, whoever sent it
+// and whether or not its reply arrived. An action of the same Nova name that started at or
+// after the intent was persisted (less a clock-skew allowance) is this attempt's. The old
+// metadata record (NovaRebootProvider: GET then PUT of a metadata key) is not used: it was a
+// read-then-write race between two leaders, and Nova refuses it for servers in ERROR.
+//
+// Errors: only Nova's answer about the action itself (404 server gone, 409 state conflict
+// after the client's conflict retries, 400) is Rejected. Everything that means "could not
+// ask" (Keystone down or refusing, catalog, 5xx, 429, timeouts, 401/403 from a broken
+// credential) is Unavailable: the caller waits, no attempt is used. A server action is never
+// sent twice in one call: a lost reply or 5xx is looked up in the records; when they do not
+// show it (yet), the answer is Unavailable with maybeSent, and the caller's replay asks again.
+import type {
+  ActionRequest,
+  FenceQuery,
+  FenceStatus,
+  MachineProvider,
+  MachineRef,
+  PowerState,
+  ProviderAction,
+  ProviderContext,
+  ProviderOutcome,
+} from '@noderepair/core';
+import * as E from 'fp-ts/lib/Either.js';
+import { OpenStackError } from './errors.js';
+import type { ActionAccepted, InstanceAction, NovaClient } from './nova.js';
+import { parseProviderID } from './provider-id.js';
+
+/** The name Nova records in os-instance-actions for each action we send. */
+export const NOVA_ACTION_NAMES: Readonly<Record<Exclude<ProviderAction, 'Replace'>, string>> = {
+  SoftReboot: 'reboot',
+  HardReboot: 'reboot',
+  PowerOff: 'stop',
+  Rebuild: 'rebuild',
+};
+
+export interface NovaMachineProviderOptions {
+  /**
+   * How far Nova's clock may be behind ours when matching a record to an intent by time
+   * (Nova keeps whole seconds). Default 5 s. Attempts of the same Nova name are further apart
+   * than this (step timeouts, the failed-attempt backoff), so one attempt never claims
+   * another's record.
+   */
+  readonly clockSkewMs?: number;
+  /** Suggested wait after an outage (the caller may use its own backoff). Default 10 s. */
+  readonly retryAfterMs?: number;
+}
+
+type Answer = { kind: 'Found'; record: InstanceAction } | { kind: 'NotFound' };
+
+export class NovaMachineProvider implements MachineProvider {
+  readonly name = 'openstack';
+  readonly actions: ReadonlySet<ProviderAction> = new Set<ProviderAction>([
+    'SoftReboot',
+    'HardReboot',
+    'PowerOff',
+    'Rebuild',
+  ]);
+  readonly #nova: NovaClient;
+  readonly #skewMs: number;
+  readonly #retryAfterMs: number;
+  /** Outcomes of ids accepted in this process (promise 1 without a round trip). */
+  readonly #accepted = new Map<string, ProviderOutcome>();
+
+  constructor(nova: NovaClient, opts: NovaMachineProviderOptions = {}) {
+    this.#nova = nova;
+    this.#skewMs = opts.clockSkewMs ?? 5_000;
+    this.#retryAfterMs = opts.retryAfterMs ?? 10_000;
+  }
+
+  async execute(req: ActionRequest, ctx: ProviderContext): Promise<ProviderOutcome> {
+    const known = this.#accepted.get(req.actionId);
+    if (known !== undefined) return known;
+    if (req.action === 'Replace')
+      return {
+        kind: 'Rejected',
+        message: 'Replace is not a Nova action: Cluster API replaces the Machine',
+      };
+    if (req.action === 'Rebuild' && !req.image)
+      return { kind: 'Rejected', message: 'Rebuild needs an image (the ladder step has none)' };
+    const id = parseProviderID(req.providerID);
+    if (E.isLeft(id)) return { kind: 'Rejected', message: id.left };
+    const serverId = id.right.serverId;
+    if (ctx.signal.aborted) return this.#unavailable('the controller is stopping', false);
+    try {
+      if (req.replay) {
+        // The intent was persisted, its outcome was not: Nova's records say whether it left.
+        const a = await this.#record(serverId, req, ctx.signal);
+        if (a.kind === 'Found') return this.#accept(req, serverId, a.record.requestId, true);
+        if (ctx.signal.aborted) return this.#unavailable('the controller is stopping', true);
+      }
+      const sent = await this.#send(serverId, req, ctx.signal);
+      return this.#accept(req, serverId, sent.requestId, false);
+    } catch (e) {
+      if (!(e instanceof OpenStackError)) throw e;
+      if (e.maybeSent) return this.#maybeSent(serverId, req, e, ctx.signal);
+      return this.#classify(e, `${req.action} of server ${serverId}`, false);
+    }
+  }
+
+  async fence(q: FenceQuery, ctx: ProviderContext): Promise<FenceStatus> {
+    if (q.action === 'SoftReboot' || q.action === 'Replace')
+      return { kind: 'NotFenced', reason: `${q.action} does not fence` };
+    const id = parseProviderID(q.providerID);
+    if (E.isLeft(id)) return { kind: 'NotFenced', reason: id.left };
+    const serverId = id.right.serverId;
+    if (ctx.signal.aborted) return { kind: 'Unavailable', reason: 'the controller is stopping' };
+    try {
+      let server;
+      try {
+        server = await this.#nova.getServer(serverId, { signal: ctx.signal });
+      } catch (e) {
+        if (e instanceof OpenStackError && e.code === 'ServerNotFound')
+          return { kind: 'Fenced', how: 'Deleted', evidence: `Nova: server ${serverId} not found` };
+        throw e;
+      }
+      if (server.status === 'SHUTOFF')
+        return {
+          kind: 'Fenced',
+          how: 'PoweredOff',
+          evidence: `Nova: server ${serverId} is SHUTOFF`,
+        };
+      if (q.action === 'PowerOff')
+        return {
+          kind: 'NotFenced',
+          reason: `Nova: server ${serverId} is ${server.status} (task ${server.taskState ?? 'none'}), not yet SHUTOFF`,
+        };
+      const a = await this.#record(serverId, q, ctx.signal);
+      if (a.kind === 'NotFound')
+        return {
+          kind: 'NotFenced',
+          reason: `Nova has no ${NOVA_ACTION_NAMES[q.action]} of server ${serverId} since the intent`,
+        };
+      const detail = await this.#nova.getInstanceAction(serverId, a.record.requestId, {
+        signal: ctx.signal,
+      });
+      const settled = server.status === 'ACTIVE' && server.taskState === null;
+      if (detail.finishTime === undefined || !settled)
+        return {
+          kind: 'NotFenced',
+          reason: `Nova's ${detail.action} ${detail.requestId} of server ${serverId} is not finished (server ${server.status}, task ${server.taskState ?? 'none'})`,
+        };
+      return {
+        kind: 'Fenced',
+        how: 'ResetObserved',
+        evidence: `Nova: ${detail.action} ${detail.requestId} of server ${serverId} finished at ${new Date(detail.finishTime).toISOString()} and the server is ACTIVE`,
+        at: detail.finishTime,
+      };
+    } catch (e) {
+      if (!(e instanceof OpenStackError)) throw e;
+      return {
+        kind: 'Unavailable',
+        reason: `could not ask Nova about server ${serverId}: ${e.code}: ${e.message}`,
+        retryAfterMs: this.#retryAfterMs,
+      };
+    }
+  }
+
+  async powerState(m: MachineRef, ctx: ProviderContext): Promise<PowerState> {
+    const id = parseProviderID(m.providerID);
+    if (E.isLeft(id)) return { kind: 'Unavailable', reason: id.left };
+    if (ctx.signal.aborted) return { kind: 'Unavailable', reason: 'the controller is stopping' };
+    try {
+      const s = await this.#nova.getServer(id.right.serverId, { signal: ctx.signal });
+      if (s.status !== 'SHUTOFF') return { kind: 'On' };
+      const last = (
+        await this.#nova.listInstanceActions(id.right.serverId, { signal: ctx.signal })
+      )[0];
+      return {
+        kind: 'Off',
+        byRequest: last?.action === 'stop',
+        evidence: `Nova: server ${s.id} is SHUTOFF${last ? ` (last action ${last.action})` : ''}`,
+      };
+    } catch (e) {
+      if (e instanceof OpenStackError && e.code === 'ServerNotFound')
+        return { kind: 'Gone', evidence: e.message };
+      if (e instanceof OpenStackError) return { kind: 'Unavailable', reason: e.message };
+      throw e;
+    }
+  }
+
+  #send(serverId: string, req: ActionRequest, signal: AbortSignal): Promise<ActionAccepted> {
+    switch (req.action) {
+      case 'SoftReboot':
+        return this.#nova.reboot(serverId, 'SOFT', { signal });
+      case 'HardReboot':
+        return this.#nova.reboot(serverId, 'HARD', { signal });
+      case 'PowerOff':
+        return this.#nova.stop(serverId, { signal });
+      default:
+        return this.#nova.rebuild(serverId, req.image ?? '', { signal });
+    }
+  }
+
+  /** This attempt's record in os-instance-actions: same Nova name, started since the intent. */
+  async #record(
+    serverId: string,
+    q: { action: ProviderAction; issuedAt: number },
+    signal: AbortSignal,
+  ): Promise<Answer> {
+    const name = NOVA_ACTION_NAMES[q.action as Exclude<ProviderAction, 'Replace'>];
+    const since = Math.floor(q.issuedAt / 1000) * 1000 - this.#skewMs;
+    const list = await this.#nova.listInstanceActions(serverId, { signal });
+    // Newest first: the oldest match is the first send of this attempt.
+    const hit = list.filter((a) => a.action === name && a.startTime >= since).at(-1);
+    return hit ? { kind: 'Found', record: hit } : { kind: 'NotFound' };
+  }
+
+  #accept(
+    req: ActionRequest,
+    serverId: string,
+    requestId: string | undefined,
+    fromRecord: boolean,
+  ): ProviderOutcome {
+    const out: ProviderOutcome = {
+      kind: 'Accepted',
+      message: fromRecord
+        ? `Nova already has ${NOVA_ACTION_NAMES[req.action as 'HardReboot']} ${requestId ?? ''} of server ${serverId} for ${req.actionId}; not sent again`
+        : `Nova accepted ${req.action} of server ${serverId}${requestId ? ` (${requestId})` : ''}`,
+      ...(requestId !== undefined ? { ref: requestId } : {}),
+    };
+    this.#accepted.set(req.actionId, out);
+    return out;
+  }
+
+  /** Sent, no answer: Nova's records decide; when they cannot be read or are silent, wait. */
+  async #maybeSent(serverId: string, req: ActionRequest, e: OpenStackError, signal: AbortSignal) {
+    try {
+      const a = await this.#record(serverId, req, signal);
+      if (a.kind === 'Found') return this.#accept(req, serverId, a.record.requestId, true);
+    } catch (e2) {
+      if (!(e2 instanceof OpenStackError)) throw e2;
+      return this.#unavailable(
+        `${e.message}; Nova's records could not be read either (${e2.code})`,
+        true,
+      );
+    }
+    return this.#unavailable(
+      `${e.message}; Nova has no record of it yet, so it is asked again before any resend`,
+      true,
+    );
+  }
+
+  #classify(e: OpenStackError, what: string, maybeSent: boolean): ProviderOutcome {
+    switch (e.code) {
+      case 'ServerNotFound':
+      case 'Conflict':
+      case 'BadRequest':
+      case 'ConfigError':
+        return { kind: 'Rejected', message: `${e.code}: ${e.message}` };
+      default:
+        return this.#unavailable(`${what}: ${e.code}: ${e.message}`, maybeSent);
+    }
+  }
+
+  #unavailable(message: string, maybeSent: boolean): ProviderOutcome {
+    return { kind: 'Unavailable', message, maybeSent, retryAfterMs: this.#retryAfterMs };
+  }
+}

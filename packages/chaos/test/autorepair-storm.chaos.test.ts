@@ -95,12 +95,20 @@ describe('storms against the standalone auto-repair controller', () => {
       .map((n) => n.metadata?.name ?? '');
   }
 
+  /**
+   * When an Event last happened. The recorder folds a repeat (same node, reason and note within
+   * 30 min) into the first Event's series, so a hold seen again in a later test keeps the
+   * earlier eventTime: only series.lastObservedTime says it happened again.
+   */
+  const lastSeen = (e: KubeEvent) =>
+    Date.parse(e.series?.lastObservedTime ?? e.eventTime ?? e.metadata?.creationTimestamp ?? '');
+
   async function started(since: number): Promise<KubeEvent[]> {
     return (await client.list<KubeEvent>(EventResource, { namespace: 'default' })).items.filter(
       (e) =>
         e.reason === 'RepairStarted' &&
         names.includes(e.regarding?.name ?? '') &&
-        Date.parse(e.eventTime ?? e.metadata?.creationTimestamp ?? '') >= since,
+        lastSeen(e) >= since,
     );
   }
 
@@ -109,7 +117,7 @@ describe('storms against the standalone auto-repair controller', () => {
       (e) =>
         e.reason === 'StormGuardHeld' &&
         nodes.includes(e.regarding?.name ?? '') &&
-        Date.parse(e.eventTime ?? e.metadata?.creationTimestamp ?? '') >= since,
+        lastSeen(e) >= since,
     );
   }
 

@@ -227,25 +227,12 @@ export class RemediationReconciler {
       : await this.clusters.nodeAccess(namespace, target.right.machine.clusterName);
     if (E.isLeft(target) || E.isLeft(access)) {
       const why = E.isLeft(target) ? target.left : E.isLeft(access) ? access.left : '';
-      const prev = findMetaCondition(osr.status?.conditions, CONDITION_TARGET_RESOLVED);
-      if (prev?.status !== 'False' || prev.message !== why) {
-        await this.writeStatus(osr, (s) => ({
-          ...s,
-          phase: s.phase ?? 'Pending',
-          conditions: this.cond(osr, s, {
-            type: CONDITION_TARGET_RESOLVED,
-            status: 'False',
-            reason: 'TargetNotResolved',
-            message: why,
-          }),
-        }));
-        await this.opts.events.record(osr, {
-          type: 'Warning',
-          reason: 'TargetNotResolved',
-          action: 'Resolve',
-          note: why,
-        });
-      }
+      await this.holdWith(osr, why, {
+        condition: CONDITION_TARGET_RESOLVED,
+        reason: 'TargetNotResolved',
+        event: 'TargetNotResolved',
+        action: 'Resolve',
+      });
       ctx.log.info({ osr: osr.metadata?.name, reason: why }, 'target not resolved yet');
       return { requeueAfter: UNRESOLVED_RECHECK_MS };
     }
@@ -329,27 +316,43 @@ export class RemediationReconciler {
     }
   }
 
+  /**
+   * A remediation that cannot go on yet: condition False with `why` and one Warning event,
+   * written once per message (a hold that lasts does not rewrite status or flood events).
+   */
+  private async holdWith(
+    osr: Osr,
+    why: string,
+    c: { condition: string; reason: string; event: string; action: string },
+  ): Promise<void> {
+    const prev = findMetaCondition(osr.status?.conditions, c.condition);
+    if (prev?.status === 'False' && prev.message === why) return;
+    await this.writeStatus(osr, (s) => ({
+      ...s,
+      phase: s.phase ?? 'Pending',
+      conditions: this.cond(osr, s, {
+        type: c.condition,
+        status: 'False',
+        reason: c.reason,
+        message: why,
+      }),
+    }));
+    await this.opts.events.record(osr, {
+      type: 'Warning',
+      reason: c.event,
+      action: c.action,
+      note: why,
+    });
+  }
+
   /** NodeVerified=False and a Warning event (once per message); no write to the Node. */
   private async refuseNode(osr: Osr, why: string, ctx: ReconcileContext): Promise<ReconcileResult> {
-    const prev = findMetaCondition(osr.status?.conditions, CONDITION_NODE_VERIFIED);
-    if (prev?.status !== 'False' || prev.message !== why) {
-      await this.writeStatus(osr, (s) => ({
-        ...s,
-        phase: s.phase ?? 'Pending',
-        conditions: this.cond(osr, s, {
-          type: CONDITION_NODE_VERIFIED,
-          status: 'False',
-          reason: 'ProviderIDMismatch',
-          message: why,
-        }),
-      }));
-      await this.opts.events.record(osr, {
-        type: 'Warning',
-        reason: 'NodeIdentityMismatch',
-        action: 'Verify',
-        note: why,
-      });
-    }
+    await this.holdWith(osr, why, {
+      condition: CONDITION_NODE_VERIFIED,
+      reason: 'ProviderIDMismatch',
+      event: 'NodeIdentityMismatch',
+      action: 'Verify',
+    });
     ctx.log.warn({ osr: osr.metadata?.name, reason: why }, 'node is not the machine: not touched');
     return { requeueAfter: UNRESOLVED_RECHECK_MS };
   }

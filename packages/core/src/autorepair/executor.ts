@@ -206,31 +206,17 @@ export async function executeActions(
           },
           'remediation action finished',
         );
-        if (result.kind === 'Unavailable') {
-          // Nothing is recorded: the intent stays open, no attempt is used, no deadline runs.
-          deps.metrics.providerUnavailable.inc({ action: action.action });
-          const wait =
-            result.retryAfterMs ?? backoffDelay(ProviderUnavailableBackoff, action.replays ?? 0, 0);
-          retryAfterMs = Math.min(retryAfterMs ?? wait, wait);
-          await deps.event(
-            remediationEvent(
-              action.action,
-              action.actionId,
-              action.replay,
-              deps.provider.name,
-              result,
-            ),
-          );
-          // The actions after this one assume it ran.
-          return { remediated, aborted: false, retryAfterMs };
+        // Unavailable: nothing is recorded, so the intent stays open, no attempt is used and no
+        // deadline runs.
+        if (result.kind !== 'Unavailable') {
+          await target.recordOutcome({
+            actionId: action.actionId,
+            result: result.kind === 'Accepted' ? 'Succeeded' : 'Failed',
+            at: deps.now(),
+            ...(result.message !== '' ? { message: result.message } : {}),
+          });
+          remediated = true;
         }
-        await target.recordOutcome({
-          actionId: action.actionId,
-          result: result.kind === 'Accepted' ? 'Succeeded' : 'Failed',
-          at: deps.now(),
-          ...(result.message !== '' ? { message: result.message } : {}),
-        });
-        remediated = true;
         await deps.event(
           remediationEvent(
             action.action,
@@ -240,6 +226,14 @@ export async function executeActions(
             result,
           ),
         );
+        if (result.kind === 'Unavailable') {
+          deps.metrics.providerUnavailable.inc({ action: action.action });
+          const wait =
+            result.retryAfterMs ?? backoffDelay(ProviderUnavailableBackoff, action.replays ?? 0, 0);
+          retryAfterMs = Math.min(retryAfterMs ?? wait, wait);
+          // The actions after this one assume it ran.
+          return { remediated, aborted: false, retryAfterMs };
+        }
         break;
       }
       case 'Fence': {

@@ -167,13 +167,20 @@ describe('OpenStack client over plain HTTP on loopback', () => {
     await fake?.close();
   });
 
-  it('honours Retry-After sent over the wire and then succeeds', async () => {
+  it('honours Retry-After sent over the wire and then succeeds (a read)', async () => {
     const id = fake.addServer();
     fake.failNext(1, { status: 503, retryAfterSeconds: 1, service: 'compute' });
     const started = Date.now();
-    await c.nova.reboot(id, 'SOFT');
+    expect((await c.nova.getServer(id)).id).toBe(id);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
-    expect(fake.rebootCount(id, 'SOFT')).toBe(1);
+  });
+
+  it('never resends a server action after a 503: it may have been forwarded', async () => {
+    const id = fake.addServer();
+    fake.failNext(1, { status: 503, retryAfterSeconds: 1, service: 'compute' });
+    const e = await failure(c.nova.reboot(id, 'SOFT'));
+    expect(e.maybeSent).toBe(true);
+    expect(fake.rebootCount(id, 'SOFT')).toBe(0);
   });
 
   it('times out a slow reply and reports Timeout', async () => {

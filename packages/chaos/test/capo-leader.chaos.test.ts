@@ -35,7 +35,9 @@ describe('two replicas: the leader killed or partitioned mid-remediation', () =>
     const l = await cluster.admin
       .get<KubeLease>(LeaseResource, leaseId, { namespace: SYSTEM_NAMESPACE })
       .catch(() => undefined);
-    return l?.spec?.holderIdentity ?? undefined;
+    // The holder identity is POD_NAME + '_' + a random UUID (core's defaultLeaderIdentity):
+    // the Pod that holds it is the part before the suffix.
+    return l?.spec?.holderIdentity?.replace(/_[0-9a-f-]{36}$/, '') ?? undefined;
   }
 
   async function replicas(ns: string, leaseId: string) {

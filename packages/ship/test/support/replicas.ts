@@ -75,7 +75,9 @@ export async function holder(
   const l = await client
     .get<KubeLease>(LeaseResource, lease, { namespace: ns })
     .catch(() => undefined);
-  return l?.spec?.holderIdentity ?? undefined;
+  // The holder identity is POD_NAME + '_' + a random UUID (core's defaultLeaderIdentity):
+  // the Pod that holds it is the part before the suffix.
+  return l?.spec?.holderIdentity?.replace(/_[0-9a-f-]{36}$/, '') ?? undefined;
 }
 
 export async function inspect(name: string, format: string): Promise<string> {

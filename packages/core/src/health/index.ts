@@ -53,6 +53,7 @@ export {
   UncountedReason,
   initialRepairState,
   parseRepairState,
+  readStateAnnotation,
   serializeRepairState,
   FenceRecord,
   type Remediation,
@@ -100,7 +101,7 @@ export {
   type FleetMember,
   type FleetDecision,
 } from './fleet.js';
-export { newFleetDecider, type FleetDecider } from './fleet-decider.js';
+export { newFleetDecider, stateAtStart, type FleetDecider } from './fleet-decider.js';
 export { followEpisodes, inCountedEpisode, repairInFlight, type FlapMemory } from './episodes.js';
 export {
   runRepairLoop,

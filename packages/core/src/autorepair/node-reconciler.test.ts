@@ -400,15 +400,22 @@ describe('NodeReconciler', () => {
     expect(simA1[repairedAt]!.at).toBe(start + 60_000);
     expect(simA1[0]!.reason).toMatch(/has lifted; .* wait the 60s cooldown/);
 
-    // The controller, reconciling a1 at the simulator's times, does what the simulator printed.
-    for (const d of simA1.slice(0, repairedAt + 1)) {
+    // The controller, reconciling a1 at the simulator's times (up to the decision after the
+    // repair's outcome), does what the simulator printed and asks to be requeued when the
+    // simulator decides a1 next (1 s after the outcome, not 1 ms).
+    const steps = simA1.slice(0, repairedAt + 2);
+    expect(steps).toHaveLength(repairedAt + 2);
+    for (const [i, d] of steps.entries()) {
       s.clock.now = d.at;
       const before = s.calls.length;
-      await s.reconciler.reconcile({ name: 'a1' }, s.ctx);
+      const r = await s.reconciler.reconcile({ name: 'a1' }, s.ctx);
       const issued = d.actions.flatMap((a) => (a.type === 'Remediate' ? [a.actionId] : []));
       expect(s.calls.slice(before).map((c) => c.req.actionId)).toEqual(issued);
       if (issued.length === 0) expect(s.stateOf('a1')?.phase).toBe(d.phase);
+      const next = steps[i + 1];
+      if (next !== undefined) expect(r).toEqual({ requeueAfter: next.at - d.at });
     }
     expect(s.calls).toHaveLength(1);
+    expect(steps.at(-1)?.phase).toBe('Verifying');
   });
 });

@@ -16,7 +16,12 @@ import type { KubeLease, KubeNode } from '../kube/types.js';
 import type { FleetMember } from '../health/fleet.js';
 import { newFleetDecider, type FleetDecider } from '../health/fleet-decider.js';
 import { isInFlight } from '../health/storm-guard.js';
-import { recordFence, recordOutcome, type RepairDecision } from '../health/decide.js';
+import {
+  DECIDE_AGAIN_AFTER_OUTCOME_MS,
+  recordFence,
+  recordOutcome,
+  type RepairDecision,
+} from '../health/decide.js';
 import type { RepairPolicy } from '../health/policy.js';
 import type { FenceRecord, RepairPhase, RepairState } from '../health/state.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
@@ -50,9 +55,6 @@ export interface NodeReconcilerDeps extends Omit<ExecutorDeps, 'event'> {
   /** How long to wait for the cache to show our own write before going on. Default 10 s. */
   cacheSyncTimeoutMs?: number;
 }
-
-/** Requeue after a reboot so Verifying starts with its deadline; short, the decision sets the pace after. */
-const AFTER_REMEDIATION_MS = 1000;
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -132,7 +134,7 @@ export class NodeReconciler {
       },
       { ...this.deps, event },
     );
-    if (summary.remediated) return { requeueAfter: AFTER_REMEDIATION_MS };
+    if (summary.remediated) return { requeueAfter: DECIDE_AGAIN_AFTER_OUTCOME_MS };
     // Provider unavailable (wait, same id next time) or fence unconfirmed: look again then.
     // The provider's own Retry-After wins over the decision's calmer recheck pace.
     if (summary.retryAfterMs !== undefined) return { requeueAfter: summary.retryAfterMs };

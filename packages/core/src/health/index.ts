@@ -10,6 +10,7 @@ export {
 export { assessNode, type Assessment, type HealthSignal } from './assess.js';
 export {
   decideRepair,
+  DECIDE_AGAIN_AFTER_OUTCOME_MS,
   recordOutcome,
   recordFence,
   actionIdFor,

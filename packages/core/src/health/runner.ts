@@ -10,6 +10,7 @@
 // a storm or cooling down at the start replays as the controller would go on with them.
 import { Observable, Subscription, type SchedulerLike } from 'rxjs';
 import {
+  DECIDE_AGAIN_AFTER_OUTCOME_MS,
   recordOutcome,
   type ActionOutcome,
   type RepairAction,
@@ -98,9 +99,10 @@ export function runRepairLoop(opts: RepairLoopOptions): Observable<RepairDecisio
             }
           }
           states.set(d.node, st);
-          // An outcome was just recorded: look again right away so it is acted upon. (A
-          // missing outcome is a simulated crash; the decision's own requeue paces the replay.)
-          if (recorded) nextWake = Math.min(nextWake, 1);
+          // An outcome was just recorded: look again when the controller would (its requeue
+          // after an action). A missing outcome is a simulated crash; the decision's own
+          // requeue paces the replay.
+          if (recorded) nextWake = Math.min(nextWake, DECIDE_AGAIN_AFTER_OUTCOME_MS);
         }
         subscriber.next(d);
         if (d.requeueAfterMs !== undefined) nextWake = Math.min(nextWake, d.requeueAfterMs);

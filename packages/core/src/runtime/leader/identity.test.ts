@@ -9,7 +9,19 @@ describe('defaultLeaderIdentity', () => {
     expect(a).not.toBe(b);
     expect(a).toMatch(/^node-repair-7d9f_[0-9a-f-]{36}$/);
     expect(a).not.toContain(String(process.pid));
-    expect(defaultLeaderIdentity({ POD_NAME: 'pod-a' }, () => 'h', () => 'x')).toBe('pod-a_x');
-    expect(defaultLeaderIdentity({ POD_NAME: '' }, () => 'h', () => 'x')).toBe('h_x');
+    expect(
+      defaultLeaderIdentity(
+        { POD_NAME: 'pod-a' },
+        () => 'h',
+        () => 'x',
+      ),
+    ).toBe('pod-a_x');
+    expect(
+      defaultLeaderIdentity(
+        { POD_NAME: '' },
+        () => 'h',
+        () => 'x',
+      ),
+    ).toBe('h_x');
   });
 });

@@ -230,9 +230,7 @@ describe('executeActions', () => {
     s.clock.t = 60_000;
     const r = await executeActions(repair(false).slice(1), s.target(), s.deps);
     expect(r).toEqual({ remediated: true, aborted: false });
-    expect(s.drains).toEqual([
-      { remediationId: 'n1/1', ended: { at: 42, outcome: 'TimedOut' } },
-    ]);
+    expect(s.drains).toEqual([{ remediationId: 'n1/1', ended: { at: 42, outcome: 'TimedOut' } }]);
     expect(s.order.slice(-4)).toEqual([
       'event DrainIncomplete',
       'drain TimedOut',

@@ -265,10 +265,7 @@ export async function executeActions(
   return { remediated, aborted: false, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
 }
 
-type DrainStep =
-  | { kind: 'done' }
-  | { kind: 'again'; afterMs: number }
-  | { kind: 'aborted' };
+type DrainStep = { kind: 'done' } | { kind: 'again'; afterMs: number } | { kind: 'aborted' };
 
 /**
  * One drain pass (drain/pass.ts) and its report: progress is persisted and the caller looks

@@ -14,12 +14,7 @@ import { LeaseResource, NodeResource } from '../kube/resource.js';
 import type { KubeLease, KubeNode } from '../kube/types.js';
 import { decideAlone, decideMember, type FleetMember } from '../health/fleet.js';
 import { isInFlight, stormMemoryAtStart, type StormMemory } from '../health/storm-guard.js';
-import {
-  recordDrain,
-  recordFence,
-  recordOutcome,
-  type RepairDecision,
-} from '../health/decide.js';
+import { recordDrain, recordFence, recordOutcome, type RepairDecision } from '../health/decide.js';
 import type { RepairPolicy } from '../health/policy.js';
 import type { FenceRecord, RepairPhase, RepairState } from '../health/state.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';

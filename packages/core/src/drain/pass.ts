@@ -129,7 +129,9 @@ export async function drainPass(
         pdbRefusals += 1;
         log(`eviction of ${key} refused by a PodDisruptionBudget (429); next pass tries again`);
       } else if (r.kind === 'Error') {
-        log(`eviction of ${key} failed (${r.status ?? 'no status'}: ${r.message}); next pass tries again`);
+        log(
+          `eviction of ${key} failed (${r.status ?? 'no status'}: ${r.message}); next pass tries again`,
+        );
       }
     }
     return finish('Draining');

@@ -194,7 +194,10 @@ export function recordDrain(state: RepairState, report: DrainReport): RepairStat
 }
 
 /** True while the remediation's drain phase runs: begun, not ended, the action not yet sent. */
-function draining(rem: Remediation, intent: RepairIntent | undefined): rem is Remediation & {
+function draining(
+  rem: Remediation,
+  intent: RepairIntent | undefined,
+): rem is Remediation & {
   drain: DrainRecord;
 } {
   return (
@@ -368,7 +371,13 @@ export function decideRepair(
       return out(
         enter(s, 'Remediating'),
         [
-          drainAction(rem, drain, policy, dryRun, `repair ${rem.id}: draining before ${current.action}`),
+          drainAction(
+            rem,
+            drain,
+            policy,
+            dryRun,
+            `repair ${rem.id}: draining before ${current.action}`,
+          ),
           remediateAction(
             current,
             current.replays !== undefined,

@@ -1,7 +1,7 @@
 // The pure outage and fencing decisions of the reconciler (cloud.ts).
 import { describe, expect, it } from 'vitest';
 import type { RemediationSpec, RemediationStatus } from '../api/index.js';
-import { cloudBackoffMs, fenceVerdict, shouldAskFence } from './cloud.js';
+import { cloudBackoffMs, cloudHoldOffMs, fenceVerdict, shouldAskFence } from './cloud.js';
 import type { NodeView } from './node-view.js';
 
 const spec = (outOfServiceTaint = true) =>
@@ -32,6 +32,18 @@ describe('cloudBackoffMs', () => {
     expect(cloudBackoffMs(0, 30_000)).toBe(15_000);
     expect(cloudBackoffMs(0, 600_000)).toBe(60_000);
     expect(cloudBackoffMs(0, 1_000, 10_000)).toBe(10_000);
+  });
+});
+
+describe('cloudHoldOffMs', () => {
+  it('holds a replay off for the minimum backoff after the outage began, then not at all', () => {
+    expect(cloudHoldOffMs(10_000, 10_129)).toBe(4_871);
+    expect(cloudHoldOffMs(10_000, 15_000)).toBe(0);
+    expect(cloudHoldOffMs(10_000, 70_000)).toBe(0);
+  });
+  it('does not hold off without a known outage start', () => {
+    expect(cloudHoldOffMs(undefined, 10_000)).toBe(0);
+    expect(cloudHoldOffMs(Number.NaN, 10_000)).toBe(0);
   });
 });
 

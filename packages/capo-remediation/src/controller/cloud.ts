@@ -34,6 +34,17 @@ export function cloudBackoffMs(
 }
 
 /**
+ * How long to hold off before replaying an action the cloud did not answer. The
+ * CloudReachable=False write itself wakes the object at once (a watch event, not the requeue
+ * timer), so without this the replay would follow the unanswered call within milliseconds,
+ * ignoring the backoff and a Retry-After. Later wake-ups come from the requeue timer.
+ */
+export function cloudHoldOffMs(outageSinceMs: number | undefined, now: number): number {
+  if (outageSinceMs === undefined || !Number.isFinite(outageSinceMs)) return 0;
+  return Math.max(0, outageSinceMs + MIN_BACKOFF_MS - now);
+}
+
+/**
  * Whether to ask Nova if the server is fenced: after an accepted action (phase Waiting, the
  * attempt still open) of a kind that can fence, when the taint is enabled, the Node exists
  * and is not Ready, and the server is not already known fenced.

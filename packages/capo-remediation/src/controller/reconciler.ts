@@ -54,6 +54,7 @@ import {
   REASON_CLOUD_ANSWERED,
   REASON_CLOUD_UNAVAILABLE,
   cloudBackoffMs,
+  cloudHoldOffMs,
   fenceVerdict,
   shouldAskFence,
 } from './cloud.js';
@@ -529,7 +530,13 @@ export class RemediationReconciler {
         note: `${verb} (step ${at.step}, attempt ${at.attempt})${why}`,
       });
     }
-    // 2. Execute, idempotent on actionId (a replay asks Nova's records first).
+    // 2. Execute, idempotent on actionId (a replay asks Nova's records first), but not sooner
+    // than the outage backoff allows when the last call went unanswered.
+    const outage = findMetaCondition(current.status?.conditions, CONDITION_CLOUD_REACHABLE);
+    if (replay && outage?.status === 'False') {
+      const holdOff = cloudHoldOffMs(Date.parse(outage.lastTransitionTime), this.now());
+      if (holdOff > 0) return { requeueAfter: holdOff };
+    }
     const issuedAt = replay ? Date.parse(current.status?.history?.at(-1)?.startTime ?? '') : now;
     const r = await executeStep(
       this.provider(t),

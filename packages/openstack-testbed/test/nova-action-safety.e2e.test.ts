@@ -107,6 +107,9 @@ async function untilAnswered(
   }
 }
 
+/** Nova writes times without a zone; they are UTC. */
+const novaUtc = (t: string) => (/(Z|[+-]\d\d:?\d\d)$/i.test(t) ? t : `${t}Z`);
+
 const reboots = async (id: string) =>
   (await tb.novaActions(id)).filter((a) => a.action === 'reboot');
 
@@ -163,7 +166,14 @@ describe('NovaMachineProvider on the REAL Nova (testbed)', () => {
     'keystone and nova-api down: Unavailable (never Rejected), then exactly one reboot once they are back',
     { timeout: 600_000 },
     async () => {
-      const before = (await reboots(serverId)).length;
+      // Nova's records name an attempt by action and start time, allowing 5 s of clock skew:
+      // the previous test's reboot, seconds ago, would pass for this attempt's record (and
+      // then nothing would be sent). Begin this attempt after that window.
+      const earlier = await reboots(serverId);
+      const newest = Math.max(0, ...earlier.map((a) => Date.parse(novaUtc(a.startTime))));
+      const wait = newest + 7_000 - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const before = earlier.length;
       const { provider: p, client } = provider();
       try {
         await tb.stopServices(['keystone', 'nova-api']);

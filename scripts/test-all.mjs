@@ -30,8 +30,20 @@ for (const pkg of readdirSync(join(root, 'packages')).sort()) {
   }
 }
 
+// NODEREPAIR_SUITES=a,b,c runs only those suites, in that order (a developer's quick re-run of
+// what a change touches); CI sets nothing and runs them all.
+const only = process.env.NODEREPAIR_SUITES?.split(',').map((n) => n.trim()).filter(Boolean);
+if (only) {
+  const unknown = only.filter((n) => !suites.some((s) => s.name === n));
+  if (unknown.length) {
+    console.error(`NODEREPAIR_SUITES: unknown suite(s) ${unknown.join(', ')}; known: ${suites.map((s) => s.name).join(', ')}`);
+    process.exit(2);
+  }
+}
+const chosen = only ? only.map((n) => suites.find((s) => s.name === n)) : suites;
+
 const results = [];
-for (const s of suites) {
+for (const s of chosen) {
   console.log(`\n==> ${s.name}`);
   const file = join(reports, `${s.name}.json`);
   const args = s.kind === 'check' ? s.args : [...s.args, '--reporter=default', '--reporter=json', `--outputFile.json=${file}`];

@@ -360,6 +360,25 @@ export class CapoWorld {
     }, 200);
   }
 
+  /**
+   * Publishes `chaos-kubeconfig` as Cluster API does for every cluster: under the default
+   * `--workload-cluster-access=auto` the controller reaches the Machines' Nodes only through
+   * it (no silent fallback). The workload cluster here is this same control plane.
+   */
+  async publishKubeconfigSecret(kubeconfigYaml: string): Promise<void> {
+    await this.cluster.admin.create(SecretResource, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'chaos-kubeconfig',
+        namespace: this.ns,
+        labels: { 'cluster.x-k8s.io/cluster-name': 'chaos' },
+      },
+      type: 'cluster.x-k8s.io/secret',
+      data: { value: Buffer.from(kubeconfigYaml).toString('base64') },
+    } as KubeObject);
+  }
+
   /** The node goes NotReady (container runtime down), as the MachineHealthCheck would see it. */
   async breakNode(): Promise<void> {
     await this.kubelet.setNotReady();

@@ -126,6 +126,9 @@ describe('capo-remediation: two replicas of the image', () => {
           drain: { enabled: true, timeoutSeconds: 60 },
           minHealthySeconds: 1,
         });
+        // The bundle runs with the default workload-cluster access (auto): the Nodes are
+        // reached through Cluster API's <cluster>-kubeconfig Secret, as in production.
+        await w.publishKubeconfigSecret(readFileSync(cluster.kubeconfig, 'utf8'));
         await w.breakNode();
         await w.createRemediation();
         const done = await until(

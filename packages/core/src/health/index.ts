@@ -10,7 +10,6 @@ export {
 export { assessNode, type Assessment, type HealthSignal } from './assess.js';
 export {
   decideRepair,
-  DECIDE_AGAIN_AFTER_OUTCOME_MS,
   recordOutcome,
   recordFence,
   recordDrain,
@@ -56,7 +55,6 @@ export {
   UncountedReason,
   initialRepairState,
   parseRepairState,
-  readStateAnnotation,
   serializeRepairState,
   FenceRecord,
   DrainRecord,
@@ -105,7 +103,7 @@ export {
   type FleetMember,
   type FleetDecision,
 } from './fleet.js';
-export { newFleetDecider, stateAtStart, type FleetDecider } from './fleet-decider.js';
+export { newFleetDecider, type FleetDecider } from './fleet-decider.js';
 export { followEpisodes, inCountedEpisode, repairInFlight, type FlapMemory } from './episodes.js';
 export {
   runRepairLoop,

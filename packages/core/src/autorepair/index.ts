@@ -37,3 +37,4 @@ export {
 } from './events.js';
 export { toNodeView, nodeViewChanged, watchedAnnotations, type NodeView } from './node-view.js';
 export { Mutex } from './mutex.js';
+export { withReplayDrain } from './replay.js';

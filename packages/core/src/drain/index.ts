@@ -42,9 +42,3 @@ export {
   type PodRef,
   type OwnerReferenceSnapshot,
 } from './pod.js';
-export {
-  drainPass,
-  type DrainPassRequest,
-  type DrainPassResult,
-  type DrainPassOutcome,
-} from './pass.js';

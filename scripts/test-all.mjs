@@ -4,7 +4,7 @@
 // any test failed, any suite crashed, or no test ran at all.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -55,7 +55,36 @@ for (const s of chosen) {
     passed = j.numPassedTests ?? 0;
     failed = (j.numFailedTests ?? 0) + (j.numPendingTests ?? 0) + (j.numTodoTests ?? 0);
   }
-  results.push({ name: s.name, status: r.status, passed, failed });
+  results.push({ name: s.name, status: r.status, passed, failed, failures: failuresOf(file, s.kind) });
+}
+
+/** The failed tests of a suite's JSON report: file, name, the first lines of the first error. */
+function failuresOf(file, kind) {
+  if (kind === 'check' || !existsSync(file)) return [];
+  const j = JSON.parse(readFileSync(file, 'utf8'));
+  const out = [];
+  for (const f of j.testResults ?? []) {
+    const failedTests = (f.assertionResults ?? []).filter((t) => t.status === 'failed');
+    // A file that failed without a failed test (a hook or an import threw) has its message here.
+    if (failedTests.length === 0 && f.status === 'failed')
+      out.push({ file: f.name, test: '(file)', message: f.message ?? '' });
+    for (const t of failedTests)
+      out.push({ file: f.name, test: t.fullName ?? t.title, message: (t.failureMessages ?? []).join('\n') });
+  }
+  return out;
+}
+
+// CI keeps the end of this output: name every failure there, with the first lines of its error,
+// so a red run can be understood from the tail alone.
+const allFailures = results.flatMap((r) => r.failures.map((f) => ({ suite: r.name, ...f })));
+if (allFailures.length) {
+  console.log('\n==> failures');
+  for (const f of allFailures.slice(0, 30)) {
+    console.log(`- [${f.suite}] ${relative(root, f.file)} > ${f.test}`);
+    const lines = f.message.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
+    for (const l of lines.slice(0, 6)) console.log(`    ${l.slice(0, 300)}`);
+  }
+  if (allFailures.length > 30) console.log(`... and ${allFailures.length - 30} more`);
 }
 
 console.log('\n==> summary');

@@ -31,8 +31,10 @@ export const policyFieldMeanings: Readonly<Record<string, string>> = {
   'ladder[].attempts':
     'How many times this step is tried before escalating to the next one (integer ≥ 1).',
   'flap.episodes':
-    'This many NotReady episodes (`Ready=True` → not Ready; flips between `Unknown` and `False` are one episode; our own repairs, shutdowns and start-up do not count) within `flap.window` make a node that is in such an episode now unhealthy at once, however short each was (integer ≥ 1). A verified repair clears the count.',
+    'This many NotReady episodes (`Ready=True` → not Ready; flips between `Unknown` and `False` are one episode; our own repairs, shutdowns and start-up do not count) within `flap.window` make a node that is in such an episode now unhealthy once that episode has lasted `flap.settle`, however short each was (integer ≥ 1). A verified repair clears the count.',
   'flap.window': 'How long NotReady episodes are remembered for flap detection.',
+  'flap.settle':
+    'How long the current episode of a flapping node must last before it is judged unhealthy: nodes that fail together reach the API server moments apart, and the storm guard must see them all before it admits the first. Keep it shorter than the episodes you want to catch.',
   'flap.escalateWithin':
     'A node that needs repair again this soon after a successful repair starts one ladder step higher.',
   'stormGuard.maxUnhealthy':

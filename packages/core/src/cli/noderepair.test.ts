@@ -86,15 +86,16 @@ describe('noderepair simulate on the example traces', () => {
 
   it('flapping: the third short episode triggers a repair; three more soon after the repair escalate', async () => {
     const ds = await simulateTrace('flapping.jsonl');
+    // Each flapping repair starts once its episode has lasted flap.settle (2 s), not at once.
     expect(acted(ds)).toEqual([
-      '00:30:00 w1 Cordon',
-      '00:30:00 w1 Drain',
-      '00:30:00 w1 SoftReboot',
+      '00:30:02 w1 Cordon',
+      '00:30:02 w1 Drain',
+      '00:30:02 w1 SoftReboot',
       '00:39:00 w1 Uncordon',
-      '01:05:00 w1 Cordon',
-      '01:05:00 w1 Drain',
-      '01:05:00 w1 HardReboot',
-      '01:05:00 w1 Fence',
+      '01:05:02 w1 Cordon',
+      '01:05:02 w1 Drain',
+      '01:05:02 w1 HardReboot',
+      '01:05:02 w1 Fence',
       '01:13:00 w1 Uncordon',
     ]);
     // The verified repair at 00:39 cleared the memory: 00:45 and 00:55 are episodes 1 and 2.

@@ -166,11 +166,29 @@ export function assessNode(
   // Flapping: only while the node is in an episode that counts (not in a shutdown, its
   // start-up or our own repair), and that episode is one of the K.
   if (inCountedEpisode(flap) && flap.episodes.length >= policy.flap.episodes) {
+    const episodeStart = flap.notReady?.since ?? now;
+    const flapping = `flapping: ${flap.episodes.length} NotReady episodes within ${formatDuration(policy.flap.windowMs)} (limit ${policy.flap.episodes})`;
+    // Not at the episode's first instant: nodes that fail together (a zone, a switch) reach
+    // the API server moments apart, and a node judged before the others show would be
+    // admitted by a storm guard that cannot see the storm yet. Timeouts give that time
+    // naturally; the flap rule waits `settle` for it.
+    const settleLeft = episodeStart + policy.flap.settleMs - now;
+    if (settleLeft >= 0) {
+      const requeue = settleLeft + PAST_DEADLINE_MS;
+      return withTrigger({
+        cause,
+        signal: 'suspect',
+        detail: `${flapping}; judged once this episode has lasted ${formatDuration(policy.flap.settleMs)}`,
+        unhealthySince: episodeStart,
+        requeueAfterMs: suspect !== undefined ? Math.min(suspect.requeue, requeue) : requeue,
+        ...flap,
+      });
+    }
     return withTrigger({
       cause,
       signal: 'unhealthy',
-      detail: `flapping: ${flap.episodes.length} NotReady episodes within ${formatDuration(policy.flap.windowMs)} (limit ${policy.flap.episodes})`,
-      unhealthySince: flap.notReady?.since ?? now,
+      detail: flapping,
+      unhealthySince: episodeStart,
       ...flap,
     });
   }

@@ -112,7 +112,7 @@ describe('decideRepair through time (virtual)', () => {
     expect(d.map((x) => x.phase)).toEqual(['Waiting']);
   });
 
-  it('short NotReady episodes: K of them within the window make the node unhealthy at once', () => {
+  it('short NotReady episodes: K of them within the window make the node unhealthy once the episode has lasted flap.settle', () => {
     const obs: TimedObservation[] = [obsAt(T0, 'a', 'ready', T0)];
     for (let i = 1; i <= 3; i++) {
       const down = T0 + i * 10 * MIN;
@@ -123,8 +123,12 @@ describe('decideRepair through time (virtual)', () => {
     }
     const d = run(obs, policy());
     const start = d.find((x) => x.actions.some((a) => a.type === 'Remediate'));
-    expect(start?.at).toBe(T0 + 30 * MIN);
+    // Not at the episode's first instant: settle (2 s) + 1 ms later, so the storm guard has
+    // seen the nodes that failed in the same moment.
+    expect(start?.at).toBe(T0 + 30 * MIN + 2_000 + 1);
     expect(start?.reason).toMatch(/flapping: 3 NotReady episodes/);
+    const before = d.filter((x) => x.at >= T0 + 30 * MIN && x.at < start!.at);
+    expect(before.map((x) => x.phase)).toContain('Suspect');
   });
 
   it('flapping again soon after a successful repair starts the next one a step higher', () => {

@@ -45,7 +45,12 @@ describe('repair policy', () => {
     ]);
     expect(p.stormGuard.maxUnhealthy).toEqual({ percent: 25 });
     expect(p.stormGuard.maxUnhealthyPerDomain).toEqual({ count: 1 });
-    expect(p.flap).toEqual({ episodes: 4, windowMs: 7_200_000, escalateWithinMs: 3_600_000 });
+    expect(p.flap).toEqual({
+      episodes: 4,
+      windowMs: 7_200_000,
+      escalateWithinMs: 3_600_000,
+      settleMs: 2_000,
+    });
   });
 
   it('names the field and what was expected on bad input', () => {

@@ -46,7 +46,12 @@ export const RepairPolicyInput = t.partial(
     minHealthyPeriod: DurationMs,
     retryBackoff: DurationMs,
     ladder: t.array(LadderStepInput),
-    flap: t.partial({ episodes: t.number, window: DurationMs, escalateWithin: DurationMs }),
+    flap: t.partial({
+      episodes: t.number,
+      window: DurationMs,
+      escalateWithin: DurationMs,
+      settle: DurationMs,
+    }),
     stormGuard: t.partial({
       maxUnhealthy: IntOrPercent,
       maxInFlight: t.number,
@@ -110,8 +115,11 @@ export interface RepairPolicy {
   minHealthyPeriodMs: number;
   retryBackoffMs: number;
   ladder: LadderStep[];
-  /** Flap detection: `episodes` NotReady episodes within `windowMs` make the node unhealthy at once. */
-  flap: { episodes: number; windowMs: number; escalateWithinMs: number };
+  /**
+   * Flap detection: `episodes` NotReady episodes within `windowMs` make the node unhealthy once
+   * its current episode has lasted `settleMs` (so the storm guard sees the rest of a storm first).
+   */
+  flap: { episodes: number; windowMs: number; escalateWithinMs: number; settleMs: number };
   stormGuard: StormGuardPolicy;
   drain: { enabled: boolean; timeoutMs: number; outOfServiceAfterMs: number };
   annotations: { state: string; trigger: string };
@@ -134,7 +142,7 @@ export const defaultRepairPolicy: RepairPolicy = {
     { action: 'HardReboot', timeoutMs: 15 * MIN, attempts: 2 },
     { action: 'Replace', timeoutMs: 30 * MIN, attempts: 1 },
   ],
-  flap: { episodes: 3, windowMs: 60 * MIN, escalateWithinMs: 60 * MIN },
+  flap: { episodes: 3, windowMs: 60 * MIN, escalateWithinMs: 60 * MIN, settleMs: 2_000 },
   stormGuard: {
     maxUnhealthy: { percent: 40 },
     minUnhealthyAllowed: 1,
@@ -289,6 +297,7 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
         episodes: take(positiveInt(p.flap?.episodes ?? d.flap.episodes, 'flap.episodes'), 1),
         windowMs: p.flap?.window ?? d.flap.windowMs,
         escalateWithinMs: p.flap?.escalateWithin ?? d.flap.escalateWithinMs,
+        settleMs: p.flap?.settle ?? d.flap.settleMs,
       };
       const policy: RepairPolicy = {
         dryRun: p.dryRun ?? d.dryRun,

@@ -19,6 +19,9 @@ import type {
   ProviderOutcome,
 } from '../provider/port.js';
 import { ProviderActions } from '../provider/port.js';
+import { VirtualTimeScheduler } from 'rxjs';
+import type { RepairDecision } from '../health/decide.js';
+import { runRepairLoop } from '../health/runner.js';
 import { parseRepairState } from '../health/state.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import { silentLogger } from '../runtime/logger.js';
@@ -165,7 +168,20 @@ function setup(policyDoc: unknown) {
     const s = parseRepairState(api.nodes.get(name)?.metadata?.annotations?.[STATE]);
     return either.isRight(s) ? s.right : undefined;
   };
-  return { api, cache, calls, events, reconciler, ctx, addNode, stateOf, clock, requests, answer };
+  return {
+    api,
+    cache,
+    calls,
+    events,
+    reconciler,
+    ctx,
+    addNode,
+    stateOf,
+    clock,
+    requests,
+    answer,
+    policy,
+  };
 }
 
 const policyDoc = {
@@ -343,5 +359,63 @@ describe('NodeReconciler', () => {
     await s.reconciler.reconcile({ name: 'a1' }, s.ctx);
     expect(s.calls.map((c) => c.req.node)).toEqual(['a1']);
     expect(s.stateOf('a1')?.heldByStormSince).toBeUndefined();
+  });
+
+  it('noderepair simulate, fed the same Nodes, decides as the controller: a storm hold an earlier leader left waits the cooldown in both', async () => {
+    const s = setup({ ...policyDoc, stormGuard: { ...policyDoc.stormGuard, cooldown: '60s' } });
+    s.addNode('a1', 'unknown', 'a');
+    s.addNode('a2', 'ready', 'a');
+    const start = s.clock.now;
+    const held = {
+      v: 1,
+      phase: 'Unhealthy',
+      since: new Date(start - 5 * 60_000).toISOString(),
+      episodes: [],
+      heldByStormSince: new Date(start - 5 * 60_000).toISOString(),
+    };
+    const a1 = s.api.nodes.get('a1')!;
+    s.api.put({
+      ...a1,
+      metadata: { ...a1.metadata, annotations: { [STATE]: JSON.stringify(held) } },
+    });
+
+    // The simulator replays these very Nodes (a1 with its state annotation) from the start.
+    const scheduler = new VirtualTimeScheduler();
+    const sim: RepairDecision[] = [];
+    runRepairLoop({
+      policy: s.policy,
+      scheduler,
+      observations: ['a1', 'a2'].map((name) => ({
+        at: start,
+        obs: { nodeName: name, node: structuredClone(s.api.nodes.get(name)) },
+      })),
+      horizonMs: 5 * 60_000,
+    }).subscribe((d) => sim.push(d));
+    scheduler.flush();
+    const simA1 = sim.filter((d) => d.node === 'a1');
+    const repairedAt = simA1.findIndex((d) => d.actions.some((a) => a.type === 'Remediate'));
+    // Held first, repaired once the cooldown from the start is over (an empty starting
+    // state would have the simulator reboot a1 at once while the controller waits).
+    expect(repairedAt).toBeGreaterThan(0);
+    expect(simA1[repairedAt]!.at).toBe(start + 60_000);
+    expect(simA1[0]!.reason).toMatch(/has lifted; .* wait the 60s cooldown/);
+
+    // The controller, reconciling a1 at the simulator's times (up to the decision after the
+    // repair's outcome), does what the simulator printed and asks to be requeued when the
+    // simulator decides a1 next (1 s after the outcome, not 1 ms).
+    const steps = simA1.slice(0, repairedAt + 2);
+    expect(steps).toHaveLength(repairedAt + 2);
+    for (const [i, d] of steps.entries()) {
+      s.clock.now = d.at;
+      const before = s.calls.length;
+      const r = await s.reconciler.reconcile({ name: 'a1' }, s.ctx);
+      const issued = d.actions.flatMap((a) => (a.type === 'Remediate' ? [a.actionId] : []));
+      expect(s.calls.slice(before).map((c) => c.req.actionId)).toEqual(issued);
+      if (issued.length === 0) expect(s.stateOf('a1')?.phase).toBe(d.phase);
+      const next = steps[i + 1];
+      if (next !== undefined) expect(r).toEqual({ requeueAfter: next.at - d.at });
+    }
+    expect(s.calls).toHaveLength(1);
+    expect(steps.at(-1)?.phase).toBe('Verifying');
   });
 });

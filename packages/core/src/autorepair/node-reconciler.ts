@@ -1,8 +1,9 @@
 // The per-node reconcile of the auto-repair controller (the imperative shell around
-// health/decideFleet). Read the Node fresh and its persisted state. A node that does not
-// want to start a repair is decided alone (decideAlone: the storm guard cannot change its
-// decision), so a reconcile costs O(1) in the fleet size and a 5,000-node initial sync is
-// not 5,000 x 5,000 assessments. A node that wants to start goes under the admission lock:
+// health/fleet-decider.ts, the decider `noderepair simulate` replays traces through). Read
+// the Node fresh and its persisted state. A node that does not want to start a repair is
+// decided alone (decideAlone: the storm guard cannot change its decision), so a reconcile
+// costs O(1) in the fleet size and a 5,000-node initial sync is not 5,000 x 5,000
+// assessments. A node that wants to start goes under the admission lock:
 // read again, decide with the storm guard over every watched node, persist the next state
 // (optimistic lock on resourceVersion) and wait until the cache shows it, so the next
 // admission counts it. Then, outside the lock: run the actions (cordon, drain, reboot, ...),
@@ -12,9 +13,15 @@ import type { KubeClient } from '../kube/client.js';
 import { ConflictError, NotFoundError } from '../kube/errors.js';
 import { LeaseResource, NodeResource } from '../kube/resource.js';
 import type { KubeLease, KubeNode } from '../kube/types.js';
-import { decideAlone, decideMember, type FleetMember } from '../health/fleet.js';
-import { isInFlight, stormMemoryAtStart, type StormMemory } from '../health/storm-guard.js';
-import { recordFence, recordOutcome, type RepairDecision } from '../health/decide.js';
+import type { FleetMember } from '../health/fleet.js';
+import { newFleetDecider, type FleetDecider } from '../health/fleet-decider.js';
+import { isInFlight } from '../health/storm-guard.js';
+import {
+  DECIDE_AGAIN_AFTER_OUTCOME_MS,
+  recordFence,
+  recordOutcome,
+  type RepairDecision,
+} from '../health/decide.js';
 import type { RepairPolicy } from '../health/policy.js';
 import type { FenceRecord, RepairPhase, RepairState } from '../health/state.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
@@ -49,9 +56,6 @@ export interface NodeReconcilerDeps extends Omit<ExecutorDeps, 'event'> {
   cacheSyncTimeoutMs?: number;
 }
 
-/** Requeue after a reboot so Verifying starts with its deadline; short, the decision sets the pace after. */
-const AFTER_REMEDIATION_MS = 1000;
-
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const t = setTimeout(done, ms);
@@ -74,14 +78,13 @@ interface Decided {
 export class NodeReconciler {
   private readonly lock = new Mutex();
   private readonly log: RuntimeLogger;
-  /** The storm guard's state at the last fleet pass; while tripped, every node takes the fleet path. */
-  private stormTripped = false;
   /**
-   * When each storm was last seen (the storm guard's memory), kept between fleet passes. It
-   * starts at our first reconcile (after winning the lease, for a replica that waited): a
-   * storm we did not see may have just lifted, so the nodes it held wait out the cooldown.
+   * The decider the simulator uses too: the storm guard's memory and tripped flag between
+   * fleet passes. Made at our first reconcile (after winning the lease, for a replica that
+   * waited): a storm we did not see may have just lifted, so the nodes it held wait out the
+   * cooldown.
    */
-  private stormMemory: StormMemory | undefined;
+  private decider: FleetDecider | undefined;
 
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.log = deps.log.child({ component: 'autorepair' });
@@ -92,10 +95,10 @@ export class NodeReconciler {
     req: ReconcileRequest,
     ctx: ReconcileContext,
   ): Promise<ReconcileResult> => {
-    this.stormMemory ??= stormMemoryAtStart(this.deps.now());
+    this.decider ??= newFleetDecider(this.deps.policy, this.deps.now());
     let decided: Decided | undefined;
     try {
-      decided = await this.decide(req.name, ctx.signal);
+      decided = await this.decide(this.decider, req.name, ctx.signal);
     } catch (e) {
       // The Node changed between our read and our write (a kubelet status post, usually):
       // nothing was done; decide again on fresh data, without logging an error.
@@ -131,7 +134,7 @@ export class NodeReconciler {
       },
       { ...this.deps, event },
     );
-    if (summary.remediated) return { requeueAfter: AFTER_REMEDIATION_MS };
+    if (summary.remediated) return { requeueAfter: DECIDE_AGAIN_AFTER_OUTCOME_MS };
     // Provider unavailable (wait, same id next time) or fence unconfirmed: look again then.
     // The provider's own Retry-After wins over the decision's calmer recheck pace.
     if (summary.retryAfterMs !== undefined) return { requeueAfter: summary.retryAfterMs };
@@ -190,13 +193,17 @@ export class NodeReconciler {
   }
 
   /** Decides alone when the fleet cannot matter, else under the admission lock with the fleet. */
-  private async decide(name: string, signal: AbortSignal): Promise<Decided | undefined> {
-    if (!this.stormTripped) {
-      const quiet = this.decideFromCache(name);
+  private async decide(
+    decider: FleetDecider,
+    name: string,
+    signal: AbortSignal,
+  ): Promise<Decided | undefined> {
+    if (!decider.tripped) {
+      const quiet = this.decideFromCache(decider, name);
       if (quiet !== undefined) return quiet;
       const seen = await this.observe(name);
       if (seen === undefined) return undefined;
-      const decision = decideAlone(seen.self, this.deps.policy, this.deps.now());
+      const decision = decider.alone(seen.self, this.deps.now());
       if (decision !== undefined) {
         if (decision.nextState?.phase !== seen.previous?.phase)
           this.refreshPhaseCounts(name, decision);
@@ -204,7 +211,7 @@ export class NodeReconciler {
         return this.persist(name, seen.node, seen.previous, decision, signal);
       }
     }
-    return this.lock.run(() => this.decideAndPersist(name, signal));
+    return this.lock.run(() => this.decideAndPersist(decider, name, signal));
   }
 
   /**
@@ -213,7 +220,7 @@ export class NodeReconciler {
    * at all, so a steady fleet costs the apiserver nothing beyond the watch. Anything that
    * would write or act is decided again on a fresh read. Undefined when that is needed.
    */
-  private decideFromCache(name: string): Decided | undefined {
+  private decideFromCache(decider: FleetDecider, name: string): Decided | undefined {
     // The Lease is not in the cache; a policy that reads it reads fresh.
     if (this.deps.policy.staleHeartbeatTimeoutMs !== 0) return undefined;
     const view = this.deps.cache.get(name);
@@ -222,9 +229,8 @@ export class NodeReconciler {
     if (either.isLeft(parsed)) return undefined;
     const previous = parsed.right;
     if (isInFlight(previous?.phase)) return undefined;
-    const decision = decideAlone(
+    const decision = decider.alone(
       { obs: { nodeName: name, node: view }, state: previous },
-      this.deps.policy,
       this.deps.now(),
     );
     if (
@@ -289,7 +295,11 @@ export class NodeReconciler {
   }
 
   /** The fleet pass, under the admission lock. */
-  private async decideAndPersist(name: string, signal: AbortSignal): Promise<Decided | undefined> {
+  private async decideAndPersist(
+    decider: FleetDecider,
+    name: string,
+    signal: AbortSignal,
+  ): Promise<Decided | undefined> {
     const seen = await this.observe(name);
     if (seen === undefined) return undefined;
     const { node, previous, self } = seen;
@@ -298,12 +308,9 @@ export class NodeReconciler {
       .filter((v) => v.metadata.name !== name)
       .map((v) => ({ obs: { nodeName: v.metadata.name, node: v }, state: this.readState(v) }));
     const now = this.deps.now();
-    // Only this node is decided; the storm guard still sees every node.
-    const fleet = decideMember([self, ...others], 0, this.deps.policy, now, this.stormMemory);
-    if (fleet === undefined) return undefined;
-    const { decision, storm } = fleet;
-    this.stormMemory = storm.memory;
-    this.stormTripped = storm.tripped;
+    // Only this node is decided; the storm guard still sees every node (and the decider
+    // keeps its memory and tripped flag for the next pass).
+    const { decision, storm } = decider.withFleet(self, others, now);
     this.deps.metrics.stormTripped.set(storm.tripped ? 1 : 0);
     this.setPhaseCounts(
       others.map((m) => m.state),

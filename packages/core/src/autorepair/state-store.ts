@@ -8,7 +8,12 @@ import type { KubeClient } from '../kube/client.js';
 import { NodeResource } from '../kube/resource.js';
 import type { KubeNode } from '../kube/types.js';
 import type { NodeSnapshot } from '../health/node.js';
-import { parseRepairState, serializeRepairState, type RepairState } from '../health/state.js';
+import {
+  parseRepairState,
+  readStateAnnotation,
+  serializeRepairState,
+  type RepairState,
+} from '../health/state.js';
 
 export interface StateStore {
   readonly kind: 'annotation' | 'memory';
@@ -60,7 +65,7 @@ export class AnnotationStateStore implements StateStore {
   ) {}
 
   read(node: NodeSnapshot): either.Either<string, RepairState | undefined> {
-    return parseRepairState(node.metadata?.annotations?.[this.key]);
+    return readStateAnnotation(node, this.key);
   }
 
   stored(node: NodeSnapshot): string | undefined {

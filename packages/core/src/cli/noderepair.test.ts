@@ -77,8 +77,9 @@ describe('noderepair simulate on the example traces', () => {
       '02:10:00 w2 Drain',
       '02:10:00 w2 SoftReboot[Failed]',
       '02:11:00 w2 HardReboot',
-      // Accepted, node still down: the controller asks whether the machine is fenced.
-      '02:11:00 w2 Fence',
+      // Accepted, node still down: at the controller's next look, 1 s after the outcome,
+      // it asks whether the machine is fenced.
+      '02:11:01 w2 Fence',
       '02:19:00 w2 Uncordon',
     ]);
     expect(ds.find((d) => d.action === 'Cordon')?.cause).toBe('ContainerRuntimeDown');
@@ -95,7 +96,7 @@ describe('noderepair simulate on the example traces', () => {
       '01:05:02 w1 Cordon',
       '01:05:02 w1 Drain',
       '01:05:02 w1 HardReboot',
-      '01:05:02 w1 Fence',
+      '01:05:03 w1 Fence',
       '01:13:00 w1 Uncordon',
     ]);
     // The verified repair at 00:39 cleared the memory: 00:45 and 00:55 are episodes 1 and 2.
@@ -161,11 +162,11 @@ describe('noderepair simulate on the example traces', () => {
       '01:10:00 w3 Drain',
       '01:10:00 w3 SoftReboot',
       '01:20:00 w3 HardReboot',
-      '01:20:00 w3 Fence',
+      '01:20:01 w3 Fence',
       '01:35:00 w3 HardReboot',
-      '01:35:00 w3 Fence',
+      '01:35:01 w3 Fence',
       '01:50:00 w3 Replace',
-      '01:50:00 w3 Fence',
+      '01:50:01 w3 Fence',
       '02:20:00 w3 GiveUp',
       '02:30:00 w3 Forget',
     ]);

@@ -114,6 +114,14 @@ export interface DecideContext {
   storm?: StormVerdict;
 }
 
+/**
+ * How long after an action's outcome is recorded the node is decided again: the controller's
+ * requeue and the simulator's next pass (one constant, so the simulator prints the follow-up
+ * decision when the controller makes it). Verifying's deadlines run from the outcome's time;
+ * the decision sets the pace after.
+ */
+export const DECIDE_AGAIN_AFTER_OUTCOME_MS = 1000;
+
 /** Records an action's completion in the state (after the action ran, before the next decide). */
 export function recordOutcome(state: RepairState, outcome: ActionOutcome): RepairState {
   const rem = state.remediation;

@@ -3,10 +3,13 @@
 // guard was tripped) and the split between deciding a node alone and deciding it with the
 // fleet. `noderepair run`'s reconciler and `noderepair simulate` both decide through it, so
 // the simulator prints what the controller would do by construction, not by a second copy
-// of the same rules.
+// of the same rules. stateAtStart is the other half of a start: the repair state a node
+// already carries (in repair, held for a storm, cooling down) when the decider first sees it.
 import type { RepairDecision } from './decide.js';
 import { decideAlone, decideWithFleet, type FleetMember } from './fleet.js';
+import type { NodeSnapshot } from './node.js';
 import type { RepairPolicy } from './policy.js';
+import { readStateAnnotation, type RepairState } from './state.js';
 import { stormMemoryAtStart, type StormMemory, type StormReport } from './storm-guard.js';
 import { nowMillis } from './time.js';
 
@@ -67,4 +70,19 @@ export function newFleetDecider(policy: RepairPolicy, startedAt: Date | number):
       return decision !== undefined ? { decision } : withFleet(self, others(), now);
     },
   };
+}
+
+/**
+ * The repair state a controller started with `policy` finds on a node it sees for the first
+ * time: the state annotation an earlier controller left (the annotation store reads the same
+ * function), or none in dry-run, whose state lives in memory and starts empty. A record that
+ * does not parse is none: the controller starts such a node over (and says so in an event).
+ */
+export function stateAtStart(
+  policy: RepairPolicy,
+  node: NodeSnapshot | undefined,
+): RepairState | undefined {
+  if (policy.dryRun) return undefined;
+  const r = readStateAnnotation(node, policy.annotations.state);
+  return r._tag === 'Right' ? r.right : undefined;
 }

@@ -10,6 +10,7 @@ export {
 export { assessNode, type Assessment, type HealthSignal } from './assess.js';
 export {
   decideRepair,
+  DECIDE_AGAIN_AFTER_OUTCOME_MS,
   recordOutcome,
   recordFence,
   actionIdFor,
@@ -53,6 +54,7 @@ export {
   UncountedReason,
   initialRepairState,
   parseRepairState,
+  readStateAnnotation,
   serializeRepairState,
   FenceRecord,
   type Remediation,
@@ -100,7 +102,7 @@ export {
   type FleetMember,
   type FleetDecision,
 } from './fleet.js';
-export { newFleetDecider, type FleetDecider } from './fleet-decider.js';
+export { newFleetDecider, stateAtStart, type FleetDecider } from './fleet-decider.js';
 export { followEpisodes, inCountedEpisode, repairInFlight, type FlapMemory } from './episodes.js';
 export {
   runRepairLoop,

@@ -4,15 +4,19 @@
 // Each pass decides the nodes one after the other through newFleetDecider, exactly as the
 // controller's reconciler does (decided alone when the fleet cannot matter, else with the
 // storm guard over every node, the storm memory started at the first pass); each node sees
-// the states the nodes before it were given, as the controller's cache shows them.
+// the states the nodes before it were given, as the controller's cache shows them. A node
+// seen for the first time starts from the state it carries (stateAtStart: its state
+// annotation, as the controller reads it), so a trace of nodes already in repair, held for
+// a storm or cooling down at the start replays as the controller would go on with them.
 import { Observable, Subscription, type SchedulerLike } from 'rxjs';
 import {
+  DECIDE_AGAIN_AFTER_OUTCOME_MS,
   recordOutcome,
   type ActionOutcome,
   type RepairAction,
   type RepairDecision,
 } from './decide.js';
-import { newFleetDecider, type FleetDecider } from './fleet-decider.js';
+import { newFleetDecider, stateAtStart, type FleetDecider } from './fleet-decider.js';
 import type { FleetMember } from './fleet.js';
 import type { HealthObservation } from './node.js';
 import type { RepairPolicy } from './policy.js';
@@ -40,6 +44,7 @@ export interface RepairLoopOptions {
   observations: readonly TimedObservation[];
   /** Epoch ms that virtual time zero stands for; default: the first observation's time. */
   epochMs?: number;
+  /** States to start from; a node without one starts from stateAtStart (its annotation). */
   initialStates?: ReadonlyMap<string, RepairState>;
   /** Default: every action succeeds at once. */
   execute?: ActionExecutor;
@@ -94,9 +99,10 @@ export function runRepairLoop(opts: RepairLoopOptions): Observable<RepairDecisio
             }
           }
           states.set(d.node, st);
-          // An outcome was just recorded: look again right away so it is acted upon. (A
-          // missing outcome is a simulated crash; the decision's own requeue paces the replay.)
-          if (recorded) nextWake = Math.min(nextWake, 1);
+          // An outcome was just recorded: look again when the controller would (its requeue
+          // after an action). A missing outcome is a simulated crash; the decision's own
+          // requeue paces the replay.
+          if (recorded) nextWake = Math.min(nextWake, DECIDE_AGAIN_AFTER_OUTCOME_MS);
         }
         subscriber.next(d);
         if (d.requeueAfterMs !== undefined) nextWake = Math.min(nextWake, d.requeueAfterMs);
@@ -120,7 +126,12 @@ export function runRepairLoop(opts: RepairLoopOptions): Observable<RepairDecisio
       subs.add(
         scheduler.schedule(
           () => {
-            for (const o of batch) latest.set(o.obs.nodeName, o.obs);
+            for (const o of batch) {
+              const name = o.obs.nodeName;
+              latest.set(name, o.obs);
+              const carried = states.has(name) ? undefined : stateAtStart(policy, o.obs.node);
+              if (carried !== undefined) states.set(name, carried);
+            }
             batchesLeft -= 1;
             pass();
           },

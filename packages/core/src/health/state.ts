@@ -8,6 +8,7 @@ import { pipe } from 'fp-ts/lib/function.js';
 import { IsoTime } from './time.js';
 import { RemediationStepKind } from './policy.js';
 import { formatValidationErrors } from './errors.js';
+import { annotation, type NodeSnapshot } from './node.js';
 
 export const RepairStateVersion = 1;
 
@@ -182,6 +183,17 @@ export function parseRepairState(
     RepairState.decode(json),
     either.mapLeft((errs) => `repair-state annotation: ${formatValidationErrors(errs)}`),
   );
+}
+
+/**
+ * The state persisted on a Node under the annotation `key`: what the controller's annotation
+ * store reads, and what the simulator starts a node it first sees from (fleet-decider.ts).
+ */
+export function readStateAnnotation(
+  node: NodeSnapshot | undefined,
+  key: string,
+): either.Either<string, RepairState | undefined> {
+  return parseRepairState(annotation(node, key));
 }
 
 /** The annotation value: compact JSON with RFC 3339 times, stable key order. */

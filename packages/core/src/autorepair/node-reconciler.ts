@@ -15,6 +15,8 @@ import type { KubeLease, KubeNode } from '../kube/types.js';
 import { decideAlone, decideMember, type FleetMember } from '../health/fleet.js';
 import { isInFlight, stormMemoryAtStart, type StormMemory } from '../health/storm-guard.js';
 import { recordFence, recordOutcome, type RepairDecision } from '../health/decide.js';
+import { needsPowerState } from '../health/shutdown.js';
+import type { PowerState } from '../provider/port.js';
 import type { RepairPolicy } from '../health/policy.js';
 import type { FenceRecord, RepairPhase, RepairState } from '../health/state.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
@@ -184,6 +186,28 @@ export class NodeReconciler {
     }
   }
 
+  /**
+   * The machine's power state, asked only when the decision depends on it (a shut-down node
+   * past shutdown.failAfter). A provider that throws is an outage: waiting, not a verdict.
+   */
+  private async powerState(
+    name: string,
+    node: KubeNode,
+    previous: RepairState | undefined,
+    signal: AbortSignal,
+  ): Promise<PowerState | undefined> {
+    const { provider, policy } = this.deps;
+    const providerID = node.spec?.providerID;
+    if (provider.powerState === undefined || providerID === undefined || providerID === '')
+      return undefined;
+    if (!needsPowerState(previous, policy.shutdown, this.deps.now())) return undefined;
+    try {
+      return await provider.powerState({ node: name, providerID }, { signal });
+    } catch (e) {
+      return { kind: 'Unavailable', reason: e instanceof Error ? e.message : String(e) };
+    }
+  }
+
   private readState(node: KubeNode | NodeView): RepairState | undefined {
     const r = this.deps.store.read(node);
     return either.isRight(r) ? r.right : undefined;
@@ -194,7 +218,7 @@ export class NodeReconciler {
     if (!this.stormTripped) {
       const quiet = this.decideFromCache(name);
       if (quiet !== undefined) return quiet;
-      const seen = await this.observe(name);
+      const seen = await this.observe(name, signal);
       if (seen === undefined) return undefined;
       const decision = decideAlone(seen.self, this.deps.policy, this.deps.now());
       if (decision !== undefined) {
@@ -222,6 +246,8 @@ export class NodeReconciler {
     if (either.isLeft(parsed)) return undefined;
     const previous = parsed.right;
     if (isInFlight(previous?.phase)) return undefined;
+    // A shut-down node past shutdown.failAfter is decided on the provider's power state.
+    if (needsPowerState(previous, this.deps.policy.shutdown, this.deps.now())) return undefined;
     const decision = decideAlone(
       { obs: { nodeName: name, node: view }, state: previous },
       this.deps.policy,
@@ -240,6 +266,7 @@ export class NodeReconciler {
   /** The Node read fresh (the decision is written against its version) and its state. */
   private async observe(
     name: string,
+    signal: AbortSignal,
   ): Promise<
     { node: KubeNode | undefined; previous: RepairState | undefined; self: FleetMember } | undefined
   > {
@@ -262,8 +289,15 @@ export class NodeReconciler {
       } else previous = parsed.right;
     }
     const leaseRenewTime = node !== undefined ? await this.leaseRenewTime(name) : undefined;
+    const power =
+      node !== undefined ? await this.powerState(name, node, previous, signal) : undefined;
     const self: FleetMember = {
-      obs: { nodeName: name, node, ...(leaseRenewTime !== undefined ? { leaseRenewTime } : {}) },
+      obs: {
+        nodeName: name,
+        node,
+        ...(leaseRenewTime !== undefined ? { leaseRenewTime } : {}),
+        ...(power !== undefined ? { power } : {}),
+      },
       state: previous,
     };
     return { node, previous, self };
@@ -290,7 +324,7 @@ export class NodeReconciler {
 
   /** The fleet pass, under the admission lock. */
   private async decideAndPersist(name: string, signal: AbortSignal): Promise<Decided | undefined> {
-    const seen = await this.observe(name);
+    const seen = await this.observe(name, signal);
     if (seen === undefined) return undefined;
     const { node, previous, self } = seen;
     const others: FleetMember[] = this.deps.cache

@@ -218,6 +218,8 @@ describe('a shut-down node in the state machine', () => {
       // HardReboot's timeout (15 m) runs out: its second attempt, not a pause.
       { at: 186, ready: 'unknown', since: 45 },
     ]);
+    // While it runs, the provider is not asked about power any more.
+    expect(needsPowerState(ds[3]!.nextState, failAfter2h().shutdown, T0 + 186 * MIN)).toBe(false);
     expect(ds[4]!.phase).toBe('Remediating');
     expect(ds[4]!.actions.find((a) => a.type === 'Remediate')).toMatchObject({
       action: 'HardReboot',

@@ -6,6 +6,7 @@
 // repaired by the ladder; decide.ts skips steps that cannot act on a powered-off machine).
 // Pure: the shell asks the provider (needsPowerState says when) and passes the answer in.
 import type { PowerState } from '../provider/port.js';
+import { repairInFlight } from './episodes.js';
 import type { ShutdownPolicy } from './policy.js';
 import type { RepairState } from './state.js';
 import { formatDuration, iso } from './time.js';
@@ -41,8 +42,9 @@ export function shutdownDeadline(since: number, policy: ShutdownPolicy): number 
 
 /**
  * Whether the shell must ask the provider for the machine's power state before deciding:
- * only for a node in a shutdown period whose FailAfter deadline has passed. Under Wait, or
- * before the deadline, nothing is asked (no provider traffic for a switched-off node).
+ * only for a node in a shutdown period whose FailAfter deadline has passed and that no repair
+ * of ours is working on. Under Wait, or before the deadline, nothing is asked (no provider
+ * traffic for a switched-off node).
  */
 export function needsPowerState(
   state: RepairState | undefined,
@@ -50,7 +52,8 @@ export function needsPowerState(
   now: number,
 ): boolean {
   const p = state?.notReady;
-  if (p?.uncounted !== 'Shutdown') return false;
+  // A repair of ours in flight is judged by its ladder, not by the shutdown rule.
+  if (p?.uncounted !== 'Shutdown' || repairInFlight(state)) return false;
   const deadline = shutdownDeadline(p.since, policy);
   return deadline !== undefined && deadline < now;
 }

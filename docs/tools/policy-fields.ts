@@ -57,6 +57,10 @@ export const policyFieldMeanings: Readonly<Record<string, string>> = {
     'Stop draining after this long and act anyway (the node is broken; the `DrainIncomplete` Event names the pods left).',
   'drain.outOfServiceAfter':
     'For an unreachable node (`Ready=Unknown`, stale heartbeat): stop waiting for evicted pods after this long and go on to the repair action (they cannot terminate without a kubelet). The name is historical: the drain never adds the `node.kubernetes.io/out-of-service` taint; only a confirmed fence does (see "Fencing").',
+  'shutdown.poweredOff':
+    "A node that announced a graceful shutdown and has not been `Ready` since was switched off on purpose. `Wait`: wait for ever for it to report again, never power it on, never ask the provider. `FailAfter`: once it has been down for `shutdown.failAfter`, ask the provider for the machine's power state (a provider that cannot tell is refused at start; an outage is waited out) and treat the node as failed (cause and Event `ShutDownTooLong`): the ladder repairs it, starting after any `SoftReboot` when the machine is off.",
+  'shutdown.failAfter':
+    "With `shutdown.poweredOff: FailAfter` (and only then): how long a shut-down node may stay down (counted from its shutdown, or from the provider's later power-off) before it is failed. A duration above 0.",
   'annotations.state': 'Node annotation that holds the persisted repair state (JSON).',
   'annotations.trigger':
     'Node annotation that asks for a repair at once; each distinct value fires once (`kubectl annotate --overwrite node N noderepair.io/repair-now=$(date +%s)`).',

@@ -200,3 +200,42 @@ describe('NovaMachineProvider.fence', () => {
     });
   });
 });
+
+describe('NovaMachineProvider.powerState', () => {
+  const ref = (serverId: string) => ({ node: 'node-a', providerID: `openstack:///${serverId}` });
+
+  it("ACTIVE is On; an operator's os-stop is Off by request, since the stop", async () => {
+    const { fake, provider, now, advance } = setup();
+    const id = fake.addServer();
+    expect(await provider().powerState(ref(id), ctx)).toEqual({ kind: 'On' });
+    const stopped = await provider().execute(req(id, 'op/stop', now(), 'PowerOff'), ctx);
+    expect(stopped).toMatchObject({ kind: 'Accepted' });
+    const stoppedAt = Math.floor(now() / 1000) * 1000;
+    advance(60_000);
+    const p = await provider().powerState(ref(id), ctx);
+    expect(p).toMatchObject({ kind: 'Off', byRequest: true, since: stoppedAt });
+    expect(p.kind === 'Off' && p.evidence).toMatch(/SHUTOFF since .* requested through the API/);
+  });
+
+  it("a guest that shut itself down (Nova's power-state sync, no user) is Off, not by request", async () => {
+    const { fake, provider, now } = setup();
+    const id = fake.addServer();
+    fake.guestShutdown(id);
+    const p = await provider().powerState(ref(id), ctx);
+    expect(p).toMatchObject({
+      kind: 'Off',
+      byRequest: false,
+      since: Math.floor(now() / 1000) * 1000,
+    });
+    expect(p.kind === 'Off' && p.evidence).toMatch(/power-state sync/);
+  });
+
+  it('a deleted server is Gone; an outage is Unavailable, never a power state', async () => {
+    const { fake, provider } = setup();
+    const id = fake.addServer();
+    fake.failNext(3, { status: 503 });
+    expect(await provider().powerState(ref(id), ctx)).toMatchObject({ kind: 'Unavailable' });
+    fake.deleteServer(id);
+    expect(await provider().powerState(ref(id), ctx)).toMatchObject({ kind: 'Gone' });
+  });
+});

@@ -162,6 +162,14 @@ export class NovaMachineProvider implements MachineProvider {
     }
   }
 
+  /**
+   * SHUTOFF is Off. The newest `stop` in os-instance-actions says since when and who asked:
+   * a user's request through the API (an operator's `openstack server stop`, or ours) is
+   * byRequest; a stop Nova recorded itself, with no user, is its power-state sync finding a
+   * guest that shut itself down or crashed, which Nova cannot tell apart, so not byRequest.
+   * (Our own PowerOff never reaches a decision about intent: core follows its repairs in
+   * its state and does not apply the shutdown rule while one is in flight.)
+   */
   async powerState(m: MachineRef, ctx: ProviderContext): Promise<PowerState> {
     const id = parseProviderID(m.providerID);
     if (E.isLeft(id)) return { kind: 'Unavailable', reason: id.left };
@@ -169,13 +177,26 @@ export class NovaMachineProvider implements MachineProvider {
     try {
       const s = await this.#nova.getServer(id.right.serverId, { signal: ctx.signal });
       if (s.status !== 'SHUTOFF') return { kind: 'On' };
-      const last = (
-        await this.#nova.listInstanceActions(id.right.serverId, { signal: ctx.signal })
-      )[0];
+      const actions = await this.#nova.listInstanceActions(id.right.serverId, {
+        signal: ctx.signal,
+      });
+      // Newest first.
+      const stop = actions.find((a) => a.action === 'stop');
+      if (stop === undefined)
+        return {
+          kind: 'Off',
+          byRequest: false,
+          evidence: `Nova: server ${s.id} is SHUTOFF (no stop in its instance actions)`,
+        };
+      const byRequest = stop.userId !== null;
+      const who = byRequest
+        ? 'requested through the API'
+        : "recorded by Nova's power-state sync: the guest shut itself down or crashed";
       return {
         kind: 'Off',
-        byRequest: last?.action === 'stop',
-        evidence: `Nova: server ${s.id} is SHUTOFF${last ? ` (last action ${last.action})` : ''}`,
+        since: stop.startTime,
+        byRequest,
+        evidence: `Nova: server ${s.id} is SHUTOFF since ${new Date(stop.startTime).toISOString()} (stop ${stop.requestId} ${who})`,
       };
     } catch (e) {
       if (e instanceof OpenStackError && e.code === 'ServerNotFound')

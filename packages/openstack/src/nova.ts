@@ -22,6 +22,12 @@ export interface InstanceAction {
   readonly action: string;
   readonly requestId: string;
   readonly startTime: number;
+  /**
+   * Who asked: a user id for a request through the API; null when Nova recorded the action
+   * itself (its power-state sync stopping a guest that shut down on its own); undefined when
+   * the answer did not say.
+   */
+  readonly userId?: string | null;
 }
 
 export interface InstanceActionDetail extends InstanceAction {
@@ -35,11 +41,14 @@ export interface InstanceActionDetail extends InstanceAction {
 }
 
 const nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null]);
-const InstanceActionEntry = t.type({
-  action: t.string,
-  request_id: t.string,
-  start_time: t.string,
-});
+const InstanceActionEntry = t.intersection([
+  t.type({
+    action: t.string,
+    request_id: t.string,
+    start_time: t.string,
+  }),
+  t.partial({ user_id: t.union([t.string, t.null]) }),
+]);
 const InstanceActionsBody = t.type({ instanceActions: t.array(InstanceActionEntry) });
 const InstanceActionBody = t.type({
   instanceAction: t.intersection([
@@ -367,6 +376,7 @@ export class NovaClient {
       action: a.action,
       requestId: a.request_id,
       startTime: novaTime(a.start_time),
+      ...(a.user_id !== undefined ? { userId: a.user_id } : {}),
     }));
   }
 

@@ -28,6 +28,11 @@ export const EventReasons = {
   AwaitingFence: 'AwaitingFence',
   /** The node is shutting down or shut down: waited for, never powered on. */
   NodeShutDown: 'NodeShutDown',
+  /**
+   * A shut-down node stayed down past the policy's shutdown.failAfter (FailAfter): it is
+   * now treated as failed and repaired (or held by the storm guard).
+   */
+  ShutDownTooLong: 'ShutDownTooLong',
   DryRun: 'DryRun',
 } as const;
 
@@ -66,6 +71,18 @@ export function transitionEvents(d: RepairDecision, prev: RepairState | undefine
       reason: EventReasons.NodeShutDown,
       action: 'Wait',
       note: d.reason,
+    });
+  }
+  if (
+    d.cause.kind === 'ShutDownTooLong' &&
+    prev?.phase === 'Waiting' &&
+    (d.phase === 'Unhealthy' || d.phase === 'Remediating')
+  ) {
+    out.push({
+      type: 'Warning',
+      reason: EventReasons.ShutDownTooLong,
+      action: 'Fail',
+      note: d.cause.message,
     });
   }
   if (startsRemediation(d, prev)) {

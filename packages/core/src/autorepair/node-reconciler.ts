@@ -22,6 +22,8 @@ import {
   recordOutcome,
   type RepairDecision,
 } from '../health/decide.js';
+import { needsPowerState } from '../health/shutdown.js';
+import type { PowerState } from '../provider/port.js';
 import type { RepairPolicy } from '../health/policy.js';
 import type { FenceRecord, RepairPhase, RepairState } from '../health/state.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
@@ -187,6 +189,28 @@ export class NodeReconciler {
     }
   }
 
+  /**
+   * The machine's power state, asked only when the decision depends on it (a shut-down node
+   * past shutdown.failAfter). A provider that throws is an outage: waiting, not a verdict.
+   */
+  private async powerState(
+    name: string,
+    node: KubeNode,
+    previous: RepairState | undefined,
+    signal: AbortSignal,
+  ): Promise<PowerState | undefined> {
+    const { provider, policy } = this.deps;
+    const providerID = node.spec?.providerID;
+    if (provider.powerState === undefined || providerID === undefined || providerID === '')
+      return undefined;
+    if (!needsPowerState(previous, policy.shutdown, this.deps.now())) return undefined;
+    try {
+      return await provider.powerState({ node: name, providerID }, { signal });
+    } catch (e) {
+      return { kind: 'Unavailable', reason: e instanceof Error ? e.message : String(e) };
+    }
+  }
+
   private readState(node: KubeNode | NodeView): RepairState | undefined {
     const r = this.deps.store.read(node);
     return either.isRight(r) ? r.right : undefined;
@@ -201,7 +225,7 @@ export class NodeReconciler {
     if (!decider.tripped) {
       const quiet = this.decideFromCache(decider, name);
       if (quiet !== undefined) return quiet;
-      const seen = await this.observe(name);
+      const seen = await this.observe(name, signal);
       if (seen === undefined) return undefined;
       const decision = decider.alone(seen.self, this.deps.now());
       if (decision !== undefined) {
@@ -229,6 +253,8 @@ export class NodeReconciler {
     if (either.isLeft(parsed)) return undefined;
     const previous = parsed.right;
     if (isInFlight(previous?.phase)) return undefined;
+    // A shut-down node past shutdown.failAfter is decided on the provider's power state.
+    if (needsPowerState(previous, this.deps.policy.shutdown, this.deps.now())) return undefined;
     const decision = decider.alone(
       { obs: { nodeName: name, node: view }, state: previous },
       this.deps.now(),
@@ -246,6 +272,7 @@ export class NodeReconciler {
   /** The Node read fresh (the decision is written against its version) and its state. */
   private async observe(
     name: string,
+    signal: AbortSignal,
   ): Promise<
     { node: KubeNode | undefined; previous: RepairState | undefined; self: FleetMember } | undefined
   > {
@@ -268,8 +295,15 @@ export class NodeReconciler {
       } else previous = parsed.right;
     }
     const leaseRenewTime = node !== undefined ? await this.leaseRenewTime(name) : undefined;
+    const power =
+      node !== undefined ? await this.powerState(name, node, previous, signal) : undefined;
     const self: FleetMember = {
-      obs: { nodeName: name, node, ...(leaseRenewTime !== undefined ? { leaseRenewTime } : {}) },
+      obs: {
+        nodeName: name,
+        node,
+        ...(leaseRenewTime !== undefined ? { leaseRenewTime } : {}),
+        ...(power !== undefined ? { power } : {}),
+      },
       state: previous,
     };
     return { node, previous, self };
@@ -300,7 +334,7 @@ export class NodeReconciler {
     name: string,
     signal: AbortSignal,
   ): Promise<Decided | undefined> {
-    const seen = await this.observe(name);
+    const seen = await this.observe(name, signal);
     if (seen === undefined) return undefined;
     const { node, previous, self } = seen;
     const others: FleetMember[] = this.deps.cache

@@ -295,7 +295,7 @@ describe('noderepair simulate on the example traces', () => {
       { cwd: repo },
     );
     expect(stdout.split('\n')[0]).toBe(
-      '2026-01-01T01:00:00.000Z  w2  ShuttingDown  Waiting  -  the node is shutting down: waiting for it, never rebooting it',
+      '2026-01-01T01:00:00.000Z  w2  ShuttingDown  Waiting  -  the node is shutting down: waiting for it, never rebooting it; if it stays down it is waited for for ever (policy shutdown.poweredOff: Wait)',
     );
   });
 });

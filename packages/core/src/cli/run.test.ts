@@ -158,6 +158,23 @@ describe('runCommand provider check', () => {
     expect(err.join('\n')).toMatch(
       /the policy's ladder uses HardReboot, which provider "soft-only-fake" cannot execute/,
     );
+
+    // shutdown.poweredOff: FailAfter decides on the power state, which this fake cannot tell.
+    const err2: string[] = [];
+    const code2 = await runCommand(
+      ['--policy', 'p', '--kubeconfig', kubeconfig, '--provider', 'soft-only'],
+      {
+        stdout: () => {},
+        stderr: (l) => err2.push(l),
+        readFile: async () =>
+          'ladder: [{ action: SoftReboot }]\nshutdown: { poweredOff: FailAfter, failAfter: 2h }',
+        providers: { 'soft-only': softOnly },
+      },
+    );
+    expect(code2).toBe(1);
+    expect(err2.join('\n')).toMatch(
+      /shutdown.poweredOff is FailAfter, which needs the machine's power state, and provider "soft-only-fake" cannot tell it/,
+    );
   });
 });
 

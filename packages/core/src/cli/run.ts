@@ -203,6 +203,14 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     );
     return 1;
   }
+  // FailAfter decides on the machine's power state; without it the option would silently
+  // wait for ever, which is the default it was written to change.
+  if (policy.right.shutdown.poweredOff === 'FailAfter' && provider.powerState === undefined) {
+    io.stderr(
+      `noderepair run: the policy's shutdown.poweredOff is FailAfter, which needs the machine's power state, and provider "${provider.name}" cannot tell it`,
+    );
+    return 1;
+  }
   const client = createKubeClient(kc);
   const identity = defaultLeaderIdentity(env);
   const sameAddress =

@@ -9,9 +9,16 @@ import {
   NodeReady,
   type HealthObservation,
 } from './node.js';
-import { followEpisodes, inCountedEpisode, readyClockStart, type FlapMemory } from './episodes.js';
+import {
+  followEpisodes,
+  inCountedEpisode,
+  readyClockStart,
+  repairInFlight,
+  type FlapMemory,
+} from './episodes.js';
 import type { RepairPolicy } from './policy.js';
 import type { RepairState } from './state.js';
+import { judgeShutdown, shutdownBehaviour } from './shutdown.js';
 import { formatDuration, iso, toMillis } from './time.js';
 
 /**
@@ -36,6 +43,11 @@ export interface Assessment extends FlapMemory {
   // observation (decideRepair persists them).
   /** A manual trigger annotation value not acted upon yet. */
   newTrigger?: string;
+  /**
+   * Unhealthy because a shut-down node stayed down past shutdown.failAfter and its machine
+   * is off or gone: the repair skips steps that ask the guest (decide.ts).
+   */
+  poweredOff?: boolean;
 }
 
 /**
@@ -67,7 +79,7 @@ export function assessNode(
     return {
       cause,
       signal: 'waiting',
-      detail: 'the node is shutting down: waiting for it, never rebooting it',
+      detail: `the node is shutting down: waiting for it, never rebooting it; ${shutdownBehaviour(policy.shutdown)}`,
       ...flap,
     };
   }
@@ -88,13 +100,30 @@ export function assessNode(
   // A node that announced a graceful shutdown and has not been Ready since (the kubelet then
   // stops, so Ready goes Unknown): switched off on purpose. Powering it back on would go
   // against its operator's intent, so it waits until it reports Ready again (or a manual
-  // trigger asks for a repair). The not-Ready period remembers how it began (episodes.ts).
-  if (flap.notReady?.uncounted === 'Shutdown' && newTrigger === undefined) {
+  // trigger asks for a repair), unless the policy says to fail it after a while
+  // (shutdown.ts). The not-Ready period remembers how it began (episodes.ts).
+  // A repair of ours that is already running (a manual trigger's, or FailAfter's) is not
+  // paused by it: its ladder decides.
+  if (
+    flap.notReady?.uncounted === 'Shutdown' &&
+    newTrigger === undefined &&
+    !repairInFlight(state)
+  ) {
+    const v = judgeShutdown(flap.notReady.since, obs.power, policy.shutdown, now);
+    if (v.kind === 'Wait')
+      return {
+        cause,
+        signal: 'waiting',
+        detail: v.detail,
+        ...(v.requeueAfterMs !== undefined ? { requeueAfterMs: v.requeueAfterMs } : {}),
+        ...flap,
+      };
     return {
-      cause,
-      signal: 'waiting',
-      detail:
-        'the node shut down (it announced a graceful shutdown) and has not been Ready since: waiting for it to report again, never powering it on',
+      cause: { kind: 'ShutDownTooLong', message: v.detail },
+      signal: 'unhealthy',
+      detail: v.detail,
+      unhealthySince: v.since,
+      poweredOff: v.poweredOff,
       ...flap,
     };
   }

@@ -14,6 +14,8 @@ export type CauseKind =
   | 'RuntimeNetworkNotReady'
   | 'PLEGUnhealthy'
   | 'ShuttingDown'
+  /** Shut down on purpose and still down after the policy's shutdown.failAfter (shutdown.ts). */
+  | 'ShutDownTooLong'
   | 'CapacityMissing'
   | 'ConditionUnhealthy'
   | 'Other';

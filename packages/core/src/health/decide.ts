@@ -429,7 +429,12 @@ export function decideRepair(
   const ownsCordon = previous?.cordoned === true;
   switch (a.signal) {
     case 'waiting':
-      return out(enter(idle, 'Waiting'), [], a.detail, policy.stormGuard.recheckIntervalMs);
+      return out(
+        enter(idle, 'Waiting'),
+        [],
+        a.detail,
+        Math.min(a.requeueAfterMs ?? Infinity, policy.stormGuard.recheckIntervalMs),
+      );
     case 'healthy': {
       const { heldByStormSince: _held, ...recovered } = idle;
       return out(enter(recovered, 'Healthy'), [], a.detail);
@@ -492,6 +497,22 @@ function firstStep(
   return { step: 0, why: '' };
 }
 
+/**
+ * A machine that is powered off (or gone) has no guest to ask: a SoftReboot cannot work
+ * (Nova refuses it with 409) and would only burn an attempt and its timeout. Start at the
+ * first later step that acts on the machine itself (HardReboot powers it on); a ladder of
+ * SoftReboot only keeps its step, which then fails and gives up.
+ */
+function skipGuestSteps(
+  first: { step: number; why: string },
+  policy: RepairPolicy,
+): { step: number; why: string } {
+  const i = policy.ladder.findIndex((st, j) => j >= first.step && st.action !== 'SoftReboot');
+  if (i === -1 || i === first.step) return first;
+  const skip = 'the machine is powered off, so SoftReboot (which asks the guest) is skipped';
+  return { step: i, why: first.why ? `${first.why}; ${skip}` : skip };
+}
+
 function startRemediation(
   s: RepairState,
   obs: HealthObservation,
@@ -503,7 +524,8 @@ function startRemediation(
   ownsCordon: boolean,
 ): RepairDecision {
   const dryRun = policy.dryRun;
-  const { step: stepIndex, why } = firstStep(s, policy, now);
+  const first = firstStep(s, policy, now);
+  const { step: stepIndex, why } = a.poweredOff === true ? skipGuestSteps(first, policy) : first;
   const step = policy.ladder[stepIndex];
   if (step === undefined)
     return out(

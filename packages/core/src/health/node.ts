@@ -1,5 +1,6 @@
 // The slice of a Node the health code reads. Structural, so a @kubernetes/client-node V1Node,
 // a kubernetes-fluent-client object or a parsed JSON trace line all fit without conversion.
+import type { PowerState } from '../provider/port.js';
 import { toMillis, type TimeInput } from './time.js';
 
 export interface NodeConditionSnapshot {
@@ -41,6 +42,11 @@ export interface HealthObservation {
   node: NodeSnapshot | undefined;
   /** renewTime of the node's Lease in kube-node-lease, when the caller reads it. */
   leaseRenewTime?: TimeInput;
+  /**
+   * The machine's power state from the provider, when the caller asked for it (only for a
+   * shut-down node past the policy's shutdown.failAfter: see shutdown.ts needsPowerState).
+   */
+  power?: PowerState;
 }
 
 // Well-known names (Kubernetes and Cluster API).

@@ -36,6 +36,14 @@ const LadderStepInput = t.intersection([
 /** A count ("3") or a percentage of the total ("40%"), like intstr.IntOrString. */
 const IntOrPercent = t.union([t.number, t.string], 'IntOrPercent');
 
+/**
+ * What happens to a node that announced a graceful shutdown and has stayed down since:
+ * Wait (for ever: someone switched it off on purpose) or FailAfter (treated as failed once
+ * it has been down for `failAfter`, and the provider can tell its power state).
+ */
+export const PoweredOffBehaviour = t.keyof({ Wait: null, FailAfter: null }, 'PoweredOffBehaviour');
+export type PoweredOffBehaviour = t.TypeOf<typeof PoweredOffBehaviour>;
+
 /** The policy as written by a user: everything optional. */
 export const RepairPolicyInput = t.partial(
   {
@@ -63,6 +71,7 @@ export const RepairPolicyInput = t.partial(
     }),
     drain: t.partial({ enabled: t.boolean, timeout: DurationMs, outOfServiceAfter: DurationMs }),
     annotations: t.partial({ state: t.string, trigger: t.string }),
+    shutdown: t.partial({ poweredOff: PoweredOffBehaviour, failAfter: DurationMs }),
   },
   'RepairPolicy',
 );
@@ -123,7 +132,17 @@ export interface RepairPolicy {
   stormGuard: StormGuardPolicy;
   drain: { enabled: boolean; timeoutMs: number; outOfServiceAfterMs: number };
   annotations: { state: string; trigger: string };
+  /** A node that shut down on purpose: wait for ever (default), or fail it after a while. */
+  shutdown: ShutdownPolicy;
 }
+
+export type ShutdownPolicy =
+  | { poweredOff: 'Wait' }
+  | {
+      poweredOff: 'FailAfter';
+      /** Down this long since its announced shutdown (and not powered on): failed. */
+      failAfterMs: number;
+    };
 
 const MIN = 60_000;
 
@@ -152,7 +171,33 @@ export const defaultRepairPolicy: RepairPolicy = {
   },
   drain: { enabled: true, timeoutMs: 15 * MIN, outOfServiceAfterMs: 5 * MIN },
   annotations: { state: 'noderepair.io/repair-state', trigger: 'noderepair.io/repair-now' },
+  shutdown: { poweredOff: 'Wait' },
 };
+
+/**
+ * The shutdown policy, or what is wrong with it. failAfter belongs to FailAfter only: with
+ * Wait it would be ignored, and a value that is silently ignored is a typo nobody sees.
+ */
+function resolveShutdown(
+  p: { poweredOff?: PoweredOffBehaviour; failAfter?: number } | undefined,
+  problems: string[],
+): ShutdownPolicy {
+  const mode = p?.poweredOff ?? 'Wait';
+  if (mode === 'Wait') {
+    if (p?.failAfter !== undefined)
+      problems.push(
+        'shutdown.failAfter: only used with shutdown.poweredOff: FailAfter (the default, Wait, waits for ever)',
+      );
+    return { poweredOff: 'Wait' };
+  }
+  if (p?.failAfter === undefined || p.failAfter === 0) {
+    problems.push(
+      'shutdown.failAfter: shutdown.poweredOff: FailAfter needs failAfter, a duration above 0 (e.g. "2h")',
+    );
+    return { poweredOff: 'Wait' };
+  }
+  return { poweredOff: 'FailAfter', failAfterMs: p.failAfter };
+}
 
 export function parseCountOrPercent(
   v: number | string,
@@ -318,6 +363,7 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
           state: p.annotations?.state ?? d.annotations.state,
           trigger: p.annotations?.trigger ?? d.annotations.trigger,
         },
+        shutdown: resolveShutdown(p.shutdown, problems),
       };
       return problems.length > 0
         ? either.left(`invalid repair policy: ${problems.join('; ')}`)

@@ -152,6 +152,8 @@ interface FakeInstanceAction {
   readonly action: string;
   readonly requestId: string;
   readonly startMs: number;
+  /** The requester's user; null for what Nova records itself (its power-state sync). */
+  readonly userId: string | null;
 }
 
 /** The action name Nova records for each body key of POST /servers/{id}/action. */
@@ -602,18 +604,36 @@ export class FakeOpenStack {
     if (!body) return { res: fault(400, 'badRequest', 'Malformed request body', mvHeaders), entry };
     const out = this.compute.act(s, body, { admin: token.admin });
     if (out.status === 202) {
-      this.#recordInstanceAction(s.id, action, requestId);
+      this.#recordInstanceAction(s.id, action, requestId, token.userId);
       return { res: { status: 202, headers: mvHeaders, body: '' }, entry };
     }
     return { res: fault(out.status, out.fault, out.message, mvHeaders), entry };
   }
 
   /** Nova records an accepted action in the API, before the 202: name, request id, start (to the second). */
-  #recordInstanceAction(serverId: string, bodyKey: string | undefined, requestId: string): void {
+  #recordInstanceAction(
+    serverId: string,
+    bodyKey: string | undefined,
+    requestId: string,
+    userId: string | null,
+  ): void {
     const name = bodyKey === undefined ? 'unknown' : (INSTANCE_ACTION_NAMES[bodyKey] ?? bodyKey);
     const list = this.#instanceActions.get(serverId) ?? [];
-    list.push({ action: name, requestId, startMs: this.#now() });
+    list.push({ action: name, requestId, startMs: this.#now(), userId });
     this.#instanceActions.set(serverId, list);
+  }
+
+  /**
+   * The guest shut itself down (or crashed): Nova's power-state sync finds the VM off and
+   * calls its own stop API with an admin context, so the server becomes SHUTOFF and a `stop`
+   * action is recorded with no user (nova/compute/manager.py _sync_instance_power_state).
+   */
+  guestShutdown(serverId: string): void {
+    const s = this.compute.get(serverId);
+    if (s === undefined) throw new Error(`no server ${serverId}`);
+    s.vmState = 'stopped';
+    s.taskState = null;
+    this.#recordInstanceAction(serverId, 'os-stop', `req-${randomUUID()}`, null);
   }
 
   /**
@@ -636,6 +656,7 @@ export class FakeOpenStack {
       instance_uuid: s.id,
       request_id: a.requestId,
       start_time: novaTime(a.startMs),
+      user_id: a.userId,
       message: null,
     });
     if (requestId === undefined)

@@ -1,0 +1,256 @@
+// A node shut down on purpose, on a real kube-apiserver with the real node lifecycle
+// controller (envtest, grace period ~8 s): the fake kubelet announces a graceful shutdown
+// ("node is shutting down"), then stops, so Ready goes Unknown. With the default policy
+// (shutdown.poweredOff: Wait) the controller waits through many timeouts and never asks the
+// provider anything. With FailAfter, a provider FAKE answers the power state: an outage is
+// waited out; "off" past failAfter fails the node, and its repair starts at HardReboot
+// (SoftReboot cannot reach a powered-off guest).
+import { describe, expect, it } from 'vitest';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { KubeletNotReadyMessages, startFakeKubelet, waitFor } from '@noderepair/envtest';
+import { useControlPlane } from '@noderepair/envtest/vitest';
+import { either } from 'fp-ts';
+import { createKubeClient } from '../kube/client-node/index.js';
+import type { KubeClient } from '../kube/client.js';
+import { EventResource } from '../kube/resource.js';
+import type { KubeEvent } from '../kube/types.js';
+import { resolveRepairPolicy } from '../health/policy.js';
+import { parseRepairState, type RepairState } from '../health/state.js';
+import type {
+  ActionRequest,
+  FenceStatus,
+  MachineProvider,
+  MachineRef,
+  PowerState,
+  ProviderAction,
+  ProviderOutcome,
+} from '../provider/port.js';
+import { ProviderActions } from '../provider/port.js';
+import { Manager } from '../runtime/manager/manager.js';
+import { createRuntimeLogger } from '../runtime/manager/logging.js';
+import { addAutoRepairController } from './controller.js';
+
+const env = useControlPlane();
+const SCOPE = 'test.noderepair.io/shutdown-scope';
+const STATE = 'noderepair.io/repair-state';
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * FAKE MachineProvider with a controllable power state. execute() accepts each id once and
+ * touches nothing (the machine stays off); fence() says NotFenced (not what is tested here).
+ */
+class PowerStateProviderFake implements MachineProvider {
+  readonly name = 'power-state-fake';
+  readonly actions: ReadonlySet<ProviderAction> = new Set(ProviderActions);
+  readonly requests: ActionRequest[] = [];
+  readonly powerQueries: MachineRef[] = [];
+  readonly powerQueryTimes: number[] = [];
+  powerAnswer: PowerState = { kind: 'Unavailable', reason: 'the fake cloud is down' };
+  private readonly done = new Map<string, ProviderOutcome>();
+
+  async execute(req: ActionRequest): Promise<ProviderOutcome> {
+    this.requests.push({ ...req });
+    const prior = this.done.get(req.actionId);
+    if (prior !== undefined) return prior;
+    const r: ProviderOutcome = { kind: 'Accepted', message: `${req.action} accepted` };
+    this.done.set(req.actionId, r);
+    return r;
+  }
+
+  async fence(): Promise<FenceStatus> {
+    return { kind: 'NotFenced', reason: 'not asked about here' };
+  }
+
+  async powerState(m: MachineRef): Promise<PowerState> {
+    this.powerQueries.push({ ...m });
+    this.powerQueryTimes.push(Date.now());
+    return this.powerAnswer;
+  }
+}
+
+function start(client: KubeClient, policyInput: unknown, provider: MachineProvider, scope: string) {
+  const policy = resolveRepairPolicy(policyInput);
+  if (either.isLeft(policy)) throw new Error(policy.left);
+  const manager = new Manager({
+    name: 'shutdown-int',
+    probes: false,
+    logger: createRuntimeLogger({
+      name: 'shutdown-int',
+      level: process.env['LOG_LEVEL'] ?? 'warn',
+    }),
+  });
+  addAutoRepairController(manager, {
+    client,
+    policy: policy.right,
+    provider,
+    labelSelector: `${SCOPE}=${scope}`,
+    instance: `int-${scope}`,
+    drain: {
+      gracePeriodSeconds: 0,
+      pollIntervalMs: 250,
+      initialBackoffMs: 250,
+      maxBackoffMs: 1000,
+    },
+  });
+  const running = manager.start();
+  return {
+    stop: async () => {
+      manager.stop();
+      await running;
+    },
+  };
+}
+
+async function stateOf(core: CoreV1Api, name: string): Promise<RepairState | undefined> {
+  const node = await core.readNode({ name });
+  const s = parseRepairState(node.metadata?.annotations?.[STATE]);
+  if (either.isLeft(s)) throw new Error(s.left);
+  return s.right;
+}
+
+async function eventsFor(client: KubeClient, node: string): Promise<KubeEvent[]> {
+  const list = await client.list<KubeEvent>(EventResource, { namespace: 'default' });
+  return list.items.filter((e) => e.regarding?.name === node && e.regarding.kind === 'Node');
+}
+
+/** Timeouts of 2 s, so "several timeouts" pass in seconds; the default ladder. */
+const fast = {
+  unhealthyConditions: [
+    { type: 'Ready', status: 'Unknown', timeout: '2s' },
+    { type: 'Ready', status: 'False', timeout: '2s' },
+  ],
+  nodeStartupTimeout: '30s',
+  minHealthyPeriod: '3s',
+  stormGuard: { maxUnhealthy: '100%', maxInFlight: 1, recheckInterval: '1s' },
+  drain: { timeout: '10s', outOfServiceAfter: '2s' },
+};
+
+/** The kubelet announces a graceful shutdown, the controller sees it, then the kubelet stops. */
+async function shutDown(
+  core: CoreV1Api,
+  kubelet: Awaited<ReturnType<typeof startFakeKubelet>>,
+  name: string,
+) {
+  await kubelet.setNotReady(KubeletNotReadyMessages.shuttingDown);
+  await waitFor(
+    'the controller sees the shutdown',
+    async () => ((await stateOf(core, name))?.phase === 'Waiting' ? true : undefined),
+    30_000,
+  );
+  kubelet.stopHeartbeats(); // powered off: Ready=Unknown after ~8 s (node lifecycle controller)
+  await waitFor(
+    'Ready=Unknown',
+    async () => {
+      const n = await core.readNode({ name });
+      return n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'Unknown'
+        ? true
+        : undefined;
+    },
+    60_000,
+  );
+}
+
+describe('a node that was shut down (real node lifecycle controller)', () => {
+  it('default policy: waits through many timeouts, never acts, never asks the provider', async () => {
+    const kc = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const client = createKubeClient(kc);
+    const scope = env.unique('sd-wait');
+    const name = env.unique('sd-wait-node');
+    const kubelet = await startFakeKubelet(kc, {
+      name,
+      labels: { [SCOPE]: scope },
+      heartbeatSeconds: 1,
+      providerID: `test:///${name}`,
+    });
+    const provider = new PowerStateProviderFake();
+    provider.powerAnswer = { kind: 'Off', byRequest: true, evidence: 'the fake: stopped' };
+    const ctl = start(client, fast, provider, scope);
+    try {
+      await shutDown(core, kubelet, name);
+      // Five Ready=Unknown timeouts (2 s each) and more.
+      await sleep(12_000);
+      const s = await stateOf(core, name);
+      expect(s?.phase).toBe('Waiting');
+      expect(s?.notReady?.uncounted).toBe('Shutdown');
+      expect(provider.requests).toEqual([]);
+      expect(provider.powerQueries).toEqual([]);
+      expect((await core.readNode({ name })).spec?.unschedulable).not.toBe(true);
+      const events = await eventsFor(client, name);
+      expect(events.map((e) => e.reason)).not.toContain('RepairStarted');
+      const waiting = events.find((e) => e.reason === 'NodeShutDown');
+      expect(waiting?.note).toMatch(/waited for for ever \(policy shutdown\.poweredOff: Wait\)/);
+      expect(events.map((e) => e.reason)).not.toContain('ShutDownTooLong');
+    } finally {
+      await ctl.stop();
+      await kubelet.stop();
+    }
+  });
+
+  it('FailAfter: waits for the deadline and through a provider outage, then repairs from HardReboot', async () => {
+    const kc = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const client = createKubeClient(kc);
+    const scope = env.unique('sd-fail');
+    const name = env.unique('sd-fail-node');
+    const kubelet = await startFakeKubelet(kc, {
+      name,
+      labels: { [SCOPE]: scope },
+      heartbeatSeconds: 1,
+      providerID: `test:///${name}`,
+    });
+    const provider = new PowerStateProviderFake(); // answers Unavailable for now
+    const ctl = start(
+      client,
+      { ...fast, shutdown: { poweredOff: 'FailAfter', failAfter: '15s' } },
+      provider,
+      scope,
+    );
+    try {
+      await shutDown(core, kubelet, name);
+      const shutAt = (await stateOf(core, name))?.notReady?.since ?? 0;
+      expect(shutAt).toBeGreaterThan(0);
+      // Past it the provider is asked; its outage is waited out, no attempt is made.
+      await waitFor(
+        'power state asked',
+        async () => (provider.powerQueries.length >= 3 ? true : undefined),
+        60_000,
+      );
+      expect(provider.powerQueries[0]).toEqual({ node: name, providerID: `test:///${name}` });
+      // Never asked before the deadline (the controller's clock is this process's clock).
+      expect(provider.powerQueryTimes[0]).toBeGreaterThan(shutAt + 15_000);
+      expect(provider.requests).toEqual([]);
+      expect((await stateOf(core, name))?.phase).toBe('Waiting');
+
+      provider.powerAnswer = {
+        kind: 'Off',
+        byRequest: true,
+        evidence: 'the fake: stopped by an operator',
+      };
+      await waitFor(
+        'the repair',
+        async () => (provider.requests.length > 0 ? true : undefined),
+        30_000,
+      );
+      expect(provider.requests[0]).toMatchObject({ action: 'HardReboot', replay: false });
+      expect(provider.requests[0]?.actionId).toMatch(/\/HardReboot-1$/);
+      const s = await stateOf(core, name);
+      expect(s?.remediation?.cause).toBe('ShutDownTooLong');
+      expect((await core.readNode({ name })).spec?.unschedulable).toBe(true);
+      const events = await eventsFor(client, name);
+      const reasons = events.map((e) => e.reason);
+      expect(events.find((e) => e.reason === 'NodeShutDown')?.note).toMatch(
+        /treated as failed \(policy shutdown\.poweredOff: FailAfter 15s\)/,
+      );
+      expect(reasons).toContain('RepairStarted');
+      const failed = events.find((e) => e.reason === 'ShutDownTooLong');
+      expect(failed?.note).toMatch(/shutdown\.poweredOff: FailAfter 15s/);
+      expect(failed?.note).toMatch(/stopped by an operator/);
+      const started = events.find((e) => e.reason === 'RepairStarted');
+      expect(started?.note).toMatch(/SoftReboot .* is skipped/);
+    } finally {
+      await ctl.stop();
+      await kubelet.stop();
+    }
+  });
+});

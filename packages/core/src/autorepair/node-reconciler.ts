@@ -14,7 +14,7 @@ import { LeaseResource, NodeResource } from '../kube/resource.js';
 import type { KubeLease, KubeNode } from '../kube/types.js';
 import { decideAlone, decideMember, type FleetMember } from '../health/fleet.js';
 import { isInFlight, stormMemoryAtStart, type StormMemory } from '../health/storm-guard.js';
-import { recordFence, recordOutcome, type RepairDecision } from '../health/decide.js';
+import { recordDrain, recordFence, recordOutcome, type RepairDecision } from '../health/decide.js';
 import type { RepairPolicy } from '../health/policy.js';
 import type { FenceRecord, RepairPhase, RepairState } from '../health/state.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
@@ -28,7 +28,6 @@ import { endsInSuccess, EventReasons, startsRemediation, transitionEvents } from
 import { executeActions, type ExecutorDeps } from './executor.js';
 import { countPhases } from './metrics.js';
 import { Mutex } from './mutex.js';
-import { withReplayDrain } from './replay.js';
 import type { NodeView } from './node-view.js';
 import { worthPersisting, type StateStore } from './state-store.js';
 
@@ -112,11 +111,7 @@ export class NodeReconciler {
     for (const ev of transitionEvents(decision, previous)) await event(ev);
     this.countTransition(decision, previous);
     // Uncordon ran before the Healthy state was persisted (see decideAndPersist).
-    const actions = withReplayDrain(
-      decision.actions.filter((a) => a.type !== 'Uncordon'),
-      decision.nextState,
-      this.deps.policy,
-    );
+    const actions = decision.actions.filter((a) => a.type !== 'Uncordon');
     if (actions.length === 0) return this.requeue(decision);
     const summary = await executeActions(
       actions,
@@ -127,6 +122,7 @@ export class NodeReconciler {
           this.persistOnState(req.name, (st) => recordOutcome(st, o), ctx.signal),
         recordFence: (f: FenceRecord) =>
           this.persistOnState(req.name, (st) => recordFence(st, f), ctx.signal),
+        recordDrain: (d) => this.persistOnState(req.name, (st) => recordDrain(st, d), ctx.signal),
         signal: ctx.signal,
       },
       { ...this.deps, event },

@@ -7,6 +7,7 @@
 // the states the nodes before it were given, as the controller's cache shows them.
 import { Observable, Subscription, type SchedulerLike } from 'rxjs';
 import {
+  recordDrain,
   recordOutcome,
   type ActionOutcome,
   type RepairAction,
@@ -86,6 +87,15 @@ export function runRepairLoop(opts: RepairLoopOptions): Observable<RepairDecisio
           let st = d.nextState;
           let recorded = false;
           for (const action of d.actions) {
+            // The simulated drain finishes in its first pass (nothing to evict), as the
+            // controller's does on an empty node; the end is recorded before the action.
+            if (action.type === 'Drain') {
+              st = recordDrain(st, {
+                remediationId: action.remediationId,
+                ended: { at: t, outcome: 'Drained' },
+              });
+              continue;
+            }
             if (action.type !== 'Remediate') continue;
             const result = execute(action, d.node, t);
             if (result !== undefined) {

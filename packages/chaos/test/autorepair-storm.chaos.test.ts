@@ -103,6 +103,17 @@ describe('storms against the standalone auto-repair controller', () => {
   const lastSeen = (e: KubeEvent) =>
     Date.parse(e.series?.lastObservedTime ?? e.eventTime ?? e.metadata?.creationTimestamp ?? '');
 
+  /**
+   * Where this test's events begin: now, after allHealthyAgain. Not earlier: the previous
+   * test's nodes are held (and their StormGuardHeld series extended) until the controller
+   * sees them Ready, i.e. until just before allHealthyAgain returns, so a look-back would
+   * take the previous storm's last holds for this one's. The controller stamps events with
+   * the same host clock, in milliseconds, and records a hold within the reconcile that
+   * decided it; a node's reconciles never overlap, so every hold of the previous storm is
+   * stamped before the Healthy write allHealthyAgain waited for, i.e. before this instant.
+   */
+  const stormStart = () => Date.now();
+
   async function started(since: number): Promise<KubeEvent[]> {
     return (await client.list<KubeEvent>(EventResource, { namespace: 'default' })).items.filter(
       (e) =>
@@ -217,7 +228,7 @@ describe('storms against the standalone auto-repair controller', () => {
   ): Promise<void> {
     await allHealthyAgain();
     samples = [];
-    const since = Date.now() - 1000;
+    const since = stormStart();
     await Promise.all(failing.map((i) => kubelets[i]!.setNotReady()));
     try {
       const failingNames = failing.map((i) => names[i]!);
@@ -279,7 +290,7 @@ describe('storms against the standalone auto-repair controller', () => {
     await allHealthyAgain();
     const failing = [0, 1, 2, 3];
     const failingNames = failing.map((i) => names[i]!);
-    const since = Date.now() - 1000;
+    const since = stormStart();
     await Promise.all(failing.map((i) => kubelets[i]!.setNotReady()));
     try {
       await until('the storm guard to hold all four', async () => {

@@ -550,8 +550,8 @@ export function decideRepair(
     case 'waiting':
       return out(enter(idle, 'Waiting'), [], a.detail, policy.stormGuard.recheckIntervalMs);
     case 'healthy': {
-      const { heldByStormSince: _held, ...recovered } = idle;
-      return out(enter(recovered, 'Healthy'), [], a.detail);
+      const { heldByStormSince: held, ...recovered } = idle;
+      return out(enter(withoutStormEpisode(recovered, prev, held), 'Healthy'), [], a.detail);
     }
     case 'suspect':
       return out(enter(idle, 'Suspect'), [], a.detail, a.requeueAfterMs);
@@ -576,6 +576,24 @@ export function decideRepair(
       return startRemediation(admitted, obs, a, policy, now, out, enter, ownsCordon);
     }
   }
+}
+
+/**
+ * A NotReady period the storm guard held the node through (for a storm, not for maxInFlight)
+ * was its fleet's or failure domain's, not this node's flapping: it leaves the flap memory
+ * when the node is Ready again. Counted, a few zone storms within the flap window would make
+ * each of the zone's nodes "flapping", unhealthy the moment it next turns NotReady, and the
+ * first one reconciled would be admitted before the informer shows the rest of its zone
+ * failing with it: the condition timeouts that let the guard see a whole storm are skipped.
+ */
+function withoutStormEpisode(
+  s: RepairState,
+  prev: RepairState,
+  heldByStormSince: number | undefined,
+): RepairState {
+  const period = prev.notReady?.since;
+  if (heldByStormSince === undefined || period === undefined) return s;
+  return { ...s, episodes: s.episodes.filter((t) => t !== period) };
 }
 
 type Out = (

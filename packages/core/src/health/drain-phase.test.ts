@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildNode } from './builders.js';
 import { decideRepair, recordDrain } from './decide.js';
+import { decideFleet } from './fleet.js';
 import { defaultRepairPolicy, type RepairPolicy } from './policy.js';
 import type { RepairState } from './state.js';
 
@@ -99,5 +100,35 @@ describe('drain phase decisions', () => {
     const dry = started({ ...p, dryRun: true });
     expect(dry.nextState?.remediation?.drain).toBeUndefined();
     expect(dry.actions.map((a) => a.type)).toEqual(['Cordon', 'Drain', 'Remediate']);
+  });
+
+  it('the storm guard counts a node in its drain phase as a repair in flight, even once Ready', () => {
+    const draining = started().nextState!;
+    expect(draining.phase).toBe('Remediating');
+    const policy: RepairPolicy = {
+      ...p,
+      stormGuard: { ...p.stormGuard, maxInFlight: 1, minUnhealthyAllowed: 2 },
+    };
+    const at = START + MIN;
+    // Two unhealthy of two stay within the fleet limit here: only maxInFlight can hold `b`.
+    // `a` is Ready again mid-drain; `b` has been NotReady past its timeout and wants to start.
+    const fleet = decideFleet(
+      [
+        {
+          obs: { nodeName: 'a', node: buildNode({ name: 'a', ready: 'ready', since: START }) },
+          state: draining,
+        },
+        {
+          obs: { nodeName: 'b', node: buildNode({ name: 'b', ready: 'unknown', since: 1 }) },
+          state: undefined,
+        },
+      ],
+      policy,
+      at,
+    );
+    expect(fleet.storm.inFlight).toBe(1);
+    expect(fleet.storm.unhealthy).toBe(2);
+    expect(fleet.storm.verdicts.get('b')).toMatchObject({ admitted: false, scope: 'in-flight' });
+    expect(fleet.decisions[0]!.actions.map((x) => x.type)).toEqual(['Drain', 'Remediate']);
   });
 });

@@ -54,7 +54,7 @@ export const policyFieldMeanings: Readonly<Record<string, string>> = {
   'drain.enabled':
     'Cordon and evict pods (honouring PodDisruptionBudgets) before the repair action.',
   'drain.timeout':
-    'Stop draining after this long and act anyway (the node is broken; the `DrainIncomplete` Event names the pods left).',
+    'Draining is a phase: each reconcile evicts what it may and looks again shortly; this long after the recorded start (restarts included) it acts anyway (the node is broken; the `DrainIncomplete` Event names the pods left).',
   'drain.outOfServiceAfter':
     'For an unreachable node (`Ready=Unknown`, stale heartbeat): stop waiting for evicted pods after this long and go on to the repair action (they cannot terminate without a kubelet). The name is historical: the drain never adds the `node.kubernetes.io/out-of-service` taint; only a confirmed fence does (see "Fencing").',
   'shutdown.poweredOff':

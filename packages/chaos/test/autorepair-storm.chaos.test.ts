@@ -103,6 +103,17 @@ describe('storms against the standalone auto-repair controller', () => {
   const lastSeen = (e: KubeEvent) =>
     Date.parse(e.series?.lastObservedTime ?? e.eventTime ?? e.metadata?.creationTimestamp ?? '');
 
+  /**
+   * Where this test's events begin: now, after allHealthyAgain. Not earlier: the previous
+   * test's nodes are held (and their StormGuardHeld series extended) until the controller
+   * sees them Ready, i.e. until just before allHealthyAgain returns, so a look-back would
+   * take the previous storm's last holds for this one's. The controller stamps events with
+   * the same host clock, in milliseconds, and records a hold within the reconcile that
+   * decided it; a node's reconciles never overlap, so every hold of the previous storm is
+   * stamped before the Healthy write allHealthyAgain waited for, i.e. before this instant.
+   */
+  const stormStart = () => Date.now();
+
   async function started(since: number): Promise<KubeEvent[]> {
     return (await client.list<KubeEvent>(EventResource, { namespace: 'default' })).items.filter(
       (e) =>
@@ -120,17 +131,6 @@ describe('storms against the standalone auto-repair controller', () => {
         lastSeen(e) >= since,
     );
   }
-
-  /**
-   * When a storm starts: called after allHealthyAgain, just before the kubelets go NotReady.
-   * Every Event about this storm is recorded later (a hold or a start needs the 10 s timeout
-   * first). No slack before it: the controller records a node's hold in the reconcile before
-   * the one that writes it Healthy, so allHealthyAgain has seen every earlier hold recorded,
-   * and a slack window let the previous storm's last holds (storm-0 and storm-2 are in the
-   * 50 % storm and the zone storm) count as this storm's (the wait for a hold then returned
-   * at once and the zone test ended before its nodes' timeout, with no zone hold yet).
-   */
-  const stormStart = () => Date.now();
 
   async function allHealthyAgain(): Promise<void> {
     await until(

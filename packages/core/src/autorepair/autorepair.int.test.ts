@@ -327,13 +327,15 @@ describe('standalone auto-repair controller', () => {
       for (const r of [
         'RepairStarted',
         'Cordoned',
+        'Draining',
         'Drained',
         'RemediationSucceeded',
         'Uncordoned',
         'RepairSucceeded',
       ])
         expect(reasons).toContain(r);
-      expect(events.find((e) => e.reason === 'Drained')?.note).toMatch(
+      // Draining is a phase: a pass the budget refused says so and the drain goes on.
+      expect(events.find((e) => e.reason === 'Draining')?.note).toMatch(
         /refused by a PodDisruptionBudget/,
       );
       expect(events.find((e) => e.reason === 'RepairStarted')?.note).toMatch(/KubeletUnreachable/);
@@ -355,6 +357,103 @@ describe('standalone auto-repair controller', () => {
       await provider.settle();
       await kubelet.stop();
       await core.deleteNode({ name }).catch(() => undefined);
+    }
+  });
+
+  it('four drains a PodDisruptionBudget never allows do not hold up a fifth repair: it reaches its action while they still drain', async () => {
+    const kc: KubeConfig = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const policyApi = kc.makeApiClient(PolicyV1Api);
+    const client = createKubeClient(kc);
+    const scope = env.unique('ar-pdb');
+    const ns = await env.namespace('ar-pdb');
+    const blocked = [1, 2, 3, 4].map((i) => env.unique(`ar-pdb-blocked${i}`));
+    const fifth = env.unique('ar-pdb-fifth');
+    const kubelets = new Map<string, FakeKubelet>();
+    for (const name of [...blocked, fifth])
+      kubelets.set(
+        name,
+        await startFakeKubelet(kc, {
+          name,
+          labels: { [SCOPE]: scope },
+          heartbeatSeconds: 1,
+          providerID: `test:///${name}`,
+        }),
+      );
+    const provider = new FakeKubeletRebootProviderForTest(kubelets, { downMs: 1500 });
+    // As many workers as blocked drains (the default 4); the drain timeout is far beyond
+    // the test, so the four drains are still going when the fifth repair acts.
+    const ctl = startController(
+      client,
+      policyFrom({
+        ...fastPolicy,
+        stormGuard: { maxUnhealthy: '100%', maxInFlight: 5, recheckInterval: '1s' },
+        drain: { timeout: '30m', outOfServiceAfter: '2s' },
+      }),
+      provider,
+      scope,
+    );
+    try {
+      // One pod on each of the four, each under a budget that allows no eviction at all.
+      for (const [i, name] of blocked.entries()) {
+        await runningPod(core, ns, `web-${i}`, name);
+        await core.patchNamespacedPod(
+          { name: `web-${i}`, namespace: ns, body: { metadata: { labels: { app: `web-${i}` } } } },
+          mergePatch,
+        );
+        await policyApi.createNamespacedPodDisruptionBudget({
+          namespace: ns,
+          body: {
+            metadata: { name: `web-${i}` },
+            spec: { maxUnavailable: 0, selector: { matchLabels: { app: `web-${i}` } } },
+          },
+        });
+      }
+      for (const name of blocked) kubelets.get(name)!.stopHeartbeats();
+      // All four repairs start (their drains are what the budgets hold up).
+      await waitFor(
+        'four repairs started',
+        async () => {
+          for (const name of blocked)
+            if ((await stateOf(core, name))?.phase !== 'Remediating') return undefined;
+          return true;
+        },
+        90_000,
+      );
+      kubelets.get(fifth)!.stopHeartbeats();
+      await waitFor(
+        'the fifth node rebooted',
+        async () => (provider.reboots.some((r) => r.node === fifth) ? true : undefined),
+        90_000,
+      );
+      // Order and state: the fifth acted while the four were (and are) still draining.
+      expect(provider.requests.map((r) => r.node)).toEqual([fifth]);
+      for (const name of blocked) {
+        const st = await stateOf(core, name);
+        expect(st?.phase).toBe('Remediating');
+        expect(st?.remediation?.drain?.startedAt).toBeDefined();
+        expect(st?.remediation?.drain?.endedAt).toBeUndefined();
+        expect(st?.remediation?.intent?.completedAt).toBeUndefined();
+        expect(
+          (await core.readNamespacedPod({ name: `web-${blocked.indexOf(name)}`, namespace: ns }))
+            .metadata?.deletionTimestamp,
+        ).toBeUndefined();
+      }
+      // Each of the four said, as an event, that its budget refused the eviction.
+      for (const name of blocked) {
+        const evs = await eventsFor(client, name);
+        expect(
+          evs.some((e) => e.reason === 'Draining' && /PodDisruptionBudget/.test(e.note ?? '')),
+        ).toBe(true);
+      }
+      const fifthState = await stateOf(core, fifth);
+      expect(fifthState?.remediation?.drain?.endedAt).toBeDefined();
+      expect(fifthState?.remediation?.intent?.result).toBe('Succeeded');
+    } finally {
+      await ctl.stop();
+      await provider.settle();
+      for (const k of kubelets.values()) await k.stop();
+      for (const name of kubelets.keys()) await core.deleteNode({ name }).catch(() => undefined);
     }
   });
 

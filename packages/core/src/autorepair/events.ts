@@ -3,6 +3,7 @@
 // results; the reconciler records them through the core EventRecorder.
 import type { RepairDecision } from '../health/decide.js';
 import type { DrainResult } from '../drain/executor.js';
+import type { DrainPassResult } from '../drain/pass.js';
 import type { ProviderOutcome } from '../provider/port.js';
 import type { RepairState } from '../health/state.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
@@ -14,6 +15,8 @@ export const EventReasons = {
   StormGuardHeld: 'StormGuardHeld',
   InvalidRepairState: 'InvalidRepairState',
   Cordoned: 'Cordoned',
+  /** A drain pass evicted pods or was refused by a PodDisruptionBudget; more passes follow. */
+  Draining: 'Draining',
   Drained: 'Drained',
   DrainIncomplete: 'DrainIncomplete',
   Uncordoned: 'Uncordoned',
@@ -123,6 +126,20 @@ export function describeDrain(r: DrainResult): string {
   if (r.outOfServiceTainted) parts.push('out-of-service taint added');
   if (r.remaining.length > 0) parts.push(`still on the node: ${r.remaining.join(', ')}`);
   return `${r.outcome} in ${Math.round(r.durationMs / 100) / 10}s: ${parts.join('; ')}`;
+}
+
+/** A drain pass that left pods on the node (the drain phase goes on). */
+export function drainingEvent(r: DrainPassResult): EventInput {
+  const parts = [`${r.evicted.length} pod(s) evicted this pass`];
+  if (r.pdbRefusals > 0)
+    parts.push(`${r.pdbRefusals} eviction(s) refused by a PodDisruptionBudget`);
+  parts.push(`still on the node: ${r.remaining.join(', ')}`);
+  return {
+    type: r.pdbRefusals > 0 ? 'Warning' : 'Normal',
+    reason: EventReasons.Draining,
+    action: 'Drain',
+    note: `draining for ${Math.round(r.durationMs / 100) / 10}s, going on at ${new Date(r.deadline).toISOString()} at the latest: ${parts.join('; ')}`,
+  };
 }
 
 export function drainEvent(r: DrainResult): EventInput {

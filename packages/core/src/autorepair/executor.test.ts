@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import type { NodeSnapshot } from '../health/node.js';
-import type { ActionOutcome, RepairAction } from '../health/decide.js';
+import type { ActionOutcome, DrainReport, RepairAction } from '../health/decide.js';
 import type { FenceRecord } from '../health/state.js';
 import type { RemediationStepKind } from '../health/policy.js';
 import { DryRunProvider } from '../provider/dry-run.js';
@@ -75,6 +75,8 @@ const repair = (dryRun: boolean): RepairAction[] => [
     type: 'Drain',
     reason,
     dryRun,
+    remediationId: 'n1/1',
+    startedAt: 0,
     unreachable: false,
     timeoutMs: 60_000,
     outOfServiceAfterMs: 60_000,
@@ -119,6 +121,8 @@ function setup() {
   const outcomes: ActionOutcome[] = [];
   const order: string[] = [];
   const fences: FenceRecord[] = [];
+  const drains: DrainReport[] = [];
+  const clock = { t: 0 };
   const deps = {
     drainPort: port,
     provider,
@@ -129,8 +133,8 @@ function setup() {
     },
     log: silentLogger,
     now: () => 42,
-    // The drain looks again after the evictions; a virtual clock keeps that instant.
-    drainClock: { now: () => 0, sleep: async () => undefined },
+    // The drain's clock: the tests move it to pass the drain timeout.
+    drainClock: { now: () => clock.t, sleep: async () => undefined },
   };
   const target = (signal = new AbortController().signal) => ({
     node: 'n1',
@@ -143,16 +147,32 @@ function setup() {
     recordFence: async (f: FenceRecord) => {
       fences.push(f);
     },
+    recordDrain: async (d: DrainReport) => {
+      drains.push(d);
+      order.push(`drain ${d.ended?.outcome ?? 'progress'}`);
+    },
   });
-  return { port, provider, events, outcomes, fences, order, deps, target };
+  return { port, provider, events, outcomes, fences, drains, order, deps, target, clock };
 }
 
 describe('executeActions', () => {
   it('cordons, drains, reboots, and records the outcome before announcing it', async () => {
     const s = setup();
-    const r = await executeActions(repair(false), s.target(), s.deps);
+    // First pass: cordon, evict; the pod was still listed, so the drain goes on later and
+    // the action waits.
+    const pass1 = await executeActions(repair(false), s.target(), s.deps);
+    expect(pass1).toEqual({ remediated: false, aborted: false, retryAfterMs: 5000 });
+    expect(s.provider.requests).toEqual([]);
+    // Second pass (the reconciler's requeue): nothing left, the drain's end is recorded,
+    // then the action runs.
+    const after = repair(false).slice(1);
+    const r = await executeActions(after, s.target(), s.deps);
     expect(r).toEqual({ remediated: true, aborted: false });
     expect(s.port.log).toEqual(['patch {"unschedulable":true}', 'evict ns/web-1']);
+    expect(s.drains).toEqual([
+      { remediationId: 'n1/1', lastEvictedAt: 0 },
+      { remediationId: 'n1/1', ended: { at: 42, outcome: 'Drained' } },
+    ]);
     expect(s.provider.requests).toEqual([
       {
         node: 'n1',
@@ -173,7 +193,47 @@ describe('executeActions', () => {
     ]);
     expect(s.order).toEqual([
       'event Cordoned',
+      'drain progress',
+      'event Draining',
       'event Drained',
+      'drain Drained',
+      'outcome Succeeded',
+      'event RemediationSucceeded',
+    ]);
+  });
+
+  it('a PodDisruptionBudget that never allows eviction holds the action, not the worker, until the drain timeout', async () => {
+    const s = setup();
+    s.port.evictPod = async (pod: { namespace: string; name: string }) => {
+      s.port.log.push(`refused ${pod.namespace}/${pod.name}`);
+      return { kind: 'TooManyRequests' as const };
+    };
+    // Each pass returns at once and asks to be looked at again; the action is not sent.
+    for (const t of [0, 5000, 30_000]) {
+      s.clock.t = t;
+      const r = await executeActions(repair(false).slice(1), s.target(), s.deps);
+      expect(r).toEqual({ remediated: false, aborted: false, retryAfterMs: 5000 });
+    }
+    // Near the timeout the next look is at the timeout, not later.
+    s.clock.t = 58_000;
+    expect(await executeActions(repair(false).slice(1), s.target(), s.deps)).toEqual({
+      remediated: false,
+      aborted: false,
+      retryAfterMs: 2000,
+    });
+    expect(s.provider.requests).toEqual([]);
+    expect(s.drains).toEqual([]);
+    expect(s.events.filter((e) => e.reason === 'Draining')).toHaveLength(4);
+    expect(s.events[0]).toMatchObject({ type: 'Warning', reason: 'Draining' });
+    // drain.timeout after the recorded start: the end is recorded, then the action goes
+    // out exactly as after a drain timeout before.
+    s.clock.t = 60_000;
+    const r = await executeActions(repair(false).slice(1), s.target(), s.deps);
+    expect(r).toEqual({ remediated: true, aborted: false });
+    expect(s.drains).toEqual([{ remediationId: 'n1/1', ended: { at: 42, outcome: 'TimedOut' } }]);
+    expect(s.order.slice(-4)).toEqual([
+      'event DrainIncomplete',
+      'drain TimedOut',
       'outcome Succeeded',
       'event RemediationSucceeded',
     ]);

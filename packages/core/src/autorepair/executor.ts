@@ -9,23 +9,26 @@
 // so no attempt is used and the step's deadline has not started; the caller requeues after
 // `retryAfterMs` and the next decision re-issues the same id with replay=true, which makes
 // the provider ask the infrastructure before sending anything.
-import { cordonNode, drainNode, uncordonNode } from '../drain/executor.js';
+import { cordonNode, uncordonNode } from '../drain/executor.js';
+import { drainPass } from '../drain/pass.js';
 import type { DrainOptions } from '../drain/plan.js';
 import { drainSystemClock, type DrainClock, type DrainPort } from '../drain/port.js';
-import type { ActionOutcome, RepairAction } from '../health/decide.js';
+import type { ActionOutcome, DrainReport, RepairAction } from '../health/decide.js';
 import type { FenceRecord } from '../health/state.js';
 import type { MachineProvider, ProviderOutcome } from '../provider/port.js';
 import { backoffDelay, type BackoffPolicy } from '../runtime/backoff.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import { errorFields, type RuntimeLogger } from '../runtime/logger.js';
-import { drainEvent, EventReasons, remediationEvent } from './events.js';
+import { drainEvent, drainingEvent, EventReasons, remediationEvent } from './events.js';
 import { runFenceStep } from './fence-step.js';
 import type { AutoRepairMetrics } from './metrics.js';
 
 /** Tuning of the drain that the policy does not cover (deployment-level knobs). */
 export interface DrainTuning {
   gracePeriodSeconds?: number;
+  /** How soon the next drain pass runs while pods are left. Default 5 s. */
   pollIntervalMs?: number;
+  /** Unused since draining is a phase (a refused eviction is retried by the next pass). */
   initialBackoffMs?: number;
   maxBackoffMs?: number;
   disableEviction?: boolean;
@@ -50,6 +53,12 @@ export interface ExecuteTarget {
   recordOutcome: (outcome: ActionOutcome) => Promise<void>;
   /** Persists that the machine was found fenced (recordFence + write). */
   recordFence?: (fence: FenceRecord) => Promise<void>;
+  /**
+   * Persists a drain pass's progress or the drain's end (recordDrain + write). The end is
+   * written BEFORE the action after the drain runs: a drain without an end means the action
+   * was never sent.
+   */
+  recordDrain?: (report: DrainReport) => Promise<void>;
   signal: AbortSignal;
 }
 
@@ -63,6 +72,9 @@ export interface ExecuteSummary {
 }
 
 /** How long to wait for an unavailable provider when it gives no Retry-After: 5 s doubling to 5 min. */
+/** Default pause between drain passes while pods are left. */
+export const DrainPassIntervalMs = 5000;
+
 export const ProviderUnavailableBackoff: BackoffPolicy = {
   initialMs: 5000,
   maxMs: 5 * 60_000,
@@ -123,48 +135,12 @@ export async function executeActions(
         break;
       }
       case 'Drain': {
-        const t = deps.drain ?? {};
-        try {
-          const r = await drainNode(
-            deps.drainPort,
-            {
-              node: target.node,
-              timeoutMs: action.timeoutMs,
-              unreachable: action.unreachable,
-              outOfServiceAfterMs: action.outOfServiceAfterMs,
-              signal: target.signal,
-              ...(t.gracePeriodSeconds !== undefined
-                ? { gracePeriodSeconds: t.gracePeriodSeconds }
-                : {}),
-              ...(t.pollIntervalMs !== undefined ? { pollIntervalMs: t.pollIntervalMs } : {}),
-              ...(t.initialBackoffMs !== undefined ? { initialBackoffMs: t.initialBackoffMs } : {}),
-              ...(t.maxBackoffMs !== undefined ? { maxBackoffMs: t.maxBackoffMs } : {}),
-              ...(t.disableEviction !== undefined ? { disableEviction: t.disableEviction } : {}),
-              ...(t.options !== undefined ? { options: t.options } : {}),
-            },
-            deps.drainClock ?? drainSystemClock,
-          );
-          if (r.outcome === 'Aborted') return { remediated, aborted: true };
-          deps.metrics.actions.inc({
-            action: 'Drain',
-            result: r.outcome === 'Drained' ? 'Succeeded' : r.outcome,
-          });
-          log.info(
-            { outcome: r.outcome, evicted: r.evicted.length, pdbRefusals: r.pdbRefusals },
-            'drain finished',
-          );
-          await deps.event(drainEvent(r));
-        } catch (e) {
-          // A broken node is repaired even if it cannot be drained cleanly (the pods on it
-          // are not running anyway); the event says so.
-          deps.metrics.actions.inc({ action: 'Drain', result: 'Failed' });
-          log.warn(errorFields(e), 'drain failed');
-          await deps.event({
-            type: 'Warning',
-            reason: EventReasons.DrainIncomplete,
-            action: 'Drain',
-            note: `drain failed: ${message(e)}`,
-          });
+        const r = await runDrainPass(action, target, deps, log);
+        if (r.kind === 'aborted') return { remediated, aborted: true };
+        if (r.kind === 'again') {
+          // Pods are left: the actions after the drain wait for a later pass.
+          retryAfterMs = Math.min(retryAfterMs ?? r.afterMs, r.afterMs);
+          return { remediated, aborted: false, retryAfterMs };
         }
         break;
       }
@@ -287,4 +263,86 @@ export async function executeActions(
     }
   }
   return { remediated, aborted: false, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+}
+
+type DrainStep = { kind: 'done' } | { kind: 'again'; afterMs: number } | { kind: 'aborted' };
+
+/**
+ * One drain pass (drain/pass.ts) and its report: progress is persisted and the caller looks
+ * again after a short pause; at the end (drained, timed out, node gone, or a pass failing
+ * after the timeout) the end is persisted and the next action may run, as after a drain today.
+ */
+async function runDrainPass(
+  action: Extract<RepairAction, { type: 'Drain' }>,
+  target: ExecuteTarget,
+  deps: ExecutorDeps,
+  log: RuntimeLogger,
+): Promise<DrainStep> {
+  const t = deps.drain ?? {};
+  const clock = deps.drainClock ?? drainSystemClock;
+  const interval = t.pollIntervalMs ?? DrainPassIntervalMs;
+  const report = (r: Omit<DrainReport, 'remediationId'>) =>
+    target.recordDrain?.({ remediationId: action.remediationId, ...r }) ?? Promise.resolve();
+  let r;
+  try {
+    r = await drainPass(
+      deps.drainPort,
+      {
+        node: target.node,
+        startedAt: action.startedAt,
+        ...(action.lastEvictedAt !== undefined ? { lastEvictedAt: action.lastEvictedAt } : {}),
+        timeoutMs: action.timeoutMs,
+        unreachable: action.unreachable,
+        outOfServiceAfterMs: action.outOfServiceAfterMs,
+        signal: target.signal,
+        ...(t.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: t.gracePeriodSeconds } : {}),
+        ...(t.disableEviction !== undefined ? { disableEviction: t.disableEviction } : {}),
+        ...(t.options !== undefined ? { options: t.options } : {}),
+      },
+      clock,
+    );
+  } catch (e) {
+    if (target.signal.aborted) return { kind: 'aborted' };
+    log.warn(errorFields(e), 'drain pass failed');
+    const timedOut = clock.now() >= action.startedAt + action.timeoutMs;
+    // A broken node is repaired even if it cannot be drained cleanly (the pods on it are
+    // not running anyway), but only once the drain's time is up: a passing apiserver error
+    // is waited out like a PodDisruptionBudget.
+    await deps.event({
+      type: 'Warning',
+      reason: EventReasons.DrainIncomplete,
+      action: 'Drain',
+      note: `drain pass failed${timedOut ? ' after the drain timeout; going on' : '; trying again'}: ${message(e)}`,
+    });
+    if (!timedOut) return { kind: 'again', afterMs: interval };
+    deps.metrics.actions.inc({ action: 'Drain', result: 'Failed' });
+    await report({ ended: { at: deps.now(), outcome: 'Failed' } });
+    return { kind: 'done' };
+  }
+  if (r.outcome === 'Aborted') return { kind: 'aborted' };
+  if (r.outcome === 'Draining') {
+    if (r.lastEvictedAt !== undefined && r.lastEvictedAt !== action.lastEvictedAt)
+      await report({ lastEvictedAt: r.lastEvictedAt });
+    if (r.evicted.length > 0 || r.pdbRefusals > 0) await deps.event(drainingEvent(r));
+    log.debug(
+      { evicted: r.evicted.length, pdbRefusals: r.pdbRefusals, remaining: r.remaining.length },
+      'drain pass',
+    );
+    const afterMs = Math.max(1, Math.min(interval, r.deadline - clock.now()));
+    return { kind: 'again', afterMs };
+  }
+  deps.metrics.actions.inc({
+    action: 'Drain',
+    result: r.outcome === 'Drained' ? 'Succeeded' : r.outcome,
+  });
+  log.info(
+    { outcome: r.outcome, evicted: r.evicted.length, pdbRefusals: r.pdbRefusals },
+    'drain finished',
+  );
+  await deps.event(drainEvent({ ...r, outcome: r.outcome }));
+  await report({
+    ...(r.lastEvictedAt !== undefined ? { lastEvictedAt: r.lastEvictedAt } : {}),
+    ended: { at: deps.now(), outcome: r.outcome },
+  });
+  return { kind: 'done' };
 }

@@ -37,4 +37,3 @@ export {
 } from './events.js';
 export { toNodeView, nodeViewChanged, watchedAnnotations, type NodeView } from './node-view.js';
 export { Mutex } from './mutex.js';
-export { withReplayDrain } from './replay.js';

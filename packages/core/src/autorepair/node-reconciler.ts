@@ -18,6 +18,7 @@ import { newFleetDecider, type FleetDecider } from '../health/fleet-decider.js';
 import { isInFlight } from '../health/storm-guard.js';
 import {
   DECIDE_AGAIN_AFTER_OUTCOME_MS,
+  recordDrain,
   recordFence,
   recordOutcome,
   type RepairDecision,
@@ -37,7 +38,6 @@ import { endsInSuccess, EventReasons, startsRemediation, transitionEvents } from
 import { executeActions, type ExecutorDeps } from './executor.js';
 import { countPhases } from './metrics.js';
 import { Mutex } from './mutex.js';
-import { withReplayDrain } from './replay.js';
 import type { NodeView } from './node-view.js';
 import { worthPersisting, type StateStore } from './state-store.js';
 
@@ -117,11 +117,7 @@ export class NodeReconciler {
     for (const ev of transitionEvents(decision, previous)) await event(ev);
     this.countTransition(decision, previous);
     // Uncordon ran before the Healthy state was persisted (see decideAndPersist).
-    const actions = withReplayDrain(
-      decision.actions.filter((a) => a.type !== 'Uncordon'),
-      decision.nextState,
-      this.deps.policy,
-    );
+    const actions = decision.actions.filter((a) => a.type !== 'Uncordon');
     if (actions.length === 0) return this.requeue(decision);
     const summary = await executeActions(
       actions,
@@ -132,6 +128,7 @@ export class NodeReconciler {
           this.persistOnState(req.name, (st) => recordOutcome(st, o), ctx.signal),
         recordFence: (f: FenceRecord) =>
           this.persistOnState(req.name, (st) => recordFence(st, f), ctx.signal),
+        recordDrain: (d) => this.persistOnState(req.name, (st) => recordDrain(st, d), ctx.signal),
         signal: ctx.signal,
       },
       { ...this.deps, event },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeSnapshot } from '../health/node.js';
 import { drainNode, uncordonNode } from './executor.js';
+import { drainPass } from './pass.js';
 import { podKey, type PodRef, type PodSnapshot } from './pod.js';
 import type { DeleteResult, DrainClock, DrainPort, EvictionResult, NodePatch } from './port.js';
 
@@ -369,5 +370,121 @@ describe('drainNode and its signal', () => {
     expect(r).toMatchObject({ outcome: 'Aborted' });
     expect(seen.length).toBeGreaterThan(1);
     expect(seen.every((s) => s === stop.signal)).toBe(true);
+  });
+});
+
+describe('drainPass (one pass per reconcile; the drain phase is persisted by the caller)', () => {
+  it('evicts what it may, counts the PDB refusals and returns at once; a later pass finds the node drained', async () => {
+    const clock = new VirtualClockTestDouble(10 * S);
+    const port = new InMemoryDrainPortTestDouble(clock, 'n1', {
+      kubeletAlive: true,
+      pdbProtected: ['ns/db-0'],
+      pdbOpensAt: 45 * S,
+      terminationMs: 1 * S,
+    });
+    port.addPod('web', 'ReplicaSet');
+    port.addPod('db-0', 'StatefulSet');
+    port.addPod('fluentd', 'DaemonSet');
+    const req = {
+      node: 'n1',
+      startedAt: 0,
+      timeoutMs: 10 * MIN,
+      unreachable: false,
+      outOfServiceAfterMs: 5 * MIN,
+    };
+    const first = await drainPass(port, req, clock);
+    expect(first).toMatchObject({
+      outcome: 'Draining',
+      evicted: ['ns/web'],
+      pdbRefusals: 1,
+      remaining: ['ns/db-0', 'ns/web'],
+      lastEvictedAt: 10 * S,
+      deadline: 10 * MIN,
+    });
+    expect(port.node.spec?.unschedulable).toBe(true);
+    // The pass never slept: the virtual clock did not move.
+    expect(clock.now()).toBe(10 * S);
+    clock.t = 20 * S; // the budget still refuses; the web pod is gone
+    expect(await drainPass(port, { ...req, lastEvictedAt: 10 * S }, clock)).toMatchObject({
+      outcome: 'Draining',
+      evicted: [],
+      pdbRefusals: 1,
+      remaining: ['ns/db-0'],
+      lastEvictedAt: 10 * S,
+    });
+    clock.t = 50 * S; // the budget allows it now
+    expect((await drainPass(port, req, clock)).evicted).toEqual(['ns/db-0']);
+    clock.t = 60 * S;
+    const last = await drainPass(port, req, clock);
+    expect(last.outcome).toBe('Drained');
+    expect(last.durationMs).toBe(60 * S);
+  });
+
+  it('times out drain.timeout after the recorded start, not after this pass began', async () => {
+    const clock = new VirtualClockTestDouble(10 * MIN);
+    const port = new InMemoryDrainPortTestDouble(clock, 'n1', {
+      kubeletAlive: true,
+      pdbProtected: ['ns/db-0'],
+      pdbOpensAt: Number.POSITIVE_INFINITY,
+    });
+    port.addPod('db-0', 'StatefulSet');
+    const req = {
+      node: 'n1',
+      startedAt: 0,
+      timeoutMs: 10 * MIN,
+      unreachable: false,
+      outOfServiceAfterMs: 5 * MIN,
+    };
+    const r = await drainPass(port, req, clock);
+    expect(r.outcome).toBe('TimedOut');
+    expect(r.remaining).toEqual(['ns/db-0']);
+    expect(port.evictions).toEqual([]);
+    clock.t = 10 * MIN - 1;
+    expect((await drainPass(port, req, clock)).outcome).toBe('Draining');
+  });
+
+  it('unreachable node: goes on outOfServiceAfter after the last accepted eviction, never adding the taint', async () => {
+    const clock = new VirtualClockTestDouble(0);
+    const port = new InMemoryDrainPortTestDouble(clock, 'n1', { kubeletAlive: false });
+    port.addPod('web', 'ReplicaSet');
+    const req = {
+      node: 'n1',
+      startedAt: 0,
+      timeoutMs: 15 * MIN,
+      unreachable: true,
+      outOfServiceAfterMs: 5 * MIN,
+    };
+    const first = await drainPass(port, req, clock);
+    expect(first).toMatchObject({ outcome: 'Draining', lastEvictedAt: 0, deadline: 5 * MIN });
+    clock.t = 5 * MIN - 1;
+    expect((await drainPass(port, { ...req, lastEvictedAt: 0 }, clock)).outcome).toBe('Draining');
+    clock.t = 5 * MIN;
+    const r = await drainPass(port, { ...req, lastEvictedAt: 0 }, clock);
+    expect(r.outcome).toBe('TimedOut');
+    expect(r.remaining).toEqual(['ns/web']);
+    expect(r.steps.at(-1)?.message).toMatch(/without the out-of-service taint/);
+    expect(port.patches.flatMap((p) => p.addTaints ?? [])).toEqual([]);
+  });
+
+  it('an aborted signal ends the pass before any call', async () => {
+    const clock = new VirtualClockTestDouble(0);
+    const port = new InMemoryDrainPortTestDouble(clock, 'n1', { kubeletAlive: true });
+    port.addPod('web', 'ReplicaSet');
+    const stop = new AbortController();
+    stop.abort();
+    const r = await drainPass(
+      port,
+      {
+        node: 'n1',
+        startedAt: 0,
+        timeoutMs: MIN,
+        unreachable: false,
+        outOfServiceAfterMs: MIN,
+        signal: stop.signal,
+      },
+      clock,
+    );
+    expect(r.outcome).toBe('Aborted');
+    expect(port.patches).toEqual([]);
   });
 });

@@ -42,3 +42,9 @@ export {
   type PodRef,
   type OwnerReferenceSnapshot,
 } from './pod.js';
+export {
+  drainPass,
+  type DrainPassRequest,
+  type DrainPassResult,
+  type DrainPassOutcome,
+} from './pass.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { either } from 'fp-ts';
 import { TestScheduler } from 'rxjs/testing';
 import { buildNode, type ReadyText } from './builders.js';
-import { decideRepair, recordOutcome, type RepairDecision } from './decide.js';
+import { decideRepair, recordDrain, recordOutcome, type RepairDecision } from './decide.js';
 import { defaultRepairPolicy, resolveRepairPolicy, type RepairPolicy } from './policy.js';
 import { runRepairLoop, type ActionExecutor, type TimedObservation } from './runner.js';
 import { parseRepairState, serializeRepairState, type RepairState } from './state.js';
@@ -260,10 +260,29 @@ describe('persisted repair state', () => {
     const text = serializeRepairState(first.nextState!);
     const parsed = parseRepairState(text);
     expect(either.isRight(parsed) && parsed.right).toEqual(first.nextState);
-    // Restart before completion: the same action id comes back as a replay, nothing else.
-    const again = decideRepair(
+    const actionId = (first.actions[2] as { actionId: string }).actionId;
+    // Restart mid-drain: the drain goes on from its recorded start; the action was never
+    // sent (no drain end recorded), so it follows as a first send.
+    const midDrain = decideRepair(
       { nodeName: 'a', node },
       (parsed as either.Right<RepairState>).right,
+      p,
+      T0 + 11 * MIN + 30_000,
+    );
+    expect(midDrain.actions).toEqual([
+      expect.objectContaining({ type: 'Drain', startedAt: T0 + 11 * MIN }),
+      expect.objectContaining({ type: 'Remediate', replay: false, actionId }),
+    ]);
+    expect(midDrain.nextState).toEqual(first.nextState);
+    // The drain's end is recorded, then a restart before completion: the same action id
+    // comes back as a replay, nothing else.
+    const drained = recordDrain(midDrain.nextState!, {
+      remediationId: first.nextState!.remediation!.id,
+      ended: { at: T0 + 11 * MIN + 30_000, outcome: 'Drained' },
+    });
+    const again = decideRepair(
+      { nodeName: 'a', node },
+      (parseRepairState(serializeRepairState(drained)) as either.Right<RepairState>).right,
       p,
       T0 + 12 * MIN,
     );

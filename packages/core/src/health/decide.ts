@@ -22,6 +22,7 @@ import {
   initialRepairState,
   type FenceRecord,
   type ActionResult,
+  type DrainRecord,
   type Remediation,
   type RepairIntent,
   type RepairPhase,
@@ -40,7 +41,18 @@ interface ActionBase {
 export type RepairAction =
   | (ActionBase & { type: 'Cordon' })
   | (ActionBase & {
+      /**
+       * One drain pass (the shell never waits in it): evict what may go now, then either
+       * report the drain over (recordDrain) and go on to the next action, or stop and look
+       * again shortly. The drain is a phase: `startedAt` is persisted, the timeout counts
+       * from it.
+       */
       type: 'Drain';
+      /** The remediation the drain belongs to (recordDrain ignores a stale report). */
+      remediationId: string;
+      startedAt: number;
+      /** When an earlier pass last had an eviction accepted. */
+      lastEvictedAt?: number;
       unreachable: boolean;
       timeoutMs: number;
       outOfServiceAfterMs: number;
@@ -159,6 +171,73 @@ export function recordFence(state: RepairState, fence: FenceRecord): RepairState
   if (rem === undefined || rem.fenced !== undefined || rem.intent?.actionId !== fence.actionId)
     return state;
   return { ...state, remediation: { ...rem, fenced: fence } };
+}
+
+/** What a drain pass reported: progress, or the end of the drain. */
+export interface DrainReport {
+  remediationId: string;
+  lastEvictedAt?: number;
+  ended?: { at: number; outcome: NonNullable<DrainRecord['outcome']> };
+}
+
+/**
+ * Records a drain pass's report on the state (pure). Returns `state` itself when it does not
+ * apply (another remediation, the drain already over, nothing new), so nothing is written.
+ */
+export function recordDrain(state: RepairState, report: DrainReport): RepairState {
+  const rem = state.remediation;
+  const drain = rem?.drain;
+  if (rem === undefined || drain === undefined || drain.endedAt !== undefined) return state;
+  if (rem.id !== report.remediationId) return state;
+  const lastEvictedAt = report.lastEvictedAt ?? drain.lastEvictedAt;
+  if (report.ended === undefined && lastEvictedAt === drain.lastEvictedAt) return state;
+  const next: DrainRecord = {
+    ...drain,
+    ...(lastEvictedAt !== undefined ? { lastEvictedAt } : {}),
+    ...(report.ended !== undefined
+      ? { endedAt: report.ended.at, outcome: report.ended.outcome }
+      : {}),
+  };
+  return { ...state, remediation: { ...rem, drain: next } };
+}
+
+/** True while the remediation's drain phase runs: begun, not ended, the action not yet sent. */
+function draining(
+  rem: Remediation,
+  intent: RepairIntent | undefined,
+): rem is Remediation & {
+  drain: DrainRecord;
+} {
+  return (
+    rem.drain !== undefined &&
+    rem.drain.endedAt === undefined &&
+    intent !== undefined &&
+    intent.completedAt === undefined
+  );
+}
+
+/** The next drain pass of `rem` (pure). */
+function drainAction(
+  rem: Remediation,
+  drain: DrainRecord,
+  policy: RepairPolicy,
+  dryRun: boolean,
+  reason: string,
+): RepairAction {
+  const unreachable = rem.cause === 'KubeletUnreachable' || rem.cause === 'StaleHeartbeat';
+  return {
+    type: 'Drain',
+    remediationId: rem.id,
+    startedAt: drain.startedAt,
+    ...(drain.lastEvictedAt !== undefined ? { lastEvictedAt: drain.lastEvictedAt } : {}),
+    unreachable,
+    timeoutMs: policy.drain.timeoutMs,
+    outOfServiceAfterMs: policy.drain.outOfServiceAfterMs,
+    dryRun,
+    reason: unreachable
+      ? `${reason} (unreachable: evicted pods cannot terminate; going on ${formatDuration(policy.drain.outOfServiceAfterMs)} after the last eviction; no out-of-service taint before the machine is fenced)`
+      : reason,
+  };
 }
 
 /** The Uncordon that ends a repair: undo only what this repair did (cordon, taint). */
@@ -291,6 +370,33 @@ export function decideRepair(
       issuedAt: rem.startedAt,
       completedAt: rem.startedAt,
     };
+    // Draining: one more pass, then (once the shell has recorded the drain's end) the action.
+    // The action was never sent while the drain has no end, so it goes out as a first send,
+    // unless it is a re-issue that started this drain (replays counted).
+    if (draining(rem, current) && policy.drain.enabled && intent !== undefined) {
+      const drain = rem.drain;
+      const until = drain.startedAt + policy.drain.timeoutMs;
+      return out(
+        enter(s, 'Remediating'),
+        [
+          drainAction(
+            rem,
+            drain,
+            policy,
+            dryRun,
+            `repair ${rem.id}: draining before ${current.action}`,
+          ),
+          remediateAction(
+            current,
+            current.replays !== undefined,
+            dryRun,
+            `drained (or the drain timed out): ${current.action} for repair ${rem.id}`,
+          ),
+        ],
+        `draining since ${iso(drain.startedAt)} (gives up waiting at ${iso(until)}); ${current.action} follows`,
+        Math.max(1, until - now),
+      );
+    }
     const v = progressLadder({
       ladder: policy.ladder,
       intent: current,
@@ -308,6 +414,27 @@ export function decideRepair(
         // controller died between recording and completing it. Re-issue the same id; the
         // provider deduplicates, so the action happens at most once.
         const replays = (current.replays ?? 0) + 1;
+        // A state from before drain phases (or with drain just enabled): the previous
+        // controller may have stopped mid-drain, so this re-issue drains first, as a phase.
+        if (policy.drain.enabled && !dryRun && rem.cordoned && rem.drain === undefined) {
+          const drain: DrainRecord = { startedAt: now };
+          const remD: Remediation = { ...rem, intent: { ...current, replays }, drain };
+          const why = `finishing the drain of repair ${rem.id} before re-issuing its action (a previous controller may have stopped mid-drain)`;
+          return out(
+            enter({ ...s, remediation: remD }, 'Remediating'),
+            [
+              drainAction(remD, drain, policy, dryRun, why),
+              remediateAction(
+                { ...current, replays },
+                true,
+                dryRun,
+                `re-issuing in-flight ${current.action} ${current.actionId} issued at ${iso(current.issuedAt)} with no recorded completion`,
+              ),
+            ],
+            `intent ${current.actionId} has no completion: draining, then re-issued with the same id`,
+            policy.drain.timeoutMs,
+          );
+        }
         const next = enter(
           { ...s, remediation: { ...rem, intent: { ...current, replays } } },
           'Remediating',
@@ -436,8 +563,8 @@ export function decideRepair(
         Math.min(a.requeueAfterMs ?? Infinity, policy.stormGuard.recheckIntervalMs),
       );
     case 'healthy': {
-      const { heldByStormSince: _held, ...recovered } = idle;
-      return out(enter(recovered, 'Healthy'), [], a.detail);
+      const { heldByStormSince: held, ...recovered } = idle;
+      return out(enter(withoutStormEpisode(recovered, prev, held), 'Healthy'), [], a.detail);
     }
     case 'suspect':
       return out(enter(idle, 'Suspect'), [], a.detail, a.requeueAfterMs);
@@ -462,6 +589,24 @@ export function decideRepair(
       return startRemediation(admitted, obs, a, policy, now, out, enter, ownsCordon);
     }
   }
+}
+
+/**
+ * A NotReady period the storm guard held the node through (for a storm, not for maxInFlight)
+ * was its fleet's or failure domain's, not this node's flapping: it leaves the flap memory
+ * when the node is Ready again. Counted, a few zone storms within the flap window would make
+ * each of the zone's nodes "flapping", unhealthy the moment it next turns NotReady, and the
+ * first one reconciled would be admitted before the informer shows the rest of its zone
+ * failing with it: the condition timeouts that let the guard see a whole storm are skipped.
+ */
+function withoutStormEpisode(
+  s: RepairState,
+  prev: RepairState,
+  heldByStormSince: number | undefined,
+): RepairState {
+  const period = prev.notReady?.since;
+  if (heldByStormSince === undefined || period === undefined) return s;
+  return { ...s, episodes: s.episodes.filter((t) => t !== period) };
 }
 
 type Out = (
@@ -539,6 +684,9 @@ function startRemediation(
     ...ladderIntent(step, { step: stepIndex, attempt: 1 }, actionIdFor(id, step, 1), now),
     ...bootIdOf(obs),
   };
+  // The drain is a persisted phase (a dry run drains nothing, so it has none).
+  const drain: DrainRecord | undefined =
+    policy.drain.enabled && !dryRun ? { startedAt: now } : undefined;
   const rem: Remediation = {
     id,
     startedAt: now,
@@ -547,23 +695,13 @@ function startRemediation(
     attempt: 1,
     cordoned: !alreadyCordoned || ownsCordon,
     intent,
+    ...(drain !== undefined ? { drain } : {}),
   };
-  const unreachable = a.cause.kind === 'KubeletUnreachable' || a.cause.kind === 'StaleHeartbeat';
   const reason = `${a.cause.kind}: ${a.detail}${why ? `; ${why}` : ''}`;
   const actions: RepairAction[] = [];
   if (!alreadyCordoned) actions.push({ type: 'Cordon', dryRun, reason });
-  if (policy.drain.enabled) {
-    actions.push({
-      type: 'Drain',
-      unreachable,
-      timeoutMs: policy.drain.timeoutMs,
-      outOfServiceAfterMs: policy.drain.outOfServiceAfterMs,
-      dryRun,
-      reason: unreachable
-        ? `${reason} (unreachable: evicted pods cannot terminate; going on after ${formatDuration(policy.drain.outOfServiceAfterMs)}; no out-of-service taint before the machine is fenced)`
-        : reason,
-    });
-  }
+  if (policy.drain.enabled)
+    actions.push(drainAction(rem, drain ?? { startedAt: now }, policy, dryRun, reason));
   actions.push(remediateAction(intent, false, dryRun, reason));
   const next = enter(s, 'Remediating', {
     remediation: rem,

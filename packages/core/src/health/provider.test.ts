@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildNode } from './builders.js';
-import { decideRepair, recordOutcome } from './decide.js';
+import { decideRepair, recordDrain, recordOutcome } from './decide.js';
 import { defaultRepairPolicy } from './policy.js';
 import { DryRunRebootProvider } from './provider.js';
 import { parseRepairState, serializeRepairState, type RepairState } from './state.js';
@@ -15,8 +15,14 @@ describe('DryRunRebootProvider and the intent protocol', () => {
     const first = decideRepair({ nodeName: 'a', node }, undefined, defaultRepairPolicy, 11 * MIN);
     const action = first.actions.find((a) => a.type === 'Remediate');
     if (action?.type !== 'Remediate') throw new Error('expected a Remediate action');
-    // Persisted, executed, then the controller dies before recording the outcome.
-    const persisted = serializeRepairState(first.nextState!);
+    // Drained (its end recorded before the action, as the executor does), executed, then the
+    // controller dies before recording the outcome.
+    const persisted = serializeRepairState(
+      recordDrain(first.nextState!, {
+        remediationId: first.nextState!.remediation!.id,
+        ended: { at: 11 * MIN, outcome: 'Drained' },
+      }),
+    );
     await provider.execute({
       node: 'a',
       action: action.action,

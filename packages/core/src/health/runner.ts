@@ -11,6 +11,7 @@
 import { Observable, Subscription, type SchedulerLike } from 'rxjs';
 import {
   DECIDE_AGAIN_AFTER_OUTCOME_MS,
+  recordDrain,
   recordOutcome,
   type ActionOutcome,
   type RepairAction,
@@ -91,6 +92,15 @@ export function runRepairLoop(opts: RepairLoopOptions): Observable<RepairDecisio
           let st = d.nextState;
           let recorded = false;
           for (const action of d.actions) {
+            // The simulated drain finishes in its first pass (nothing to evict), as the
+            // controller's does on an empty node; the end is recorded before the action.
+            if (action.type === 'Drain') {
+              st = recordDrain(st, {
+                remediationId: action.remediationId,
+                ended: { at: t, outcome: 'Drained' },
+              });
+              continue;
+            }
             if (action.type !== 'Remediate') continue;
             const result = execute(action, d.node, t);
             if (result !== undefined) {

@@ -70,6 +70,22 @@ export const FenceRecord = t.type({
 });
 export type FenceRecord = t.TypeOf<typeof FenceRecord>;
 
+/**
+ * The drain phase of a remediation: when it began (the timeout counts from here, across
+ * reconciles and restarts), when an eviction was last accepted (an unreachable node's pods
+ * get outOfServiceAfter from then), and how it ended. The action is sent only after `endedAt`
+ * is persisted, so a drain without an end means the action was never sent.
+ */
+export const DrainRecord = t.intersection([
+  t.type({ startedAt: IsoTime }),
+  t.partial({
+    lastEvictedAt: IsoTime,
+    endedAt: IsoTime,
+    outcome: t.keyof({ Drained: null, TimedOut: null, NodeGone: null, Failed: null }),
+  }),
+]);
+export type DrainRecord = t.TypeOf<typeof DrainRecord>;
+
 export const Remediation = t.intersection([
   t.type({
     /** Stable id of this remediation: node name + start time. Action ids derive from it. */
@@ -91,6 +107,8 @@ export const Remediation = t.intersection([
      * so the repair removes only a taint it added.
      */
     fenced: FenceRecord,
+    /** The drain before the first action (absent: no drain, or a state from before drain phases). */
+    drain: DrainRecord,
   }),
 ]);
 export type Remediation = t.TypeOf<typeof Remediation>;

@@ -10,7 +10,13 @@
 // such pods after `outOfServiceAfterMs`, so the repair action is not held up.
 import { hasTaint, TaintOutOfService, type TaintSnapshot } from '../health/node.js';
 import { formatDuration } from '../health/time.js';
-import { defaultDrainOptions, planDrain, type DrainOptions, type DrainPlan } from './plan.js';
+import {
+  defaultDrainOptions,
+  planDrain,
+  podsLeft,
+  type DrainOptions,
+  type DrainPlan,
+} from './plan.js';
 import { podKey, type PodRef } from './pod.js';
 import {
   drainSystemClock,
@@ -195,10 +201,7 @@ async function drainLoop(
     const pods = await port.listPodsOnNode(req.node, signal);
     const plan = planDrain(pods, opts);
     blocked = plan.blocked;
-    const terminating = plan.skip
-      .filter((s) => s.reason === 'Terminating')
-      .map((s) => podKey(s.pod));
-    remaining = [...plan.evict.map(podKey), ...terminating].sort();
+    remaining = podsLeft(plan);
     if (remaining.length === 0) {
       log(
         `drained${plan.blocked.length > 0 ? ` (left ${plan.blocked.length} pod(s) the options forbid evicting)` : ''}`,

@@ -9,7 +9,7 @@
 // accepted eviction; the taint waits for the fence.
 import { formatDuration } from '../health/time.js';
 import { cordonNode, type DrainResult, type DrainStep } from './executor.js';
-import { defaultDrainOptions, planDrain, type DrainOptions } from './plan.js';
+import { defaultDrainOptions, planDrain, podsLeft, type DrainOptions } from './plan.js';
 import { podKey } from './pod.js';
 import { drainSystemClock, type DrainClock, type DrainPort, type EvictionResult } from './port.js';
 
@@ -83,10 +83,7 @@ export async function drainPass(
     const now = clock.now();
     const plan = planDrain(await port.listPodsOnNode(req.node, signal), opts);
     blocked = plan.blocked;
-    const terminating = plan.skip
-      .filter((s) => s.reason === 'Terminating')
-      .map((s) => podKey(s.pod));
-    remaining = [...plan.evict.map(podKey), ...terminating].sort();
+    remaining = podsLeft(plan);
     if (remaining.length === 0) {
       log(
         `drained${blocked.length > 0 ? ` (left ${blocked.length} pod(s) the options forbid evicting)` : ''}`,

@@ -1,6 +1,13 @@
 // Drain planning: which pods to evict, which to leave, which need a decision. Pure; the
 // rules follow `kubectl drain` (k8s.io/kubectl/pkg/drain filters), applied in its order.
-import { AnnotationMirrorPod, controllerOf, podRef, type PodRef, type PodSnapshot } from './pod.js';
+import {
+  AnnotationMirrorPod,
+  controllerOf,
+  podKey,
+  podRef,
+  type PodRef,
+  type PodSnapshot,
+} from './pod.js';
 
 export interface DrainOptions {
   /** Leave DaemonSet pods alone (the DaemonSet controller would recreate them at once). Default true. */
@@ -83,4 +90,13 @@ export function planDrain(
     plan.evict.push(ref);
   }
   return plan;
+}
+
+/**
+ * The pods a drain still waits for, sorted: those to evict and those already terminating (a
+ * drain is done when they are gone, not when they were asked to go).
+ */
+export function podsLeft(plan: DrainPlan): string[] {
+  const terminating = plan.skip.filter((s) => s.reason === 'Terminating').map((s) => podKey(s.pod));
+  return [...plan.evict.map(podKey), ...terminating].sort();
 }

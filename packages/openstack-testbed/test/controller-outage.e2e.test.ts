@@ -170,16 +170,33 @@ describe('capo-remediation on the REAL Nova (testbed): cloud outage and fencing'
         const outageAt = Date.now();
         await Promise.all(worlds.map((w) => w.createRemediation()));
 
-        const cloudFalseAt = await until(
-          'CloudReachable=False on all 10',
+        // Until every one says CloudReachable=False, an attempt used up (a second history
+        // entry, a closed first one, a Failed phase, a Machine handed back) ends the wait
+        // at once, naming it: that is what a controller counting outages as failures does.
+        const firstSeen = await until(
+          'CloudReachable=False on all 10 (or an attempt used)',
           async () => {
             const osrs = await Promise.all(worlds.map((w) => w.osr()));
-            return osrs.every((o) => cond(o, 'CloudReachable')?.status === 'False')
-              ? Date.now()
+            const used: string[] = [];
+            for (const [i, o] of osrs.entries()) {
+              const h = o?.status?.history ?? [];
+              if (h.length > 1 || h.some((a) => a.result !== 'InProgress'))
+                used.push(
+                  `${o?.metadata?.namespace}: history ${JSON.stringify(h.map((a) => [a.step, a.attempt, a.result]))}`,
+                );
+              if (o?.status?.phase === 'Failed') used.push(`${o.metadata?.namespace}: Failed`);
+              const w = worlds[i] as TestbedWorld;
+              if (await ownerRemediatedFalse(w)) used.push(`${w.ns}: OwnerRemediated=False`);
+            }
+            return used.length > 0 ||
+              osrs.every((o) => cond(o, 'CloudReachable')?.status === 'False')
+              ? { at: Date.now(), used }
               : undefined;
           },
           120_000,
         );
+        expect(firstSeen.used, 'attempts used up during the outage').toEqual([]);
+        const cloudFalseAt = firstSeen.at;
 
         // Throughout the outage: one open intent each, never accepted, never closed, and no
         // Machine handed back. Sampled every few seconds until the outage has lasted OUTAGE_MS.

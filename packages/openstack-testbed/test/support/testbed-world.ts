@@ -21,11 +21,7 @@ import {
   addRemediationController,
   OpenStackRemediationResource,
 } from '../../../capo-remediation/src/controller/index.js';
-import {
-  createHttpTransport,
-  createOpenStackClient,
-  type Transport,
-} from '@noderepair/openstack';
+import { createHttpTransport, createOpenStackClient, type Transport } from '@noderepair/openstack';
 import { remediationFromTemplate } from '../../../capo-remediation/src/testing/index.js';
 import {
   CapturingLogger,
@@ -219,23 +215,26 @@ export interface SentReboot {
   readonly status: number;
   /** x-compute-request-id of the answer: the request_id Nova records in os-instance-actions. */
   readonly requestId: string | null;
+  /** When Nova's answer arrived (ms, this machine's clock, which Nova's host shares). */
+  readonly answeredAt: number;
 }
 
 /**
  * The controller in-process with its own Manager (as remediation-env.ts's startController),
  * its OpenStack clients built with a transport that records every reboot request and Nova's
- * request id for it, so a test can match them with Nova's os-instance-actions.
+ * request id for it, so a test can match them with Nova's os-instance-actions. `ns`
+ * undefined: one controller for every namespace, as deployed (many remediations at once).
  */
-export function startRecordedController(kc: KubeConfig, ns: string) {
+export function startRecordedController(kc: KubeConfig, ns: string | undefined) {
   const client = createKubeClient(kc);
   const logger = new CapturingLogger();
   const reboots: SentReboot[] = [];
   const transports: Array<{ close(): Promise<void> }> = [];
-  const manager = new Manager({ name: `capo-remediation-${ns}`, probes: false, logger });
+  const manager = new Manager({ name: `capo-remediation-${ns ?? 'all'}`, probes: false, logger });
   const ctl = addRemediationController(manager, {
     client,
     namespace: ns,
-    identity: `e2e-${ns}`,
+    identity: `e2e-${ns ?? 'all'}`,
     drainPollIntervalMs: 200,
     // Self-hosted: the Machines' Nodes are in this cluster. The management-cluster fallback
     // is explicit (auto requires Cluster API's <cluster>-kubeconfig Secret).
@@ -254,6 +253,7 @@ export function startRecordedController(kc: KubeConfig, ns: string) {
               type,
               status: res.status,
               requestId: res.headers.get('x-compute-request-id'),
+              answeredAt: Date.now(),
             });
         }
         return res;

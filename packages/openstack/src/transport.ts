@@ -88,6 +88,37 @@ export function transportError(e: unknown, req: HttpRequest): OpenStackError {
   );
 }
 
+/**
+ * The request's deadline and the caller's signal as one signal, held by a real timer. Not
+ * `AbortSignal.any([signal, AbortSignal.timeout(ms)])`: on Node 20 a timeout signal inside a
+ * composite can be garbage collected before it fires (nodejs/node#57736), and a request that
+ * never gets a reply then hangs for ever; transport.gc.test.ts shows it with forced GCs.
+ */
+export function deadlineSignal(
+  ms: number,
+  caller?: AbortSignal,
+): { signal: AbortSignal; clear: () => void } {
+  const ac = new AbortController();
+  const onCallerAbort = () => {
+    clear();
+    ac.abort(caller?.reason);
+  };
+  const clear = () => {
+    clearTimeout(timer);
+    caller?.removeEventListener('abort', onCallerAbort);
+  };
+  // The timer list holds the timer, the timer holds the controller: nothing here is weak.
+  // unref: a deadline alone never keeps the process alive (the open socket does).
+  const timer = setTimeout(() => {
+    clear();
+    ac.abort(new DOMException(`no reply within ${ms} ms`, 'TimeoutError'));
+  }, ms);
+  timer.unref();
+  if (caller?.aborted) ac.abort(caller.reason);
+  else caller?.addEventListener('abort', onCallerAbort, { once: true });
+  return { signal: ac.signal, clear };
+}
+
 export function createHttpTransport(opts: HttpTransportOptions = {}): HttpTransport {
   const agent = new Agent({
     connect: {
@@ -96,18 +127,31 @@ export function createHttpTransport(opts: HttpTransportOptions = {}): HttpTransp
     },
   });
   const transport: Transport = async (req) => {
+    const deadline = deadlineSignal(req.timeoutMs, req.signal);
     try {
       const res = await undiciFetch(req.url, {
         method: req.method,
         headers: req.headers,
         body: req.body,
         dispatcher: agent,
-        signal: req.signal
-          ? AbortSignal.any([req.signal, AbortSignal.timeout(req.timeoutMs)])
-          : AbortSignal.timeout(req.timeoutMs),
+        signal: deadline.signal,
       });
-      return res;
+      // The deadline covers the body too; it ends when the body is read (or fails).
+      return {
+        status: res.status,
+        headers: res.headers,
+        text: async () => {
+          try {
+            return await res.text();
+          } catch (e) {
+            throw transportError(e, req);
+          } finally {
+            deadline.clear();
+          }
+        },
+      };
     } catch (e) {
+      deadline.clear();
       throw transportError(e, req);
     }
   };

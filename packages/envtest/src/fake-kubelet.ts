@@ -56,6 +56,7 @@ export class FakeKubelet {
   private readonly coordination: CoordinationV1Api;
   private heartbeats = 0;
   private lastError: Error | undefined;
+  private volumesInUse: string[] = [];
 
   private constructor(
     kc: KubeConfig,
@@ -123,6 +124,17 @@ export class FakeKubelet {
 
   async setReady(): Promise<void> {
     this.ready = { status: 'True' };
+    await this.tick();
+  }
+
+  /**
+   * The volumes the kubelet's volume manager has mounted, reported in status.volumesInUse
+   * (unique names, e.g. `kubernetes.io/csi/<driver>^<volumeHandle>`) on this and every later
+   * heartbeat. The attach-detach controller will not detach a volume listed there (unless the
+   * node is out of service or its 6-minute unmount wait ran out on an unhealthy node).
+   */
+  async setVolumesInUse(volumes: readonly string[]): Promise<void> {
+    this.volumesInUse = [...volumes].sort();
     await this.tick();
   }
 
@@ -243,6 +255,10 @@ export class FakeKubelet {
         : cond('Ready', 'False', this.ready.reason, this.ready.message);
     const resources = { cpu: '4', memory: '16393892Ki', pods: '110', 'ephemeral-storage': '101203948Ki' };
     return {
+      // The attach-detach controller owns volumesAttached; the kubelet's status patch leaves it
+      // alone, and so must this replace (or every heartbeat would erase the controller's view).
+      volumesAttached: node.status?.volumesAttached,
+      volumesInUse: this.volumesInUse.length > 0 ? [...this.volumesInUse] : undefined,
       capacity: resources,
       allocatable: resources,
       conditions: [

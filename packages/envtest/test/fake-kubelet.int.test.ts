@@ -1,4 +1,4 @@
-import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, setHeaderOptions, type V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { KubeletNotReadyMessages, startFakeKubelet, waitFor } from '../src/index.js';
 import { useControlPlane } from '../src/vitest/index.js';
@@ -70,6 +70,34 @@ describe('fake kubelet with the real node lifecycle controller', () => {
       // Heartbeats move lastHeartbeatTime but not lastTransitionTime, as the kubelet does.
       expect(ready(later)?.lastTransitionTime?.toISOString()).toBe(t1?.toISOString());
       expect(ready(later)!.lastHeartbeatTime!.getTime()).toBeGreaterThan(ready(n)!.lastHeartbeatTime!.getTime());
+    } finally {
+      await kubelet.stop();
+      await core.deleteNode({ name });
+    }
+  });
+
+  it('reports status.volumesInUse on every heartbeat and keeps the volumesAttached the attach-detach controller wrote', async () => {
+    const core = env.kubeConfig.makeApiClient(CoreV1Api);
+    const name = env.unique('node');
+    const volume = 'kubernetes.io/csi/fake.csi.noderepair.test^vol-1';
+    const kubelet = await startFakeKubelet(env.kubeConfig, { name, heartbeatSeconds: 1 });
+    try {
+      // As the attach-detach controller's node status updater does: a patch of volumesAttached only.
+      await core.patchNodeStatus(
+        { name, body: { status: { volumesAttached: [{ name: volume, devicePath: '' }] } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      await kubelet.setVolumesInUse([volume]);
+      const before = kubelet.heartbeatCount;
+      await waitFor('two more heartbeats', async () => (kubelet.heartbeatCount >= before + 2 ? true : undefined), 30_000);
+      const n = await core.readNode({ name });
+      expect(n.status?.volumesInUse).toEqual([volume]);
+      expect(n.status?.volumesAttached).toEqual([{ name: volume, devicePath: '' }]);
+
+      await kubelet.setVolumesInUse([]);
+      const unmounted = await core.readNode({ name });
+      expect(unmounted.status?.volumesInUse ?? []).toEqual([]);
+      expect(unmounted.status?.volumesAttached).toEqual([{ name: volume, devicePath: '' }]);
     } finally {
       await kubelet.stop();
       await core.deleteNode({ name });

@@ -1,16 +1,26 @@
 // Fencing before the out-of-service taint, on a real kube-apiserver with the real
 // kube-controller-manager running the node lifecycle, pod GC and attach-detach controllers.
 // A node's fake kubelet stops posting (Ready -> Unknown through the node lifecycle
-// controller) while a StatefulSet pod with a ReadWriteOnce volume and its VolumeAttachment
-// sits on it: a network partition looks exactly like this, with the container still writing.
-// The controller cordons, drains (the pod stays Terminating: no kubelet confirms it stopped)
-// and hard-reboots through a FAKE provider whose fence answer the test controls. As long as
-// the provider says NotFenced: no out-of-service taint, the pod is not force-deleted and the
-// VolumeAttachment stays. Once it reports Fenced: the taint, then the real pod GC
-// force-deletes the pod, which is what lets the attach-detach controller force-detach.
+// controller) while a StatefulSet pod with a ReadWriteOnce CSI volume sits on it: a network
+// partition looks exactly like this, with the container still writing.
+// The VolumeAttachment is the attach-detach controller's (ADC) own: the node carries the
+// controller-managed-attach-detach annotation, the PVC is Bound to its PV (no PV controller
+// runs, so the test binds them), the ADC's CSI attacher creates csi-<sha256(handle+driver+node)>
+// and the test plays the external-attacher (status.attached=true); the kubelet then reports the
+// volume in status.volumesInUse, so the ADC counts it as mounted.
+// The controller cordons, drains (the pod stays Terminating: no kubelet confirms it stopped, its
+// container is still reported running, so the ADC keeps the volume wanted) and hard-reboots
+// through a FAKE provider whose fence answer the test controls. As long as the provider says
+// NotFenced: no out-of-service taint, the pod is not force-deleted and the VolumeAttachment stays.
+// Once it reports Fenced: the taint, then the real pod GC force-deletes the pod, and the ADC
+// detaches at once although the node still lists the volume in use. Kubernetes v1.35
+// pkg/controller/volume/attachdetach/reconciler/reconciler.go skips a mounted volume unless
+// `forceDetach` (node not Ready AND maxWaitForUnmountDuration, 6 min, expired) or the node has
+// the out-of-service taint, and only then skips the safe-to-detach check (verifySafeToDetach).
 //
 // A private control plane (not the shared one of the integration project): the shared one
 // runs only the node lifecycle controller.
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api, PatchStrategy, setHeaderOptions, StorageV1Api } from '@kubernetes/client-node';
 import { ControlPlane, startFakeKubelet, waitFor } from '@noderepair/envtest';
@@ -37,6 +47,13 @@ const SCOPE = 'test.noderepair.io/fence-scope';
 const STATE = 'noderepair.io/repair-state';
 const OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service';
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+const DRIVER = 'fake.csi.noderepair.test';
+const HANDLE = 'vol-1';
+/** The volume's unique name in the ADC and in node status (csi plugin: `<driver>^<handle>`). */
+const UNIQUE_VOLUME = `kubernetes.io/csi/${DRIVER}^${HANDLE}`;
+/** The name the ADC's CSI attacher gives the VolumeAttachment (getAttachmentName). */
+const attachmentName = (node: string) =>
+  `csi-${createHash('sha256').update(`${HANDLE}${DRIVER}${node}`).digest('hex')}`;
 
 /**
  * FAKE MachineProvider with a controllable fence answer. execute() accepts every action once
@@ -87,7 +104,7 @@ describe('fencing before the out-of-service taint (real node lifecycle, pod GC, 
     await cp?.stop();
   });
 
-  it('a partitioned node is never tainted (pod and VolumeAttachment stay) until the provider reports it fenced; then the pod GC frees the pod', async () => {
+  it('a partitioned node is never tainted (pod and VolumeAttachment stay) until the provider reports it fenced; then the pod GC frees the pod and the attach-detach controller force-detaches', async () => {
     const kc = cp.kubeConfig;
     const core = kc.makeApiClient(CoreV1Api);
     const storage = kc.makeApiClient(StorageV1Api);
@@ -98,24 +115,17 @@ describe('fencing before the out-of-service taint (real node lifecycle, pod GC, 
     const kubelet = await startFakeKubelet(kc, {
       name,
       labels: { [SCOPE]: 'one' },
+      // What a kubelet with enableControllerAttachDetach (the default) registers with: without
+      // it the ADC leaves the node's volumes alone.
+      annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
       heartbeatSeconds: 1,
       providerID: `test:///${name}`,
     });
 
-    // A ReadWriteOnce CSI volume bound to the pod, attached to the node.
-    await core.createPersistentVolume({
-      body: {
-        metadata: { name: 'data-db-0' },
-        spec: {
-          capacity: { storage: '1Gi' },
-          accessModes: ['ReadWriteOnce'],
-          persistentVolumeReclaimPolicy: 'Retain',
-          csi: { driver: 'fake.csi.noderepair.test', volumeHandle: 'vol-1' },
-          claimRef: { namespace: ns, name: 'data-db-0' },
-        },
-      },
-    });
-    await core.createNamespacedPersistentVolumeClaim({
+    // A ReadWriteOnce CSI volume bound to the pod's claim. No PV controller runs here, so the
+    // test binds them as it would: the ADC only builds a volume spec from a Bound PVC whose PV's
+    // claimRef carries the PVC's uid.
+    const pvc = await core.createNamespacedPersistentVolumeClaim({
       namespace: ns,
       body: {
         metadata: { name: 'data-db-0' },
@@ -127,6 +137,32 @@ describe('fencing before the out-of-service taint (real node lifecycle, pod GC, 
         },
       },
     });
+    await core.createPersistentVolume({
+      body: {
+        metadata: { name: 'data-db-0' },
+        spec: {
+          capacity: { storage: '1Gi' },
+          accessModes: ['ReadWriteOnce'],
+          persistentVolumeReclaimPolicy: 'Retain',
+          csi: { driver: DRIVER, volumeHandle: HANDLE },
+          claimRef: { namespace: ns, name: 'data-db-0', uid: pvc.metadata?.uid },
+        },
+      },
+    });
+    await core.patchPersistentVolumeStatus(
+      { name: 'data-db-0', body: { status: { phase: 'Bound' } } },
+      mergePatch,
+    );
+    await core.patchNamespacedPersistentVolumeClaimStatus(
+      {
+        name: 'data-db-0',
+        namespace: ns,
+        body: {
+          status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } },
+        },
+      },
+      mergePatch,
+    );
     await core.createNamespacedPod({
       namespace: ns,
       body: {
@@ -155,28 +191,65 @@ describe('fencing before the out-of-service taint (real node lifecycle, pod GC, 
         },
       },
     });
+    // The container reported running, as the kubelet did before the partition: a Terminating
+    // pod without a running container counts as terminated for the ADC (IsPodTerminated).
     await core.patchNamespacedPodStatus(
       {
         name: 'db-0',
         namespace: ns,
-        body: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
-      },
-      mergePatch,
-    );
-    const va = await storage.createVolumeAttachment({
-      body: {
-        metadata: { name: 'va-data-db-0' },
-        spec: {
-          attacher: 'fake.csi.noderepair.test',
-          nodeName: name,
-          source: { persistentVolumeName: 'data-db-0' },
+        body: {
+          status: {
+            phase: 'Running',
+            conditions: [{ type: 'Ready', status: 'True' }],
+            containerStatuses: [
+              {
+                name: 'db',
+                image: 'registry.k8s.io/pause:3.10',
+                imageID: '',
+                containerID: 'containerd://db-0',
+                ready: true,
+                started: true,
+                restartCount: 0,
+                state: { running: { startedAt: new Date() } },
+              },
+            ],
+          },
         },
       },
-    });
-    await storage.patchVolumeAttachmentStatus(
-      { name: 'va-data-db-0', body: { status: { attached: true } } },
       mergePatch,
     );
+    // The ADC attaches: it creates the VolumeAttachment and waits for the external-attacher,
+    // played here, to report it attached.
+    const vaName = attachmentName(name);
+    const va = await waitFor(
+      'the VolumeAttachment created by the attach-detach controller',
+      async () => {
+        const items = (await storage.listVolumeAttachment()).items;
+        return items.find((v) => v.metadata?.name === vaName);
+      },
+      60_000,
+    );
+    expect(va.spec).toMatchObject({
+      attacher: DRIVER,
+      nodeName: name,
+      source: { persistentVolumeName: 'data-db-0' },
+    });
+    await storage.patchVolumeAttachmentStatus(
+      { name: vaName, body: { status: { attached: true } } },
+      mergePatch,
+    );
+    await waitFor(
+      'the ADC reporting the volume attached in node status',
+      async () => {
+        const node = await core.readNode({ name });
+        return node.status?.volumesAttached?.some((v) => v.name === UNIQUE_VOLUME)
+          ? true
+          : undefined;
+      },
+      60_000,
+    );
+    // The kubelet mounts a volume once the controller reports it attached, then lists it in use.
+    await kubelet.setVolumesInUse([UNIQUE_VOLUME]);
 
     const policy = resolveRepairPolicy({
       unhealthyConditions: [{ type: 'Ready', status: 'Unknown', timeout: '2s' }],
@@ -203,17 +276,27 @@ describe('fencing before the out-of-service taint (real node lifecycle, pod GC, 
     const running = manager.start();
     const taintKeys = async () =>
       ((await core.readNode({ name })).spec?.taints ?? []).map((t) => t.key);
-    // Sampled all along until the fence is confirmed: was the taint ever there, or the pod gone?
-    const seen = { taint: false, podGone: false, samples: 0 };
+    const vaExists = () =>
+      storage.readVolumeAttachment({ name: vaName }).then(
+        () => true,
+        (err: unknown) => {
+          if ((err as { code?: number }).code === 404) return false;
+          throw err;
+        },
+      );
+    // Sampled all along until the fence is confirmed: was the taint ever there, the pod or the
+    // VolumeAttachment gone?
+    const seen = { taint: false, podGone: false, vaGone: false, samples: 0 };
     let fenceAllowed = false;
     const sampler = setInterval(() => {
       if (fenceAllowed) return;
-      Promise.all([taintKeys(), core.listNamespacedPod({ namespace: ns })]).then(
-        ([keys, pods]) => {
+      Promise.all([taintKeys(), core.listNamespacedPod({ namespace: ns }), vaExists()]).then(
+        ([keys, pods, attached]) => {
           if (fenceAllowed) return;
           seen.samples += 1;
           if (keys.includes(OUT_OF_SERVICE)) seen.taint = true;
           if (pods.items.length === 0) seen.podGone = true;
+          if (!attached) seen.vaGone = true;
         },
         () => undefined,
       );
@@ -232,7 +315,7 @@ describe('fencing before the out-of-service taint (real node lifecycle, pod GC, 
         90_000,
       );
       // Cordoned, drained and hard-rebooted: never tainted so far (the drain used to taint).
-      expect(seen).toMatchObject({ taint: false, podGone: false });
+      expect(seen).toMatchObject({ taint: false, podGone: false, vaGone: false });
       // Several fence checks, each answered NotFenced, over more than one pod GC period.
       await waitFor(
         'fence checks',
@@ -253,16 +336,18 @@ describe('fencing before the out-of-service taint (real node lifecycle, pod GC, 
       // Evicted, but not force-deleted: it may still be running behind the partition.
       const pod = await core.readNamespacedPod({ name: 'db-0', namespace: ns });
       expect(pod.metadata?.deletionTimestamp).toBeDefined();
-      expect((await storage.readVolumeAttachment({ name: 'va-data-db-0' })).metadata?.uid).toBe(
-        va.metadata?.uid,
-      );
+      // Still the ADC's attachment, attached, and the node still reports the volume mounted.
+      const attachedBefore = await storage.readVolumeAttachment({ name: vaName });
+      expect(attachedBefore.metadata?.uid).toBe(va.metadata?.uid);
+      expect(attachedBefore.status?.attached).toBe(true);
+      expect(before.status?.volumesInUse).toContain(UNIQUE_VOLUME);
       const events = async () =>
         (await client.list<KubeEvent>(EventResource, { namespace: 'default' })).items.filter(
           (e) => e.regarding?.name === name,
         );
       expect((await events()).map((e) => e.reason)).toContain('AwaitingFence');
       expect(seen.samples).toBeGreaterThan(50);
-      expect(seen).toMatchObject({ taint: false, podGone: false });
+      expect(seen).toMatchObject({ taint: false, podGone: false, vaGone: false });
       fenceAllowed = true;
 
       provider.fenceAnswer = {
@@ -283,6 +368,21 @@ describe('fencing before the out-of-service taint (real node lifecycle, pod GC, 
           return pods.items.length === 0 ? true : undefined;
         },
         90_000,
+      );
+      // The ADC force-detaches (deletes its VolumeAttachment) at once, not after its 6-minute
+      // unmount wait. 60 s is a hang guard, not a performance claim.
+      await waitFor(
+        'the VolumeAttachment deleted by the attach-detach controller',
+        async () => ((await vaExists()) ? undefined : true),
+        60_000,
+      );
+      // Forced, not a normal detach: the partitioned kubelet never unmounted, the node still
+      // lists the volume in use (a safe-to-detach check would have refused), and the ADC took
+      // it out of volumesAttached before detaching.
+      const detached = await core.readNode({ name });
+      expect(detached.status?.volumesInUse).toContain(UNIQUE_VOLUME);
+      expect((detached.status?.volumesAttached ?? []).map((v) => v.name)).not.toContain(
+        UNIQUE_VOLUME,
       );
       const fenced = (await events()).find((e) => e.reason === 'Fenced');
       expect(fenced?.note).toMatch(/PoweredOff/);

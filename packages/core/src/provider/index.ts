@@ -16,3 +16,9 @@ export {
 export { canFence, judgeFence, type FenceEvidence, type FenceVerdict } from './fence.js';
 export { DryRunProvider } from './dry-run.js';
 export { machineProviderFromRebootProvider } from './legacy.js';
+export {
+  builtinProviderModules,
+  providerModuleOf,
+  type ProviderModule,
+  type ProviderModuleContext,
+} from './module.js';

@@ -7,8 +7,8 @@ export const usage = `usage: noderepair-demo [--report FILE.html] [--plain] [--t
   --plain              one line per change even on a terminal (default when stdout is not a terminal)
   --timeout SECONDS    time the scenarios may take before the demo judges them (default 300)
   --log-dir DIR        where the controller's log goes (default: a new temp directory)
-  --openstack fake|real  Nova the reboots go to: the fake (default) or the real OpenStack test bed
-                       (packages/openstack-testbed, installed and started) for the nodes the scenarios play with`;
+  --openstack fake|real  where every node's server lives and noderepair's reboots go: the fake Nova (default)
+                       or the real OpenStack test bed (packages/openstack-testbed, installed and started)`;
 
 export type OpenStackMode = 'fake' | 'real';
 

@@ -30,7 +30,7 @@ export interface DemoOptions {
   /** Seconds the scenarios may take before the demo judges what it has. */
   timeoutSeconds: number;
   logDir?: string | undefined;
-  /** Where reboots go: the fake Nova (default) or, for the scenarios' nodes, the real test bed. */
+  /** Where every server lives: the fake Nova (default) or the real test bed. */
   openstack?: OpenStackMode | undefined;
   out: NodeJS.WriteStream;
   signal?: AbortSignal | undefined;
@@ -56,24 +56,25 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     nodesPerZone: NODES_PER_ZONE,
     progress: (l) => view.progress(l),
     openstack: opts.openstack ?? 'fake',
-    // Every node a scenario plays with (its replacement too) is on a real server; the
-    // untouched bystanders stay on the fake Nova: 11 real servers instead of 30 on a small bed.
-    realNodes: new Set(scenarioOf.keys()),
     onMachineEvent: (e) =>
       observer?.action({ node: e.node, source: 'machine', kind: e.kind, note: e.note }),
     onReplaced: (old, fresh) => {
-      const s = scenarioOf.get(old);
-      const zone = world.machines.byNode.get(fresh)?.zone ?? '';
-      if (record && s) assignScenario(record, fresh, zone, s.id);
+      const s = scenarioOf.get(old.node);
+      if (record && s) assignScenario(record, fresh.node, fresh.zone, s.id);
       observer?.action({
-        node: old,
+        node: old.node,
         source: 'machine',
         kind: 'Replaced',
-        note: `MachineSet stand-in: server and Node deleted, ${fresh} created in ${zone}`,
+        note: `node group stand-in: server ${old.serverId.slice(0, 8)} gone from Nova (${old.cloud.kind}), created ${fresh.node} in ${fresh.zone}`,
       });
       observer?.action(
-        { node: fresh, source: 'machine', kind: 'Joined', note: `new machine replacing ${old}` },
-        zone,
+        {
+          node: fresh.node,
+          source: 'machine',
+          kind: 'Joined',
+          note: `new machine (server ${fresh.serverId.slice(0, 8)}) replacing ${old.node}`,
+        },
+        fresh.zone,
       );
     },
   });

@@ -62,6 +62,30 @@ describe('pnpm demo', () => {
     expect(run.stdout).toContain('all 7 scenarios behaved as expected');
   });
 
+  it('runs noderepair as a user does: the compiled CLI with --provider openstack', () => {
+    expect(run.stdout).toMatch(
+      /^==> running: noderepair run --provider openstack --cloud demo-fake --policy \S+policy\.yaml --kubeconfig \S+/m,
+    );
+    // The policy opts in to Replace explicitly (the default ladder has none).
+    const policy = readFileSync(join(dir, 'logs', 'policy.yaml'), 'utf8');
+    expect(
+      (JSON.parse(policy) as { ladder: { action: string }[] }).ladder.map((s) => s.action),
+    ).toEqual(['SoftReboot', 'HardReboot', 'Replace']);
+    // The controller's own log is the child process's output.
+    const log = readFileSync(join(dir, 'logs', 'noderepair-controller.log'), 'utf8');
+    expect(log).toContain('"provider":"openstack"');
+    expect(log).toContain('noderepair auto-repair controller starting');
+  });
+
+  it('replaces the dead machine: noderepair deletes server and Node, the node group stand-in adds one', () => {
+    expect(run.stdout).toMatch(
+      /^\[ *\d+\.\ds\] zone-b-07 +noderepair RemediationSucceeded: Replace \S+ via openstack: /m,
+    );
+    expect(run.stdout).toMatch(
+      /^\[ *\d+\.\ds\] zone-b-07 +machine Replaced: node group stand-in: server [0-9a-f]{8} gone from Nova \(fake\), created zone-b-07-r1 in zone-b$/m,
+    );
+  });
+
   it('prints plain lines, not terminal escapes, when stdout is not a terminal', () => {
     expect(run.stdout).not.toContain('\x1b[');
     expect(run.stdout).toMatch(/^\[ +\d+\.\ds\] zone-a-03 +Ready=Unknown/m);
@@ -81,9 +105,10 @@ describe('pnpm demo', () => {
       expect(run.stdout).toMatch(new RegExp(`^ {2}${n} +\\d+\\.\\ds {2}`, 'm'));
     expect(run.stdout).toMatch(/^storm guard: held 4 node\(s\), 4 reboot\(s\) prevented/m);
     expect(run.stdout).toContain('waited for, not rebooted (shutting down): zone-a-09');
-    // Without --openstack real every server, the replacement's too, is on the fake Nova.
+    // Without --openstack real every server, the replacement's too, is on the fake Nova; the
+    // one server deleted is the one noderepair's Replace deleted.
     expect(run.stdout).toMatch(
-      /^openstack: FAKE Nova \(FakeOpenStack\) for 31 node\(s\): 5 reboot\(s\) accepted$/m,
+      /^openstack: FAKE Nova \(FakeOpenStack\) for 31 node\(s\): 5 reboot\(s\) accepted, 1 server\(s\) deleted$/m,
     );
     expect(run.stdout).not.toContain('REAL test bed');
   });

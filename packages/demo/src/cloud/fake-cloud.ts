@@ -1,12 +1,13 @@
 // The FAKE Nova (FakeOpenStack from @noderepair/openstack/testing, a test double of Keystone +
-// Nova on a loopback HTTP port), reached by noderepair through the real OpenStack client.
-import { NovaRebootProvider, openStackClientFromCloudsYaml } from '@noderepair/openstack';
+// Nova on a loopback HTTP port), reached by `noderepair run` over HTTP with its clouds.yaml.
 import { FakeOpenStack } from '@noderepair/openstack/testing';
 import type { AcceptedReboot, Cloud } from './cloud.js';
 
+/** The cloud's name in the clouds.yaml the controller gets (application credential, as a Secret would hold). */
+export const FAKE_CLOUD = 'demo-fake';
+
 export async function startFakeCloud(): Promise<Cloud> {
   const nova = await FakeOpenStack.start({ transitionDelayMs: 1500 });
-  const os = openStackClientFromCloudsYaml(nova.cloudsYaml(), 'openstack', undefined);
   const ids = new Set<string>();
   const nodes: string[] = [];
   const accepted = (): AcceptedReboot[] =>
@@ -15,10 +16,15 @@ export async function startFakeCloud(): Promise<Cloud> {
         ? [{ at: e.at, serverId: e.serverId, type: e.rebootType === 'HARD' ? 'HARD' : 'SOFT' }]
         : [],
     );
+  const deleted = () =>
+    nova.requests.filter(
+      (e) => e.method === 'DELETE' && e.status === 204 && /\/servers\/[^/]+$/.test(e.path),
+    ).length;
   return {
     kind: 'fake',
     description: `FAKE OpenStack (Keystone + Nova, a test double) at ${nova.baseUrl}`,
-    provider: new NovaRebootProvider(os.nova),
+    cloudsYaml: nova.cloudsYaml({ cloudName: FAKE_CLOUD, auth: 'application_credential' }),
+    cloudName: FAKE_CLOUD,
     // The fake's own 1.5 s reboot transition is the VM's downtime.
     bootMs: 0,
     createServer: async (name) => {
@@ -32,6 +38,7 @@ export async function startFakeCloud(): Promise<Cloud> {
       nova.deleteServer(id);
     },
     owns: (id) => ids.has(id),
+    gone: async (id) => ids.has(id) && nova.server(id) === undefined,
     observe(id) {
       const s = nova.server(id); // reading settles a transition whose time has come
       if (!s) return undefined;
@@ -40,9 +47,8 @@ export async function startFakeCloud(): Promise<Cloud> {
     },
     acceptedReboots: accepted,
     describeUse: () =>
-      `FAKE Nova (FakeOpenStack) for ${nodes.length} node(s): ${accepted().length} reboot(s) accepted`,
+      `FAKE Nova (FakeOpenStack) for ${nodes.length} node(s): ${accepted().length} reboot(s) accepted, ${deleted()} server(s) deleted`,
     async close() {
-      await os.close();
       await nova.close();
     },
   };

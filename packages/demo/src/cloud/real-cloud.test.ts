@@ -1,17 +1,59 @@
 import { describe, expect, it } from 'vitest';
-import { rebootTypeOf } from './real-cloud.js';
+import { changesSince, newReboots, parseChangedServers } from './nova-records.js';
 import { serial } from './serial.js';
 
-describe('rebootTypeOf (which server actions the real cloud records)', () => {
-  it('reads the reboot type of a Nova server action body', () => {
-    expect(rebootTypeOf('{"reboot":{"type":"SOFT"}}')).toBe('SOFT');
-    expect(rebootTypeOf('{"reboot":{"type":"HARD"}}')).toBe('HARD');
+describe("Nova's records of the demo's servers", () => {
+  it('reads the changed and the deleted servers of GET /servers/detail', () => {
+    const servers = parseChangedServers({
+      servers: [
+        {
+          id: 'a',
+          status: 'ACTIVE',
+          updated: '2026-12-05T12:00:01Z',
+          'OS-EXT-STS:task_state': null,
+        },
+        { id: 'b', status: 'DELETED', updated: '2026-12-05T12:00:02Z' },
+        {
+          id: 'c',
+          status: 'REBOOT',
+          updated: '2026-12-05T12:00:03Z',
+          'OS-EXT-STS:task_state': 'reboot_started',
+        },
+        { status: 'ACTIVE' },
+      ],
+    });
+    expect(servers).toEqual([
+      { id: 'a', status: 'ACTIVE', updated: '2026-12-05T12:00:01Z', taskState: null },
+      { id: 'b', status: 'DELETED', updated: '2026-12-05T12:00:02Z', taskState: null },
+      { id: 'c', status: 'REBOOT', updated: '2026-12-05T12:00:03Z', taskState: 'reboot_started' },
+    ]);
+    expect(() => parseChangedServers({ server: {} })).toThrow(/no "servers" array/);
   });
-  it('is undefined for other actions and bodies', () => {
-    expect(rebootTypeOf('{"os-stop":null}')).toBeUndefined();
-    expect(rebootTypeOf('{"reboot":{"type":"SOFTER"}}')).toBeUndefined();
-    expect(rebootTypeOf('not json')).toBeUndefined();
-    expect(rebootTypeOf(undefined)).toBeUndefined();
+
+  it('asks for changes a few whole seconds before the last look', () => {
+    expect(changesSince(Date.parse('2026-12-05T12:00:10.700Z'))).toBe('2026-12-05T12:00:05Z');
+    expect(changesSince(Date.parse('2026-12-05T12:00:10.700Z'), 0)).toBe('2026-12-05T12:00:10Z');
+  });
+
+  it('finds the reboots not seen before, in UTC, with the type left open', () => {
+    const actions = [
+      { action: 'create', requestId: 'req-0', startTime: '2026-12-05T11:59:00.000000' },
+      { action: 'reboot', requestId: 'req-1', startTime: '2026-12-05T12:00:00.000000' },
+      { action: 'reboot', requestId: 'req-2', startTime: '2026-12-05T12:00:30Z' },
+      { action: 'stop', requestId: 'req-3', startTime: '2026-12-05T12:01:00.000000' },
+    ];
+    expect(newReboots('s1', actions, new Set(['req-1']))).toEqual([
+      {
+        at: Date.parse('2026-12-05T12:00:30Z'),
+        serverId: 's1',
+        type: undefined,
+        requestId: 'req-2',
+      },
+    ]);
+    expect(newReboots('s1', actions, new Set()).map((r) => [r.requestId, r.at])).toEqual([
+      ['req-1', Date.parse('2026-12-05T12:00:00Z')],
+      ['req-2', Date.parse('2026-12-05T12:00:30Z')],
+    ]);
   });
 });
 

@@ -1,20 +1,16 @@
 // The REAL OpenStack test bed (@noderepair/openstack-testbed: Keystone, Nova API, conductor,
-// scheduler and compute from Debian's packages, Nova's fake virt driver). Its servers are
-// real Nova servers; noderepair reboots them through the OpenStack client with the test bed's
-// clouds.yaml (application-credential cloud), over HTTP to the real Keystone and Nova.
+// scheduler and compute from Debian's packages, Nova's fake virt driver). Every node's server
+// is a real Nova server; `noderepair run` reaches it with the test bed's clouds.yaml (cloud
+// testbed-appcred: application credential, as a production Secret would hold), over HTTP.
 //
-// The fake virt driver has no guest OS, so nothing would start a kubelet after a reboot. The
-// one fake link (as test/support/fake-kubelet-follows-nova.ts in the test bed's e2e suite):
-// for each reboot Nova accepted (202, with its x-compute-request-id), this cloud reads Nova's
-// own record of that action; the VM counts as down once Nova's compute_reboot_instance event
-// has started, and as booted once that event ended "Success" and the server is ACTIVE with no
-// task. Only then may the machine's kubelet come back. It never calls a Nova action itself.
-import {
-  createHttpTransport,
-  NovaRebootProvider,
-  openStackClientFromCloudsYaml,
-  type Transport,
-} from '@noderepair/openstack';
+// The demo sees what the controller did only in Nova's own records: once a second it lists the
+// servers changed since the last look (GET /servers/detail?changes-since, which also lists the
+// deleted ones), and for a changed server its os-instance-actions. A new `reboot` record is a
+// reboot Nova accepted, with its request id. The fake virt driver has no guest OS, so nothing
+// would start a kubelet after a reboot. The one fake link (as test/support/fake-kubelet-follows-
+// nova.ts in the test bed's e2e suite): the VM counts as down once Nova's compute_reboot_instance
+// event has started, and as booted once that event ended "Success" and the server is ACTIVE with
+// no task. Only then may the machine's kubelet come back. It never calls a Nova action itself.
 import {
   computeUrl,
   issueToken,
@@ -23,6 +19,7 @@ import {
   type Token,
 } from '@noderepair/openstack-testbed';
 import type { AcceptedReboot, Cloud, ServerView } from './cloud.js';
+import { changesSince, newReboots, parseChangedServers } from './nova-records.js';
 import { serial } from './serial.js';
 import { DemoSetupError, testbedProblem, testbedStatus } from './testbed-check.js';
 
@@ -31,26 +28,21 @@ export const TESTBED_CLOUD = 'testbed-appcred';
 /** Prefix of the demo's server names in the test bed's Nova. */
 export const SERVER_PREFIX = 'noderepair-demo-';
 
-/** SOFT/HARD from a server action body, when it is a reboot. */
-export function rebootTypeOf(body: string | undefined): 'SOFT' | 'HARD' | undefined {
-  if (!body) return undefined;
-  try {
-    const t = (JSON.parse(body) as { reboot?: { type?: unknown } }).reboot?.type;
-    return t === 'SOFT' || t === 'HARD' ? t : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 interface Followed extends ServerView {
   rebooting: boolean;
   boots: number;
   status: string;
+  /** Nova no longer has it (deleted: status DELETED in changes-since, or 404). */
+  gone: boolean;
+  /** Nova's `updated` when its actions were last read. */
+  updated?: string;
+  /** Request ids of the reboots already recorded. */
+  readonly seen: Set<string>;
 }
 
 export interface RealCloudOptions {
   progress: (line: string) => void;
-  /** Milliseconds between two looks at Nova's records of a pending reboot. */
+  /** Milliseconds between two looks at Nova's records. */
   pollMs?: number;
 }
 
@@ -68,61 +60,69 @@ export async function startRealCloud(opts: RealCloudOptions): Promise<Cloud> {
     },
   });
   const one = serial();
-  const http = createHttpTransport();
   const accepted: AcceptedReboot[] = [];
   const pending: AcceptedReboot[] = [];
   const servers = new Map<string, Followed>();
   const nodes: string[] = [];
   let succeeded = 0;
   let failedReboots = 0;
-
-  // The controller's transport: every request through the queue; Nova's 202 to a reboot is
-  // recorded with the request id Nova gave it, which is how its record is found again.
-  const transport: Transport = async (req) => {
-    const res = await one(() => http.transport(req));
-    const path = new URL(req.url).pathname;
-    const action = req.method === 'POST' ? /\/servers\/([^/]+)\/action$/.exec(path) : null;
-    const type = rebootTypeOf(req.body);
-    if (action?.[1] !== undefined && type && res.status === 202) {
-      const r: AcceptedReboot = {
-        at: Date.now(),
-        serverId: decodeURIComponent(action[1]),
-        type,
-        requestId: res.headers.get('x-compute-request-id') ?? undefined,
-      };
-      accepted.push(r);
-      pending.push(r);
-    }
-    return res;
-  };
-  const os = openStackClientFromCloudsYaml(tb.cloudsYaml, TESTBED_CLOUD, undefined, { transport });
+  let deleted = 0;
 
   let token: Promise<Token> | undefined;
-  const deleteServer = async (id: string): Promise<void> => {
-    const del = async (fresh: boolean): Promise<number> => {
+  /** One Nova request with the project's token (issued again once on 401). */
+  const nova = async (method: 'GET' | 'DELETE', path: string): Promise<Response> => {
+    const send = async (fresh: boolean): Promise<Response> => {
       if (fresh || !token) token = issueToken(tb.authUrl, tb.password, tb.region);
       const t = await token;
-      const res = await fetch(`${computeUrl(t)}/servers/${encodeURIComponent(id)}`, {
-        method: 'DELETE',
-        headers: { 'x-auth-token': t.id },
+      return fetch(`${computeUrl(t)}${path}`, {
+        method,
+        headers: { 'x-auth-token': t.id, 'openstack-api-version': 'compute 2.37' },
       });
-      await res.arrayBuffer();
-      return res.status;
     };
-    let status = await one(() => del(false));
-    if (status === 401) status = await one(() => del(true));
-    if (status !== 204 && status !== 404)
-      throw new Error(`Nova: DELETE server ${id} returned HTTP ${status}, expected 204`);
+    const res = await one(() => send(false));
+    if (res.status !== 401) return res;
+    await res.arrayBuffer();
+    return one(() => send(true));
+  };
+  const deleteServer = async (id: string): Promise<void> => {
+    const res = await nova('DELETE', `/servers/${encodeURIComponent(id)}`);
+    await res.arrayBuffer();
+    if (res.status !== 204 && res.status !== 404)
+      throw new Error(`Nova: DELETE server ${id} returned HTTP ${res.status}, expected 204`);
   };
 
-  /** One look at the oldest pending reboot of each server. */
+  let lastLook = Date.now();
+  /** One look at Nova's records: changed servers, their new reboots, the pending reboots. */
   const follow = async (): Promise<void> => {
+    const started = Date.now();
+    const res = await nova('GET', `/servers/detail?changes-since=${changesSince(lastLook)}`);
+    if (res.status !== 200) {
+      await res.arrayBuffer();
+      throw new Error(`Nova: GET /servers/detail returned HTTP ${res.status}`);
+    }
+    for (const c of parseChangedServers(await res.json())) {
+      const v = servers.get(c.id);
+      if (!v || v.gone) continue;
+      if (c.status === 'DELETED') {
+        v.gone = true;
+        deleted += 1;
+        continue;
+      }
+      if (c.updated === v.updated) continue;
+      for (const r of newReboots(c.id, await one(() => tb.novaActions(c.id)), v.seen)) {
+        v.seen.add(r.requestId);
+        accepted.push(r);
+        pending.push(r);
+      }
+      v.updated = c.updated;
+    }
+    lastLook = started;
     const heads = new Map<string, AcceptedReboot>();
     for (const r of pending) if (!heads.has(r.serverId)) heads.set(r.serverId, r);
     for (const r of heads.values()) {
       const v = servers.get(r.serverId);
-      if (!v || r.requestId === undefined) {
-        pending.splice(pending.indexOf(r), 1); // not ours, or no request id to find it by
+      if (!v || v.gone || r.requestId === undefined) {
+        pending.splice(pending.indexOf(r), 1);
         continue;
       }
       const requestId = r.requestId;
@@ -130,7 +130,7 @@ export async function startRealCloud(opts: RealCloudOptions): Promise<Cloud> {
       const ev = events.find((e) => e.event === 'compute_reboot_instance');
       if (ev === undefined) continue; // nova-compute has not started it yet
       v.rebooting = true;
-      v.status = r.type === 'HARD' ? 'HARD_REBOOT' : 'REBOOT';
+      v.status = 'REBOOT';
       if (ev.result === null) continue;
       const s = await one(() => tb.serverState(r.serverId));
       if (s.taskState !== null) continue;
@@ -148,18 +148,25 @@ export async function startRealCloud(opts: RealCloudOptions): Promise<Cloud> {
   const loop = (async () => {
     while (!stopped) {
       await follow().catch(() => undefined); // a slow or failed read is retried at the next look
-      await new Promise((r) => setTimeout(r, opts.pollMs ?? 500));
+      await new Promise((r) => setTimeout(r, opts.pollMs ?? 1000));
     }
   })();
 
   return {
     kind: 'real',
     description: `REAL OpenStack test bed (Keystone ${tb.authUrl}, Nova with the fake virt driver; cloud ${TESTBED_CLOUD} of its clouds.yaml)`,
-    provider: new NovaRebootProvider(os.nova),
+    cloudsYaml: tb.cloudsYaml,
+    cloudName: TESTBED_CLOUD,
     bootMs: 1500,
     async createServer(name) {
       const id = await one(() => tb.createServer(`${SERVER_PREFIX}${name}`));
-      const v: Followed = { rebooting: false, boots: 0, status: 'BUILD' };
+      const v: Followed = {
+        rebooting: false,
+        boots: 0,
+        status: 'BUILD',
+        gone: false,
+        seen: new Set(),
+      };
       servers.set(id, v);
       nodes.push(name);
       const deadline = Date.now() + 180_000;
@@ -180,16 +187,21 @@ export async function startRealCloud(opts: RealCloudOptions): Promise<Cloud> {
       await deleteServer(id);
     },
     owns: (id) => servers.has(id),
-    observe: (id) => servers.get(id),
+    gone: async (id) => servers.get(id)?.gone === true,
+    observe: (id) => {
+      const v = servers.get(id);
+      return v && !v.gone ? v : undefined;
+    },
     acceptedReboots: () => accepted,
     describeUse: () =>
-      `REAL test bed Nova for ${nodes.length} node(s) (${nodes.join(', ')}): ${accepted.length} reboot(s) accepted, ` +
+      `REAL test bed Nova for ${nodes.length} node(s): ${accepted.length} reboot(s) accepted, ` +
       `${succeeded} finished "Success" in Nova's own records (compute_reboot_instance)` +
-      (failedReboots ? `, ${failedReboots} did not` : ''),
+      (failedReboots ? `, ${failedReboots} did not` : '') +
+      `, ${deleted} server(s) deleted`,
     async close() {
       stopped = true;
       await loop;
-      const ids = [...servers.keys()];
+      const ids = [...servers.entries()].filter(([, v]) => !v.gone).map(([id]) => id);
       const failed: string[] = [];
       for (const id of ids) {
         servers.delete(id);
@@ -201,8 +213,6 @@ export async function startRealCloud(opts: RealCloudOptions): Promise<Cloud> {
             ? `; could not delete ${failed.join(', ')} (testbed.sh start deletes leftovers)`
             : ''),
       );
-      await os.close();
-      await http.close();
     },
   };
 }

@@ -55,8 +55,8 @@ export function renderReport(rec: DemoRecord, summary: Summary): string {
 <h1>noderepair demo — ${summary.nodes} nodes, ${(summary.durationMs / 1000).toFixed(0)} s, started ${escapeHtml(started)}</h1>
 <p class="${summary.ok ? 'pass' : 'fail'}" id="outcome">${summary.ok ? 'Every scenario behaved as expected.' : 'Some scenarios did NOT behave as expected.'}</p>
 <p>Real etcd, kube-apiserver and kube-controller-manager (envtest); every node is a FAKE kubelet on a Nova server
-(${summary.openstack.length ? escapeHtml(summary.openstack.join('; ')) : 'FakeOpenStack, a test double of Keystone + Nova'}); the repairs are made by noderepair's standalone auto-repair controller
-(@noderepair/core) through the OpenStack client of @noderepair/capo-remediation.</p>
+(${summary.openstack.length ? escapeHtml(summary.openstack.join('; ')) : 'FakeOpenStack, a test double of Keystone + Nova'}); the repairs are made by <code>noderepair run --provider openstack</code>
+(the compiled CLI of @noderepair/core, as a child process); a deleted server's capacity is brought back by the demo's stand-in for the node group's owner.</p>
 <h2>Timeline</h2>
 ${legend('phase', PHASE_FILL)}
 ${legend('Ready', READY_FILL)}

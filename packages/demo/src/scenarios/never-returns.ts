@@ -1,7 +1,9 @@
 // A node never comes back (dead disk, broken hardware): the kubelet stops, and no reboot
 // brings it back. noderepair climbs its ladder — soft reboot, hard reboot — and, when the
-// last reboot step times out, asks for a replacement: the machine is deleted and a new Node
-// joins the same zone (in a Cluster API cluster the MachineSet does that; here a stand-in).
+// last reboot step times out, Replace (the policy opts in): noderepair deletes the Nova server
+// and, once Nova no longer has it (fenced), the Node. The node group's owner (Cluster
+// Autoscaler, Heat, a script; here the demo's stand-in) sees the server gone and brings
+// capacity back: a new Node joins the same zone.
 import {
   actionsOf,
   everSeen,
@@ -25,7 +27,7 @@ export function neverReturns(node: string, startAt = 0): Scenario {
     id: 'never-returns',
     title: 'node never returns',
     expectation:
-      'Ready=Unknown -> soft reboot -> hard reboot -> ladder exhausted -> Replace -> a new node joins',
+      'Ready=Unknown -> soft reboot -> hard reboot -> Replace: server and Node deleted -> the node group owner adds a new node',
     nodes: [node],
     startAt,
     async play(ctx) {
@@ -44,6 +46,7 @@ export function neverReturns(node: string, startAt = 0): Scenario {
       const replaceIntent = actionsOf(rec, node, 'RemediationSucceeded', 'noderepair').some((a) =>
         /Replace/.test(a.note),
       );
+      const replaced = actionsOf(rec, node, 'Replaced', 'machine').length;
       return verdict([
         [everSeen(rec, node, (s) => s.ready === 'Unknown'), 'Ready=Unknown'],
         [
@@ -51,16 +54,16 @@ export function neverReturns(node: string, startAt = 0): Scenario {
           `soft reboot, then hard reboot through Nova (saw: ${rebootList(rec, node)})`,
         ],
         [
-          replaceIntent && actionsOf(rec, node, 'Replaced', 'machine').length > 0,
-          'ladder exhausted: noderepair asked for Replace and the machine was replaced',
+          replaceIntent && replaced === 1,
+          `ladder exhausted: Nova accepted noderepair's Replace and the server was gone once (gone ${replaced} time(s))`,
         ],
         [
           rec.nodes.get(node)?.last?.ready === 'Gone',
-          `the broken Node was deleted (now ${lastState(rec, node)})`,
+          `noderepair deleted the broken Node (now ${lastState(rec, node)})`,
         ],
         [
           next !== undefined && isSettledHealthy(rec, next),
-          `replacement ${next ?? '(none)'} joined and is Ready (${next ? lastState(rec, next) : 'never seen'})`,
+          `the node group stand-in's replacement ${next ?? '(none)'} joined and is Ready (${next ? lastState(rec, next) : 'never seen'})`,
         ],
       ]);
     },

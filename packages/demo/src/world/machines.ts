@@ -74,13 +74,15 @@ export class Machines {
     return m;
   }
 
-  /** Removes a machine (replaced): its kubelet stops and its server is deleted. */
-  async remove(node: string): Promise<void> {
+  /**
+   * Drops a machine whose server is gone from Nova: its kubelet stops (the VM is gone). Out of
+   * the map at once, so a machine is replaced once; resolves when the kubelet has stopped.
+   */
+  async forget(node: string): Promise<void> {
     const m = this.byNode.get(node);
     if (!m) return;
     this.byNode.delete(node);
     await m.kubelet.stop();
-    await m.cloud.deleteServer(m.serverId);
   }
 
   /** Starts following Nova: every 250 ms each server's status drives its kubelet. */

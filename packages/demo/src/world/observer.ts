@@ -21,6 +21,8 @@ export class Observer {
   readonly #novaSeen = new Map<string, number>();
   /** Event uid -> series count already recorded. */
   readonly #events = new Map<string, number>();
+  /** Nova request id -> the ladder step noderepair's RemediationSucceeded Event says it was. */
+  readonly #stepOf = new Map<string, string>();
   readonly #eventsApi: EventsV1Api;
 
   constructor(
@@ -80,16 +82,22 @@ export class Observer {
       for (; i < log.length; i++) {
         const e = log[i];
         if (!e) continue;
+        const fromEvent = e.requestId ? this.#stepOf.get(e.requestId) : undefined;
+        const kind = e.type ? (e.type === 'HARD' ? 'HardReboot' : 'SoftReboot') : fromEvent;
+        // Nova's record has no SOFT/HARD: wait (in order) for noderepair's Event naming it.
+        if (kind === undefined && Date.now() - e.at < 30_000) break;
         const node = this.world.serverNodes.get(e.serverId) ?? e.serverId;
-        const where = cloud.kind === 'real' ? 'Nova (real, test bed)' : 'Nova (fake)';
-        const req = e.requestId ? ` (${e.requestId})` : '';
+        const server = e.serverId.slice(0, 8);
         this.onChange(
           addAction(this.rec, {
             t: e.at - this.rec.startedAt,
             node,
             source: 'nova',
-            kind: e.type === 'HARD' ? 'HardReboot' : 'SoftReboot',
-            note: `${where} accepted reboot ${e.type} of server ${e.serverId.slice(0, 8)}${req}`,
+            kind: kind ?? 'Reboot',
+            note:
+              cloud.kind === 'real'
+                ? `Nova (real, test bed) recorded reboot ${e.requestId ?? ''} of server ${server} (noderepair's Event names it ${fromEvent ?? 'nowhere'})`
+                : `Nova (fake) accepted reboot ${e.type ?? ''} of server ${server}${e.requestId ? ` (${e.requestId})` : ''}`,
           }),
         );
       }
@@ -106,6 +114,8 @@ export class Observer {
       )
       .sort((a, b) => eventTime(a) - eventTime(b));
     for (const e of ours) {
+      const req = /\breq-[0-9a-f-]{36}\b/.exec(e.note ?? '')?.[0];
+      if (req && e.reason === 'RemediationSucceeded' && e.action) this.#stepOf.set(req, e.action);
       const uid = e.metadata?.uid ?? '';
       const count = e.series?.count ?? 1;
       const seen = this.#events.get(uid) ?? 0;

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { buildRecord, sample } from '../testing/record-builder.js';
-import { addAction, isSettledHealthy, newRecord, observe, sampleChanged } from './timeline.js';
+import {
+  addAction,
+  isSettledHealthy,
+  newRecord,
+  novaReboots,
+  observe,
+  sampleChanged,
+} from './timeline.js';
 
 describe('observe', () => {
   it('opens a segment per change of Ready or phase and closes the previous one', () => {
@@ -90,5 +97,20 @@ describe('isSettledHealthy', () => {
     expect(rec.nodes.get('a')?.actions).toHaveLength(1);
     expect(rec.actions).toHaveLength(1);
     expect(rec.now).toBe(5);
+  });
+});
+
+describe('novaReboots', () => {
+  it('counts a reboot whose SOFT/HARD nobody named, so no reboot goes unseen', () => {
+    const rec = buildRecord(
+      [{ t: 0, samples: [sample('zone-a-01', 'True')] }],
+      [
+        { t: 100, node: 'zone-a-01', source: 'nova', kind: 'SoftReboot' },
+        { t: 200, node: 'zone-a-01', source: 'nova', kind: 'Reboot' },
+        { t: 300, node: 'zone-a-01', source: 'noderepair', kind: 'RemediationSucceeded' },
+      ],
+      1000,
+    );
+    expect(novaReboots(rec, 'zone-a-01').map((a) => a.kind)).toEqual(['SoftReboot', 'Reboot']);
   });
 });

@@ -215,7 +215,10 @@ export function actionsOf(
 /** Reboots Nova accepted for a node (SoftReboot and HardReboot actions of source nova). */
 export function novaReboots(rec: DemoRecord, node: string): ActionRecord[] {
   return actionsOf(rec, node).filter(
-    (a) => a.source === 'nova' && (a.kind === 'SoftReboot' || a.kind === 'HardReboot'),
+    // "Reboot": a reboot in Nova's records whose SOFT/HARD nobody named (see world/observer.ts).
+    (a) =>
+      a.source === 'nova' &&
+      (a.kind === 'SoftReboot' || a.kind === 'HardReboot' || a.kind === 'Reboot'),
   );
 }
 

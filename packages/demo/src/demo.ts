@@ -142,6 +142,8 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     const deadline = Date.now() + opts.timeoutSeconds * 1000;
     while (!stopper.signal.aborted && Date.now() < deadline) {
       if (played.size === scenarios.length && scenarios.every((s) => s.settled(rec))) break;
+      // Without noderepair nothing more will happen: judge now instead of at the time limit.
+      if (world.controllerFailure() !== undefined) break;
       await sleep(500, stopper.signal);
     }
     const timedOut = Date.now() >= deadline;
@@ -170,6 +172,8 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
       world.clouds.map((c) => c.describeUse()),
     );
     println('');
+    const failure = world.controllerFailure();
+    if (failure !== undefined) println(failure);
     if (timedOut)
       println(
         `time limit of ${opts.timeoutSeconds}s reached before every scenario settled; judging what happened`,
@@ -180,7 +184,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
       println(`report: ${resolve(opts.report)}`);
     }
     if (!summary.ok) println(`controller log: ${join(logDir, 'noderepair-controller.log')}`);
-    return summary.ok ? 0 : 1;
+    return summary.ok && failure === undefined ? 0 : 1;
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
     observer?.stop();

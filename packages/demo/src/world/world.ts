@@ -46,6 +46,8 @@ export interface World {
   readonly policy: RepairPolicy;
   /** Server id -> node name, kept after a machine is replaced (Nova's log still names it). */
   readonly serverNodes: Map<string, string>;
+  /** Why noderepair is not running any more, once its process exited while the demo ran. */
+  controllerFailure(): string | undefined;
   /** Stops the controller, the machines, the cloud (deleting the real servers) and the control plane. */
   stop(): Promise<void>;
 }
@@ -123,20 +125,33 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
     stops.push(() => owner.stop());
 
     const policy = demoPolicy();
+    let failure: string | undefined;
     const controller = startController({
       logDir: opts.logDir,
       kubeconfigPath: cp.kubeconfigPath,
       cloudsYaml: cloud.cloudsYaml,
       cloud: cloud.cloudName,
       policy: demoPolicyInput,
-      onExit: opts.progress,
+      onExit: (message) => {
+        failure = message;
+        opts.progress(message);
+      },
     });
     stops.push(() => controller.stop());
     opts.progress(`running: ${controller.command}`);
     opts.progress(
       `(heartbeats every ${HEARTBEAT_S}s, node grace ${NODE_MONITOR_GRACE_S}s; controller log ${join(opts.logDir, 'noderepair-controller.log')})`,
     );
-    return { cp, core, clouds: [cloud], machines, policy, serverNodes, stop: stopAll };
+    return {
+      cp,
+      core,
+      clouds: [cloud],
+      machines,
+      policy,
+      serverNodes,
+      controllerFailure: () => failure,
+      stop: stopAll,
+    };
   } catch (e) {
     await stopAll();
     throw e;

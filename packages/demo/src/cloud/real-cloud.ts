@@ -207,10 +207,27 @@ export async function startRealCloud(opts: RealCloudOptions): Promise<Cloud> {
         servers.delete(id);
         await deleteServer(id).catch(() => failed.push(id));
       }
+      // Nova answers 204 at once and lists a server until nova-compute has deleted it, one
+      // after another: wait for that, so the next run (or test) finds none of ours.
+      const deadline = Date.now() + 180_000;
+      let left = ids.filter((id) => !failed.includes(id));
+      while (left.length > 0 && Date.now() < deadline) {
+        const still: string[] = [];
+        for (const id of left) {
+          const res = await nova('GET', `/servers/${encodeURIComponent(id)}`).catch(
+            () => undefined,
+          );
+          await res?.arrayBuffer();
+          if (res?.status !== 404) still.push(id);
+        }
+        left = still;
+        if (left.length > 0) await new Promise((r) => setTimeout(r, 1000));
+      }
+      failed.push(...left);
       opts.progress(
         `deleted the demo's ${ids.length - failed.length} server(s) in the test bed's Nova` +
           (failed.length
-            ? `; could not delete ${failed.join(', ')} (testbed.sh start deletes leftovers)`
+            ? `; could not delete (or Nova still lists) ${failed.join(', ')} (testbed.sh start deletes leftovers)`
             : ''),
       );
     },

@@ -96,7 +96,8 @@ export class Observer {
             kind: kind ?? 'Reboot',
             note:
               cloud.kind === 'real'
-                ? `Nova (real, test bed) recorded reboot ${e.requestId ?? ''} of server ${server} (noderepair's Event names it ${fromEvent ?? 'nowhere'})`
+                ? // The view cuts notes at 110 characters: the request id must fit.
+                  `Nova (real, test bed) recorded reboot ${e.requestId ?? ''}: noderepair's ${fromEvent ?? '(no Event names it)'}`
                 : `Nova (fake) accepted reboot ${e.type ?? ''} of server ${server}${e.requestId ? ` (${e.requestId})` : ''}`,
           }),
         );

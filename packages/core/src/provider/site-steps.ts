@@ -11,6 +11,8 @@
 // 2. "Not now" is not "no": exit 75 (EX_TEMPFAIL), 5xx, 408, 429, network errors and timeouts of
 //    the request wait without using an attempt. A program that runs past its commandTimeout has
 //    failed (it is stopped, and the ladder goes on).
+// 3. A lost answer is "maybe done": nothing is re-sent within a call; the Unavailable outcome
+//    says maybeSent, and the caller's next call is the replay (same key, `replay: true`).
 // 4. Fencing: a site step never fences. An exit status or an HTTP status says the site's
 //    automation took the job, not that the machine is off, so a site step never leads to the
 //    out-of-service taint or to deleting a Node.
@@ -43,6 +45,11 @@ export interface SiteStepOptions {
 }
 
 const DefaultKillGraceMs = 10_000;
+/**
+ * Answers remembered per process. An attempt is re-issued within minutes or after a restart
+ * (which forgets anyway), so the oldest answers can go: memory stays bounded for ever.
+ */
+const RememberedAnswers = 1000;
 
 /** The variables a Command step's program gets on top of the controller's environment. */
 export function siteCommandEnv(req: ActionRequest): Record<string, string> {
@@ -128,7 +135,11 @@ export function withSiteSteps(
     if (step === undefined)
       return { kind: 'Rejected', message: `the ladder has no ${req.action} step` };
     const p = runStep(step, req, ctx).then((r) => {
-      if (r.kind !== 'Unavailable') answered.set(req.actionId, r);
+      if (r.kind !== 'Unavailable') {
+        answered.set(req.actionId, r);
+        const oldest = answered.keys().next().value;
+        if (answered.size > RememberedAnswers && oldest !== undefined) answered.delete(oldest);
+      }
       return r;
     });
     running.set(req.actionId, p);

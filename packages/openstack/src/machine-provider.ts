@@ -39,8 +39,11 @@ import {
   type Deletion,
 } from './server-delete.js';
 
+/** The actions that are Nova server actions (Command and Webhook are core's site steps). */
+type NovaAction = Exclude<ProviderAction, 'Replace' | 'Command' | 'Webhook'>;
+
 /** The name Nova records in os-instance-actions for each action we send. */
-export const NOVA_ACTION_NAMES: Readonly<Record<Exclude<ProviderAction, 'Replace'>, string>> = {
+export const NOVA_ACTION_NAMES: Readonly<Record<NovaAction, string>> = {
   SoftReboot: 'reboot',
   HardReboot: 'reboot',
   PowerOff: 'stop',
@@ -149,7 +152,7 @@ export class NovaMachineProvider implements MachineProvider {
       if (a.kind === 'NotFound')
         return {
           kind: 'NotFenced',
-          reason: `Nova has no ${NOVA_ACTION_NAMES[q.action]} of server ${serverId} since the intent`,
+          reason: `Nova has no ${NOVA_ACTION_NAMES[q.action as NovaAction]} of server ${serverId} since the intent`,
         };
       const detail = await this.#nova.getInstanceAction(serverId, a.record.requestId, {
         signal: ctx.signal,
@@ -349,7 +352,7 @@ export class NovaMachineProvider implements MachineProvider {
     q: { action: ProviderAction; issuedAt: number },
     signal: AbortSignal,
   ): Promise<Answer> {
-    const name = NOVA_ACTION_NAMES[q.action as Exclude<ProviderAction, 'Replace'>];
+    const name = NOVA_ACTION_NAMES[q.action as NovaAction];
     const since = this.#since(q.issuedAt);
     const list = await this.#nova.listInstanceActions(serverId, { signal });
     // Newest first: the oldest match is the first send of this attempt.

@@ -32,8 +32,11 @@ import { OpenStackError } from './errors.js';
 import type { ActionAccepted, InstanceAction, NovaClient } from './nova.js';
 import { parseProviderID } from './provider-id.js';
 
+/** The actions that are Nova server actions (Command and Webhook are core's site steps). */
+type NovaAction = Exclude<ProviderAction, 'Replace' | 'Command' | 'Webhook'>;
+
 /** The name Nova records in os-instance-actions for each action we send. */
-export const NOVA_ACTION_NAMES: Readonly<Record<Exclude<ProviderAction, 'Replace'>, string>> = {
+export const NOVA_ACTION_NAMES: Readonly<Record<NovaAction, string>> = {
   SoftReboot: 'reboot',
   HardReboot: 'reboot',
   PowerOff: 'stop',
@@ -135,7 +138,7 @@ export class NovaMachineProvider implements MachineProvider {
       if (a.kind === 'NotFound')
         return {
           kind: 'NotFenced',
-          reason: `Nova has no ${NOVA_ACTION_NAMES[q.action]} of server ${serverId} since the intent`,
+          reason: `Nova has no ${NOVA_ACTION_NAMES[q.action as NovaAction]} of server ${serverId} since the intent`,
         };
       const detail = await this.#nova.getInstanceAction(serverId, a.record.requestId, {
         signal: ctx.signal,
@@ -225,7 +228,7 @@ export class NovaMachineProvider implements MachineProvider {
     q: { action: ProviderAction; issuedAt: number },
     signal: AbortSignal,
   ): Promise<Answer> {
-    const name = NOVA_ACTION_NAMES[q.action as Exclude<ProviderAction, 'Replace'>];
+    const name = NOVA_ACTION_NAMES[q.action as NovaAction];
     const since = Math.floor(q.issuedAt / 1000) * 1000 - this.#skewMs;
     const list = await this.#nova.listInstanceActions(serverId, { signal });
     // Newest first: the oldest match is the first send of this attempt.

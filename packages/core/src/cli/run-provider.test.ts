@@ -83,6 +83,21 @@ describe('the dry-run provider outside a dry run', () => {
       /^noderepair run: cannot load the kubeconfig \/nonexistent\/kubeconfig: /,
     );
   });
+
+  it('stands in for a ladder of site steps only, which never asks it to act', async () => {
+    const r = await run(
+      ['--kubeconfig', '/nonexistent/kubeconfig'],
+      'ladder: [{ action: Command, command: [/usr/local/bin/replace-node] }]',
+    );
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /^noderepair run: cannot load the kubeconfig \/nonexistent\/kubeconfig: /,
+    );
+    // One step it would have to act on is enough to refuse it.
+    expect(
+      await run([], 'ladder: [{ action: SoftReboot }, { action: Command, command: [/bin/x] }]'),
+    ).toMatchObject({ code: 2, err: `noderepair run: ${dryRunProviderRefusal}` });
+  });
 });
 
 describe('provider options', () => {

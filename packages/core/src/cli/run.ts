@@ -9,6 +9,7 @@ import { resolveRepairPolicy, type RepairPolicy } from '../health/policy.js';
 import { knownProviderNames, loadProviderModule, type ProviderChoice } from '../provider/load.js';
 import type { ProviderModule } from '../provider/module.js';
 import { parseProviderOptions, type GivenOption } from '../provider/options.js';
+import { isSiteAction, withSiteSteps } from '../provider/site-steps.js';
 import { createKubeClient } from '../kube/client-node/index.js';
 import type { ClusterConfig } from '../kube/config/cluster-config.js';
 import { loadKubeConfig } from '../kube/config/load.js';
@@ -238,8 +239,14 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     return 1;
   }
   // The dry-run provider answers "accepted" and does nothing: outside a dry run every repair
-  // would cordon and drain a node and then report a success that never happened.
-  if (!loaded.right.policy.dryRun && c.provider.kind === 'name' && c.provider.name === 'dry-run') {
+  // would cordon and drain a node and then report a success that never happened. A ladder of
+  // site steps only (Command, Webhook) never asks it to act, so it may stand in there.
+  if (
+    !loaded.right.policy.dryRun &&
+    c.provider.kind === 'name' &&
+    c.provider.name === 'dry-run' &&
+    loaded.right.policy.ladder.some((s) => !isSiteAction(s.action))
+  ) {
     io.stderr(`noderepair run: ${dryRunProviderRefusal}`);
     return 2;
   }
@@ -274,7 +281,8 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     io.stderr(`noderepair run: ${created.left}`);
     return 1;
   }
-  const provider = created.right;
+  // Command and Webhook steps run the site's own automation, whatever the provider.
+  const provider = withSiteSteps(created.right, loaded.right.policy.ladder);
   const ladder = ladderFor(loaded.right.policy, loaded.right.ladderWritten, provider);
   if (either.isLeft(ladder)) {
     io.stderr(`noderepair run: ${ladder.left}`);

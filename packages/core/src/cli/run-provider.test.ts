@@ -280,5 +280,8 @@ describe('run --help', () => {
     expect(chosen.out).toMatch(
       /options of provider "fixture" .*:\n {2}cloud +the clouds.yaml entry\n {2}region +the region/,
     );
+    // The --flag=value form too.
+    const eq = await run(['--help', '--provider-module=./fixtures/fixture-provider.mjs'], '{}');
+    expect(eq.out).toMatch(/options of provider "fixture"/);
   });
 });

@@ -189,9 +189,11 @@ function loadPolicy(
 
 /** `run --help [--provider NAME | --provider-module SPEC]`: the usage, the providers, the chosen one's options. */
 async function runHelp(args: string[], io: RunIo): Promise<string> {
+  // Lenient on purpose: --help must answer even beside flags that would not parse.
   const after = (flag: string) => {
     const i = args.indexOf(flag);
-    return i >= 0 ? args[i + 1] : undefined;
+    if (i >= 0) return args[i + 1];
+    return args.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1);
   };
   const spec = after('--provider-module');
   const choice: ProviderChoice =

@@ -23,6 +23,7 @@ import {
   recordOutcome,
   type RepairDecision,
 } from '../health/decide.js';
+import { recordReplace } from '../health/replace.js';
 import { needsPowerState } from '../health/shutdown.js';
 import type { PowerState } from '../provider/port.js';
 import type { RepairPolicy } from '../health/policy.js';
@@ -129,10 +130,14 @@ export class NodeReconciler {
         recordFence: (f: FenceRecord) =>
           this.persistOnState(req.name, (st) => recordFence(st, f), ctx.signal),
         recordDrain: (d) => this.persistOnState(req.name, (st) => recordDrain(st, d), ctx.signal),
+        recordReplace: (r) =>
+          this.persistOnState(req.name, (st) => recordReplace(st, r), ctx.signal),
         signal: ctx.signal,
       },
       { ...this.deps, event },
     );
+    // Replaced: the Node is gone, and so is its state; the informer's delete event ends it.
+    if (summary.replaced === true) return {};
     if (summary.remediated) return { requeueAfter: DECIDE_AGAIN_AFTER_OUTCOME_MS };
     // Provider unavailable (wait, same id next time) or fence unconfirmed: look again then.
     // The provider's own Retry-After wins over the decision's calmer recheck pace.
@@ -152,16 +157,19 @@ export class NodeReconciler {
       const rem = d.nextState?.remediation;
       m.started.inc({ cause: d.cause.kind, step: stepOf(rem?.step) });
     }
-    if (endsInSuccess(d, prev))
-      m.succeeded.inc({
-        cause: prev?.remediation?.cause ?? d.cause.kind,
-        step: stepOf(prev?.remediation?.step),
-      });
-    if (d.actions.some((a) => a.type === 'GiveUp'))
-      m.failed.inc({
-        cause: prev?.remediation?.cause ?? d.cause.kind,
-        step: stepOf(prev?.remediation?.step),
-      });
+    const ended = {
+      cause: prev?.remediation?.cause ?? d.cause.kind,
+      step: stepOf(prev?.remediation?.step),
+    };
+    if (endsInSuccess(d, prev)) {
+      m.succeeded.inc(ended);
+      m.ended.inc({ outcome: 'Succeeded', ...ended });
+    }
+    if (d.actions.some((a) => a.type === 'GiveUp')) {
+      m.failed.inc(ended);
+      m.ended.inc({ outcome: 'Failed', ...ended });
+    }
+    // Replaced is counted by the DeleteNode step, which alone knows the Node is gone.
   }
 
   private async getNode(name: string): Promise<KubeNode | undefined> {

@@ -94,8 +94,7 @@ export async function runReplaceStep(
   deps: ReplaceStepDeps,
 ): Promise<ReplaceStepResult> {
   const node = await deps.nodes.getNode(target.node, target.signal);
-  if (node === undefined)
-    return replaced(action, target, deps, false, 'the Node was already deleted');
+  if (node === undefined) return nodeGoneAfterReplace(action, target.node, deps);
   // Identity before every write: the Node must still be the machine the Replace went to.
   const expected = action.providerID ?? '';
   if (expected === '' || node.providerID !== expected) {
@@ -162,10 +161,10 @@ export async function runReplaceStep(
   if (target.signal.aborted) return { kind: 'Withheld', reason: 'stopping' };
   const r = await deps.nodes.deleteNode(target.node, node.uid, target.signal);
   const how = `the machine ${expected} was fenced (${fenced.how}: ${fenced.evidence})`;
-  if (r === 'Deleted') return replaced(action, target, deps, true, `Node deleted: ${how}`);
+  if (r === 'Deleted') return replaced(action, target.node, deps, true, `Node deleted: ${how}`);
   return replaced(
     action,
-    target,
+    target.node,
     deps,
     false,
     r === 'NotFound'
@@ -174,17 +173,29 @@ export async function runReplaceStep(
   );
 }
 
+/**
+ * The Node went away on its own after an accepted Replace (a cloud-controller-manager deletes
+ * the Nodes of deleted servers): the remediation ended as Replaced all the same.
+ */
+export function nodeGoneAfterReplace(
+  action: DeleteNodeAction,
+  node: string,
+  deps: Omit<ReplaceStepDeps, 'nodes' | 'provider'>,
+): Promise<ReplaceStepResult> {
+  return replaced(action, node, deps, false, 'the Node was already deleted');
+}
+
 async function replaced(
   action: DeleteNodeAction,
-  target: ReplaceStepTarget,
-  deps: ReplaceStepDeps,
+  node: string,
+  deps: Omit<ReplaceStepDeps, 'nodes' | 'provider'>,
   deleted: boolean,
   what: string,
 ): Promise<ReplaceStepResult> {
   deps.metrics.actions.inc({ action: 'DeleteNode', result: 'Succeeded' });
   deps.metrics.ended.inc({ outcome: 'Replaced', cause: action.cause, step: action.action });
   deps.log.info(
-    { node: target.node, actionId: action.actionId, providerID: action.providerID, deleted },
+    { node, actionId: action.actionId, providerID: action.providerID, deleted },
     'remediation ended: node replaced',
   );
   await deps.event({

@@ -264,6 +264,46 @@ describe('Replace without Cluster API (real node lifecycle controller)', () => {
     }
   });
 
+  it('a Node deleted by someone else (as a cloud-controller-manager does) while NotFenced: Replaced too, once', async () => {
+    const kc = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const client = createKubeClient(kc);
+    const scope = env.unique('rp-ccm');
+    const name = env.unique('rp-ccm-node');
+    const kubelet = await startFakeKubelet(kc, {
+      name,
+      labels: { [SCOPE]: scope },
+      heartbeatSeconds: 1,
+      providerID: `test:///${name}`,
+    });
+    const provider = new ReplaceProviderFake();
+    const ctl = start(client, '10m', provider, scope);
+    try {
+      kubelet.stopHeartbeats();
+      await replaceAccepted(core, name);
+      await waitFor(
+        'fence checks',
+        async () => (provider.fenceQueries.length >= 2 ? true : undefined),
+        60_000,
+      );
+      expect(await endedReplaced(ctl.ar)).toBe(0);
+      await core.deleteNode({ name }); // the cloud-controller-manager: the server is gone
+      const replaced = await waitFor(
+        'the NodeReplaced event',
+        async () => (await eventsFor(client, name)).find((e) => e.reason === 'NodeReplaced'),
+        30_000,
+      );
+      expect(replaced.note).toMatch(/^the Node was already deleted after Replace /);
+      expect(replaced.note).toMatch(/node group's owner .* must recreate the capacity/);
+      await sleep(3000);
+      expect(await endedReplaced(ctl.ar)).toBe(1);
+      expect(provider.requests.map((r) => r.action)).toEqual(['Replace']);
+    } finally {
+      await ctl.stop();
+      await kubelet.stop();
+    }
+  });
+
   it('never fenced: the Replace step times out, Failed, the Node stays cordoned and is never deleted', async () => {
     const kc = env.kubeConfig;
     const core = kc.makeApiClient(CoreV1Api);

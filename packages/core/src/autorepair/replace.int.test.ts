@@ -264,6 +264,52 @@ describe('Replace without Cluster API (real node lifecycle controller)', () => {
     }
   });
 
+  it('a controller restarted while it waits for the fence finishes the job: no second Replace, the Node deleted once', async () => {
+    const kc = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const client = createKubeClient(kc);
+    const scope = env.unique('rp-restart');
+    const name = env.unique('rp-restart-node');
+    const kubelet = await startFakeKubelet(kc, {
+      name,
+      labels: { [SCOPE]: scope },
+      heartbeatSeconds: 1,
+      providerID: `test:///${name}`,
+    });
+    const uid = (await core.readNode({ name })).metadata?.uid;
+    const watch = await watchDeletions(client, name);
+    // One provider for both controllers: the cloud outlives the controller.
+    const provider = new ReplaceProviderFake();
+    let ctl = start(client, '10m', provider, scope);
+    try {
+      kubelet.stopHeartbeats();
+      await replaceAccepted(core, name);
+      await waitFor(
+        'fence checks',
+        async () => (provider.fenceQueries.length >= 2 ? true : undefined),
+        60_000,
+      );
+      await ctl.stop();
+      const asked = provider.fenceQueries.length;
+      provider.fenceAnswer = { kind: 'Fenced', how: 'Deleted', evidence: 'the server is gone' };
+      ctl = start(client, '10m', provider, scope);
+      await waitFor(
+        'the Node deleted',
+        async () => ((await nodeOrUndefined(core, name)) === undefined ? true : undefined),
+        30_000,
+      );
+      await sleep(2000);
+      expect(provider.fenceQueries.length).toBeGreaterThan(asked);
+      expect(provider.requests.map((r) => [r.action, r.replay])).toEqual([['Replace', false]]);
+      expect(watch.deleted).toEqual([{ uid, providerID: `test:///${name}` }]);
+      expect(await endedReplaced(ctl.ar)).toBe(1);
+    } finally {
+      await ctl.stop();
+      await watch.stop();
+      await kubelet.stop();
+    }
+  });
+
   it('a Node deleted by someone else (as a cloud-controller-manager does) while NotFenced: Replaced too, once', async () => {
     const kc = env.kubeConfig;
     const core = kc.makeApiClient(CoreV1Api);

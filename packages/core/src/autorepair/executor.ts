@@ -9,6 +9,10 @@
 // so no attempt is used and the step's deadline has not started; the caller requeues after
 // `retryAfterMs` and the next decision re-issues the same id with replay=true, which makes
 // the provider ask the infrastructure before sending anything.
+//
+// DeleteNode (after an accepted Replace) runs replace-step.ts: identity, fence, the fence
+// persisted, then the Node deleted with a uid precondition; `replaced` in the summary says the
+// Node is gone and the remediation with it.
 import { cordonNode, uncordonNode } from '../drain/executor.js';
 import { drainPass } from '../drain/pass.js';
 import type { DrainOptions } from '../drain/plan.js';

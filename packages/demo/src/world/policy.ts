@@ -22,7 +22,10 @@ export const demoPolicyInput = {
   ladder: [
     { action: 'SoftReboot', timeout: '20s', attempts: 1 },
     { action: 'HardReboot', timeout: '20s', attempts: 1 },
-    { action: 'Replace', timeout: '30s', attempts: 1 },
+    // Replace is an explicit opt-in (the default ladder has none). After Nova accepted the
+    // delete, noderepair asks again whether the server is gone every stormGuard.recheckInterval
+    // (30 s below), so the step's timeout leaves room for one such look and some slack.
+    { action: 'Replace', timeout: '75s', attempts: 1 },
   ],
   flap: { episodes: 3, window: '5m', escalateWithin: '5s' },
   stormGuard: {

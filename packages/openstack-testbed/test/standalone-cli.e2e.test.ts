@@ -434,6 +434,88 @@ describe('noderepair run --provider openstack (compiled CLI, least-privilege RBA
   });
 });
 
+describe('noderepair run --provider openstack: a Command step that fails escalates', () => {
+  const scope = 'command';
+  let cli: NoderepairCli;
+  let runs: string;
+
+  beforeAll(async () => {
+    // The site's automation: it records every run (node and action id), then fails.
+    runs = join(dir, 'command-runs.txt');
+    const script = join(dir, 'site-replace.sh');
+    writeFileSync(
+      script,
+      [
+        '#!/bin/sh',
+        `echo "$NODEREPAIR_NODE $NODEREPAIR_ACTION $NODEREPAIR_ACTION_ID" >> '${runs}'`,
+        "echo 'site automation: no capacity in this zone' >&2",
+        'exit 1',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const policy = writePolicy(scope, {
+      unhealthyConditions: [{ type: 'Ready', status: 'Unknown', timeout: '2s' }],
+      minHealthyPeriod: '3s',
+      retryBackoff: '2s',
+      ladder: [
+        { action: 'Command', command: [script], commandTimeout: '20s', timeout: '20s' },
+        { action: 'SoftReboot', timeout: '25s', attempts: 1 },
+      ],
+      stormGuard: {
+        maxUnhealthy: '100%',
+        minUnhealthyAllowed: 1,
+        recheckInterval: '1s',
+        cooldown: '1s',
+      },
+      drain: { enabled: true, timeout: '20s', outOfServiceAfter: '5s' },
+    });
+    cli = await startCli(scope, policy);
+    current = cli;
+  });
+
+  afterAll(async () => {
+    const exit = await cli?.stop();
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(leaks(cli)).toEqual([]);
+  });
+
+  it('the command exits 1: the attempt fails once and the ladder goes on to a SOFT reboot in Nova', async () => {
+    const w = await worker('standalone-command', scope, () => true);
+    try {
+      await freezeCompute();
+      w.kubelet.stopHeartbeats();
+      expect(await frozenRebootKind(w.serverId, 1, 120_000)).toBe('rebooting');
+      await whileRunning(
+        'the node Healthy again and uncordoned',
+        async () => {
+          const n = await admin.get<KubeNode>(NodeResource, w.name);
+          return n.spec?.unschedulable !== true && repairPhase(n) === 'Healthy' ? n : undefined;
+        },
+        120_000,
+        500,
+      );
+      // The command ran once, for this node, before the reboot was sent.
+      const lines = readFileSync(runs, 'utf8').trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(new RegExp(`^${w.name} Command \\S+$`));
+      const evs = await nodeEvents(w.name);
+      const failed = evs.filter((e) => e.reason === 'RemediationFailed');
+      expect(failed.map((e) => e.action)).toEqual(['Command']);
+      // The Event names the failure with the end of the program's stderr.
+      expect(failed[0]?.note).toContain('no capacity in this zone');
+      expect(accepted(evs)).toEqual(['SoftReboot']);
+      await sleep(5_000);
+      expect((await tb.novaActions(w.serverId)).map((a) => a.action)).toEqual(['create', 'reboot']);
+      expect(readFileSync(runs, 'utf8').trim().split('\n')).toHaveLength(1);
+    } finally {
+      if (computePaused) await tb.resumeCompute().catch(() => undefined);
+      computePaused = false;
+      await w.close();
+    }
+  });
+});
+
 describe('noderepair run --provider dry-run', () => {
   it('without --dry-run: refuses to start, exits non-zero and names the flag', async () => {
     const policy = writePolicy('refuse', {});

@@ -9,6 +9,7 @@ export const alias = [
   { find: '@noderepair/core/kfc', replacement: pkg('core/src/kube/kfc/index.ts') },
   { find: '@noderepair/core/codec', replacement: pkg('core/src/codec/index.ts') },
   { find: '@noderepair/openstack/testing', replacement: pkg('openstack/src/testing/index.ts') },
+  { find: '@noderepair/openstack/provider', replacement: pkg('openstack/src/provider-module.ts') },
   { find: '@noderepair/envtest/vitest', replacement: pkg('envtest/src/vitest/index.ts') },
   { find: /^@noderepair\/(core|envtest|openstack|capo-remediation|overlayfs-gen)$/, replacement: pkg('$1/src/index.ts') },
 ];

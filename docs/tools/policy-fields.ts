@@ -23,11 +23,19 @@ export const policyFieldMeanings: Readonly<Record<string, string>> = {
     'After a failed provider call (e.g. the cloud API refused the reboot) wait this long before the next attempt, so an API outage does not race through the ladder.',
   ladder: 'The escalation ladder, cheapest first. Within one repair the step never goes back down.',
   'ladder[].action':
-    'The repair. Each action appears at most once (repeat a step with `attempts`); `Replace` must be the last step (nothing can follow a replacement).',
+    "The repair. Each action appears at most once (repeat a step with `attempts`); `Replace` must be the last step (nothing can follow a replacement). `Command` and `Webhook` are site steps: the site's own automation (a program, an HTTP endpoint) repairs or replaces the machine.",
   'ladder[].timeout':
     'After the action completes, how long the node has to become `Ready` before the attempt counts as failed.',
   'ladder[].image':
     'The image to rebuild from: required for `Rebuild`, not allowed for other actions.',
+  'ladder[].command':
+    "`Command` steps only (and required there): the site's program and its arguments, run without a shell, stdin closed, with the controller's environment plus `NODEREPAIR_NODE`, `NODEREPAIR_PROVIDER_ID`, `NODEREPAIR_ACTION`, `NODEREPAIR_ACTION_ID`, `NODEREPAIR_ISSUED_AT` and `NODEREPAIR_REPLAY` (`1` when the controller re-issues an attempt whose outcome it never recorded: the program must check its own records before acting again). Exit `0`: the job is taken and the node has the step's `timeout` to come back. Exit `75` (EX_TEMPFAIL): nothing was done, try later (waits, no attempt used). Any other status, a signal, the `commandTimeout` or a program that cannot be started: the attempt failed and the ladder goes on. The Event shows the status and at most the last 200 characters of stderr. A site step never fences: no out-of-service taint, no Node deletion follows it.",
+  'ladder[].commandTimeout':
+    '`Command` steps only: how long the program may run; then its process group gets SIGTERM, and SIGKILL 10 s later, and the attempt failed.',
+  'ladder[].url':
+    '`Webhook` steps only (and required there): the `http://` or `https://` URL that gets a POST of JSON `{node, providerID, action, actionId, replay, issuedAt}` with the header `Idempotency-Key: <actionId>`. `user:password@` in the URL becomes Basic authorization; Events show only its origin and path. 2xx: the job is taken. 4xx (but 408 and 429), 3xx: the attempt failed. 5xx, 408, 429, a network error or no answer within `requestTimeout`: waits (no attempt used) and sends again with `replay: true` and the SAME key: the receiver must deduplicate on `Idempotency-Key`. A site step never fences.',
+  'ladder[].requestTimeout':
+    '`Webhook` steps only: how long one request may wait for its answer before it counts as lost (and is sent again later).',
   'ladder[].attempts':
     'How many times this step is tried before escalating to the next one (integer ≥ 1).',
   'flap.episodes':

@@ -51,6 +51,11 @@ function walkPolicy(c: Tagged, path: string, required: boolean, out: PolicyField
         walkPolicy(part, path, required, out);
       return;
     case 'ArrayType':
+      // A list of strings (a Command's argv) is one field, not a list of fields.
+      if ((c as unknown as { type: Tagged }).type._tag === 'StringType') {
+        out.push({ path, type: 'list of string', required });
+        return;
+      }
       out.push({ path, type: 'list', required });
       walkPolicy((c as unknown as { type: Tagged }).type, `${path}[]`, required, out);
       return;
@@ -107,22 +112,41 @@ function formatDefault(v: unknown, isDuration: boolean): string {
 
 /** The resolved default for a codec path, read from resolveRepairPolicy itself. */
 function policyDefault(path: string, durationField: boolean): string {
-  // List items get their defaults when an item omits them; resolve one minimal item of each.
-  const resolved = resolveRepairPolicy({
-    ladder: [{ action: 'SoftReboot' }],
+  // List items get their defaults when an item omits them; resolve one minimal item of each
+  // (and of each ladder step kind with fields of its own: the site steps' timeouts).
+  const minimal: Record<string, Record<string, unknown>[]> = {
+    ladder: [
+      { action: 'SoftReboot' },
+      { action: 'Command', command: ['x'] },
+      { action: 'Webhook', url: 'https://x.example/' },
+    ],
     unhealthyConditions: [{ type: 'Ready', status: 'False' }],
-  });
+  };
+  const resolved = resolveRepairPolicy(minimal);
   const empty = resolveRepairPolicy({});
   if (resolved._tag === 'Left' || empty._tag === 'Left')
     throw new Error('policy reference: the default policy does not resolve');
   let node: unknown = path.includes('[]') ? resolved.right : empty.right;
-  for (const seg of path.split('.')) {
+  const segs = path.split('.');
+  segs.forEach((seg, i) => {
     const list = seg.endsWith('[]');
     const key = list ? seg.slice(0, -2) : seg;
     const obj = node as Record<string, unknown>;
     node = key in obj ? obj[key] : obj[`${key}Ms`];
-    if (list) node = (node as unknown[])[0];
-  }
+    if (!list) return;
+    // The first item that got the next field without writing it (a step kind's own default,
+    // such as a Command's commandTimeout), else the first item.
+    const items = node as Record<string, unknown>[];
+    const written = minimal[key] ?? [];
+    const next = segs[i + 1];
+    const j =
+      next === undefined
+        ? -1
+        : items.findIndex(
+            (it, n) => (next in it || `${next}Ms` in it) && !(next in (written[n] ?? {})),
+          );
+    node = items[j === -1 ? 0 : j];
+  });
   return formatDefault(node, durationField);
 }
 

@@ -1,6 +1,7 @@
 // @noderepair/core's MachineProvider port on Nova (see core's provider/port.ts for the four
 // promises). SoftReboot/HardReboot are Nova reboots (SOFT/HARD), PowerOff is os-stop,
-// Rebuild a rebuild from the request's image.
+// Rebuild a rebuild from the request's image. Replace, when the options turn it on, deletes
+// the server (server-delete.ts); capo-remediation leaves it off, Cluster API replaces there.
 //
 // "Did this action already run?" is answered by Nova's own records, not by ours: nova-api
 // writes an instance action (name, request id, start time) before it answers 202, so
@@ -31,9 +32,18 @@ import * as E from 'fp-ts/lib/Either.js';
 import { OpenStackError } from './errors.js';
 import type { ActionAccepted, InstanceAction, NovaClient } from './nova.js';
 import { parseProviderID } from './provider-id.js';
+import {
+  deleteRecordSince,
+  deletionOfServer,
+  fenceAfterDelete,
+  type Deletion,
+} from './server-delete.js';
+
+/** The actions that are Nova server actions (Command and Webhook are core's site steps). */
+type NovaAction = Exclude<ProviderAction, 'Replace' | 'Command' | 'Webhook'>;
 
 /** The name Nova records in os-instance-actions for each action we send. */
-export const NOVA_ACTION_NAMES: Readonly<Record<Exclude<ProviderAction, 'Replace'>, string>> = {
+export const NOVA_ACTION_NAMES: Readonly<Record<NovaAction, string>> = {
   SoftReboot: 'reboot',
   HardReboot: 'reboot',
   PowerOff: 'stop',
@@ -50,21 +60,23 @@ export interface NovaMachineProviderOptions {
   readonly clockSkewMs?: number;
   /** Suggested wait after an outage (the caller may use its own backoff). Default 10 s. */
   readonly retryAfterMs?: number;
+  /**
+   * What Replace does. 'DeleteServer': delete the Nova server (`noderepair run`, where the
+   * node group's owner recreates capacity). 'NotSupported' (default): Replace is not an
+   * action of this provider, as under capo-remediation, where Cluster API replaces the Machine.
+   */
+  readonly replace?: 'DeleteServer' | 'NotSupported';
 }
 
 type Answer = { kind: 'Found'; record: InstanceAction } | { kind: 'NotFound' };
 
 export class NovaMachineProvider implements MachineProvider {
   readonly name = 'openstack';
-  readonly actions: ReadonlySet<ProviderAction> = new Set<ProviderAction>([
-    'SoftReboot',
-    'HardReboot',
-    'PowerOff',
-    'Rebuild',
-  ]);
+  readonly actions: ReadonlySet<ProviderAction>;
   readonly #nova: NovaClient;
   readonly #skewMs: number;
   readonly #retryAfterMs: number;
+  readonly #deletes: boolean;
   /** Outcomes of ids accepted in this process (promise 1 without a round trip). */
   readonly #accepted = new Map<string, ProviderOutcome>();
 
@@ -72,12 +84,15 @@ export class NovaMachineProvider implements MachineProvider {
     this.#nova = nova;
     this.#skewMs = opts.clockSkewMs ?? 5_000;
     this.#retryAfterMs = opts.retryAfterMs ?? 10_000;
+    this.#deletes = opts.replace === 'DeleteServer';
+    const actions: ProviderAction[] = ['SoftReboot', 'HardReboot', 'PowerOff', 'Rebuild'];
+    this.actions = new Set<ProviderAction>(this.#deletes ? [...actions, 'Replace'] : actions);
   }
 
   async execute(req: ActionRequest, ctx: ProviderContext): Promise<ProviderOutcome> {
     const known = this.#accepted.get(req.actionId);
     if (known !== undefined) return known;
-    if (req.action === 'Replace')
+    if (req.action === 'Replace' && !this.#deletes)
       return {
         kind: 'Rejected',
         message: 'Replace is not a Nova action: Cluster API replaces the Machine',
@@ -87,7 +102,8 @@ export class NovaMachineProvider implements MachineProvider {
     const id = parseProviderID(req.providerID);
     if (E.isLeft(id)) return { kind: 'Rejected', message: id.left };
     const serverId = id.right.serverId;
-    if (ctx.signal.aborted) return this.#unavailable('the controller is stopping', false);
+    if (ctx.signal.aborted) return this.#unavailable('the controller is stopping', req.replay);
+    if (req.action === 'Replace') return this.#replace(req, serverId, ctx.signal);
     try {
       if (req.replay) {
         // The intent was persisted, its outcome was not: Nova's records say whether it left.
@@ -105,12 +121,13 @@ export class NovaMachineProvider implements MachineProvider {
   }
 
   async fence(q: FenceQuery, ctx: ProviderContext): Promise<FenceStatus> {
-    if (q.action === 'SoftReboot' || q.action === 'Replace')
+    if (q.action === 'SoftReboot' || (q.action === 'Replace' && !this.#deletes))
       return { kind: 'NotFenced', reason: `${q.action} does not fence` };
     const id = parseProviderID(q.providerID);
     if (E.isLeft(id)) return { kind: 'NotFenced', reason: id.left };
     const serverId = id.right.serverId;
     if (ctx.signal.aborted) return { kind: 'Unavailable', reason: 'the controller is stopping' };
+    if (q.action === 'Replace') return this.#fenceReplace(serverId, ctx.signal);
     try {
       let server;
       try {
@@ -135,7 +152,7 @@ export class NovaMachineProvider implements MachineProvider {
       if (a.kind === 'NotFound')
         return {
           kind: 'NotFenced',
-          reason: `Nova has no ${NOVA_ACTION_NAMES[q.action]} of server ${serverId} since the intent`,
+          reason: `Nova has no ${NOVA_ACTION_NAMES[q.action as NovaAction]} of server ${serverId} since the intent`,
         };
       const detail = await this.#nova.getInstanceAction(serverId, a.record.requestId, {
         signal: ctx.signal,
@@ -206,6 +223,116 @@ export class NovaMachineProvider implements MachineProvider {
     }
   }
 
+  /**
+   * Replace = DELETE /servers/{id}, at most once (see server-delete.ts). Nova is asked first,
+   * every time; on a replay its records since the intent too. 404 on the DELETE itself means
+   * the machine is gone already: Accepted. A lost reply is looked up, never resent.
+   */
+  async #replace(req: ActionRequest, serverId: string, signal: AbortSignal) {
+    const since = this.#since(req.issuedAt);
+    try {
+      const seen = await this.#deletion(serverId, req.replay ? since : undefined, signal);
+      if (seen.kind === 'Seen') return this.#acceptReplace(req, seen);
+      if (signal.aborted) return this.#unavailable('the controller is stopping', req.replay);
+      const sent = await this.#nova.deleteServer(serverId, { signal });
+      return this.#remember(req, {
+        kind: 'Accepted',
+        message: `Nova accepted the deletion of server ${serverId}${sent.requestId ? ` (${sent.requestId})` : ''}`,
+        ...(sent.requestId !== undefined ? { ref: sent.requestId } : {}),
+      });
+    } catch (e) {
+      if (!(e instanceof OpenStackError)) throw e;
+      if (e.code === 'ServerNotFound')
+        return this.#acceptReplace(req, {
+          kind: 'Seen',
+          detail: `server ${serverId} not found (already gone)`,
+        });
+      if (!e.maybeSent) return this.#classify(e, `delete of server ${serverId}`, req.replay);
+      try {
+        const seen = await this.#deletion(serverId, since, signal);
+        if (seen.kind === 'Seen') return this.#acceptReplace(req, seen);
+      } catch (e2) {
+        if (!(e2 instanceof OpenStackError)) throw e2;
+        if (e2.code === 'ServerNotFound')
+          return this.#acceptReplace(req, { kind: 'Seen', detail: `server ${serverId} not found` });
+        return this.#unavailable(
+          `${e.message}; Nova's records could not be read either (${e2.code})`,
+          true,
+        );
+      }
+      return this.#unavailable(
+        `${e.message}; Nova shows no deletion of it yet, so it is asked again before any resend`,
+        true,
+      );
+    }
+  }
+
+  /** GET the server (404 is Seen); with `since`, also its `delete` records from then on. */
+  async #deletion(serverId: string, since: number | undefined, signal: AbortSignal) {
+    let server;
+    try {
+      server = await this.#nova.getServer(serverId, { signal });
+    } catch (e) {
+      if (e instanceof OpenStackError && e.code === 'ServerNotFound')
+        return { kind: 'Seen', detail: `server ${serverId} not found (deleted)` } as const;
+      throw e;
+    }
+    const seen = deletionOfServer(serverId, server);
+    if (seen.kind === 'Seen' || since === undefined) return seen;
+    const list = await this.#nova.listInstanceActions(serverId, { signal, includeDeleted: true });
+    const hit = deleteRecordSince(list, since);
+    if (hit === undefined) return seen;
+    return {
+      kind: 'Seen',
+      detail: `Nova recorded delete ${hit.requestId} of server ${serverId} since the intent`,
+      requestId: hit.requestId,
+    } as const;
+  }
+
+  #acceptReplace(req: ActionRequest, seen: Extract<Deletion, { kind: 'Seen' }>) {
+    return this.#remember(req, {
+      kind: 'Accepted',
+      message: `${seen.detail}; no DELETE sent for ${req.actionId}`,
+      ...(seen.requestId !== undefined ? { ref: seen.requestId } : {}),
+    });
+  }
+
+  async #fenceReplace(serverId: string, signal: AbortSignal): Promise<FenceStatus> {
+    try {
+      try {
+        const server = await this.#nova.getServer(serverId, { signal });
+        return fenceAfterDelete(serverId, server, undefined);
+      } catch (e) {
+        if (!(e instanceof OpenStackError) || e.code !== 'ServerNotFound') throw e;
+      }
+      let records;
+      try {
+        records = await this.#nova.listInstanceActions(serverId, { signal, includeDeleted: true });
+      } catch (e) {
+        if (!(e instanceof OpenStackError) || e.code !== 'ServerNotFound') throw e;
+        records = undefined;
+      }
+      return fenceAfterDelete(serverId, 'NotFound', records);
+    } catch (e) {
+      if (!(e instanceof OpenStackError)) throw e;
+      return {
+        kind: 'Unavailable',
+        reason: `could not ask Nova about server ${serverId}: ${e.code}: ${e.message}`,
+        retryAfterMs: this.#retryAfterMs,
+      };
+    }
+  }
+
+  /** The earliest start time a record of this intent may show (Nova keeps whole seconds). */
+  #since(issuedAt: number): number {
+    return Math.floor(issuedAt / 1000) * 1000 - this.#skewMs;
+  }
+
+  #remember(req: ActionRequest, out: ProviderOutcome): ProviderOutcome {
+    this.#accepted.set(req.actionId, out);
+    return out;
+  }
+
   #send(serverId: string, req: ActionRequest, signal: AbortSignal): Promise<ActionAccepted> {
     switch (req.action) {
       case 'SoftReboot':
@@ -225,8 +352,8 @@ export class NovaMachineProvider implements MachineProvider {
     q: { action: ProviderAction; issuedAt: number },
     signal: AbortSignal,
   ): Promise<Answer> {
-    const name = NOVA_ACTION_NAMES[q.action as Exclude<ProviderAction, 'Replace'>];
-    const since = Math.floor(q.issuedAt / 1000) * 1000 - this.#skewMs;
+    const name = NOVA_ACTION_NAMES[q.action as NovaAction];
+    const since = this.#since(q.issuedAt);
     const list = await this.#nova.listInstanceActions(serverId, { signal });
     // Newest first: the oldest match is the first send of this attempt.
     const hit = list.filter((a) => a.action === name && a.startTime >= since).at(-1);

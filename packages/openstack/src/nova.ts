@@ -1,5 +1,5 @@
 // Nova compute: the server actions remediation needs (reboot SOFT/HARD, os-start, os-stop,
-// rebuild) and GET /servers/{id}. Status codes as the compute API documents them:
+// rebuild), DELETE /servers/{id} and GET /servers/{id}. Status codes as the compute API documents them:
 // 202 accepted; 409 conflicting task/state or locked -> wait and retry (bounded); 404 ->
 // ServerNotFound (the controller escalates); 401 -> the session re-authenticates once;
 // 403 policy; 406 microversion not supported; 5xx/timeouts -> the session backs off.
@@ -310,6 +310,40 @@ export class NovaClient {
     );
   }
 
+  /**
+   * DELETE /servers/{id}: 204 once nova-api has recorded a `delete` instance action and set
+   * task_state deleting (soft-deleting where the cloud keeps deleted servers for a while,
+   * reclaim_instance_interval); nova-compute removes the server later, then GET answers 404.
+   * Sent once: a lost reply or a 5xx is ActionMaybeSent for the caller to look up in Nova's
+   * records. 404 is ServerNotFound. 409 (locked) is ServerConflict at once: a lock does not
+   * go away by waiting, unlike the task conflicts the reboot path waits out.
+   */
+  async deleteServer(serverId: string, opts: CallOptions = {}): Promise<ActionAccepted> {
+    let res: ServiceResponse;
+    try {
+      res = await this.#session.request('compute', {
+        method: 'DELETE',
+        path: `/servers/${encodeURIComponent(serverId)}`,
+        headers: this.#headers(),
+        noResendWithoutReply: true,
+        signal: opts.signal,
+      });
+    } catch (e) {
+      if (e instanceof OpenStackError && e.maybeSent) {
+        this.#session.logger?.warn(
+          { server: serverId, action: 'delete', code: e.code, status: e.status },
+          'no answer to the server delete; not sent again',
+        );
+        throw new ActionMaybeSent(serverId, 'delete', e);
+      }
+      throw e;
+    }
+    if (res.status === 204 || res.status === 202 || res.status === 200)
+      return { requestId: requestIdOf(res) };
+    if (res.status === 409) throw new ServerConflict(serverId, 'delete', faultMessage(res.text));
+    this.#fail(serverId, `delete of server ${serverId}`, res);
+  }
+
   async #action(serverId: string, spec: ActionSpec, opts: CallOptions): Promise<ActionAccepted> {
     const path = `/servers/${encodeURIComponent(serverId)}/action`;
     const what = `${spec.name} of server ${serverId}`;
@@ -357,13 +391,19 @@ export class NovaClient {
   /**
    * GET /servers/{id}/os-instance-actions: Nova's own record of the actions it accepted for
    * the server (written by nova-api before its 202), newest first as Nova returns them.
+   * `includeDeleted`: also for a server that is already deleted (needs microversion 2.21).
    */
-  async listInstanceActions(serverId: string, opts: CallOptions = {}): Promise<InstanceAction[]> {
+  async listInstanceActions(
+    serverId: string,
+    opts: CallOptions & { readonly includeDeleted?: boolean } = {},
+  ): Promise<InstanceAction[]> {
+    // Nova lists a deleted server's actions from microversion 2.21 on (404 below it).
+    const minor = Number(MICROVERSION.exec(this.#microversion)?.[1] ?? '0');
     const body = await this.#getJson(
       serverId,
       `/servers/${encodeURIComponent(serverId)}/os-instance-actions`,
       `instance actions of server ${serverId}`,
-      this.#microversion,
+      opts.includeDeleted === true && minor < 21 ? '2.21' : this.#microversion,
       opts,
     );
     const r = InstanceActionsBody.decode(body);

@@ -8,6 +8,7 @@ import { parseFlagsStrict } from '../codec/args.js';
 import { resolveRepairPolicy, type RepairPolicy } from '../health/policy.js';
 import { DryRunProvider } from '../provider/dry-run.js';
 import type { MachineProvider } from '../provider/port.js';
+import { withSiteSteps } from '../provider/site-steps.js';
 import { createKubeClient } from '../kube/client-node/index.js';
 import type { ClusterConfig } from '../kube/config/cluster-config.js';
 import { loadKubeConfig } from '../kube/config/load.js';
@@ -193,7 +194,7 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     );
     return 1;
   }
-  const provider = factory(kc);
+  const provider = withSiteSteps(factory(kc), policy.right.ladder);
   const unsupported = policy.right.ladder
     .map((st) => st.action)
     .filter((a) => !provider.actions.has(a));

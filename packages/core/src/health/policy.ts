@@ -13,10 +13,19 @@ import { strict } from '../codec/strict.js';
 /**
  * The repairs the escalation ladder can name, cheapest first by convention. Rebuild reinstalls
  * the machine from an image (the step names it in `image`); Replace hands the machine to
- * whatever replaces machines (so nothing can follow it).
+ * whatever replaces machines (so nothing can follow it). Command and Webhook are site steps:
+ * the site's own automation (a program, an HTTP endpoint) repairs or replaces the machine,
+ * and its exit status or HTTP status is the step's result (provider/site-steps.ts).
  */
 export const RemediationStepKind = t.keyof(
-  { SoftReboot: null, HardReboot: null, Rebuild: null, Replace: null },
+  {
+    SoftReboot: null,
+    HardReboot: null,
+    Rebuild: null,
+    Replace: null,
+    Command: null,
+    Webhook: null,
+  },
   'RemediationStepKind',
 );
 export type RemediationStepKind = t.TypeOf<typeof RemediationStepKind>;
@@ -30,7 +39,15 @@ const UnhealthyConditionInput = t.intersection([
 
 const LadderStepInput = t.intersection([
   t.type({ action: RemediationStepKind }),
-  t.partial({ timeout: DurationMs, attempts: t.number, image: t.string }),
+  t.partial({
+    timeout: DurationMs,
+    attempts: t.number,
+    image: t.string,
+    command: t.array(t.string),
+    commandTimeout: DurationMs,
+    url: t.string,
+    requestTimeout: DurationMs,
+  }),
 ]);
 
 /** A count ("3") or a percentage of the total ("40%"), like intstr.IntOrString. */
@@ -90,6 +107,14 @@ export interface LadderStep {
   attempts: number;
   /** The image to rebuild from: present exactly when `action` is Rebuild. */
   image?: string;
+  /** Command: the program and its arguments, run without a shell. Present exactly for Command. */
+  command?: string[];
+  /** Command: how long the program may run before it is killed (the attempt then fails). */
+  commandTimeoutMs?: number;
+  /** Webhook: the http(s) URL the request is POSTed to. Present exactly for Webhook. */
+  url?: string;
+  /** Webhook: how long one request may take before the answer counts as lost. */
+  requestTimeoutMs?: number;
 }
 
 export type CountOrPercent = { count: number } | { percent: number };
@@ -145,6 +170,9 @@ export type ShutdownPolicy =
     };
 
 const MIN = 60_000;
+/** Defaults of the site steps' own timeouts (the step's `timeout` is the node's, as for any step). */
+export const DefaultCommandTimeoutMs = 5 * MIN;
+export const DefaultRequestTimeoutMs = 30_000;
 
 export const defaultRepairPolicy: RepairPolicy = {
   dryRun: false,
@@ -249,6 +277,7 @@ export function ladderProblems(ladder: readonly LadderStep[]): string[] {
       problems.push(`ladder[${i}].image: Rebuild needs the image to rebuild from`);
     if (s.action !== 'Rebuild' && s.image !== undefined)
       problems.push(`ladder[${i}].image: only a Rebuild step takes an image, not ${s.action}`);
+    problems.push(...siteStepProblems(s, i));
     const first = ladder.findIndex((o) => o.action === s.action);
     if (first !== i)
       problems.push(
@@ -259,6 +288,57 @@ export function ladderProblems(ladder: readonly LadderStep[]): string[] {
   if (replaceAt !== -1 && replaceAt !== ladder.length - 1)
     problems.push('ladder: Replace must be the last step (nothing can follow a replacement)');
   return problems;
+}
+
+/**
+ * What is wrong with a step's site-step fields: a Command needs its program, a Webhook an
+ * http(s) URL, and a field of one kind on another step would be silently ignored, so it is an
+ * error naming the field. Messages never repeat the URL: it may carry a token.
+ */
+function siteStepProblems(s: LadderStep, i: number): string[] {
+  const problems: string[] = [];
+  const only = (field: string, kind: RemediationStepKind) =>
+    problems.push(`ladder[${i}].${field}: only a ${kind} step takes ${field}, not ${s.action}`);
+  if (s.action === 'Command') {
+    if (s.command === undefined || s.command.length === 0 || s.command[0]?.trim() === '')
+      problems.push(
+        `ladder[${i}].command: Command needs the program to run and its arguments, e.g. ["/usr/local/bin/replace-node"]`,
+      );
+    if (s.commandTimeoutMs !== undefined && s.commandTimeoutMs <= 0)
+      problems.push(`ladder[${i}].commandTimeout: expected a duration above 0`);
+  } else {
+    if (s.command !== undefined) only('command', 'Command');
+    if (s.commandTimeoutMs !== undefined) only('commandTimeout', 'Command');
+  }
+  if (s.action === 'Webhook') {
+    if (s.url === undefined) problems.push(`ladder[${i}].url: Webhook needs the URL to POST to`);
+    else if (!isHttpUrl(s.url))
+      problems.push(`ladder[${i}].url: expected an absolute http:// or https:// URL`);
+    if (s.requestTimeoutMs !== undefined && s.requestTimeoutMs <= 0)
+      problems.push(`ladder[${i}].requestTimeout: expected a duration above 0`);
+  } else {
+    if (s.url !== undefined) only('url', 'Webhook');
+    if (s.requestTimeoutMs !== undefined) only('requestTimeout', 'Webhook');
+  }
+  return problems;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** A site step's own timeout defaulted, once the ladder is known valid. */
+function withSiteDefaults(s: LadderStep): LadderStep {
+  if (s.action === 'Command')
+    return { ...s, commandTimeoutMs: s.commandTimeoutMs ?? DefaultCommandTimeoutMs };
+  if (s.action === 'Webhook')
+    return { ...s, requestTimeoutMs: s.requestTimeoutMs ?? DefaultRequestTimeoutMs };
+  return s;
 }
 
 /** Validates a user policy and fills the defaults. Left carries a readable message naming the field. */
@@ -282,15 +362,20 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
           status: c.status,
           timeoutMs: c.timeout ?? 10 * MIN,
         })) ?? d.unhealthyConditions;
-      const ladder: LadderStep[] =
+      const written: LadderStep[] =
         p.ladder?.map((s, i) => ({
           action: s.action,
           timeoutMs: s.timeout ?? 10 * MIN,
           attempts: take(positiveInt(s.attempts ?? 1, `ladder[${i}].attempts`), 1),
           ...(s.image !== undefined ? { image: s.image } : {}),
+          ...(s.command !== undefined ? { command: s.command } : {}),
+          ...(s.commandTimeout !== undefined ? { commandTimeoutMs: s.commandTimeout } : {}),
+          ...(s.url !== undefined ? { url: s.url } : {}),
+          ...(s.requestTimeout !== undefined ? { requestTimeoutMs: s.requestTimeout } : {}),
         })) ?? d.ladder;
-      if (ladder.length === 0) problems.push('ladder: expected at least one step');
-      problems.push(...ladderProblems(ladder));
+      if (written.length === 0) problems.push('ladder: expected at least one step');
+      problems.push(...ladderProblems(written));
+      const ladder = written.map(withSiteDefaults);
       const nodeStartupTimeoutMs = p.nodeStartupTimeout ?? d.nodeStartupTimeoutMs;
       if (nodeStartupTimeoutMs !== 0 && nodeStartupTimeoutMs < 30_000) {
         problems.push(

@@ -10,12 +10,14 @@
 //   (accepted AND done);
 // - or, after a reset-like action (HardReboot, Rebuild), the Node reports a new
 //   status.nodeInfo.bootID: the kernel restarted, so every old container is gone.
-// A soft reboot never fences: the guest may ignore the request.
+// A soft reboot never fences: the guest may ignore the request. Neither does a site step
+// (Command, Webhook): its exit status or HTTP status says the site's automation accepted the
+// job, not that the machine is off.
 import type { FenceHow, FenceStatus, ProviderAction } from './port.js';
 
 /** Whether an action can fence at all once it is observed. */
 export function canFence(action: ProviderAction): boolean {
-  return action !== 'SoftReboot';
+  return action !== 'SoftReboot' && action !== 'Command' && action !== 'Webhook';
 }
 
 export interface FenceEvidence {

@@ -17,6 +17,14 @@ export { canFence, judgeFence, type FenceEvidence, type FenceVerdict } from './f
 export { DryRunProvider } from './dry-run.js';
 export { machineProviderFromRebootProvider } from './legacy.js';
 export {
+  withSiteSteps,
+  isSiteAction,
+  siteCommandEnv,
+  siteWebhookBody,
+  type SiteAction,
+  type SiteStepOptions,
+} from './site-steps.js';
+export {
   builtinProviderModules,
   providerModuleOf,
   type ProviderModule,

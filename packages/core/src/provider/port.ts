@@ -24,8 +24,18 @@
 //    the caller add node.kubernetes.io/out-of-service or delete the Node (see fence.ts). A
 //    soft reboot never fences: the guest may ignore it.
 
-/** What a provider can be asked to do to a machine. */
-export type ProviderAction = 'SoftReboot' | 'HardReboot' | 'PowerOff' | 'Rebuild' | 'Replace';
+/**
+ * What a provider can be asked to do to a machine. `Command` and `Webhook` are site steps:
+ * core runs them itself (provider/site-steps.ts wraps any provider), and they never fence.
+ */
+export type ProviderAction =
+  | 'SoftReboot'
+  | 'HardReboot'
+  | 'PowerOff'
+  | 'Rebuild'
+  | 'Replace'
+  | 'Command'
+  | 'Webhook';
 
 export const ProviderActions: readonly ProviderAction[] = [
   'SoftReboot',
@@ -33,6 +43,8 @@ export const ProviderActions: readonly ProviderAction[] = [
   'PowerOff',
   'Rebuild',
   'Replace',
+  'Command',
+  'Webhook',
 ];
 
 /** The machine behind a Node, as the provider knows it. */

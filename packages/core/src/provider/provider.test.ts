@@ -16,6 +16,20 @@ describe('judgeFence: the taint waits for proof', () => {
     expect(v).toMatchObject({ fenced: false });
   });
 
+  it('a site step (Command, Webhook) never fences: its status says the job was taken, not that the machine is off', () => {
+    for (const action of ['Command', 'Webhook'] as const) {
+      expect(canFence(action)).toBe(false);
+      expect(
+        judgeFence({
+          action,
+          provider: { kind: 'Fenced', how: 'Deleted', evidence: 'x' },
+          bootIdBefore: 'a',
+          bootIdNow: 'b',
+        }),
+      ).toMatchObject({ fenced: false });
+    }
+  });
+
   it('a hard reset counts only once observed: accepted is not enough', () => {
     expect(judgeFence({ action: 'HardReboot' })).toMatchObject({ fenced: false });
     expect(

@@ -4,7 +4,15 @@
 // `transitionDelayMs` after they began on the injected clock, so tests need no timers.
 import { randomUUID } from 'node:crypto';
 
-export type FakeVmState = 'active' | 'stopped' | 'paused' | 'suspended' | 'error' | 'building';
+export type FakeVmState =
+  | 'active'
+  | 'stopped'
+  | 'paused'
+  | 'suspended'
+  | 'error'
+  | 'building'
+  /** Nova's vm_states.SOFT_DELETED: stopped, restorable until reclaimed. */
+  | 'soft-delete';
 
 export interface FakeServerState {
   readonly id: string;
@@ -70,6 +78,7 @@ export function novaStatus(s: Pick<FakeServerState, 'vmState' | 'taskState'>): s
   const t = s.taskState;
   if (t === 'rebuilding') return 'REBUILD';
   if (s.vmState === 'building') return 'BUILD';
+  if (s.vmState === 'soft-delete') return 'SOFT_DELETED';
   if (s.vmState === 'error') return 'ERROR';
   if (s.vmState === 'paused' && !t?.endsWith('_hard')) return 'PAUSED';
   if (s.vmState === 'suspended' && !t?.endsWith('_hard')) return 'SUSPENDED';
@@ -94,6 +103,16 @@ function conflict(s: FakeServerState, action: string, allowedVm: readonly string
 
 export class FakeCompute {
   readonly servers = new Map<string, FakeServerState>();
+  /**
+   * Deleted servers: Nova keeps their rows (deleted=1), so os-instance-actions of a deleted
+   * server still answer from microversion 2.21 on.
+   */
+  readonly deleted = new Map<string, FakeServerState>();
+  /**
+   * Nova's reclaim_instance_interval: when > 0, DELETE soft-deletes (task soft-deleting, then
+   * SOFT_DELETED) instead of deleting. Default 0, Nova's default.
+   */
+  reclaimInstanceIntervalSeconds = 0;
   transitionDelayMs: number;
   readonly #now: () => number;
   readonly #images: readonly string[] | undefined;
@@ -195,9 +214,24 @@ export class FakeCompute {
    */
   delete(s: FakeServerState): void {
     s.pending = undefined;
+    // A soft-deleted server is deleted for good by a second DELETE (Nova's force path).
+    if (this.reclaimInstanceIntervalSeconds > 0 && s.vmState !== 'soft-delete') {
+      this.#begin(s, 'soft-deleting', 'soft-deleting', () => {
+        s.vmState = 'soft-delete';
+      });
+      return;
+    }
     this.#begin(s, 'deleting', 'deleting', () => {
-      this.servers.delete(s.id);
+      this.remove(s.id);
     });
+  }
+
+  /** The server is gone (404); its records stay, as Nova's deleted rows do. */
+  remove(id: string): void {
+    const s = this.servers.get(id);
+    if (s === undefined) return;
+    this.servers.delete(id);
+    this.deleted.set(id, s);
   }
 
   /**

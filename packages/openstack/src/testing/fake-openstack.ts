@@ -279,8 +279,17 @@ export class FakeOpenStack {
     s.vmState = state;
   }
 
+  /**
+   * The server is gone at once, deleted out of band (an operator, a local delete while its
+   * compute host was down): no `delete` record. Its records stay listable (2.21+).
+   */
   deleteServer(id: string): void {
-    this.compute.servers.delete(id);
+    this.compute.remove(id);
+  }
+
+  /** Nova's reclaim_instance_interval (see FakeCompute): > 0 makes DELETE a soft delete. */
+  setReclaimInstanceInterval(seconds: number): void {
+    this.compute.reclaimInstanceIntervalSeconds = seconds;
   }
 
   /** As the testbed's SIGSTOP of nova-compute: accepted actions stay pending (see FakeCompute). */
@@ -554,7 +563,10 @@ export class FakeOpenStack {
         res: fault(404, 'itemNotFound', 'The resource could not be found.', mvHeaders),
         entry,
       };
-    const s = this.compute.get(serverId);
+    const live = this.compute.get(serverId);
+    // From 2.21 Nova lists a deleted server's actions (read_deleted=yes); anything else 404s.
+    const gone = minor >= 21 && isInstanceActions ? this.compute.deleted.get(serverId) : undefined;
+    const s = live ?? gone;
     // Nova hides other projects' servers from non-admins: 404, not 403.
     if (!s || s.projectId !== token.projectId) {
       return {
@@ -580,6 +592,8 @@ export class FakeOpenStack {
           res: fault(409, 'conflictingRequest', `Instance ${s.id} is locked`, mvHeaders),
           entry,
         };
+      // nova-api records the delete before its 204 (compute/api.py _delete).
+      this.#recordInstanceAction(s.id, 'delete', requestId, token.userId);
       this.compute.delete(s);
       return { res: { status: 204, headers: mvHeaders, body: '' }, entry };
     }

@@ -21,7 +21,8 @@ export const policyFieldMeanings: Readonly<Record<string, string>> = {
     'After a repair action the node must stay `Ready` this long before the repair counts as successful (and the node is uncordoned).',
   retryBackoff:
     'After a failed provider call (e.g. the cloud API refused the reboot) wait this long before the next attempt, so an API outage does not race through the ladder.',
-  ladder: 'The escalation ladder, cheapest first. Within one repair the step never goes back down.',
+  ladder:
+    'The escalation ladder, cheapest first. Within one repair the step never goes back down. The default has no `Replace`: replacement is an explicit opt-in (a ladder that ends in `Replace`), for sites where something recreates the capacity. `noderepair run` with no ladder in the policy uses the default steps the provider can execute.',
   'ladder[].action':
     "The repair. Each action appears at most once (repeat a step with `attempts`); `Replace` must be the last step (nothing can follow a replacement). `Command` and `Webhook` are site steps: the site's own automation (a program, an HTTP endpoint) repairs or replaces the machine.",
   'ladder[].timeout':

@@ -16,6 +16,14 @@ export const capoControllerMain = join(
   'main.ts',
 );
 export const noderepairCliMain = join(repoRoot, 'packages', 'core', 'src', 'cli', 'noderepair.ts');
+/** `--provider-module` for `noderepair run` processes that need real cordon and drain (see the file). */
+export const fakeRecordingProviderModule = join(
+  repoRoot,
+  'packages',
+  'chaos',
+  'src',
+  'fake-recording-provider.ts',
+);
 
 export interface ProcessOptions {
   /** A name for the log prefix (e.g. "capo-0"). */

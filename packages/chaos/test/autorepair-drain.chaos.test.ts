@@ -1,6 +1,6 @@
 // Row "blocked drains with other repairs on time" (issue 20): `noderepair run` as a real
-// process (a ServiceAccount token bound to examples/standalone/rbac.yaml, the dry-run
-// provider) with its default worker count, 4. Four nodes each carry a pod under a
+// process (a ServiceAccount token bound to examples/standalone/rbac.yaml, the FAKE recording
+// provider of src/fake-recording-provider.ts) with its default worker count, 4. Four nodes each carry a pod under a
 // PodDisruptionBudget that never allows an eviction (the real disruption controller computes
 // it: minAvailable = every pod), so the Eviction API answers 429 for as long as the test runs.
 // All four go NotReady and their repairs start draining. A fifth node, with nothing on it,
@@ -21,7 +21,12 @@ import {
 } from '@noderepair/envtest';
 import YAML from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControllerProcess, noderepairCliMain, repoRoot } from '../src/controller-process.js';
+import {
+  ControllerProcess,
+  fakeRecordingProviderModule,
+  noderepairCliMain,
+  repoRoot,
+} from '../src/controller-process.js';
 import {
   applyObjects,
   serviceAccountToken,
@@ -193,6 +198,8 @@ describe('blocked drains with other repairs on time', () => {
         kubeconfig,
         '--policy',
         policyPath,
+        '--provider-module',
+        fakeRecordingProviderModule,
         '--label-selector',
         SCOPE,
         '--metrics-bind-address',
@@ -310,7 +317,7 @@ describe('blocked drains with other repairs on time', () => {
     expect(fifth?.remediation?.drain?.endedAt).toBeDefined();
     expect(fifth?.remediation?.intent?.action).toBe('SoftReboot');
     expect(fifth?.remediation?.intent?.result).toBe('Succeeded');
-    expect(acted.note).toContain(`dry-run: would SoftReboot ${FIFTH}`);
+    expect(acted.note).toContain(`fake-recording: would SoftReboot ${FIFTH}`);
     // Not before its own timeout. The condition's lastTransitionTime, which the timeout counts
     // from, has whole seconds: it may read up to 1 s before the test's notReadyAt.
     expect(afterTimeoutMs).toBeGreaterThanOrEqual(-1_000);

@@ -1,6 +1,6 @@
 // Row "partitioned node never tainted before fence": `noderepair run` as a real process (a
-// ServiceAccount token bound to examples/standalone/rbac.yaml) with the dry-run provider,
-// which accepts every action and fences nothing, against a real kube-apiserver with the real
+// ServiceAccount token bound to examples/standalone/rbac.yaml) with a FAKE recording provider
+// (src/fake-recording-provider.ts), which accepts every action and fences nothing, against a real kube-apiserver with the real
 // node lifecycle and pod GC controllers. A node's fake kubelet stops posting (a partition:
 // Ready=Unknown, its StatefulSet pod may still be writing). Faults: the partition, and the
 // controller SIGKILLed and restarted while it waits for the fence. A sampler reads the Node
@@ -19,7 +19,12 @@ import {
 } from '@noderepair/envtest';
 import YAML from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControllerProcess, noderepairCliMain, repoRoot } from '../src/controller-process.js';
+import {
+  ControllerProcess,
+  fakeRecordingProviderModule,
+  noderepairCliMain,
+  repoRoot,
+} from '../src/controller-process.js';
 import {
   applyObjects,
   serviceAccountToken,
@@ -77,6 +82,8 @@ describe('partitioned node never tainted before fence', () => {
         kubeconfig,
         '--policy',
         join(dir, 'policy.yaml'),
+        '--provider-module',
+        fakeRecordingProviderModule,
         '--label-selector',
         SCOPE,
         '--metrics-bind-address',
@@ -197,7 +204,7 @@ describe('partitioned node never tainted before fence', () => {
     const crashes = procs.filter((p) => p.crashed).length;
     record({
       fault: 'partitioned node (fencing)',
-      variant: 'dry-run provider never fences: HardReboot, SIGKILL, Replace, give up',
+      variant: 'a FAKE provider that never fences: HardReboot, SIGKILL, Replace, give up',
       injected: 2,
       survived: tainted === 0 && !forced ? 2 : 0,
       doubleReboots: 0,

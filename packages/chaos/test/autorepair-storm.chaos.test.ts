@@ -23,7 +23,12 @@ import {
 } from '@noderepair/envtest';
 import YAML from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControllerProcess, noderepairCliMain, repoRoot } from '../src/controller-process.js';
+import {
+  ControllerProcess,
+  fakeRecordingProviderModule,
+  noderepairCliMain,
+  repoRoot,
+} from '../src/controller-process.js';
 import {
   applyObjects,
   serviceAccountToken,
@@ -190,6 +195,8 @@ describe('storms against the standalone auto-repair controller', () => {
         kubeconfig,
         '--policy',
         policyPath,
+        '--provider-module',
+        fakeRecordingProviderModule,
         '--label-selector',
         SCOPE,
         '--leader-elect',

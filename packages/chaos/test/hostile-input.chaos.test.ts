@@ -850,7 +850,9 @@ describe('unknown-field inputs rejected (fast-check, fixed seed)', () => {
         '--metrics-bind-address=:8080',
         '--health-probe-bind-address=:8081',
         '--label-selector=a=b',
-        '--provider=dry-run',
+        '--provider=openstack',
+        '--cloud=prod',
+        '--provider-opt=region=RegionOne',
       ],
       (a) => left(parseRunArgs(a)),
     );

@@ -40,7 +40,7 @@ import {
   type ControllerName,
 } from '../src/images.js';
 import { deploymentOf, parseDocs, type KubeDoc } from '../src/pod-template.js';
-import { leaderLifecycle, scratchDir } from './support/replicas.js';
+import { leaderLifecycle, scratchDir, withFakeRecordingProvider } from './support/replicas.js';
 
 const version = (
   JSON.parse(readFileSync(join(repoRoot, 'packages', 'core', 'package.json'), 'utf8')) as {
@@ -188,9 +188,11 @@ describe('noderepair run: two replicas of the image', () => {
       );
     const figures: Record<string, number | string> = {};
     report['noderepair'] = figures;
+    // Not a dry run (the cordon and the uncordon are real), so not the dry-run provider either.
+    const fake = withFakeRecordingProvider(deploymentOf(docs).spec.template);
     await leaderLifecycle(
       {
-        template: deploymentOf(docs).spec.template,
+        template: fake.template,
         image: built.get('noderepair')!.ref,
         namespace: 'noderepair-system',
         server: cp.server,
@@ -198,7 +200,7 @@ describe('noderepair run: two replicas of the image', () => {
         token,
         client,
         leaseName: 'noderepair-autorepair',
-        volumeSources: { policy: policyDir },
+        volumeSources: { policy: policyDir, ...fake.volumeSources },
         metricsMatch: /noderepair_/,
       },
       async () => {
@@ -209,7 +211,7 @@ describe('noderepair run: two replicas of the image', () => {
           120_000,
           500,
         );
-        // Core's CLI has the dry-run provider: it records the reboot; the node's reboot is played here.
+        // The FAKE provider records the reboot; the node's reboot is played here.
         await until(
           'the node cordoned',
           async () =>

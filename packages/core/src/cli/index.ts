@@ -17,10 +17,8 @@ export {
   runCommand,
   parseRunArgs,
   parseBindAddress,
-  coreProviders,
   runUsage,
   type RunConfig,
   type RunIo,
   type BindAddress,
-  type ProviderFactories,
 } from './run.js';

@@ -18,8 +18,8 @@ export interface CliIo {
   stdout: (line: string) => void;
   stderr: (line: string) => void;
   readFile: (path: string) => Promise<string>;
-  /** For `run`: stop signal, environment and reboot providers (see run.ts). */
-  run?: Pick<RunIo, 'signal' | 'env' | 'providers'>;
+  /** For `run`: stop signal, environment, provider modules and working directory (see run.ts). */
+  run?: Pick<RunIo, 'signal' | 'env' | 'providers' | 'cwd'>;
 }
 
 const usage = `usage: noderepair simulate --policy <policy.yaml> --trace <trace.jsonl> [--json] [--horizon <duration>]

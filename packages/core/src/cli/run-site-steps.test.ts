@@ -46,7 +46,7 @@ describe('noderepair run: site steps', () => {
             '  - { action: Webhook, url: "https://ops.example/replace" }',
             '  - { action: HardReboot }',
           ].join('\n'),
-        providers: { 'soft-only': softOnly },
+        providers: { 'soft-only': { name: 'soft-only-fake', options: {}, create: softOnly } },
       },
     );
     expect(code).toBe(1);

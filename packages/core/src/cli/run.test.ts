@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { either } from 'fp-ts';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ProviderActions, type MachineProvider, type ProviderAction } from '../provider/port.js';
 import { parseBindAddress, parseRunArgs, runCommand } from './run.js';
 
 describe('parseBindAddress', () => {
@@ -39,7 +35,8 @@ describe('parseRunArgs', () => {
         leaderElectionId: 'noderepair-autorepair',
         metrics: { port: 8080 },
         probes: { port: 8081 },
-        provider: 'dry-run',
+        provider: { kind: 'name', name: 'dry-run' },
+        providerOptions: {},
       }),
     );
   });
@@ -62,6 +59,12 @@ describe('parseRunArgs', () => {
       'ops',
       '--leader-election-id',
       'nr',
+      '--provider',
+      'openstack',
+      '--cloud',
+      'prod',
+      '--provider-opt',
+      'region=RegionTwo',
     ]);
     expect(r).toMatchObject(
       either.right({
@@ -73,7 +76,38 @@ describe('parseRunArgs', () => {
         labelSelector: 'pool=workers',
         leaderElectionNamespace: 'ops',
         leaderElectionId: 'nr',
+        provider: { kind: 'name', name: 'openstack' },
+        providerOptions: {
+          cloud: { value: 'prod', flag: '--cloud' },
+          region: { value: 'RegionTwo', flag: '--provider-opt' },
+        },
       }),
+    );
+    expect(parseRunArgs(['--policy', 'p', '--provider-module', './p.js'])).toMatchObject(
+      either.right({ provider: { kind: 'module', spec: './p.js' } }),
+    );
+  });
+
+  it('refuses two provider sources and malformed or repeated provider options', () => {
+    const p = ['--policy', 'p'];
+    expect(parseRunArgs([...p, '--provider', 'openstack', '--provider-module', './x.js'])).toEqual(
+      either.left('--provider and --provider-module exclude each other: give one'),
+    );
+    expect(parseRunArgs([...p, '--provider-opt', 'cloud'])).toEqual(
+      either.left('--provider-opt: expected key=value, got "cloud"'),
+    );
+    expect(parseRunArgs([...p, '--provider-opt', '=x'])).toEqual(
+      either.left('--provider-opt: expected key=value, got "=x"'),
+    );
+    expect(parseRunArgs([...p, '--cloud', 'a', '--provider-opt', 'cloud=b'])).toEqual(
+      either.left('--provider-opt: option "cloud" is given twice (also by --cloud)'),
+    );
+    expect(parseRunArgs([...p, '--provider-opt', 'a=1', '--provider-opt', 'a=2'])).toEqual(
+      either.left('--provider-opt: option "a" is given twice (also by --provider-opt)'),
+    );
+    // A value may itself contain "=" (only the first one splits).
+    expect(parseRunArgs([...p, '--provider-opt', 'k=a=b'])).toMatchObject(
+      either.right({ providerOptions: { k: { value: 'a=b' } } }),
     );
   });
 
@@ -101,7 +135,7 @@ describe('runCommand input errors', () => {
   it('exits with a clear message before touching any cluster', async () => {
     expect(await run(['--policy', 'p', '--provider', 'nova'], { p: '{}' })).toMatchObject({
       code: 2,
-      err: expect.stringMatching(/unknown provider "nova" \(known: dry-run\)/),
+      err: 'noderepair run: --provider: unknown provider "nova" (known: dry-run, openstack; or --provider-module SPEC)',
     });
     expect(await run(['--policy', 'missing.yaml'], {})).toMatchObject({
       code: 1,
@@ -112,69 +146,15 @@ describe('runCommand input errors', () => {
       err: 'noderepair run: p: invalid repair policy: stormGuard.maxInFlight: expected an integer >= 1, got 0',
     });
     expect(
-      await run(['--policy', 'p', '--kubeconfig', '/nonexistent/kubeconfig'], { p: '{}' }),
+      await run(['--policy', 'p', '--dry-run', '--kubeconfig', '/nonexistent/kubeconfig'], {
+        p: '{}',
+      }),
     ).toMatchObject({
       code: 1,
       err: expect.stringMatching(
         /^noderepair run: cannot load the kubeconfig \/nonexistent\/kubeconfig: /,
       ),
     });
-  });
-});
-
-describe('runCommand provider check', () => {
-  it('refuses a policy whose ladder uses an action the provider cannot execute', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'run-test-'));
-    const kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(
-      kubeconfig,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1' } }],
-        users: [{ name: 'u', user: { token: 'x' } }],
-        contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-        'current-context': 'c',
-      }),
-    );
-    // FAKE provider that can only soft-reboot.
-    const softOnly = (): MachineProvider => ({
-      name: 'soft-only-fake',
-      actions: new Set<ProviderAction>(ProviderActions.filter((a) => a === 'SoftReboot')),
-      execute: async () => ({ kind: 'Rejected', message: 'fake' }),
-      fence: async () => ({ kind: 'NotFenced', reason: 'fake' }),
-    });
-    const err: string[] = [];
-    const code = await runCommand(
-      ['--policy', 'p', '--kubeconfig', kubeconfig, '--provider', 'soft-only'],
-      {
-        stdout: () => {},
-        stderr: (l) => err.push(l),
-        readFile: async () => 'ladder: [{ action: SoftReboot }, { action: HardReboot }]',
-        providers: { 'soft-only': softOnly },
-      },
-    );
-    expect(code).toBe(1);
-    expect(err.join('\n')).toMatch(
-      /the policy's ladder uses HardReboot, which provider "soft-only-fake" cannot execute/,
-    );
-
-    // shutdown.poweredOff: FailAfter decides on the power state, which this fake cannot tell.
-    const err2: string[] = [];
-    const code2 = await runCommand(
-      ['--policy', 'p', '--kubeconfig', kubeconfig, '--provider', 'soft-only'],
-      {
-        stdout: () => {},
-        stderr: (l) => err2.push(l),
-        readFile: async () =>
-          'ladder: [{ action: SoftReboot }]\nshutdown: { poweredOff: FailAfter, failAfter: 2h }',
-        providers: { 'soft-only': softOnly },
-      },
-    );
-    expect(code2).toBe(1);
-    expect(err2.join('\n')).toMatch(
-      /shutdown.poweredOff is FailAfter, which needs the machine's power state, and provider "soft-only-fake" cannot tell it/,
-    );
   });
 });
 

@@ -6,19 +6,30 @@ import YAML from 'yaml';
 import { addAutoRepairController } from '../autorepair/controller.js';
 import { parseFlagsStrict } from '../codec/args.js';
 import { resolveRepairPolicy, type RepairPolicy } from '../health/policy.js';
-import { DryRunProvider } from '../provider/dry-run.js';
-import type { MachineProvider } from '../provider/port.js';
-import { withSiteSteps } from '../provider/site-steps.js';
+import { knownProviderNames, loadProviderModule, type ProviderChoice } from '../provider/load.js';
+import type { ProviderModule } from '../provider/module.js';
+import { parseProviderOptions, type GivenOption } from '../provider/options.js';
+import { isSiteAction, withSiteSteps } from '../provider/site-steps.js';
 import { createKubeClient } from '../kube/client-node/index.js';
 import type { ClusterConfig } from '../kube/config/cluster-config.js';
 import { loadKubeConfig } from '../kube/config/load.js';
 import { defaultLeaderIdentity } from '../runtime/leader/identity.js';
+import { createRuntimeLogger } from '../runtime/manager/logging.js';
 import { Manager } from '../runtime/manager/manager.js';
 import { startProbeServer } from '../runtime/manager/probes.js';
+import {
+  chooseProvider,
+  createProvider,
+  dryRunProviderRefusal,
+  ladderFor,
+  providerHelp,
+} from './run-provider.js';
 
 export const runUsage = `usage: noderepair run --policy <policy.yaml> [--kubeconfig <file>] [--dry-run] [--leader-elect]
                      [--metrics-bind-address :8080] [--health-probe-bind-address :8081]
-                     [--label-selector <selector>] [--provider dry-run]
+                     [--label-selector <selector>]
+                     [--provider <name> | --provider-module <file or package>]
+                     [--cloud <name>] [--provider-opt <key=value>]...
                      [--leader-election-namespace <ns>] [--leader-election-id <name>]
 
   --policy                      repair policy (YAML or JSON; see docs/autorepair.md)
@@ -29,7 +40,15 @@ export const runUsage = `usage: noderepair run --policy <policy.yaml> [--kubecon
   --metrics-bind-address        address for /metrics; "0" disables (default :8080)
   --health-probe-bind-address   address for /healthz and /readyz (default :8081)
   --label-selector              watch only the Nodes matching this selector
-  --provider                    machine provider (default dry-run: records, never reboots, fences nothing)`;
+  --provider                    machine provider by name: openstack, or dry-run (the default;
+                                records, repairs nothing, so it runs only with --dry-run)
+  --provider-module             a provider from a file (./my-provider.js) or an npm package that
+                                exports a ProviderModule (see docs/providers.md)
+  --cloud                       the provider's cloud (clouds.yaml entry); same as --provider-opt cloud=NAME
+  --provider-opt                an option of the provider, key=value (repeatable; run --help
+                                --provider NAME lists them)
+  Without a ladder in the policy, the default (SoftReboot, HardReboot) is cut to the steps the
+  provider can execute; Replace is never in it (a ladder that ends in Replace opts in).`;
 
 export interface BindAddress {
   host?: string;
@@ -62,7 +81,9 @@ export interface RunConfig {
   metrics: BindAddress | 'disabled';
   probes: BindAddress | 'disabled';
   labelSelector?: string;
-  provider: string;
+  provider: ProviderChoice;
+  /** --provider-opt and --cloud, checked against the provider's options once it is loaded. */
+  providerOptions: Readonly<Record<string, GivenOption>>;
 }
 
 /** Parses `run`'s flags (pure; env gives the defaults a Pod would set). */
@@ -81,9 +102,12 @@ export function parseRunArgs(
     'health-probe-bind-address': { type: 'string' },
     'label-selector': { type: 'string' },
     provider: { type: 'string' },
+    'provider-module': { type: 'string' },
+    cloud: { type: 'string' },
+    'provider-opt': { type: 'string', multiple: true },
   });
   if (either.isLeft(parsed)) return parsed;
-  const values: Record<string, string | boolean | undefined> = parsed.right;
+  const values: Record<string, string | string[] | boolean | undefined> = parsed.right;
   const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
   const policyPath = str('policy');
   if (policyPath === undefined) return either.left('--policy is required');
@@ -97,7 +121,19 @@ export function parseRunArgs(
     '--health-probe-bind-address',
   );
   if (either.isLeft(probes)) return probes;
-  const provider = str('provider') ?? 'dry-run';
+  const providerName = str('provider');
+  const providerModule = str('provider-module');
+  if (providerName !== undefined && providerModule !== undefined)
+    return either.left('--provider and --provider-module exclude each other: give one');
+  const provider: ProviderChoice =
+    providerModule !== undefined
+      ? { kind: 'module', spec: providerModule }
+      : { kind: 'name', name: providerName ?? 'dry-run' };
+  const providerOptions = parseProviderOptions(
+    (values['provider-opt'] as string[] | undefined) ?? [],
+    str('cloud'),
+  );
+  if (either.isLeft(providerOptions)) return providerOptions;
   const kubeconfigPath = str('kubeconfig');
   const labelSelector = str('label-selector');
   return either.right({
@@ -112,15 +148,9 @@ export function parseRunArgs(
     probes: probes.right,
     ...(labelSelector !== undefined ? { labelSelector } : {}),
     provider,
+    providerOptions: providerOptions.right,
   });
 }
-
-/**
- * Machine providers a build of the CLI knows by name. Core knows only the dry-run one. A
- * legacy RebootProvider is wrapped with machineProviderFromRebootProvider.
- */
-export type ProviderFactories = Record<string, (cluster: ClusterConfig) => MachineProvider>;
-export const coreProviders: ProviderFactories = { 'dry-run': () => new DryRunProvider() };
 
 export interface RunIo {
   stdout: (line: string) => void;
@@ -129,14 +159,21 @@ export interface RunIo {
   /** Stops the controller (tests); SIGTERM/SIGINT always do. */
   signal?: AbortSignal;
   env?: Record<string, string | undefined>;
-  providers?: ProviderFactories;
+  /**
+   * Provider modules by `--provider` name, in addition to (and before) the built-in ones:
+   * for tests and programs that embed the CLI. A legacy RebootProvider is wrapped with
+   * machineProviderFromRebootProvider inside `create`.
+   */
+  providers?: Readonly<Record<string, ProviderModule>>;
+  /** Where relative --provider-module paths and user-installed packages are found (default: process.cwd()). */
+  cwd?: string;
 }
 
 function loadPolicy(
   text: string,
   path: string,
   dryRun: boolean,
-): either.Either<string, RepairPolicy> {
+): either.Either<string, { policy: RepairPolicy; ladderWritten: boolean }> {
   let doc: unknown;
   try {
     doc = YAML.parse(text);
@@ -145,13 +182,35 @@ function loadPolicy(
   }
   const p = resolveRepairPolicy(doc ?? {});
   if (either.isLeft(p)) return either.left(`${path}: ${p.left}`);
-  return either.right(dryRun ? { ...p.right, dryRun: true } : p.right);
+  const ladderWritten =
+    doc !== null && typeof doc === 'object' && (doc as { ladder?: unknown }).ladder !== undefined;
+  return either.right({ policy: dryRun ? { ...p.right, dryRun: true } : p.right, ladderWritten });
+}
+
+/** `run --help [--provider NAME | --provider-module SPEC]`: the usage, the providers, the chosen one's options. */
+async function runHelp(args: string[], io: RunIo): Promise<string> {
+  // Lenient on purpose: --help must answer even beside flags that would not parse.
+  const after = (flag: string) => {
+    const i = args.indexOf(flag);
+    if (i >= 0) return args[i + 1];
+    return args.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1);
+  };
+  const spec = after('--provider-module');
+  const choice: ProviderChoice =
+    spec !== undefined
+      ? { kind: 'module', spec }
+      : { kind: 'name', name: after('--provider') ?? 'dry-run' };
+  const chosen = await loadProviderModule(choice, {
+    cwd: io.cwd ?? process.cwd(),
+    ...(io.providers ? { modules: io.providers } : {}),
+  });
+  return `${runUsage}\n\n${providerHelp(knownProviderNames(io.providers), chosen)}`;
 }
 
 /** `noderepair run`; resolves with the exit code when the controller stops. */
 export async function runCommand(args: string[], io: RunIo): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
-    io.stdout(runUsage);
+    io.stdout(await runHelp(args, io));
     return 0;
   }
   const env = io.env ?? {};
@@ -161,11 +220,9 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     return 2;
   }
   const c = cfg.right;
-  const providers = io.providers ?? coreProviders;
-  const factory = providers[c.provider];
-  if (factory === undefined) {
+  if (c.provider.kind === 'name' && !knownProviderNames(io.providers).includes(c.provider.name)) {
     io.stderr(
-      `noderepair run: --provider: unknown provider "${c.provider}" (known: ${Object.keys(providers).join(', ')})`,
+      `noderepair run: --provider: unknown provider "${c.provider.name}" (known: ${knownProviderNames(io.providers).join(', ')}; or --provider-module SPEC)`,
     );
     return 2;
   }
@@ -178,10 +235,30 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     );
     return 1;
   }
-  const policy = loadPolicy(policyText, c.policyPath, c.dryRun);
-  if (either.isLeft(policy)) {
-    io.stderr(`noderepair run: ${policy.left}`);
+  const loaded = loadPolicy(policyText, c.policyPath, c.dryRun);
+  if (either.isLeft(loaded)) {
+    io.stderr(`noderepair run: ${loaded.left}`);
     return 1;
+  }
+  // The dry-run provider answers "accepted" and does nothing: outside a dry run every repair
+  // would cordon and drain a node and then report a success that never happened. A ladder of
+  // site steps only (Command, Webhook) never asks it to act, so it may stand in there.
+  if (
+    !loaded.right.policy.dryRun &&
+    c.provider.kind === 'name' &&
+    c.provider.name === 'dry-run' &&
+    loaded.right.policy.ladder.some((s) => !isSiteAction(s.action))
+  ) {
+    io.stderr(`noderepair run: ${dryRunProviderRefusal}`);
+    return 2;
+  }
+  const chosen = await chooseProvider(c.provider, c.providerOptions, {
+    cwd: io.cwd ?? process.cwd(),
+    ...(io.providers ? { modules: io.providers } : {}),
+  });
+  if (either.isLeft(chosen)) {
+    io.stderr(`noderepair run: ${chosen.left.message}`);
+    return chosen.left.code;
   }
   // Core's own loader: @kubernetes/client-node (~80 MiB resident) is imported only if the
   // kubeconfig's user runs an exec or auth-provider plugin.
@@ -194,19 +271,29 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     );
     return 1;
   }
-  const provider = withSiteSteps(factory(kc), policy.right.ladder);
-  const unsupported = policy.right.ladder
-    .map((st) => st.action)
-    .filter((a) => !provider.actions.has(a));
-  if (unsupported.length > 0) {
-    io.stderr(
-      `noderepair run: the policy's ladder uses ${[...new Set(unsupported)].join(', ')}, which provider "${provider.name}" cannot execute (it can: ${[...provider.actions].join(', ')})`,
-    );
+  const log = createRuntimeLogger({ name: 'noderepair' });
+  const created = await createProvider(chosen.right.module, {
+    cluster: kc,
+    options: chosen.right.options,
+    env: io.env ?? process.env,
+    log: log.child({ provider: chosen.right.module.name }),
+    signal: io.signal ?? new AbortController().signal,
+  });
+  if (either.isLeft(created)) {
+    io.stderr(`noderepair run: ${created.left}`);
     return 1;
   }
+  // Command and Webhook steps run the site's own automation, whatever the provider.
+  const provider = withSiteSteps(created.right, loaded.right.policy.ladder);
+  const ladder = ladderFor(loaded.right.policy, loaded.right.ladderWritten, provider);
+  if (either.isLeft(ladder)) {
+    io.stderr(`noderepair run: ${ladder.left}`);
+    return 1;
+  }
+  const policy: RepairPolicy = { ...loaded.right.policy, ladder: ladder.right };
   // FailAfter decides on the machine's power state; without it the option would silently
   // wait for ever, which is the default it was written to change.
-  if (policy.right.shutdown.poweredOff === 'FailAfter' && provider.powerState === undefined) {
+  if (policy.shutdown.poweredOff === 'FailAfter' && provider.powerState === undefined) {
     io.stderr(
       `noderepair run: the policy's shutdown.poweredOff is FailAfter, which needs the machine's power state, and provider "${provider.name}" cannot tell it`,
     );
@@ -221,6 +308,7 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     c.metrics.host === c.probes.host;
   const manager = new Manager({
     name: 'noderepair',
+    logger: log,
     handleSignals: true,
     probes:
       c.probes === 'disabled'
@@ -237,14 +325,9 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
         }
       : {}),
   });
-  if (!policy.right.dryRun && provider instanceof DryRunProvider)
-    manager.log.warn(
-      { provider: provider.name },
-      'the dry-run provider records reboots and performs none: nodes are cordoned and drained for real, then wait for someone to reboot them',
-    );
   addAutoRepairController(manager, {
     client,
-    policy: policy.right,
+    policy,
     provider,
     instance: identity,
     ...(c.labelSelector !== undefined ? { labelSelector: c.labelSelector } : {}),
@@ -260,10 +343,11 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
       : undefined;
   manager.log.info(
     {
-      dryRun: policy.right.dryRun,
+      dryRun: policy.dryRun,
       leaderElect: c.leaderElect,
       labelSelector: c.labelSelector,
       provider: provider.name,
+      ladder: policy.ladder.map((s) => s.action),
     },
     'noderepair auto-repair controller starting',
   );

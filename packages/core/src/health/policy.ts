@@ -184,10 +184,12 @@ export const defaultRepairPolicy: RepairPolicy = {
   staleHeartbeatTimeoutMs: 0,
   minHealthyPeriodMs: 5 * MIN,
   retryBackoffMs: 1 * MIN,
+  // No Replace: deleting a machine is only safe where something recreates capacity (Cluster
+  // Autoscaler, a node group, the user's automation), which noderepair cannot know; a policy
+  // opts in by writing a ladder that ends in Replace.
   ladder: [
     { action: 'SoftReboot', timeoutMs: 10 * MIN, attempts: 1 },
     { action: 'HardReboot', timeoutMs: 15 * MIN, attempts: 2 },
-    { action: 'Replace', timeoutMs: 30 * MIN, attempts: 1 },
   ],
   flap: { episodes: 3, windowMs: 60 * MIN, escalateWithinMs: 60 * MIN, settleMs: 2_000 },
   stormGuard: {

@@ -9,6 +9,7 @@ import type {
   ProviderAction,
 } from './port.js';
 import { ProviderActions } from './port.js';
+import type { ProviderModule } from './module.js';
 
 export class DryRunProvider implements MachineProvider {
   readonly name = 'dry-run';
@@ -38,3 +39,10 @@ export class DryRunProvider implements MachineProvider {
     return [...this.done.keys()];
   }
 }
+
+/** `--provider dry-run`: only with --dry-run (or dryRun: true), which the CLI checks. */
+export const dryRunProviderModule: ProviderModule = {
+  name: 'dry-run',
+  options: {},
+  create: () => new DryRunProvider(),
+};

@@ -14,7 +14,7 @@ export {
   type MachineProvider,
 } from './port.js';
 export { canFence, judgeFence, type FenceEvidence, type FenceVerdict } from './fence.js';
-export { DryRunProvider } from './dry-run.js';
+export { DryRunProvider, dryRunProviderModule } from './dry-run.js';
 export { machineProviderFromRebootProvider } from './legacy.js';
 export {
   withSiteSteps,
@@ -30,3 +30,11 @@ export {
   type ProviderModule,
   type ProviderModuleContext,
 } from './module.js';
+export {
+  knownProviderNames,
+  loadProviderModule,
+  isFileSpec,
+  type ProviderChoice,
+  type LoadOptions,
+} from './load.js';
+export { parseProviderOptions, providerOptionsFor, type GivenOption } from './options.js';

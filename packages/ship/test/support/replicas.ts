@@ -10,6 +10,8 @@ import { freePort } from '@noderepair/envtest';
 import { until } from '../../../chaos/src/wait.js';
 import { podman, RUN_FLAGS } from '../../src/podman.js';
 import { podmanRunArgs, type PodTemplate } from '../../src/pod-template.js';
+import { repoRoot } from '../../src/exec.js';
+import ts from 'typescript';
 
 export interface Replica {
   name: string;
@@ -216,4 +218,62 @@ export function scratchDir(prefix: string): string {
   mkdirSync(d, { recursive: true });
   chmodSync(d, 0o755);
   return d;
+}
+
+/**
+ * The template with a FAKE provider that repairs nothing and never fences, for a container
+ * run outside --dry-run (the CLI refuses its own dry-run provider there): the chaos suite's
+ * fake-recording-provider.ts compiled to JavaScript into a directory the container mounts
+ * read-only, and `--provider-module` naming it. Returns the template and its volume source.
+ * The bundle's own provider (`--provider=openstack --cloud=...`, OS_CLIENT_CONFIG_FILE and the
+ * clouds Secret's volume) is taken out: the two flags exclude each other, and this test has
+ * no cloud.
+ */
+export function withFakeRecordingProvider(t: PodTemplate): {
+  template: PodTemplate;
+  volumeSources: Record<string, string>;
+} {
+  const dir = scratchDir('noderepair-fake-provider-');
+  const source = readFileSync(
+    join(repoRoot, 'packages', 'chaos', 'src', 'fake-recording-provider.ts'),
+    'utf8',
+  );
+  const js = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  writeFileSync(join(dir, 'fake-recording-provider.mjs'), js);
+  chmodSync(join(dir, 'fake-recording-provider.mjs'), 0o644);
+  const mountPath = '/opt/noderepair-fake-provider';
+  const [c, ...rest] = t.spec.containers;
+  if (!c) throw new Error('the pod template has no container');
+  const ownProvider = /^--(provider|cloud|provider-opt)=/;
+  return {
+    template: {
+      ...t,
+      spec: {
+        ...t.spec,
+        volumes: [
+          ...(t.spec.volumes ?? []).filter((v) => v.name !== 'clouds'),
+          { name: 'fake-provider', configMap: { name: 'fake' } },
+        ],
+        containers: [
+          {
+            ...c,
+            args: [
+              ...(c.args ?? []).filter((a) => !ownProvider.test(a)),
+              '--provider-module',
+              `${mountPath}/fake-recording-provider.mjs`,
+            ],
+            ...(c.env ? { env: c.env.filter((e) => e.name !== 'OS_CLIENT_CONFIG_FILE') } : {}),
+            volumeMounts: [
+              ...(c.volumeMounts ?? []).filter((m) => m.name !== 'clouds'),
+              { name: 'fake-provider', mountPath, readOnly: true },
+            ],
+          },
+          ...rest,
+        ],
+      },
+    },
+    volumeSources: { 'fake-provider': dir },
+  };
 }

@@ -18,6 +18,7 @@ import type { Informer } from '../runtime/reflector/informer.js';
 import type { DrainTuning } from './executor.js';
 import { AutoRepairMetrics } from './metrics.js';
 import { NodeReconciler } from './node-reconciler.js';
+import { kubeNodeDeletePort } from './replace-step.js';
 import { nodeViewChanged, toNodeView, watchedAnnotations, type NodeView } from './node-view.js';
 import { AnnotationStateStore, MemoryStateStore, type StateStore } from './state-store.js';
 
@@ -98,6 +99,7 @@ export function addAutoRepairController(
     log: manager.log.child({ controller: name }),
     now,
     drainPort: kubeDrainPort(client),
+    nodes: kubeNodeDeletePort(client),
     recordEvent: (node, ev) =>
       events.record({ apiVersion: 'v1', kind: 'Node', metadata: node.metadata ?? {} }, ev),
     ...(opts.drain !== undefined ? { drain: opts.drain } : {}),

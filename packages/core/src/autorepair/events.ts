@@ -29,6 +29,13 @@ export const EventReasons = {
   Fenced: 'Fenced',
   /** Not (yet) known fenced: the out-of-service taint is withheld. */
   AwaitingFence: 'AwaitingFence',
+  /**
+   * After an accepted Replace the machine was fenced and the Node deleted (or found already
+   * gone): the remediation ended as Replaced. The note says who must recreate capacity.
+   */
+  NodeReplaced: 'NodeReplaced',
+  /** After a Replace, the Node was not deleted: it is not (provably) the replaced machine. */
+  NodeDeleteWithheld: 'NodeDeleteWithheld',
   /** The node is shutting down or shut down: waited for, never powered on. */
   NodeShutDown: 'NodeShutDown',
   /**

@@ -9,6 +9,10 @@
 // so no attempt is used and the step's deadline has not started; the caller requeues after
 // `retryAfterMs` and the next decision re-issues the same id with replay=true, which makes
 // the provider ask the infrastructure before sending anything.
+//
+// DeleteNode (after an accepted Replace) runs replace-step.ts: identity, fence, the fence
+// persisted, then the Node deleted with a uid precondition; `replaced` in the summary says the
+// Node is gone and the remediation with it.
 import { cordonNode, uncordonNode } from '../drain/executor.js';
 import { drainPass } from '../drain/pass.js';
 import type { DrainOptions } from '../drain/plan.js';
@@ -21,6 +25,8 @@ import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import { errorFields, type RuntimeLogger } from '../runtime/logger.js';
 import { drainEvent, drainingEvent, EventReasons, remediationEvent } from './events.js';
 import { runFenceStep } from './fence-step.js';
+import { runReplaceStep, type NodeDeletePort } from './replace-step.js';
+import type { ReplaceReport } from '../health/replace.js';
 import type { AutoRepairMetrics } from './metrics.js';
 
 /** Tuning of the drain that the policy does not cover (deployment-level knobs). */
@@ -44,6 +50,11 @@ export interface ExecutorDeps {
   now: () => number;
   drain?: DrainTuning;
   drainClock?: DrainClock;
+  /**
+   * Reads and deletes Nodes for the DeleteNode step after an accepted Replace. Without it no
+   * Node is ever deleted (the step reports it and the Replace step times out).
+   */
+  nodes?: NodeDeletePort;
 }
 
 export interface ExecuteTarget {
@@ -59,6 +70,8 @@ export interface ExecuteTarget {
    * was never sent.
    */
   recordDrain?: (report: DrainReport) => Promise<void>;
+  /** Persists what the DeleteNode step learnt (recordReplace + write): the fence before the delete. */
+  recordReplace?: (report: ReplaceReport) => Promise<void>;
   signal: AbortSignal;
 }
 
@@ -69,6 +82,8 @@ export interface ExecuteSummary {
   aborted: boolean;
   /** Look again after this long: the provider could not be asked, or the fence is unconfirmed. */
   retryAfterMs?: number;
+  /** The Node is gone after an accepted Replace: the remediation ended as Replaced. */
+  replaced?: boolean;
 }
 
 /** How long to wait for an unavailable provider when it gives no Retry-After: 5 s doubling to 5 min. */
@@ -93,12 +108,14 @@ export async function executeActions(
 ): Promise<ExecuteSummary> {
   let remediated = false;
   let retryAfterMs: number | undefined;
+  let replaced = false;
   const log = deps.log.child({ node: target.node });
   for (const action of actions) {
     // Stopping (shutdown or lost leadership): leave the rest to the next leader, which
     // re-issues an unfinished Remediate with the same id from the persisted intent.
     if (target.signal.aborted) return { remediated, aborted: true };
-    if (action.dryRun && action.type === 'Fence') continue;
+    // A dry run fences nothing, so it never deletes a Node either.
+    if (action.dryRun && (action.type === 'Fence' || action.type === 'DeleteNode')) continue;
     if (action.dryRun && action.type !== 'Remediate') {
       if (action.type === 'Cordon' || action.type === 'Drain' || action.type === 'Uncordon')
         await deps.event({
@@ -227,6 +244,24 @@ export async function executeActions(
         }
         break;
       }
+      case 'DeleteNode': {
+        if (deps.nodes === undefined) {
+          log.warn({ actionId: action.actionId }, 'no Node port wired: the Node is not deleted');
+          break;
+        }
+        try {
+          const r = await runReplaceStep(action, target, { ...deps, nodes: deps.nodes, log });
+          if (r.kind === 'Replaced') replaced = true;
+          else if (r.retryAfterMs !== undefined)
+            retryAfterMs = Math.min(retryAfterMs ?? r.retryAfterMs, r.retryAfterMs);
+        } catch (e) {
+          // An apiserver error: nothing was deleted, or the delete's answer was lost and the
+          // next step finds the Node gone. Either way the decision asks again.
+          deps.metrics.actions.inc({ action: 'DeleteNode', result: 'Failed' });
+          log.warn(errorFields(e), 'node deletion step failed; trying again');
+        }
+        break;
+      }
       case 'Uncordon': {
         try {
           await uncordonNode(deps.drainPort, target.node, {
@@ -262,7 +297,12 @@ export async function executeActions(
         break;
     }
   }
-  return { remediated, aborted: false, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+  return {
+    remediated,
+    aborted: false,
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    ...(replaced ? { replaced } : {}),
+  };
 }
 
 type DrainStep = { kind: 'done' } | { kind: 'again'; afterMs: number } | { kind: 'aborted' };

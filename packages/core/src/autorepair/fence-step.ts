@@ -1,4 +1,5 @@
-// The fence step: after an accepted action that can fence (HardReboot, Rebuild, Replace),
+// The fence step: after an accepted action that can fence (HardReboot, Rebuild; after a
+// Replace the DeleteNode step in replace-step.ts asks the fence instead),
 // while the node is still not Ready and pods remain on it, ask the provider whether the
 // machine is fenced and read the Node's bootID; ONLY when judgeFence says so, add
 // node.kubernetes.io/out-of-service so the pod GC and the attach-detach controller free the

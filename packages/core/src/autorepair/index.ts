@@ -19,13 +19,29 @@ export {
 } from './executor.js';
 export { runFenceStep, type FenceStepDeps, type FenceStepResult } from './fence-step.js';
 export {
+  runReplaceStep,
+  kubeNodeDeletePort,
+  RecreateCapacityNote,
+  type NodeDeletePort,
+  type NodeIdentity,
+  type ReplaceStepDeps,
+  type ReplaceStepResult,
+  type ReplaceStepTarget,
+} from './replace-step.js';
+export {
   AnnotationStateStore,
   MemoryStateStore,
   stateChanged,
   worthPersisting,
   type StateStore,
 } from './state-store.js';
-export { AutoRepairMetrics, RepairPhases, countPhases } from './metrics.js';
+export {
+  AutoRepairMetrics,
+  RepairPhases,
+  RemediationOutcomes,
+  countPhases,
+  type RemediationOutcome,
+} from './metrics.js';
 export {
   EventReasons,
   transitionEvents,

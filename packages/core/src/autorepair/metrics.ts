@@ -14,10 +14,15 @@ export const RepairPhases: readonly RepairPhase[] = [
   'Failed',
 ];
 
+/** How a remediation ended: the `outcome` label of noderepair_remediations_ended_total. */
+export const RemediationOutcomes = ['Succeeded', 'Failed', 'Replaced'] as const;
+export type RemediationOutcome = (typeof RemediationOutcomes)[number];
+
 export class AutoRepairMetrics {
   readonly started: Counter<'cause' | 'step'>;
   readonly succeeded: Counter<'cause' | 'step'>;
   readonly failed: Counter<'cause' | 'step'>;
+  readonly ended: Counter<'outcome' | 'cause' | 'step'>;
   readonly actions: Counter<'action' | 'result'>;
   readonly stormHolds: Counter<'scope'>;
   readonly providerUnavailable: Counter<'action'>;
@@ -44,6 +49,12 @@ export class AutoRepairMetrics {
       name: 'noderepair_remediations_failed_total',
       help: 'Remediations that used up the ladder, by cause and last step',
       labelNames: cs,
+      registers,
+    });
+    this.ended = new Counter({
+      name: 'noderepair_remediations_ended_total',
+      help: 'Remediations that ended, by outcome (Succeeded, Failed, Replaced: the machine fenced and the Node deleted), cause and last step',
+      labelNames: ['outcome', 'cause', 'step'],
       registers,
     });
     this.actions = new Counter({

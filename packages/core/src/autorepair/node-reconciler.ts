@@ -23,6 +23,7 @@ import {
   recordOutcome,
   type RepairDecision,
 } from '../health/decide.js';
+import { recordReplace } from '../health/replace.js';
 import { needsPowerState } from '../health/shutdown.js';
 import type { PowerState } from '../provider/port.js';
 import type { RepairPolicy } from '../health/policy.js';
@@ -35,6 +36,8 @@ import type {
 } from '../runtime/controller/reconciler.js';
 import type { RuntimeLogger } from '../runtime/logger.js';
 import { endsInSuccess, EventReasons, startsRemediation, transitionEvents } from './events.js';
+import { nodeGoneAfterReplace } from './replace-step.js';
+import type { DeleteNodeAction } from '../health/replace.js';
 import { executeActions, type ExecutorDeps } from './executor.js';
 import { countPhases } from './metrics.js';
 import { Mutex } from './mutex.js';
@@ -87,6 +90,13 @@ export class NodeReconciler {
    * cooldown.
    */
   private decider: FleetDecider | undefined;
+  /**
+   * Nodes whose last decision was the DeleteNode step after an accepted Replace. Such a Node
+   * that disappears before the step deleted it (a cloud-controller-manager removes the Nodes of
+   * deleted servers) ended as Replaced too. In memory: a replica that never saw the step does
+   * not know, and the Node's state went with it.
+   */
+  private readonly replacing = new Map<string, DeleteNodeAction>();
 
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.log = deps.log.child({ component: 'autorepair' });
@@ -111,8 +121,21 @@ export class NodeReconciler {
     const { decision, node, previous } = decided;
     if (node === undefined) {
       this.deps.store.forget(req.name);
+      const pending = this.replacing.get(req.name);
+      this.replacing.delete(req.name);
+      if (pending !== undefined)
+        await nodeGoneAfterReplace(pending, req.name, {
+          ...this.deps,
+          log: this.log,
+          event: (ev) => this.deps.recordEvent({ metadata: { name: req.name } }, ev),
+        });
       return {};
     }
+    const deleting = decision.actions.find(
+      (a): a is DeleteNodeAction => a.type === 'DeleteNode' && !a.dryRun,
+    );
+    if (deleting !== undefined) this.replacing.set(req.name, deleting);
+    else this.replacing.delete(req.name);
     const event = (ev: EventInput) => this.deps.recordEvent(node, ev);
     for (const ev of transitionEvents(decision, previous)) await event(ev);
     this.countTransition(decision, previous);
@@ -129,10 +152,17 @@ export class NodeReconciler {
         recordFence: (f: FenceRecord) =>
           this.persistOnState(req.name, (st) => recordFence(st, f), ctx.signal),
         recordDrain: (d) => this.persistOnState(req.name, (st) => recordDrain(st, d), ctx.signal),
+        recordReplace: (r) =>
+          this.persistOnState(req.name, (st) => recordReplace(st, r), ctx.signal),
         signal: ctx.signal,
       },
       { ...this.deps, event },
     );
+    // Replaced: the Node is gone, and so is its state; the informer's delete event ends it.
+    if (summary.replaced === true) {
+      this.replacing.delete(req.name);
+      return {};
+    }
     if (summary.remediated) return { requeueAfter: DECIDE_AGAIN_AFTER_OUTCOME_MS };
     // Provider unavailable (wait, same id next time) or fence unconfirmed: look again then.
     // The provider's own Retry-After wins over the decision's calmer recheck pace.
@@ -152,16 +182,19 @@ export class NodeReconciler {
       const rem = d.nextState?.remediation;
       m.started.inc({ cause: d.cause.kind, step: stepOf(rem?.step) });
     }
-    if (endsInSuccess(d, prev))
-      m.succeeded.inc({
-        cause: prev?.remediation?.cause ?? d.cause.kind,
-        step: stepOf(prev?.remediation?.step),
-      });
-    if (d.actions.some((a) => a.type === 'GiveUp'))
-      m.failed.inc({
-        cause: prev?.remediation?.cause ?? d.cause.kind,
-        step: stepOf(prev?.remediation?.step),
-      });
+    const ended = {
+      cause: prev?.remediation?.cause ?? d.cause.kind,
+      step: stepOf(prev?.remediation?.step),
+    };
+    if (endsInSuccess(d, prev)) {
+      m.succeeded.inc(ended);
+      m.ended.inc({ outcome: 'Succeeded', ...ended });
+    }
+    if (d.actions.some((a) => a.type === 'GiveUp')) {
+      m.failed.inc(ended);
+      m.ended.inc({ outcome: 'Failed', ...ended });
+    }
+    // Replaced is counted by the DeleteNode step, which alone knows the Node is gone.
   }
 
   private async getNode(name: string): Promise<KubeNode | undefined> {

@@ -166,7 +166,7 @@ describe('noderepair simulate on the example traces', () => {
       '01:35:00 w3 HardReboot',
       '01:35:01 w3 Fence',
       '01:50:00 w3 Replace',
-      '01:50:01 w3 Fence',
+      '01:50:01 w3 DeleteNode',
       '02:20:00 w3 GiveUp',
       '02:30:00 w3 Forget',
     ]);

@@ -39,13 +39,22 @@ export function simulate(
   const out: SimulatedDecision[] = [];
   // A trace cannot say whether a machine is fenced, and the controller repeats the fence
   // check at the recheck pace while the node is down: print the first check per action only.
+  // The same goes for the DeleteNode step after an accepted Replace (it asks the fence too).
   const fenceChecked = new Set<string>();
+  const checks = (a: RepairDecision['actions'][number]) =>
+    a.type === 'Fence' || a.type === 'DeleteNode' ? `${a.type}:${a.actionId}` : undefined;
   const record = (full: RepairDecision) => {
     const d: RepairDecision = {
       ...full,
-      actions: full.actions.filter((a) => a.type !== 'Fence' || !fenceChecked.has(a.actionId)),
+      actions: full.actions.filter((a) => {
+        const k = checks(a);
+        return k === undefined || !fenceChecked.has(k);
+      }),
     };
-    for (const a of d.actions) if (a.type === 'Fence') fenceChecked.add(a.actionId);
+    for (const a of d.actions) {
+      const k = checks(a);
+      if (k !== undefined) fenceChecked.add(k);
+    }
     if (d.actions.length === 0 && d.phase === d.previousPhase) return;
     const common = { time: iso(d.at), node: d.node, cause: d.cause.kind, phase: d.phase };
     const requeue =

@@ -47,8 +47,9 @@ function run(
     horizonMs: 6 * H,
   }).subscribe({
     next: (d) => {
-      // Fence checks repeat at the recheck pace while a node is down; fence-decide.test.ts covers them.
-      const acting = d.actions.some((a) => a.type !== 'Fence');
+      // Fence checks (and, after a Replace, the DeleteNode step that asks the fence) repeat at
+      // the recheck pace while a node is down; fence-decide.test.ts and replace.test.ts cover them.
+      const acting = d.actions.some((a) => a.type !== 'Fence' && a.type !== 'DeleteNode');
       if (acting || d.phase !== d.previousPhase) out.push(d);
     },
     complete: () => {

@@ -16,7 +16,14 @@ import { assessNode, type Assessment } from './assess.js';
 import { withFlapMemory } from './episodes.js';
 import type { Cause } from './cause.js';
 import { getCondition, NodeReady, type HealthObservation } from './node.js';
-import { ladderIntent, progressLadder, type LadderIntent, type LadderVerdict } from './ladder.js';
+import {
+  advanceLadder,
+  ladderIntent,
+  progressLadder,
+  type LadderIntent,
+  type LadderVerdict,
+} from './ladder.js';
+import { decideAfterReplace, isAcceptedReplace, type DeleteNodeAction } from './replace.js';
 import type { LadderStep, RemediationStepKind, RepairPolicy } from './policy.js';
 import {
   initialRepairState,
@@ -96,6 +103,8 @@ export type RepairAction =
       /** Leave spec.unschedulable alone: someone else cordoned the node. */
       keepCordon?: boolean;
     })
+  /** After an accepted Replace: once the machine is fenced, delete the Node (replace.ts). */
+  | DeleteNodeAction
   | (ActionBase & { type: 'GiveUp' })
   | (ActionBase & { type: 'Forget' });
 
@@ -351,6 +360,47 @@ export function decideRepair(
   if (rem !== undefined && (s.phase === 'Remediating' || s.phase === 'Verifying')) {
     if (a.newTrigger !== undefined) s = { ...s, handledTrigger: a.newTrigger };
     const intent = rem.intent;
+    // After an accepted Replace the machine is going away: a Ready node is no success and a
+    // node shutting down is the Replace taking effect, so neither pauses the Node's deletion
+    // (a shutting-down node still never gets a next action: its timeout waits, as below).
+    const afterReplace = isAcceptedReplace(intent)
+      ? decideAfterReplace({
+          rem,
+          intent,
+          timeoutMs: policy.ladder[intent.step]?.timeoutMs ?? 0,
+          recheckIntervalMs: policy.stormGuard.recheckIntervalMs,
+          dryRun,
+          now,
+        })
+      : undefined;
+    if (
+      afterReplace !== undefined &&
+      intent !== undefined &&
+      (afterReplace.kind === 'DeleteNode' || a.signal !== 'waiting')
+    ) {
+      const r = afterReplace;
+      const { healthySince: _dropped, ...notHealthy } = s;
+      if (r.kind === 'DeleteNode')
+        return out(enter(notHealthy, 'Verifying'), [r.action], r.reason, r.requeueAfterMs);
+      const v = advanceLadder(
+        policy.ladder,
+        intent,
+        { result: 'TimedOut', timeoutMs: r.timeoutMs },
+        (at, st) => actionIdFor(rem.id, st, at.attempt),
+        now,
+      );
+      return applyAdvance(
+        notHealthy,
+        rem,
+        v,
+        policy,
+        now,
+        out,
+        enter,
+        `the machine was not known fenced ${formatDuration(r.timeoutMs)} after ${intent.action} attempt ${rem.attempt}: the Node is not deleted`,
+        bootIdOf(obs),
+      );
+    }
     if (a.signal === 'waiting') {
       return out(
         s,

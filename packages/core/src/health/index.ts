@@ -22,6 +22,15 @@ export {
   type DecideContext,
 } from './decide.js';
 export {
+  decideAfterReplace,
+  isAcceptedReplace,
+  recordReplace,
+  type DeleteNodeAction,
+  type ReplaceReport,
+  type AfterReplaceInput,
+  type AfterReplaceVerdict,
+} from './replace.js';
+export {
   progressLadder,
   advanceLadder,
   nextLadderPosition,
@@ -60,6 +69,7 @@ export {
   serializeRepairState,
   FenceRecord,
   DrainRecord,
+  ReplaceRecord,
   type Remediation,
   type LastRemediation,
   type ActionResult,

@@ -86,6 +86,22 @@ export const DrainRecord = t.intersection([
 ]);
 export type DrainRecord = t.TypeOf<typeof DrainRecord>;
 
+/**
+ * What followed an accepted Replace (health/replace.ts). `fenced`: the provider reported the
+ * machine fenced (deleted, powered off), persisted BEFORE the Node is deleted; from then on the
+ * Node is deleted, through any outage, and the step cannot time out. `unavailableSince`: the
+ * provider's latest answer about the fence was "could not ask"; while it is set the step's
+ * timeout waits (an outage is not a failure). Written only when one of them changes.
+ */
+export const ReplaceRecord = t.intersection([
+  t.type({ actionId: t.string }),
+  t.partial({
+    fenced: t.type({ at: IsoTime, how: t.string, evidence: t.string }),
+    unavailableSince: IsoTime,
+  }),
+]);
+export type ReplaceRecord = t.TypeOf<typeof ReplaceRecord>;
+
 export const Remediation = t.intersection([
   t.type({
     /** Stable id of this remediation: node name + start time. Action ids derive from it. */
@@ -109,6 +125,8 @@ export const Remediation = t.intersection([
     fenced: FenceRecord,
     /** The drain before the first action (absent: no drain, or a state from before drain phases). */
     drain: DrainRecord,
+    /** After an accepted Replace: fenced (the Node is to be deleted) or the provider unreachable. */
+    replace: ReplaceRecord,
   }),
 ]);
 export type Remediation = t.TypeOf<typeof Remediation>;

@@ -1,0 +1,151 @@
+// What follows an accepted Replace in the standalone controller (no Cluster API). The provider
+// deleted (or is deleting) the machine; the Node object is then deleted by us, so that the
+// node group's owner (Cluster Autoscaler, Magnum, Heat, a user's script) brings capacity back
+// and the pod GC frees the pods bound to it. Pure; `now` is an argument.
+//
+// The rules, on top of the ladder's (ladder.ts):
+// - After an accepted Replace a Ready node is not a success: the machine was handed over for
+//   deletion, uncordoning it would schedule pods onto a machine about to vanish. Instead each
+//   decision asks for a DeleteNode step (the shell checks identity, asks the provider's fence,
+//   deletes only when fenced), at the recheck pace, until the step's timeout.
+// - Fenced (persisted as remediation.replace.fenced BEFORE the delete): DeleteNode without
+//   asking again, for as long as it takes. The machine is gone; only an apiserver write is
+//   left, and an apiserver outage is a wait, not a failure. No timeout any more.
+// - Not fenced by the step's timeout: the step failed like any other (Replace is last: Failed,
+//   the node stays cordoned and is never deleted). Except while the provider's latest answer
+//   was Unavailable: an outage is not an answer, so the timeout waits until it answers again.
+import type { RemediationStepKind } from './policy.js';
+import type { RepairIntent, RepairState, Remediation } from './state.js';
+import { formatDuration, iso } from './time.js';
+
+/** The shell's step after an accepted Replace: identity, fence, then delete the Node. */
+export interface DeleteNodeAction {
+  type: 'DeleteNode';
+  reason: string;
+  dryRun: boolean;
+  /** The cause of the remediation (metrics label, bounded). */
+  cause: string;
+  action: RemediationStepKind;
+  actionId: string;
+  issuedAt: number;
+  /**
+   * The Node's providerID when the Replace intent was persisted: the Node is deleted only while
+   * it still carries this one (a Node registered under the same name for another machine is
+   * never deleted). Absent: no identity to check, so nothing is deleted.
+   */
+  providerID?: string;
+  /** Already found fenced (persisted): delete without asking the provider again. */
+  fenced?: { how: string; evidence: string };
+}
+
+/** An intent whose Replace the provider accepted (the only case this file decides). */
+export function isAcceptedReplace(intent: RepairIntent | undefined): intent is RepairIntent & {
+  completedAt: number;
+} {
+  return (
+    intent !== undefined &&
+    intent.action === 'Replace' &&
+    intent.result === 'Succeeded' &&
+    intent.completedAt !== undefined &&
+    intent.actionId !== ''
+  );
+}
+
+export interface AfterReplaceInput {
+  rem: Remediation;
+  intent: RepairIntent & { completedAt: number };
+  /** The step's timeout (0 when the policy no longer has the step). */
+  timeoutMs: number;
+  recheckIntervalMs: number;
+  dryRun: boolean;
+  now: number;
+}
+
+export type AfterReplaceVerdict =
+  | {
+      kind: 'DeleteNode';
+      action: DeleteNodeAction;
+      requeueAfterMs: number;
+      reason: string;
+    }
+  /** Not fenced by the step's timeout (and the provider answering): the attempt failed. */
+  | { kind: 'TimedOut'; timeoutMs: number };
+
+export function decideAfterReplace(input: AfterReplaceInput): AfterReplaceVerdict {
+  const { rem, intent, now } = input;
+  const record = rem.replace?.actionId === intent.actionId ? rem.replace : undefined;
+  const base = {
+    type: 'DeleteNode' as const,
+    dryRun: input.dryRun,
+    cause: rem.cause,
+    action: intent.action,
+    actionId: intent.actionId,
+    issuedAt: intent.issuedAt,
+    ...(intent.providerID !== undefined ? { providerID: intent.providerID } : {}),
+  };
+  if (record?.fenced !== undefined) {
+    const { how, evidence } = record.fenced;
+    const reason = `the machine was found fenced after ${intent.action} ${intent.actionId} (${how}) at ${iso(record.fenced.at)}: deleting the Node so the node group's owner recreates the capacity`;
+    return {
+      kind: 'DeleteNode',
+      action: { ...base, fenced: { how, evidence }, reason },
+      requeueAfterMs: input.recheckIntervalMs,
+      reason,
+    };
+  }
+  const deadline = intent.completedAt + input.timeoutMs;
+  const unavailableSince = record?.unavailableSince;
+  if (now >= deadline && unavailableSince === undefined)
+    return { kind: 'TimedOut', timeoutMs: input.timeoutMs };
+  const reason =
+    now < deadline
+      ? `${intent.action} ${intent.actionId} accepted: the Node is deleted once the machine is known fenced (gives up at ${iso(deadline)} if it is not)`
+      : `${intent.action} ${intent.actionId}: the provider could not be asked about the fence since ${iso(unavailableSince ?? now)}; the step's ${formatDuration(input.timeoutMs)} timeout waits for an answer (an outage is not a failure)`;
+  return {
+    kind: 'DeleteNode',
+    action: { ...base, reason },
+    requeueAfterMs:
+      now < deadline ? Math.min(deadline - now, input.recheckIntervalMs) : input.recheckIntervalMs,
+    reason,
+  };
+}
+
+/** What the shell's DeleteNode step learnt, to persist (recordReplace). */
+export interface ReplaceReport {
+  actionId: string;
+  /** The provider reported the machine fenced: persisted before the Node is deleted. */
+  fenced?: { at: number; how: string; evidence: string };
+  /** The provider could not be asked (since `at`), or `false`: it answered (not fenced). */
+  unavailable?: { at: number } | false;
+}
+
+/**
+ * Records a DeleteNode step's report on the state (pure). Returns `state` itself when nothing
+ * changes (another intent, already fenced, the same availability), so nothing is written.
+ */
+export function recordReplace(state: RepairState, report: ReplaceReport): RepairState {
+  const rem = state.remediation;
+  const intent = rem?.intent;
+  if (rem === undefined || !isAcceptedReplace(intent) || intent.actionId !== report.actionId)
+    return state;
+  const prev = rem.replace?.actionId === report.actionId ? rem.replace : undefined;
+  if (prev?.fenced !== undefined) return state;
+  if (report.fenced !== undefined)
+    return {
+      ...state,
+      remediation: { ...rem, replace: { actionId: report.actionId, fenced: report.fenced } },
+    };
+  if (report.unavailable === undefined) return state;
+  if (report.unavailable === false) {
+    if (prev?.unavailableSince === undefined) return state;
+    return { ...state, remediation: { ...rem, replace: { actionId: report.actionId } } };
+  }
+  if (prev?.unavailableSince !== undefined) return state;
+  return {
+    ...state,
+    remediation: {
+      ...rem,
+      replace: { actionId: report.actionId, unavailableSince: report.unavailable.at },
+    },
+  };
+}

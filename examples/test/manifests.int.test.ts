@@ -1,7 +1,7 @@
 // The example manifests as the API server judges them: every object is sent with
 // `dryRun=All&fieldValidation=Strict`, so a misspelled or misplaced field is an error here
 // (a plain apply would prune it silently). Real kube-apiserver, real CRDs.
-//   - examples/standalone: rbac.yaml and deploy.yaml (built-in kinds);
+//   - examples/standalone: rbac.yaml, deploy.yaml and clouds-secret.example.yaml (built-in kinds);
 //   - examples/overlay/cluster-api-workers.yaml rendered by overlayfs-gen into a
 //     KubeadmConfigTemplate, against Cluster API's own CRD (the pinned module).
 import { readFileSync } from 'node:fs';
@@ -30,6 +30,7 @@ const plurals: Record<string, { plural: string; namespaced: boolean }> = {
   Namespace: { plural: 'namespaces', namespaced: false },
   ServiceAccount: { plural: 'serviceaccounts', namespaced: true },
   ConfigMap: { plural: 'configmaps', namespaced: true },
+  Secret: { plural: 'secrets', namespaced: true },
   Deployment: { plural: 'deployments', namespaced: true },
   ClusterRole: { plural: 'clusterroles', namespaced: false },
   ClusterRoleBinding: { plural: 'clusterrolebindings', namespaced: false },
@@ -69,10 +70,11 @@ const load = (...path: string[]): Obj[] =>
     .filter((o): o is Obj => o !== null);
 
 describe('example manifests, strict server-side dry run', () => {
-  it('examples/standalone: every object of rbac.yaml and deploy.yaml is accepted as written', async () => {
+  it('examples/standalone: every object of rbac.yaml, deploy.yaml and the clouds.yaml Secret example is accepted as written', async () => {
     const objects = [
       ...load('examples', 'standalone', 'rbac.yaml'),
       ...load('examples', 'standalone', 'deploy.yaml'),
+      ...load('examples', 'standalone', 'clouds-secret.example.yaml'),
     ];
     expect(objects.map((o) => o.kind)).toEqual(
       expect.arrayContaining([
@@ -81,6 +83,7 @@ describe('example manifests, strict server-side dry run', () => {
         'ClusterRole',
         'ConfigMap',
         'Deployment',
+        'Secret',
       ]),
     );
     // A dry-run Namespace is not stored, so the namespaced objects need the real one.

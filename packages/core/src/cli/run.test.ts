@@ -175,8 +175,36 @@ describe('examples/standalone', () => {
     const inCluster = resolveRepairPolicy(YAML.parse(cm.data['policy.yaml']));
     expect(either.isRight(inCluster) && inCluster.right.dryRun).toBe(true);
     const deploy = docs.find((d) => d.kind === 'Deployment');
-    const args: string[] = deploy.spec.template.spec.containers[0].args;
+    const container = deploy.spec.template.spec.containers[0];
+    const args: string[] = container.args;
     expect(either.isRight(parseRunArgs(args.slice(1)))).toBe(true);
+    // It runs the OpenStack provider on the cloud of the mounted clouds.yaml Secret.
+    expect(args).toEqual(expect.arrayContaining(['--provider=openstack', '--cloud=openstack']));
+    expect(container.env).toContainEqual({
+      name: 'OS_CLIENT_CONFIG_FILE',
+      value: '/etc/openstack/clouds.yaml',
+    });
+    expect(container.volumeMounts).toContainEqual({
+      name: 'clouds',
+      mountPath: '/etc/openstack',
+      readOnly: true,
+    });
+    const secretName = deploy.spec.template.spec.volumes.find(
+      (v: { name: string }) => v.name === 'clouds',
+    ).secret.secretName;
+    const example = YAML.parse(await readFile(new URL('clouds-secret.example.yaml', dir), 'utf8'));
+    expect([example.kind, example.metadata.name]).toEqual(['Secret', secretName]);
+    expect(Object.keys(YAML.parse(example.stringData['clouds.yaml']).clouds)).toEqual([
+      'openstack',
+    ]);
+    // Replacement is an explicit opt-in: neither shipped policy names it.
+    expect(either.isRight(inCluster) && inCluster.right.ladder.map((st) => st.action)).toEqual([
+      'SoftReboot',
+      'HardReboot',
+    ]);
+    expect(either.isRight(policy) && policy.right.ladder.map((st) => st.action)).not.toContain(
+      'Replace',
+    );
     const rbac = YAML.parseAllDocuments(await readFile(new URL('rbac.yaml', dir), 'utf8')).map(
       (d) => d.toJS(),
     );
@@ -185,5 +213,13 @@ describe('examples/standalone', () => {
       verbs: string[];
     }[];
     expect(rules.find((r) => r.resources.includes('pods/eviction'))?.verbs).toEqual(['create']);
+    // delete: the Node of a machine a Replace step removed.
+    expect(rules.find((r) => r.resources.includes('nodes'))?.verbs).toEqual([
+      'get',
+      'list',
+      'watch',
+      'patch',
+      'delete',
+    ]);
   });
 });

@@ -225,6 +225,9 @@ export function scratchDir(prefix: string): string {
  * run outside --dry-run (the CLI refuses its own dry-run provider there): the chaos suite's
  * fake-recording-provider.ts compiled to JavaScript into a directory the container mounts
  * read-only, and `--provider-module` naming it. Returns the template and its volume source.
+ * The bundle's own provider (`--provider=openstack --cloud=...`, OS_CLIENT_CONFIG_FILE and the
+ * clouds Secret's volume) is taken out: the two flags exclude each other, and this test has
+ * no cloud.
  */
 export function withFakeRecordingProvider(t: PodTemplate): {
   template: PodTemplate;
@@ -243,25 +246,27 @@ export function withFakeRecordingProvider(t: PodTemplate): {
   const mountPath = '/opt/noderepair-fake-provider';
   const [c, ...rest] = t.spec.containers;
   if (!c) throw new Error('the pod template has no container');
+  const ownProvider = /^--(provider|cloud|provider-opt)=/;
   return {
     template: {
       ...t,
       spec: {
         ...t.spec,
         volumes: [
-          ...(t.spec.volumes ?? []),
+          ...(t.spec.volumes ?? []).filter((v) => v.name !== 'clouds'),
           { name: 'fake-provider', configMap: { name: 'fake' } },
         ],
         containers: [
           {
             ...c,
             args: [
-              ...(c.args ?? []),
+              ...(c.args ?? []).filter((a) => !ownProvider.test(a)),
               '--provider-module',
               `${mountPath}/fake-recording-provider.mjs`,
             ],
+            ...(c.env ? { env: c.env.filter((e) => e.name !== 'OS_CLIENT_CONFIG_FILE') } : {}),
             volumeMounts: [
-              ...(c.volumeMounts ?? []),
+              ...(c.volumeMounts ?? []).filter((m) => m.name !== 'clouds'),
               { name: 'fake-provider', mountPath, readOnly: true },
             ],
           },

@@ -6,7 +6,7 @@ import { either } from 'fp-ts';
 import { buildNode, type ReadyText } from './builders.js';
 import { decideRepair, recordOutcome, type RepairAction } from './decide.js';
 import { resolveRepairPolicy, type RepairPolicy } from './policy.js';
-import { recordReplace } from './replace.js';
+import { recordReplace, ReplaceFencePollMs } from './replace.js';
 import { parseRepairState, serializeRepairState, type RepairState } from './state.js';
 
 const MIN = 60_000;
@@ -49,7 +49,7 @@ function accepted(p: RepairPolicy, result: 'Succeeded' | 'Failed' = 'Succeeded')
 const deleteNodes = (as: RepairAction[]) => as.filter((a) => a.type === 'DeleteNode');
 
 describe('after an accepted Replace', () => {
-  it('asks for the DeleteNode step (identity and fence), not a Fence taint, at the recheck pace', () => {
+  it('asks for the DeleteNode step (identity and fence), not a Fence taint, every few seconds', () => {
     const p = policy();
     const { state, actionId } = accepted(p);
     const d = decideRepair(obs('unknown', T0), state, p, T0 + 12 * MIN);
@@ -65,7 +65,10 @@ describe('after an accepted Replace', () => {
       }),
     ]);
     expect(d.actions[0]).not.toHaveProperty('fenced');
-    expect(d.requeueAfterMs).toBe(p.stormGuard.recheckIntervalMs);
+    // A deletion takes seconds: the next look is the fence poll, not the 30 s storm recheck
+    // (with which a 45 s Replace timeout would give up after one look).
+    expect(p.stormGuard.recheckIntervalMs).toBe(30_000);
+    expect(d.requeueAfterMs).toBe(ReplaceFencePollMs);
   });
 
   it('a Ready node is no success: no Uncordon, the DeleteNode step goes on', () => {

@@ -71,6 +71,13 @@ export type AfterReplaceVerdict =
   /** Not fenced by the step's timeout (and the provider answering): the attempt failed. */
   | { kind: 'TimedOut'; timeoutMs: number };
 
+/**
+ * How often a machine going away is asked about while not yet fenced. A server deletion takes
+ * seconds; at the storm guard's recheck (30 s by default) the Node would stay for nothing, and
+ * a Replace timeout shorter than two rechecks would give up after a single look.
+ */
+export const ReplaceFencePollMs = 5_000;
+
 export function decideAfterReplace(input: AfterReplaceInput): AfterReplaceVerdict {
   const { rem, intent, now } = input;
   const record = rem.replace?.actionId === intent.actionId ? rem.replace : undefined;
@@ -104,8 +111,11 @@ export function decideAfterReplace(input: AfterReplaceInput): AfterReplaceVerdic
   return {
     kind: 'DeleteNode',
     action: { ...base, reason },
-    requeueAfterMs:
-      now < deadline ? Math.min(deadline - now, input.recheckIntervalMs) : input.recheckIntervalMs,
+    requeueAfterMs: Math.min(
+      now < deadline ? deadline - now : Infinity,
+      ReplaceFencePollMs,
+      input.recheckIntervalMs,
+    ),
     reason,
   };
 }

@@ -25,11 +25,26 @@ describe('node packages/core/dist/cli/noderepair.js run', () => {
     expect(r.stderr.trim()).toBe(`noderepair run: ${dryRunProviderRefusal}`);
   });
 
-  it('--provider openstack where @noderepair/openstack is not installed names the package to install', () => {
-    const r = runCli('--provider', 'openstack', '--dry-run', '--policy', policy);
+  it('--provider openstack is found next to noderepair, as README runs it from a checkout', () => {
+    // The workspace root depends on @noderepair/openstack, as an install of both packages
+    // does: the CLI finds it from its own location, whatever the working directory.
+    const r = runCli('--help', '--provider', 'openstack');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('options of provider "openstack"');
+    expect(r.stdout).toMatch(/^ {2}clouds-yaml {2,}path of clouds.yaml/m);
+  });
+
+  it('a provider package that is not installed is named, with what to install', () => {
+    const r = runCli(
+      '--provider-module',
+      '@example/not-installed',
+      '--dry-run',
+      '--policy',
+      policy,
+    );
     expect(r.status).toBe(1);
     expect(r.stderr.trim()).toBe(
-      `noderepair run: --provider openstack: cannot find the package @noderepair/openstack (looked next to noderepair and from ${cwd}): install it, e.g. npm i @noderepair/openstack`,
+      `noderepair run: --provider-module: cannot find the package @example/not-installed (looked next to noderepair and from ${cwd}): install it, e.g. npm i @example/not-installed`,
     );
   });
 });

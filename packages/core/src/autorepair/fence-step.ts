@@ -10,8 +10,8 @@ import type { DrainPort } from '../drain/port.js';
 import type { RepairAction } from '../health/decide.js';
 import { getCondition, NodeReady, TaintOutOfService } from '../health/node.js';
 import type { FenceRecord } from '../health/state.js';
-import { judgeFence } from '../provider/fence.js';
-import type { FenceStatus, MachineProvider } from '../provider/port.js';
+import { askFence, judgeFence } from '../provider/fence.js';
+import type { MachineProvider } from '../provider/port.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import { EventReasons } from './events.js';
 
@@ -29,10 +29,6 @@ export type FenceStepResult =
   /** Nothing to do now (Ready again, no pods left, Node gone). */
   | { kind: 'NotNeeded'; reason: string }
   | { kind: 'NotFenced'; reason: string; retryAfterMs?: number };
-
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
 
 export async function runFenceStep(
   action: FenceAction,
@@ -53,22 +49,17 @@ export async function runFenceStep(
       kind: 'NotNeeded',
       reason: `the Node now has providerID ${providerID || '(none)'}, not ${action.providerID} the action went to`,
     };
-  let status: FenceStatus;
-  try {
-    status = await deps.provider.fence(
-      {
-        node: target.node,
-        providerID,
-        actionId: action.actionId,
-        action: action.action,
-        issuedAt: action.issuedAt,
-      },
-      { signal: target.signal },
-    );
-  } catch (e) {
-    // An exception is not an answer: treat it as "could not ask" (never as fenced).
-    status = { kind: 'Unavailable', reason: message(e) };
-  }
+  const status = await askFence(
+    deps.provider,
+    {
+      node: target.node,
+      providerID,
+      actionId: action.actionId,
+      action: action.action,
+      issuedAt: action.issuedAt,
+    },
+    target.signal,
+  );
   const verdict = judgeFence({
     action: action.action,
     provider: status,

@@ -9,8 +9,8 @@ import { ConflictError, NotFoundError } from '../kube/errors.js';
 import { NodeResource } from '../kube/resource.js';
 import type { KubeNode } from '../kube/types.js';
 import type { DeleteNodeAction, ReplaceReport } from '../health/replace.js';
-import { judgeFence } from '../provider/fence.js';
-import type { FenceStatus, MachineProvider } from '../provider/port.js';
+import { askFence, judgeFence } from '../provider/fence.js';
+import type { MachineProvider } from '../provider/port.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import type { RuntimeLogger } from '../runtime/logger.js';
 import { EventReasons } from './events.js';
@@ -80,10 +80,6 @@ export type ReplaceStepResult =
   /** Not deleted now; look again after `retryAfterMs` when given. */
   | { kind: 'Withheld'; reason: string; retryAfterMs?: number };
 
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
 /** What the node group's owner must do, said in every NodeReplaced event. */
 export const RecreateCapacityNote =
   "noderepair does not create machines: the node group's owner (Cluster Autoscaler, Magnum, Heat, or your own automation) must recreate the capacity";
@@ -113,22 +109,17 @@ export async function runReplaceStep(
   }
   let fenced = action.fenced;
   if (fenced === undefined) {
-    let status: FenceStatus;
-    try {
-      status = await deps.provider.fence(
-        {
-          node: target.node,
-          providerID: node.providerID,
-          actionId: action.actionId,
-          action: action.action,
-          issuedAt: action.issuedAt,
-        },
-        { signal: target.signal },
-      );
-    } catch (e) {
-      // An exception is not an answer: "could not ask", never fenced.
-      status = { kind: 'Unavailable', reason: message(e) };
-    }
+    const status = await askFence(
+      deps.provider,
+      {
+        node: target.node,
+        providerID: node.providerID,
+        actionId: action.actionId,
+        action: action.action,
+        issuedAt: action.issuedAt,
+      },
+      target.signal,
+    );
     if (target.signal.aborted) return { kind: 'Withheld', reason: 'stopping' };
     const verdict = judgeFence({ action: action.action, provider: status });
     if (!verdict.fenced) {

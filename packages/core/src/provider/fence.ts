@@ -13,7 +13,7 @@
 // A soft reboot never fences: the guest may ignore the request. Neither does a site step
 // (Command, Webhook): its exit status or HTTP status says the site's automation accepted the
 // job, not that the machine is off.
-import type { FenceHow, FenceStatus, ProviderAction } from './port.js';
+import type { FenceHow, FenceQuery, FenceStatus, MachineProvider, ProviderAction } from './port.js';
 
 /** Whether an action can fence at all once it is observed. */
 export function canFence(action: ProviderAction): boolean {
@@ -63,5 +63,21 @@ export function judgeFence(e: FenceEvidence): FenceVerdict {
       return { fenced: false, reason: `the provider could not be asked: ${e.provider.reason}` };
     default:
       return { fenced: false, reason: `no confirmation yet that the ${e.action} took effect` };
+  }
+}
+
+/**
+ * Asks the provider about a fence. An exception is not an answer: it is "could not ask"
+ * (Unavailable), never fenced, so no caller can mistake a crash for evidence.
+ */
+export async function askFence(
+  provider: MachineProvider,
+  query: FenceQuery,
+  signal: AbortSignal,
+): Promise<FenceStatus> {
+  try {
+    return await provider.fence(query, { signal });
+  } catch (e) {
+    return { kind: 'Unavailable', reason: e instanceof Error ? e.message : String(e) };
   }
 }

@@ -147,6 +147,22 @@ describe('the DeleteNode step after an accepted Replace', () => {
     expect(await s.replaced()).toBe(1);
   });
 
+  it('the lease lost while the provider is asked: neither the fence persisted nor the Node deleted', async () => {
+    const s = setup();
+    const lease = new AbortController();
+    s.provider.answer = { kind: 'Fenced', how: 'Deleted', evidence: 'server gone' };
+    const fence = s.provider.fence.bind(s.provider);
+    s.provider.fence = async (q) => {
+      const answer = await fence(q);
+      lease.abort(); // the lease is lost while the answer is on its way
+      return answer;
+    };
+    const r = await executeActions([step()], { ...s.target, signal: lease.signal }, s.deps);
+    expect(r.replaced).toBeUndefined();
+    expect(s.log).toEqual(['get', 'fence Replace n1/1/Replace-1 openstack:///abc']);
+    expect(await s.replaced()).toBe(0);
+  });
+
   it('already fenced (a restart between the fence and the delete): deletes without asking again', async () => {
     const s = setup();
     const r = await executeActions(

@@ -2,6 +2,9 @@
 // client ask; tests check the numbers. No jitter, so behaviour is reproducible; the
 // controller already spreads load because each remediation has its own schedule.
 
+// Retry-After is read the same way by every client of the packages: core's.
+export { parseRetryAfter } from '@noderepair/core';
+
 export interface RetryPolicy {
   /** Attempts in total for 5xx replies, timeouts and connection errors. */
   readonly maxAttempts: number;
@@ -25,19 +28,6 @@ export const defaultRetryPolicy: RetryPolicy = {
   conflictDelayMs: 5_000,
   timeoutMs: 30_000,
 };
-
-/** Retry-After: delta-seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(
-  value: string | null | undefined,
-  nowMs: number,
-): number | undefined {
-  if (value === null || value === undefined) return undefined;
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - nowMs);
-}
 
 /** Backoff after the given failed attempt (1-based); the server's Retry-After is honoured up to maxDelayMs. */
 export function backoffDelay(p: RetryPolicy, failedAttempt: number, retryAfterMs?: number): number {

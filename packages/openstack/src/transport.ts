@@ -3,6 +3,7 @@
 // We use undici's own fetch with an undici Agent: Node 20's global fetch is an older bundled
 // undici, and handing it a dispatcher from a newer undici is not supported.
 import { Agent, fetch as undiciFetch } from 'undici';
+import { deadlineSignal } from '@noderepair/core';
 import { OpenStackError } from './errors.js';
 
 export interface HttpRequest {
@@ -86,37 +87,6 @@ export function transportError(e: unknown, req: HttpRequest): OpenStackError {
     undefined,
     { notSent: code !== undefined && NOT_SENT_CODES.has(code) },
   );
-}
-
-/**
- * The request's deadline and the caller's signal as one signal, held by a real timer. Not
- * `AbortSignal.any([signal, AbortSignal.timeout(ms)])`: on Node 20 a timeout signal inside a
- * composite can be garbage collected before it fires (nodejs/node#57736), and a request that
- * never gets a reply then hangs for ever; transport.gc.test.ts shows it with forced GCs.
- */
-export function deadlineSignal(
-  ms: number,
-  caller?: AbortSignal,
-): { signal: AbortSignal; clear: () => void } {
-  const ac = new AbortController();
-  const onCallerAbort = () => {
-    clear();
-    ac.abort(caller?.reason);
-  };
-  const clear = () => {
-    clearTimeout(timer);
-    caller?.removeEventListener('abort', onCallerAbort);
-  };
-  // The timer list holds the timer, the timer holds the controller: nothing here is weak.
-  // unref: a deadline alone never keeps the process alive (the open socket does).
-  const timer = setTimeout(() => {
-    clear();
-    ac.abort(new DOMException(`no reply within ${ms} ms`, 'TimeoutError'));
-  }, ms);
-  timer.unref();
-  if (caller?.aborted) ac.abort(caller.reason);
-  else caller?.addEventListener('abort', onCallerAbort, { once: true });
-  return { signal: ac.signal, clear };
 }
 
 export function createHttpTransport(opts: HttpTransportOptions = {}): HttpTransport {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LadderStep } from '../health/policy.js';
 import type { ActionRequest, MachineProvider, ProviderOutcome } from './port.js';
 import { withSiteSteps } from './site-steps.js';
-import { parseRetryAfter } from './site-webhook.js';
+import { parseRetryAfter } from '../runtime/backoff.js';
 
 const signal = new AbortController().signal;
 

@@ -7,6 +7,8 @@
 // The URL may carry credentials (user:password@, which become a Basic Authorization header,
 // or a token in the query): messages only ever show its origin and path.
 import { formatDuration } from '../health/time.js';
+import { parseRetryAfter } from '../runtime/backoff.js';
+import { deadlineSignal } from '../runtime/deadline.js';
 import type { ProviderOutcome } from './port.js';
 import { headExcerpt } from './site-text.js';
 
@@ -64,15 +66,6 @@ export function webhookTarget(url: string): WebhookTarget {
   };
 }
 
-/** Retry-After as ms: delta-seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now: number): number | undefined {
-  if (value === null) return undefined;
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
 async function readSome(res: Response): Promise<string> {
   const reader = res.body?.getReader();
   if (reader === undefined) return '';
@@ -100,16 +93,13 @@ function systemCode(e: unknown): string {
 export async function callSiteWebhook(call: SiteWebhookCall): Promise<SiteWebhookEnd> {
   if (call.signal.aborted) return { kind: 'Aborted' };
   const target = webhookTarget(call.url);
-  // A real timer, not AbortSignal.timeout inside AbortSignal.any: on Node 20 such a signal
-  // can be garbage collected before it fires (nodejs/node#57736) and the call would hang.
-  const ac = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    ac.abort();
-  }, call.timeoutMs);
-  const onAbort = () => ac.abort();
-  call.signal.addEventListener('abort', onAbort, { once: true });
+  // deadlineSignal: a real timer (AbortSignal.timeout inside AbortSignal.any can be garbage
+  // collected on Node 20 before it fires, and the call would hang).
+  const deadline = deadlineSignal(call.timeoutMs, call.signal);
+  // Timed out: the deadline fired, not the caller (whose reason the deadline would carry).
+  const timedOut = () =>
+    deadline.signal.aborted &&
+    !(call.signal.aborted && deadline.signal.reason === call.signal.reason);
   try {
     const res = await fetch(target.href, {
       method: 'POST',
@@ -122,7 +112,7 @@ export async function callSiteWebhook(call: SiteWebhookCall): Promise<SiteWebhoo
       body: JSON.stringify(call.body),
       // A redirected POST may become a GET elsewhere: the policy names the final address.
       redirect: 'manual',
-      signal: ac.signal,
+      signal: deadline.signal,
     });
     const body = await readSome(res);
     const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'), Date.now());
@@ -133,12 +123,11 @@ export async function callSiteWebhook(call: SiteWebhookCall): Promise<SiteWebhoo
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     };
   } catch (e) {
-    if (timedOut) return { kind: 'TimedOut' };
+    if (timedOut()) return { kind: 'TimedOut' };
     if (call.signal.aborted) return { kind: 'Aborted' };
     return { kind: 'NetworkError', code: systemCode(e) };
   } finally {
-    clearTimeout(timer);
-    call.signal.removeEventListener('abort', onAbort);
+    deadline.clear();
   }
 }
 

@@ -40,3 +40,16 @@ export class Backoff {
     return this.attempt;
   }
 }
+
+/** Retry-After: delta-seconds or an HTTP date; undefined when absent or unreadable. */
+export function parseRetryAfter(
+  value: string | null | undefined,
+  nowMs: number,
+): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - nowMs);
+}

@@ -2,6 +2,7 @@
 // election, manager) and reconcile helpers.
 export * from './clock.js';
 export * from './backoff.js';
+export * from './deadline.js';
 export * from './queue/index.js';
 export * from './logger.js';
 export * from './reflector/index.js';

@@ -51,9 +51,18 @@ function walkPolicy(c: Tagged, path: string, required: boolean, out: PolicyField
         walkPolicy(part, path, required, out);
       return;
     case 'ArrayType':
-      // A list of strings (a Command's argv) is one field, not a list of fields.
+      // A list of strings (a Command's argv) or of names (the coordination actors) is one
+      // field, not a list of fields.
       if ((c as unknown as { type: Tagged }).type._tag === 'StringType') {
         out.push({ path, type: 'list of string', required });
+        return;
+      }
+      if ((c as unknown as { type: Tagged }).type._tag === 'KeyofType') {
+        out.push({
+          path,
+          type: `list of ${describeLeaf((c as unknown as { type: Tagged }).type)}`,
+          required,
+        });
         return;
       }
       out.push({ path, type: 'list', required });
@@ -94,6 +103,8 @@ function formatDefault(v: unknown, isDuration: boolean): string {
   if (isDuration && typeof v === 'number') return code(duration(v));
   if (typeof v === 'boolean' || typeof v === 'number') return code(String(v));
   if (typeof v === 'string') return code(v);
+  if (Array.isArray(v) && v.every((item) => typeof item === 'string'))
+    return v.map((item: string) => code(item)).join(', ');
   if (Array.isArray(v)) {
     return v
       .map((item: Record<string, unknown>) =>

@@ -131,3 +131,34 @@ export {
   type RebootRequest,
   type RebootResult,
 } from './provider.js';
+export {
+  ActorKind,
+  CoordinationInput,
+  defaultCoordinationPolicy,
+  kuredDaemonSetRef,
+  type CoordinationPolicy,
+} from './coordination-policy.js';
+export {
+  actorHolds,
+  parseKuredLock,
+  leaseExpiresAt,
+  TaintCapiOutdatedRevision,
+  type ActorHold,
+  type ActorReport,
+  type ActorView,
+  type KuredLock,
+  type LeaseSnapshot,
+  type NodeMaintenanceSnapshot,
+} from './actors.js';
+export {
+  acquireOrRenew,
+  disruptionLeaseName,
+  release as releaseDisruptionLease,
+  renewDue as disruptionLeaseRenewDue,
+  type DisruptionLease,
+  type DisruptionLeasePort,
+  type LeaseRequest,
+  type LeaseStep,
+  type ReleaseStep,
+  type NodeRef,
+} from './disruption-lease.js';

@@ -9,6 +9,12 @@ import { pipe } from 'fp-ts/lib/function.js';
 import { DurationMs } from './time.js';
 import { formatValidationErrors } from './errors.js';
 import { strict } from '../codec/strict.js';
+import {
+  CoordinationInput,
+  defaultCoordinationPolicy,
+  resolveCoordination,
+  type CoordinationPolicy,
+} from './coordination-policy.js';
 
 /**
  * The repairs the escalation ladder can name, cheapest first by convention. Rebuild reinstalls
@@ -89,6 +95,7 @@ export const RepairPolicyInput = t.partial(
     drain: t.partial({ enabled: t.boolean, timeout: DurationMs, outOfServiceAfter: DurationMs }),
     annotations: t.partial({ state: t.string, trigger: t.string }),
     shutdown: t.partial({ poweredOff: PoweredOffBehaviour, failAfter: DurationMs }),
+    coordination: CoordinationInput,
   },
   'RepairPolicy',
 );
@@ -159,6 +166,8 @@ export interface RepairPolicy {
   annotations: { state: string; trigger: string };
   /** A node that shut down on purpose: wait for ever (default), or fail it after a while. */
   shutdown: ShutdownPolicy;
+  /** Other actors whose disruption of a node makes a repair wait (coordination-policy.ts). */
+  coordination: CoordinationPolicy;
 }
 
 export type ShutdownPolicy =
@@ -202,6 +211,7 @@ export const defaultRepairPolicy: RepairPolicy = {
   drain: { enabled: true, timeoutMs: 15 * MIN, outOfServiceAfterMs: 5 * MIN },
   annotations: { state: 'noderepair.io/repair-state', trigger: 'noderepair.io/repair-now' },
   shutdown: { poweredOff: 'Wait' },
+  coordination: defaultCoordinationPolicy,
 };
 
 /**
@@ -451,6 +461,7 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
           trigger: p.annotations?.trigger ?? d.annotations.trigger,
         },
         shutdown: resolveShutdown(p.shutdown, problems),
+        coordination: resolveCoordination(p.coordination, problems),
       };
       return problems.length > 0
         ? either.left(`invalid repair policy: ${problems.join('; ')}`)

@@ -1,0 +1,212 @@
+// Is another actor disrupting this node? Pure: the caller reads the objects (kured's
+// DaemonSet, NodeMaintenances, the medik8s node lease) and passes them in with the clock.
+// A hold means "do not start a repair now; look again later", never a failed attempt.
+// Formats are those of the actors' public sources (see docs: kured daemonsetlock, medik8s
+// common/pkg/lease, node-maintenance-operator api/v1beta1, Cluster API common_types).
+import { either } from 'fp-ts';
+import type { ActorKind, CoordinationPolicy } from './coordination-policy.js';
+import { hasTaint, type NodeSnapshot } from './node.js';
+import { iso, toMillis, type TimeInput } from './time.js';
+
+export interface ActorHold {
+  actor: ActorKind;
+  /** Who and what, for Events and `noderepair status` (never a secret: these are object names). */
+  detail: string;
+  /** Epoch ms when the hold lapses on its own (an expiring lock or lease); absent: until removed. */
+  until?: number;
+}
+
+/** The part of a coordination.k8s.io/v1 Lease read here. */
+export interface LeaseSnapshot {
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+  spec?: {
+    holderIdentity?: string | null;
+    leaseDurationSeconds?: number | null;
+    acquireTime?: TimeInput | null;
+    renewTime?: TimeInput | null;
+    leaseTransitions?: number | null;
+  };
+}
+
+/** The part of a nodemaintenance.medik8s.io/v1beta1 NodeMaintenance read here. */
+export interface NodeMaintenanceSnapshot {
+  metadata?: { name?: string; deletionTimestamp?: TimeInput };
+  spec?: { nodeName?: string; reason?: string };
+  status?: { phase?: string };
+}
+
+/** What the controller can see about one node and the actors around it. */
+export interface ActorView {
+  nodeName: string;
+  node: NodeSnapshot | undefined;
+  /** True when noderepair's own repair cordoned the node (Remediation.cordoned). */
+  cordonedByUs: boolean;
+  /** The annotations of kured's DaemonSet (coordination.kured.daemonSet); absent: not read / none. */
+  kuredDaemonSetAnnotations?: Record<string, string>;
+  /** All NodeMaintenance objects (cluster-scoped); absent: the CRD is not installed or not read. */
+  nodeMaintenances?: readonly NodeMaintenanceSnapshot[];
+  /** The Lease `<medik8sLease.namespace>/node-<node>`; absent: there is none. */
+  medik8sLease?: LeaseSnapshot;
+  /** Our own holder identity in medik8s leases: a lease we hold is no hold on us. */
+  ourLeaseIdentity: string;
+}
+
+export interface ActorReport {
+  /** Every hold found, in the policy's actor order; empty: no other actor is disrupting the node. */
+  holds: ActorHold[];
+  /** Marks we could not read (say a garbled kured lock): reported, never a hold by themselves. */
+  problems: string[];
+}
+
+export const TaintCapiOutdatedRevision = 'node.cluster.x-k8s.io/outdated-revision';
+
+/** One kured lock: the node it names and when it lapses. */
+export interface KuredLock {
+  nodeID: string;
+  /** Epoch ms the lock lapses; absent: never (TTL 0 or missing, as in a hand-written lock). */
+  expiresAt?: number;
+}
+
+/**
+ * The locks in a kured lock annotation, single (`{nodeID, created, TTL}`, kured's default
+ * --concurrency=1) or multi (`{maxOwners, locks: [...]}`). TTL is a Go time.Duration, so
+ * nanoseconds; kured counts a lock expired only when TTL > 0 and now - created >= TTL.
+ */
+export function parseKuredLock(value: string): either.Either<string, KuredLock[]> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(value);
+  } catch {
+    return either.left('not JSON');
+  }
+  if (typeof doc !== 'object' || doc === null) return either.left('not a JSON object');
+  const o = doc as Record<string, unknown>;
+  const entries = Array.isArray(o['locks']) ? (o['locks'] as unknown[]) : [o];
+  const locks: KuredLock[] = [];
+  for (const e of entries) {
+    const lock = readLock(e);
+    if (either.isLeft(lock)) return lock;
+    locks.push(lock.right);
+  }
+  return either.right(locks);
+}
+
+function readLock(e: unknown): either.Either<string, KuredLock> {
+  if (typeof e !== 'object' || e === null) return either.left('a lock is not an object');
+  const l = e as Record<string, unknown>;
+  if (typeof l['nodeID'] !== 'string' || l['nodeID'] === '')
+    return either.left('a lock has no nodeID');
+  const ttlNs = l['TTL'] ?? 0;
+  if (typeof ttlNs !== 'number' || !Number.isFinite(ttlNs) || ttlNs < 0)
+    return either.left(`lock of ${l['nodeID']}: TTL is not a duration in nanoseconds`);
+  if (ttlNs === 0) return either.right({ nodeID: l['nodeID'] });
+  const created = typeof l['created'] === 'string' ? toMillis(l['created']) : undefined;
+  // A TTL without a start cannot lapse: kured itself would read a zero time and call it
+  // expired, but a lock we cannot date is safer treated as held.
+  if (created === undefined) return either.right({ nodeID: l['nodeID'] });
+  return either.right({ nodeID: l['nodeID'], expiresAt: created + ttlNs / 1e6 });
+}
+
+/** Epoch ms a medik8s lease lapses: renewTime (else acquireTime) + leaseDurationSeconds. */
+export function leaseExpiresAt(lease: LeaseSnapshot): number | undefined {
+  const s = lease.spec ?? {};
+  const from = toMillis(s.renewTime ?? undefined) ?? toMillis(s.acquireTime ?? undefined);
+  const secs = s.leaseDurationSeconds;
+  if (from === undefined || typeof secs !== 'number') return undefined;
+  return from + secs * 1000;
+}
+
+/**
+ * Held by someone else: a holder that is not us, and not lapsed. Unlike medik8s (which takes
+ * over a lease renewed "in the future"), a renewTime ahead of our clock is still held: that
+ * is clock skew, and waiting is the safe side. A lease we cannot date is held.
+ */
+function leaseHold(
+  lease: LeaseSnapshot | undefined,
+  us: string,
+  now: number,
+): ActorHold | undefined {
+  const holder = lease?.spec?.holderIdentity ?? '';
+  if (lease === undefined || holder === '' || holder === us) return undefined;
+  const until = leaseExpiresAt(lease);
+  if (until !== undefined && now > until) return undefined;
+  const where = `${lease.metadata?.namespace ?? '?'}/${lease.metadata?.name ?? '?'}`;
+  return {
+    actor: 'Medik8sLease',
+    detail: `lease ${where} held by ${holder}${until !== undefined ? ` until ${iso(until)}` : ''}`,
+    ...(until !== undefined ? { until } : {}),
+  };
+}
+
+function kuredHold(
+  v: ActorView,
+  c: CoordinationPolicy,
+  now: number,
+  problems: string[],
+): ActorHold | undefined {
+  const value = v.kuredDaemonSetAnnotations?.[c.kured.lockAnnotation];
+  if (value === undefined || value === '') return undefined;
+  const parsed = parseKuredLock(value);
+  if (either.isLeft(parsed)) {
+    // Not a hold: a garbled annotation would otherwise stop every repair in the cluster.
+    problems.push(
+      `kured lock ${c.kured.lockAnnotation} on ${c.kured.daemonSet} unreadable: ${parsed.left}`,
+    );
+    return undefined;
+  }
+  // Only the node the lock names: `{"nodeID":"manual"}` pauses kured, it disrupts nothing.
+  const lock = parsed.right.find(
+    (l) => l.nodeID === v.nodeName && (l.expiresAt === undefined || now < l.expiresAt),
+  );
+  if (lock === undefined) return undefined;
+  return {
+    actor: 'Kured',
+    detail: `kured holds its reboot lock for this node (${c.kured.lockAnnotation} on daemonset ${c.kured.daemonSet})${lock.expiresAt !== undefined ? ` until ${iso(lock.expiresAt)}` : ''}`,
+    ...(lock.expiresAt !== undefined ? { until: lock.expiresAt } : {}),
+  };
+}
+
+function maintenanceHold(v: ActorView): ActorHold | undefined {
+  // Any phase, and while being deleted too: NMO uncordons and releases only on deletion.
+  const nm = (v.nodeMaintenances ?? []).find((m) => m.spec?.nodeName === v.nodeName);
+  if (nm === undefined) return undefined;
+  const phase = nm.status?.phase ?? 'Running';
+  const deleting = nm.metadata?.deletionTimestamp !== undefined ? ', being deleted' : '';
+  return {
+    actor: 'NodeMaintenance',
+    detail: `NodeMaintenance ${nm.metadata?.name ?? '?'} (phase ${phase}${deleting})`,
+  };
+}
+
+function rolloutHold(v: ActorView): ActorHold | undefined {
+  if (!hasTaint(v.node, TaintCapiOutdatedRevision)) return undefined;
+  return {
+    actor: 'ClusterAPIRollout',
+    detail: `Cluster API is rolling out a new revision (taint ${TaintCapiOutdatedRevision}): the machine is to be replaced`,
+  };
+}
+
+function cordonHold(v: ActorView): ActorHold | undefined {
+  if (v.node?.spec?.unschedulable !== true || v.cordonedByUs) return undefined;
+  return { actor: 'ManualCordon', detail: 'cordoned by someone else before noderepair touched it' };
+}
+
+/** The holds other actors put on `v.nodeName`, for the actors the policy lists. */
+export function actorHolds(v: ActorView, c: CoordinationPolicy, now: number): ActorReport {
+  const problems: string[] = [];
+  const holds: ActorHold[] = [];
+  for (const actor of c.actors) {
+    const h =
+      actor === 'Kured'
+        ? kuredHold(v, c, now, problems)
+        : actor === 'NodeMaintenance'
+          ? maintenanceHold(v)
+          : actor === 'Medik8sLease'
+            ? leaseHold(v.medik8sLease, v.ourLeaseIdentity, now)
+            : actor === 'ClusterAPIRollout'
+              ? rolloutHold(v)
+              : cordonHold(v);
+    if (h !== undefined) holds.push(h);
+  }
+  return { holds, problems };
+}

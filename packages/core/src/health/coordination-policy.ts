@@ -1,0 +1,107 @@
+// The `coordination` section of the repair policy: which other actors' disruptions make
+// noderepair wait (actors.ts decides from what the controller sees), and where those actors
+// keep their marks. Kept apart from policy.ts so the actor list can grow without touching it.
+import * as t from 'io-ts';
+
+/**
+ * The actors noderepair can recognise. Kured: kured's reboot lock on its DaemonSet.
+ * NodeMaintenance: a medik8s NodeMaintenance object for the node. Medik8sLease: the medik8s
+ * node lease held by someone else (NodeHealthCheck, NodeMaintenance, ...). ClusterAPIRollout:
+ * the node of an outdated MachineSet during a MachineDeployment rollout. ManualCordon: a node
+ * cordoned by someone else before noderepair touched it.
+ */
+export const ActorKind = t.keyof(
+  {
+    Kured: null,
+    NodeMaintenance: null,
+    Medik8sLease: null,
+    ClusterAPIRollout: null,
+    ManualCordon: null,
+  },
+  'ActorKind',
+);
+export type ActorKind = t.TypeOf<typeof ActorKind>;
+
+export const CoordinationInput = t.partial({
+  actors: t.array(ActorKind),
+  kured: t.partial({ daemonSet: t.string, lockAnnotation: t.string }),
+  medik8sLease: t.partial({ namespace: t.string }),
+});
+export type CoordinationInput = t.TypeOf<typeof CoordinationInput>;
+
+export interface CoordinationPolicy {
+  /** The actors whose disruption holds a repair, in the order their holds are reported. */
+  actors: ActorKind[];
+  /** Where kured keeps its lock: `namespace/name` of its DaemonSet, and the annotation key. */
+  kured: { daemonSet: string; lockAnnotation: string };
+  /** The namespace of medik8s node leases (`node-<node>`), read and (later) written by us. */
+  medik8sLease: { namespace: string };
+}
+
+// ManualCordon is opt-in: a person often cordons exactly the broken node so that it gets
+// repaired, and holding it would leave it broken until someone notices. Noderepair never
+// uncordons such a node either way (Remediation.cordoned).
+export const defaultCoordinationPolicy: CoordinationPolicy = {
+  actors: ['Kured', 'NodeMaintenance', 'Medik8sLease', 'ClusterAPIRollout'],
+  // kured's own flags default to --ds-namespace=kube-system --ds-name=kured; its Helm chart
+  // uses the release's namespace and name, so a chart install must say where it is.
+  kured: { daemonSet: 'kube-system/kured', lockAnnotation: 'weave.works/kured-node-lock' },
+  // NMO and NHC deploy with no LEASE_NAMESPACE override, so this is where they look.
+  medik8sLease: { namespace: 'medik8s-leases' },
+};
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+// A qualified annotation key: an optional DNS-subdomain prefix and a name of at most 63 chars.
+const ANNOTATION_KEY =
+  /^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+
+/** The resolved section, pushing what is wrong onto `problems` (each naming its field). */
+export function resolveCoordination(
+  p: CoordinationInput | undefined,
+  problems: string[],
+): CoordinationPolicy {
+  const d = defaultCoordinationPolicy;
+  const actors = p?.actors ?? d.actors;
+  actors.forEach((a, i) => {
+    const first = actors.indexOf(a);
+    if (first !== i)
+      problems.push(`coordination.actors[${i}]: ${a} is already listed at [${first}]`);
+  });
+  const daemonSet = p?.kured?.daemonSet ?? d.kured.daemonSet;
+  const lockAnnotation = p?.kured?.lockAnnotation ?? d.kured.lockAnnotation;
+  const [ns, name, ...rest] = daemonSet.split('/');
+  if (
+    ns === undefined ||
+    name === undefined ||
+    rest.length > 0 ||
+    !DNS_LABEL.test(ns) ||
+    !DNS_SUBDOMAIN.test(name)
+  )
+    problems.push(
+      `coordination.kured.daemonSet: expected "namespace/name" of kured's DaemonSet, got "${daemonSet}"`,
+    );
+  if (!ANNOTATION_KEY.test(lockAnnotation))
+    problems.push(
+      `coordination.kured.lockAnnotation: expected an annotation key such as weave.works/kured-node-lock, got "${lockAnnotation}"`,
+    );
+  // Settings for an actor that is not listed would be silently ignored: a typo nobody sees.
+  if (p?.kured !== undefined && !actors.includes('Kured'))
+    problems.push('coordination.kured: only used when coordination.actors lists Kured');
+  const namespace = p?.medik8sLease?.namespace ?? d.medik8sLease.namespace;
+  if (!DNS_LABEL.test(namespace))
+    problems.push(
+      `coordination.medik8sLease.namespace: expected a namespace name, got "${namespace}"`,
+    );
+  return {
+    actors: [...actors],
+    kured: { daemonSet, lockAnnotation },
+    medik8sLease: { namespace },
+  };
+}
+
+/** `namespace/name` of a resolved kured DaemonSet reference. */
+export function kuredDaemonSetRef(c: CoordinationPolicy): { namespace: string; name: string } {
+  const [namespace = '', name = ''] = c.kured.daemonSet.split('/');
+  return { namespace, name };
+}

@@ -1,0 +1,139 @@
+// Our own per-node disruption lease, in medik8s' format (medik8s/common pkg/lease), so that
+// NodeMaintenance and NodeHealthCheck leave a node we repair alone with no change on their
+// side: a coordination.k8s.io/v1 Lease `<namespace>/node-<node>` (default medik8s-leases),
+// owned by the Node, holderIdentity ours. Pure: what to write, and when; the port does I/O.
+import { leaseExpiresAt, type LeaseSnapshot } from './actors.js';
+import { iso } from './time.js';
+
+export interface NodeRef {
+  name: string;
+  uid: string;
+}
+
+/** The Lease object as we write it. */
+export interface DisruptionLease {
+  apiVersion: 'coordination.k8s.io/v1';
+  kind: 'Lease';
+  metadata: {
+    name: string;
+    namespace: string;
+    resourceVersion?: string;
+    ownerReferences: Array<{ apiVersion: 'v1'; kind: 'Node'; name: string; uid: string }>;
+  };
+  spec: {
+    holderIdentity: string;
+    leaseDurationSeconds: number;
+    acquireTime: string;
+    renewTime: string;
+    leaseTransitions: number;
+  };
+}
+
+/** The I/O a lease keeper needs; updates and deletes carry resourceVersion (optimistic). */
+export interface DisruptionLeasePort {
+  get(namespace: string, name: string): Promise<LeaseSnapshot | undefined>;
+  create(lease: DisruptionLease): Promise<void>;
+  update(lease: DisruptionLease): Promise<void>;
+  delete(namespace: string, name: string, resourceVersion: string): Promise<void>;
+}
+
+export interface LeaseRequest {
+  node: NodeRef;
+  namespace: string;
+  /** e.g. `noderepair/<pod name>`: who to ask, readable by a person. */
+  identity: string;
+  durationSeconds: number;
+  now: number;
+}
+
+export type LeaseStep =
+  | { kind: 'create'; lease: DisruptionLease }
+  /** Renew ours, or take over a lapsed or empty one (leaseTransitions + 1). */
+  | { kind: 'update'; lease: DisruptionLease }
+  | { kind: 'keep' }
+  | { kind: 'held'; holder: string; until?: number };
+
+export type ReleaseStep =
+  | { kind: 'delete'; namespace: string; name: string; resourceVersion: string }
+  | { kind: 'none'; why: string };
+
+/** medik8s names a lease lowercase("<Kind>-<name>"): `node-<node>` for a Node. */
+export function disruptionLeaseName(node: string): string {
+  return `node-${node}`.toLowerCase();
+}
+
+/** MicroTime: RFC 3339 with exactly six fractional digits, as the API server requires. */
+export function microTime(ms: number): string {
+  return iso(ms).replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+function build(
+  r: LeaseRequest,
+  acquiredAt: string,
+  transitions: number,
+  resourceVersion?: string,
+): DisruptionLease {
+  return {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: {
+      name: disruptionLeaseName(r.node.name),
+      namespace: r.namespace,
+      ...(resourceVersion !== undefined ? { resourceVersion } : {}),
+      // Owned by the Node, as medik8s does: a deleted Node takes its lease with it.
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: r.node.name, uid: r.node.uid }],
+    },
+    spec: {
+      holderIdentity: r.identity,
+      leaseDurationSeconds: r.durationSeconds,
+      acquireTime: acquiredAt,
+      renewTime: microTime(r.now),
+      leaseTransitions: transitions,
+    },
+  };
+}
+
+/**
+ * Renew when less than a third of the duration is left, so one missed reconcile (or an
+ * apiserver blip) never lets the lease lapse under a running repair.
+ */
+export function renewDue(lease: LeaseSnapshot, now: number): boolean {
+  const until = leaseExpiresAt(lease);
+  const secs = lease.spec?.leaseDurationSeconds;
+  if (until === undefined || typeof secs !== 'number') return true;
+  return until - now < (secs * 1000) / 3;
+}
+
+/**
+ * What to do to hold the lease for a repair, given the lease as read (undefined: none).
+ * Someone else's lease that has not lapsed is theirs (even a renewTime ahead of our clock:
+ * clock skew is waited out, never taken over); a lapsed or empty one is taken over.
+ */
+export function acquireOrRenew(existing: LeaseSnapshot | undefined, r: LeaseRequest): LeaseStep {
+  if (existing === undefined) return { kind: 'create', lease: build(r, microTime(r.now), 0) };
+  const s = existing.spec ?? {};
+  const holder = s.holderIdentity ?? '';
+  const rv = existing.metadata?.resourceVersion;
+  const transitions = s.leaseTransitions ?? 0;
+  const until = leaseExpiresAt(existing);
+  if (holder === r.identity) {
+    if (!renewDue(existing, r.now) && s.leaseDurationSeconds === r.durationSeconds)
+      return { kind: 'keep' };
+    const acquired = typeof s.acquireTime === 'string' ? s.acquireTime : microTime(r.now);
+    return { kind: 'update', lease: build(r, acquired, transitions, rv) };
+  }
+  const lapsed = holder === '' || (until !== undefined && r.now > until);
+  if (!lapsed) return { kind: 'held', holder, ...(until !== undefined ? { until } : {}) };
+  return { kind: 'update', lease: build(r, microTime(r.now), transitions + 1, rv) };
+}
+
+/** Release as medik8s' Invalidate does: delete the Lease, and only when we hold it. */
+export function release(existing: LeaseSnapshot | undefined, identity: string): ReleaseStep {
+  if (existing === undefined) return { kind: 'none', why: 'no lease' };
+  const holder = existing.spec?.holderIdentity ?? '';
+  if (holder !== identity) return { kind: 'none', why: `held by ${holder || 'nobody'}, not us` };
+  const { namespace, name, resourceVersion } = existing.metadata ?? {};
+  if (namespace === undefined || name === undefined || resourceVersion === undefined)
+    return { kind: 'none', why: 'the lease as read has no namespace, name or resourceVersion' };
+  return { kind: 'delete', namespace, name, resourceVersion };
+}

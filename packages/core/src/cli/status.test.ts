@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { either } from 'fp-ts';
 import { buildNode } from '../health/builders.js';
 import type { NodeSnapshot } from '../health/node.js';
+import { ForbiddenError } from '../kube/errors.js';
 import { runCli } from './noderepair.js';
 import { parseStatusArgs, statusCommand, type StatusSource } from './status.js';
 
@@ -120,6 +121,49 @@ describe('noderepair status', () => {
     const unreadable = await run(['--policy', 'missing.yaml'], fleet);
     expect(unreadable.code).toBe(1);
     expect(unreadable.err[0]).toMatch(/^noderepair status: cannot read missing.yaml/);
+  });
+
+  it('a Forbidden list says "missing permission"; lease warnings go to stderr', async () => {
+    const io = (read: () => Promise<StatusSource>) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      return {
+        out,
+        err,
+        io: {
+          stdout: (l: string) => out.push(l),
+          stderr: (l: string) => err.push(l),
+          readFile: () => Promise.reject(new Error('no files')),
+          now: () => NOW,
+          read,
+        },
+      };
+    };
+    const forbidden = io(() =>
+      Promise.reject(
+        new ForbiddenError({
+          code: 403,
+          reason: 'Forbidden',
+          message: 'nodes is forbidden: User "u" cannot list resource "nodes"',
+        }),
+      ),
+    );
+    expect(await statusCommand([], forbidden.io)).toBe(1);
+    expect(forbidden.err).toEqual([
+      'noderepair status: cannot read the cluster: missing permission: nodes is forbidden: User "u" cannot list resource "nodes"',
+    ]);
+    const warned = io(() =>
+      Promise.resolve({
+        nodes: [node('a-ok', false)],
+        leaseRenewTimes: new Map(),
+        warnings: ['cannot list Leases in kube-node-lease: missing permission: x'],
+      }),
+    );
+    expect(await statusCommand([], warned.io)).toBe(0);
+    expect(warned.err).toEqual([
+      'noderepair status: warning: cannot list Leases in kube-node-lease: missing permission: x',
+    ]);
+    expect(warned.out).toHaveLength(2);
   });
 
   it('is wired into runCli and listed in its usage', async () => {

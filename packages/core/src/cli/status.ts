@@ -11,6 +11,7 @@ import { statusReport, type NodeStatus, type StatusReport } from '../health/stat
 import { formatDuration, iso } from '../health/time.js';
 import type { NodeSnapshot } from '../health/node.js';
 import { createKubeClient } from '../kube/client-node/index.js';
+import { ForbiddenError } from '../kube/errors.js';
 import { loadKubeConfig } from '../kube/config/load.js';
 import { listAll } from '../kube/pagination.js';
 import { LeaseResource, NodeResource } from '../kube/resource.js';
@@ -112,7 +113,8 @@ async function readCluster(
       }
     } catch (e) {
       // Without the Leases the report still stands on the Nodes' own heartbeats.
-      warnings.push(`cannot list Leases in kube-node-lease: ${(e as Error).message}`);
+      const why = e instanceof ForbiddenError ? 'missing permission: ' : '';
+      warnings.push(`cannot list Leases in kube-node-lease: ${why}${(e as Error).message}`);
     }
   }
   return { nodes: items as NodeSnapshot[], leaseRenewTimes, warnings };
@@ -215,7 +217,10 @@ export async function statusCommand(args: readonly string[], io: StatusIo): Prom
   try {
     source = await (io.read ?? ((cf, po) => readCluster(cf, po, io.env ?? process.env)))(c, policy);
   } catch (e) {
-    io.stderr(`noderepair status: cannot read the cluster: ${(e as Error).message}`);
+    // RBAC is the usual reason on a real cluster: say so, so the fix (a ClusterRole that may
+    // list nodes) is obvious.
+    const why = e instanceof ForbiddenError ? 'missing permission: ' : '';
+    io.stderr(`noderepair status: cannot read the cluster: ${why}${(e as Error).message}`);
     return 1;
   }
   for (const w of source.warnings) io.stderr(`noderepair status: warning: ${w}`);

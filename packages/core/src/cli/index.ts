@@ -22,3 +22,13 @@ export {
   type RunIo,
   type BindAddress,
 } from './run.js';
+export {
+  statusCommand,
+  parseStatusArgs,
+  formatStatusTable,
+  statusJson,
+  statusUsage,
+  type StatusConfig,
+  type StatusIo,
+  type StatusSource,
+} from './status.js';

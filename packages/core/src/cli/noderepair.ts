@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The noderepair command line: `noderepair simulate` replays a node-condition trace through
 // the repair policy in virtual time so operators can tune it on their history;
-// `noderepair run` runs the standalone auto-repair controller (see run.ts).
+// `noderepair run` runs the standalone auto-repair controller (see run.ts);
+// `noderepair status` shows what it thinks of each node and why a node is held (status.ts).
 import { realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
@@ -13,6 +14,7 @@ import { parseDuration } from '../health/time.js';
 import { formatDecisionText, simulate } from './simulate.js';
 import { parseTrace } from './trace.js';
 import { runCommand, runUsage, type RunIo } from './run.js';
+import { statusCommand, statusUsage, type StatusIo } from './status.js';
 
 export interface CliIo {
   stdout: (line: string) => void;
@@ -20,6 +22,8 @@ export interface CliIo {
   readFile: (path: string) => Promise<string>;
   /** For `run`: stop signal, environment, provider modules and working directory (see run.ts). */
   run?: Pick<RunIo, 'signal' | 'env' | 'providers' | 'cwd'>;
+  /** For `status`: the environment (KUBECONFIG) and, in tests, the clock. */
+  status?: Pick<StatusIo, 'env' | 'now'>;
 }
 
 const usage = `usage: noderepair simulate --policy <policy.yaml> --trace <trace.jsonl> [--json] [--horizon <duration>]
@@ -29,7 +33,9 @@ const usage = `usage: noderepair simulate --policy <policy.yaml> --trace <trace.
   --json     print one JSON object per decision instead of text
   --horizon  keep following timers this long after the last trace line (default 24h)
 
-${runUsage}`;
+${runUsage}
+
+${statusUsage}`;
 
 /** Runs the CLI; returns the exit code (0 ok, 1 bad input, 2 bad usage). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -39,6 +45,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   if (command === 'run') return runCommand(rest, { ...io, ...io.run });
+  if (command === 'status') return statusCommand(rest, { ...io, ...io.status });
   if (command !== 'simulate') {
     io.stderr(`noderepair: unknown command "${command}"\n${usage}`);
     return 2;
@@ -132,6 +139,7 @@ if (isMain()) {
     stderr: (l) => process.stderr.write(`${l}\n`),
     readFile: (p) => readFile(p, 'utf8'),
     run: { env: process.env },
+    status: { env: process.env },
   }).then(
     (code) => {
       process.exitCode = code;

@@ -84,7 +84,18 @@ export {
   type StormReport,
   type StormMemory,
   type StormScope,
+  type StormHold,
 } from './storm-guard.js';
+export {
+  statusReport,
+  holdMessage,
+  type Hold,
+  type HoldKind,
+  type NodeStatus,
+  type StatusReport,
+  type StatusOptions,
+  type StepStatus,
+} from './status.js';
 export {
   getCondition as getNodeCondition,
   hasTaint as nodeHasTaint,

@@ -21,10 +21,20 @@ export interface StormEntry {
 /** Which brake held a node: the fleet limit, its failure domain's limit, or maxInFlight. */
 export type StormScope = 'fleet' | 'failure-domain' | 'in-flight';
 
+/**
+ * Why a node is held, as data (the reason string says the same in words): a tripped storm
+ * with its counts, the cooldown after a storm until when, or the maxInFlight queue.
+ * `noderepair status` shows it; `domain` is `label=value` for a failure domain's storm.
+ */
+export type StormHold =
+  | { kind: 'storm'; unhealthy: number; total: number; limit: number; domain?: string }
+  | { kind: 'cooldown'; until: number; domain?: string }
+  | { kind: 'in-flight'; inFlight: number; maxInFlight: number };
+
 /** Admitted, or held with the brake that held it (the metrics count holds by scope). */
 export type StormVerdict =
   | { admitted: true; reason: string }
-  | { admitted: false; reason: string; scope: StormScope };
+  | { admitted: false; reason: string; scope: StormScope; hold?: StormHold };
 
 /**
  * What the guard remembers between passes: when each storm was last seen tripped, by scope
@@ -90,7 +100,7 @@ export function stormGuard(
   const domainOf = (e: StormEntry) =>
     policy.failureDomainLabel ? (e.labels?.[policy.failureDomainLabel] ?? '') : '';
   const domainKey = (d: string) => `${policy.failureDomainLabel ?? ''}=${d}`;
-  const domainTripped = new Map<string, string>();
+  const domainTripped = new Map<string, { text: string; hold: StormHold }>();
   if (policy.failureDomainLabel !== undefined && policy.maxUnhealthyPerDomain !== undefined) {
     const byDomain = new Map<string, StormEntry[]>();
     for (const e of counted) {
@@ -103,10 +113,16 @@ export function stormGuard(
       const n = members.filter(isUnhealthy).length;
       const lim = limitFor(policy, 'maxUnhealthyPerDomain', members.length);
       if (n > lim)
-        domainTripped.set(
-          d,
-          `${n} of ${members.length} nodes unhealthy in ${policy.failureDomainLabel}=${d || '(none)'} (limit ${lim})`,
-        );
+        domainTripped.set(d, {
+          text: `${n} of ${members.length} nodes unhealthy in ${policy.failureDomainLabel}=${d || '(none)'} (limit ${lim})`,
+          hold: {
+            kind: 'storm',
+            unhealthy: n,
+            total: members.length,
+            limit: lim,
+            domain: domainKey(d),
+          },
+        });
     }
   }
 
@@ -141,12 +157,14 @@ export function stormGuard(
         admitted: false,
         scope: 'fleet',
         reason: `storm guard: ${unhealthy} of ${counted.length} nodes unhealthy (limit ${limit})`,
+        hold: { kind: 'storm', unhealthy, total: counted.length, limit },
       });
     else if (dt !== undefined)
       verdicts.set(e.name, {
         admitted: false,
         scope: 'failure-domain',
-        reason: `storm guard: ${dt}`,
+        reason: `storm guard: ${dt.text}`,
+        hold: dt.hold,
       });
     else if (cool !== undefined)
       verdicts.set(e.name, {
@@ -154,12 +172,18 @@ export function stormGuard(
         scope: cool.scope,
         // Stable wording (no running seconds): the event recorder folds repeats into a series.
         reason: `storm guard: the storm ${cool.scope === 'fleet' ? 'in the fleet' : `in ${domainKey(domainOf(e))}`} has lifted; the nodes it held wait the ${Math.round(policy.cooldownMs / 1000)}s cooldown`,
+        hold: {
+          kind: 'cooldown',
+          until: cool.at + policy.cooldownMs,
+          ...(cool.scope === 'failure-domain' ? { domain: domainKey(domainOf(e)) } : {}),
+        },
       });
     else if (inFlight >= policy.maxInFlight)
       verdicts.set(e.name, {
         admitted: false,
         scope: 'in-flight',
         reason: `storm guard: ${inFlight} repairs in flight (maxInFlight ${policy.maxInFlight})`,
+        hold: { kind: 'in-flight', inFlight, maxInFlight: policy.maxInFlight },
       });
     else {
       inFlight += 1;

@@ -1,0 +1,187 @@
+// `noderepair status` through runCli with an in-memory cluster: the table, --json, one NODE,
+// and the usage errors (an unknown flag is named).
+import { describe, expect, it } from 'vitest';
+import { either } from 'fp-ts';
+import { buildNode } from '../health/builders.js';
+import type { NodeSnapshot } from '../health/node.js';
+import { ForbiddenError } from '../kube/errors.js';
+import { runCli } from './noderepair.js';
+import { parseStatusArgs, statusCommand, type StatusSource } from './status.js';
+
+const S = 1000;
+const NOW = Date.parse('2026-12-05T12:00:00Z');
+const policyYaml = [
+  'unhealthyConditions:',
+  '  - { type: Ready, status: "False", timeout: 10s }',
+  'stormGuard: { maxUnhealthy: 1, recheckInterval: 30s }',
+].join('\n');
+
+function node(name: string, down: boolean, annotations: Record<string, string> = {}) {
+  return buildNode({
+    name,
+    ready: down ? 'networkNotReady' : 'ready',
+    since: NOW - 100 * S,
+    heartbeat: NOW - S,
+    annotations,
+  });
+}
+
+async function run(args: string[], nodes: NodeSnapshot[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const reads: string[] = [];
+  const code = await statusCommand(args, {
+    stdout: (l) => out.push(l),
+    stderr: (l) => err.push(l),
+    readFile: (p) => {
+      reads.push(p);
+      return p === 'policy.yaml'
+        ? Promise.resolve(policyYaml)
+        : Promise.reject(new Error('ENOENT'));
+    },
+    now: () => NOW,
+    read: (): Promise<StatusSource> =>
+      Promise.resolve({ nodes, leaseRenewTimes: new Map(), warnings: [] }),
+  });
+  return { code, out, err, reads };
+}
+
+const fleet = [
+  node('a-ok', false),
+  node('b-down', true),
+  node('c-down', true),
+  node('d-paused', true, { 'cluster.x-k8s.io/paused': 'true' }),
+];
+
+describe('noderepair status', () => {
+  it('prints a kubectl-style table with the held nodes and their counts', async () => {
+    const r = await run(['--policy', 'policy.yaml'], fleet);
+    expect(r.code).toBe(0);
+    expect(r.err).toEqual([]);
+    expect(r.reads).toEqual(['policy.yaml']);
+    expect(r.out[0]).toMatch(/^NAME\s+PHASE\s+CAUSE\s+STEP\s+NEXT\s+REASON$/);
+    expect(r.out).toHaveLength(5);
+    // Columns line up: each header starts where its cells start.
+    const col = (h: string) => r.out[0]!.indexOf(h);
+    const down = r.out.find((l) => l.startsWith('b-down'))!;
+    expect(down.slice(col('PHASE')).startsWith('Unhealthy')).toBe(true);
+    expect(down.slice(col('CAUSE')).startsWith('RuntimeNetworkNotReady')).toBe(true);
+    expect(down.slice(col('STEP')).startsWith('-')).toBe(true);
+    expect(down.slice(col('NEXT')).startsWith('30s')).toBe(true);
+    expect(down.slice(col('REASON'))).toBe('held: storm guard: 2 of 3 nodes unhealthy (limit 1)');
+    const paused = r.out.find((l) => l.startsWith('d-paused'))!;
+    expect(paused).toContain('held: not judged: node has the cluster.x-k8s.io/paused annotation');
+    const ok = r.out.find((l) => l.startsWith('a-ok'))!;
+    expect(ok.slice(col('PHASE')).startsWith('Healthy')).toBe(true);
+  });
+
+  it('--json gives one document with the storm counts and RFC 3339 times', async () => {
+    const r = await run(['--json', '--policy', 'policy.yaml'], fleet);
+    expect(r.code).toBe(0);
+    expect(r.out).toHaveLength(1);
+    const doc = JSON.parse(r.out[0]!) as {
+      at: string;
+      storm: unknown;
+      nodes: { name: string; nextAt?: string; hold?: { kind: string; unhealthy?: number } }[];
+    };
+    expect(doc.at).toBe('2026-12-05T12:00:00.000Z');
+    expect(doc.storm).toEqual({ total: 3, unhealthy: 2, inFlight: 0, limit: 1, tripped: true });
+    expect(doc.nodes.map((n) => n.name)).toEqual(['a-ok', 'b-down', 'c-down', 'd-paused']);
+    const b = doc.nodes[1]!;
+    expect(b.hold).toMatchObject({ kind: 'storm', unhealthy: 2, total: 3, limit: 1 });
+    expect(b.nextAt).toBe('2026-12-05T12:00:30.000Z');
+    expect(doc.nodes[3]!.hold?.kind).toBe('paused');
+  });
+
+  it('NODE reports one node, still judged against the whole fleet', async () => {
+    const r = await run(['c-down', '--policy', 'policy.yaml'], fleet);
+    expect(r.code).toBe(0);
+    expect(r.out).toHaveLength(2);
+    expect(r.out[1]).toMatch(/^c-down\s+Unhealthy\s.*held: storm guard: 2 of 3/);
+    const missing = await run(['nope'], fleet);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toEqual(['noderepair status: node "nope" not found']);
+  });
+
+  it('without --policy it judges with the defaults and reads no file', async () => {
+    const r = await run([], [node('a-ok', false)]);
+    expect(r.code).toBe(0);
+    expect(r.reads).toEqual([]);
+    expect(r.out[1]).toMatch(/^a-ok\s+Healthy\s+Healthy\s+-\s+-\s+/);
+  });
+
+  it('unknown flags, extra NODEs and bad policies are errors that name them', async () => {
+    const bad = await run(['--jsn'], fleet);
+    expect(bad.code).toBe(2);
+    expect(bad.err[0]).toMatch(/^noderepair status: unknown flag --jsn \(did you mean --json\?\)/);
+    expect(either.isLeft(parseStatusArgs(['a', 'b']))).toBe(true);
+    expect(parseStatusArgs(['a', 'b'])).toEqual(
+      either.left('expected at most one NODE, got "a" "b"'),
+    );
+    const unreadable = await run(['--policy', 'missing.yaml'], fleet);
+    expect(unreadable.code).toBe(1);
+    expect(unreadable.err[0]).toMatch(/^noderepair status: cannot read missing.yaml/);
+  });
+
+  it('a Forbidden list says "missing permission"; lease warnings go to stderr', async () => {
+    const io = (read: () => Promise<StatusSource>) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      return {
+        out,
+        err,
+        io: {
+          stdout: (l: string) => out.push(l),
+          stderr: (l: string) => err.push(l),
+          readFile: () => Promise.reject(new Error('no files')),
+          now: () => NOW,
+          read,
+        },
+      };
+    };
+    const forbidden = io(() =>
+      Promise.reject(
+        new ForbiddenError({
+          code: 403,
+          reason: 'Forbidden',
+          message: 'nodes is forbidden: User "u" cannot list resource "nodes"',
+        }),
+      ),
+    );
+    expect(await statusCommand([], forbidden.io)).toBe(1);
+    expect(forbidden.err).toEqual([
+      'noderepair status: cannot read the cluster: missing permission: nodes is forbidden: User "u" cannot list resource "nodes"',
+    ]);
+    const warned = io(() =>
+      Promise.resolve({
+        nodes: [node('a-ok', false)],
+        leaseRenewTimes: new Map(),
+        warnings: ['cannot list Leases in kube-node-lease: missing permission: x'],
+      }),
+    );
+    expect(await statusCommand([], warned.io)).toBe(0);
+    expect(warned.err).toEqual([
+      'noderepair status: warning: cannot list Leases in kube-node-lease: missing permission: x',
+    ]);
+    expect(warned.out).toHaveLength(2);
+  });
+
+  it('is wired into runCli and listed in its usage', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(['status', '--bogus'], {
+      stdout: (l) => out.push(l),
+      stderr: (l) => err.push(l),
+      readFile: () => Promise.reject(new Error('no files')),
+    });
+    expect(code).toBe(2);
+    expect(err[0]).toMatch(/^noderepair status: unknown flag --bogus/);
+    const help: string[] = [];
+    await runCli(['--help'], {
+      stdout: (l) => help.push(l),
+      stderr: () => undefined,
+      readFile: () => Promise.reject(new Error('no files')),
+    });
+    expect(help.join('\n')).toContain('usage: noderepair status [NODE]');
+  });
+});

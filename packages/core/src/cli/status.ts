@@ -1,0 +1,241 @@
+// `noderepair status [NODE]`: what the controller thinks of each node and, for a node that
+// is not being repaired, why. Reads the Nodes (and their kube-node-lease Leases, as the
+// controller does) and decides them offline with the controller's own rules (health/status.ts);
+// it changes nothing. Text is a kubectl-style table; --json is for scripts.
+import { parseArgs } from 'node:util';
+import { either } from 'fp-ts';
+import YAML from 'yaml';
+import { describeFlagError } from '../codec/args.js';
+import { resolveRepairPolicy, type RepairPolicy } from '../health/policy.js';
+import { statusReport, type NodeStatus, type StatusReport } from '../health/status.js';
+import { formatDuration, iso } from '../health/time.js';
+import type { NodeSnapshot } from '../health/node.js';
+import { createKubeClient } from '../kube/client-node/index.js';
+import { ForbiddenError } from '../kube/errors.js';
+import { loadKubeConfig } from '../kube/config/load.js';
+import { listAll } from '../kube/pagination.js';
+import { LeaseResource, NodeResource } from '../kube/resource.js';
+import type { KubeLease, KubeNode } from '../kube/types.js';
+
+export const statusUsage = `usage: noderepair status [NODE] [--json] [--kubeconfig <file>] [--policy <policy.yaml>]
+                        [--label-selector <selector>]
+
+  NODE              report this node only (the storm guard still counts every node)
+  --json            one JSON object: the storm guard's counts and every node's status
+  --kubeconfig      kubeconfig file; default: $KUBECONFIG, else the in-cluster service
+                    account, else ~/.kube/config
+  --policy          the controller's repair policy (YAML or JSON); default: the defaults
+  --label-selector  the controller's --label-selector: only these Nodes are its fleet`;
+
+const flags = {
+  json: { type: 'boolean' },
+  kubeconfig: { type: 'string' },
+  policy: { type: 'string' },
+  'label-selector': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export interface StatusConfig {
+  node?: string;
+  json: boolean;
+  kubeconfigPath?: string;
+  policyPath?: string;
+  labelSelector?: string;
+  help: boolean;
+}
+
+/** Parses `status`'s arguments (pure): at most one NODE, unknown flags are errors naming them. */
+export function parseStatusArgs(args: readonly string[]): either.Either<string, StatusConfig> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...args], options: flags, strict: true, allowPositionals: true });
+  } catch (e) {
+    return either.left(describeFlagError(e, flags));
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 1)
+    return either.left(
+      `expected at most one NODE, got ${positionals.map((p) => JSON.stringify(p)).join(' ')}`,
+    );
+  const node = positionals[0];
+  return either.right({
+    ...(node !== undefined ? { node } : {}),
+    json: values.json === true,
+    ...(values.kubeconfig !== undefined ? { kubeconfigPath: values.kubeconfig } : {}),
+    ...(values.policy !== undefined ? { policyPath: values.policy } : {}),
+    ...(values['label-selector'] !== undefined ? { labelSelector: values['label-selector'] } : {}),
+    help: values.help === true,
+  });
+}
+
+/** What the command reads from the cluster. */
+export interface StatusSource {
+  nodes: NodeSnapshot[];
+  /** renewTime of kube-node-lease Leases by node name (empty when not read). */
+  leaseRenewTimes: ReadonlyMap<string, string>;
+  /** Something could not be read but the report can go on without it (a warning). */
+  warnings: string[];
+}
+
+export interface StatusIo {
+  stdout: (line: string) => void;
+  stderr: (line: string) => void;
+  readFile: (path: string) => Promise<string>;
+  env?: Record<string, string | undefined>;
+  /** The clock (tests); default Date.now. */
+  now?: () => number;
+  /** Reads the cluster (tests pass an in-memory one); default: the kubeconfig's apiserver. */
+  read?: (cfg: StatusConfig, policy: RepairPolicy) => Promise<StatusSource>;
+}
+
+/** The Nodes and their Leases from the apiserver the kubeconfig names. */
+async function readCluster(
+  cfg: StatusConfig,
+  policy: RepairPolicy,
+  env: Record<string, string | undefined>,
+): Promise<StatusSource> {
+  const kc = await loadKubeConfig({ path: cfg.kubeconfigPath, env });
+  const client = createKubeClient(kc);
+  const { items } = await listAll<KubeNode>(client, NodeResource, {
+    ...(cfg.labelSelector !== undefined ? { labelSelector: cfg.labelSelector } : {}),
+  });
+  const leaseRenewTimes = new Map<string, string>();
+  const warnings: string[] = [];
+  // The controller reads the Lease only when stale heartbeats are judged; so does status.
+  if (policy.staleHeartbeatTimeoutMs !== 0) {
+    try {
+      const leases = await listAll<KubeLease>(client, LeaseResource, {
+        namespace: 'kube-node-lease',
+      });
+      for (const l of leases.items) {
+        const name = l.metadata?.name;
+        if (name !== undefined && l.spec?.renewTime) leaseRenewTimes.set(name, l.spec.renewTime);
+      }
+    } catch (e) {
+      // Without the Leases the report still stands on the Nodes' own heartbeats.
+      const why = e instanceof ForbiddenError ? 'missing permission: ' : '';
+      warnings.push(`cannot list Leases in kube-node-lease: ${why}${(e as Error).message}`);
+    }
+  }
+  return { nodes: items as NodeSnapshot[], leaseRenewTimes, warnings };
+}
+
+function loadPolicy(text: string, path: string): either.Either<string, RepairPolicy> {
+  let doc: unknown;
+  try {
+    doc = YAML.parse(text);
+  } catch (e) {
+    return either.left(`${path}: not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+  }
+  const p = resolveRepairPolicy(doc ?? {});
+  return either.isLeft(p) ? either.left(`${path}: ${p.left}`) : p;
+}
+
+function stepText(s: NodeStatus): string {
+  if (s.step === undefined) return '-';
+  return `${s.step.index}/${s.step.of} ${s.step.action} ${s.step.attempt}/${s.step.attempts}`;
+}
+
+function nextText(s: NodeStatus, now: number): string {
+  if (s.actsNow) return 'now';
+  if (s.nextAt === undefined) return '-';
+  return formatDuration(Math.max(0, s.nextAt - now));
+}
+
+function reasonText(s: NodeStatus): string {
+  const text = s.hold !== undefined ? `held: ${s.hold.message}` : s.reason;
+  return s.stateError !== undefined ? `${text} [${s.stateError}]` : text;
+}
+
+/** kubectl-style table: columns padded to their widest cell, 3 spaces apart (pure). */
+export function formatStatusTable(nodes: readonly NodeStatus[], now: number): string[] {
+  const rows = [
+    ['NAME', 'PHASE', 'CAUSE', 'STEP', 'NEXT', 'REASON'],
+    ...nodes.map((s) => [s.name, s.phase, s.cause, stepText(s), nextText(s, now), reasonText(s)]),
+  ];
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  return rows.map((r) =>
+    r
+      .map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!)))
+      .join('   ')
+      .trimEnd(),
+  );
+}
+
+/** The --json document: times as RFC 3339 (pure). */
+export function statusJson(report: StatusReport, nodes: readonly NodeStatus[]): string {
+  const t = (ms: number | undefined) => (ms !== undefined ? iso(ms) : undefined);
+  return JSON.stringify({
+    at: iso(report.at),
+    storm: report.storm,
+    nodes: nodes.map((s) => ({
+      ...s,
+      nextAt: t(s.nextAt),
+      ...(s.hold?.kind === 'cooldown' ? { hold: { ...s.hold, until: iso(s.hold.until) } } : {}),
+      ...(s.lastRemediation !== undefined
+        ? { lastRemediation: { ...s.lastRemediation, endedAt: iso(s.lastRemediation.endedAt) } }
+        : {}),
+    })),
+  });
+}
+
+/** `noderepair status`; resolves with the exit code (0 ok, 1 cannot read or not found, 2 bad usage). */
+export async function statusCommand(args: readonly string[], io: StatusIo): Promise<number> {
+  const cfg = parseStatusArgs(args);
+  if (either.isLeft(cfg)) {
+    io.stderr(`noderepair status: ${cfg.left}\n${statusUsage}`);
+    return 2;
+  }
+  const c = cfg.right;
+  if (c.help) {
+    io.stdout(statusUsage);
+    return 0;
+  }
+  let policy: RepairPolicy;
+  if (c.policyPath !== undefined) {
+    let text: string;
+    try {
+      text = await io.readFile(c.policyPath);
+    } catch (e) {
+      io.stderr(
+        `noderepair status: cannot read ${c.policyPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
+      return 1;
+    }
+    const p = loadPolicy(text, c.policyPath);
+    if (either.isLeft(p)) {
+      io.stderr(`noderepair status: ${p.left}`);
+      return 1;
+    }
+    policy = p.right;
+  } else {
+    const p = resolveRepairPolicy({});
+    if (either.isLeft(p)) throw new Error(p.left); // the defaults always resolve
+    policy = p.right;
+  }
+  let source: StatusSource;
+  try {
+    source = await (io.read ?? ((cf, po) => readCluster(cf, po, io.env ?? process.env)))(c, policy);
+  } catch (e) {
+    // RBAC is the usual reason on a real cluster: say so, so the fix (a ClusterRole that may
+    // list nodes) is obvious.
+    const why = e instanceof ForbiddenError ? 'missing permission: ' : '';
+    io.stderr(`noderepair status: cannot read the cluster: ${why}${(e as Error).message}`);
+    return 1;
+  }
+  for (const w of source.warnings) io.stderr(`noderepair status: warning: ${w}`);
+  const now = (io.now ?? Date.now)();
+  const report = statusReport(source.nodes, policy, now, {
+    leaseRenewTimes: source.leaseRenewTimes,
+  });
+  const shown = c.node !== undefined ? report.nodes.filter((n) => n.name === c.node) : report.nodes;
+  if (c.node !== undefined && shown.length === 0) {
+    io.stderr(
+      `noderepair status: node "${c.node}" not found${c.labelSelector !== undefined ? ` among the Nodes matching ${c.labelSelector}` : ''}`,
+    );
+    return 1;
+  }
+  if (c.json) io.stdout(statusJson(report, shown));
+  else for (const line of formatStatusTable(shown, now)) io.stdout(line);
+  return 0;
+}

@@ -1,0 +1,192 @@
+// The status report behind `noderepair status`: for each Node, what the controller would
+// decide now (phase, cause, step, when it acts next) and, for a node that is not being
+// repaired although something is wrong with it, the exact reason as data. Pure. It decides
+// through decideFleet, the controller's own rules, so the report cannot drift from what the
+// controller does; it only reads the result.
+import type { HealthSignal } from './assess.js';
+import type { CauseKind } from './cause.js';
+import { decideFleet, type FleetMember } from './fleet.js';
+import type { NodeSnapshot } from './node.js';
+import type { RemediationStepKind, RepairPolicy } from './policy.js';
+import { readStateAnnotation, type RepairPhase, type RepairState } from './state.js';
+import {
+  stormMemoryAtStart,
+  type StormHold,
+  type StormMemory,
+  type StormScope,
+  type StormVerdict,
+} from './storm-guard.js';
+import { iso, nowMillis } from './time.js';
+
+/**
+ * Why a node that something is wrong with is not being repaired (or not yet):
+ * - storm / cooldown / in-flight: the storm guard (StormHold, with counts or the end time)
+ * - paused: a Cluster API paused or skip-remediation annotation
+ * - shutdown: the node is shutting down; it is waited for, never rebooted
+ * - failed: the ladder was used up; only recovery or the trigger annotation starts again
+ */
+export type Hold =
+  | (StormHold & { scope: StormScope; message: string })
+  | { kind: 'paused'; message: string }
+  | { kind: 'shutdown'; message: string }
+  | { kind: 'failed'; message: string; trigger: string };
+
+export type HoldKind = Hold['kind'];
+
+export interface StepStatus {
+  /** 1-based position in the ladder. */
+  index: number;
+  of: number;
+  action: RemediationStepKind;
+  attempt: number;
+  attempts: number;
+}
+
+export interface NodeStatus {
+  name: string;
+  /** The phase the controller decides for the node now. */
+  phase: RepairPhase;
+  /** The phase recorded in the state annotation (absent: none recorded). */
+  recordedPhase?: RepairPhase;
+  cause: CauseKind;
+  signal: HealthSignal;
+  step?: StepStatus;
+  /** When the controller acts or looks again: `now` when it acts at once; absent: only on a change. */
+  nextAt?: number;
+  /** True when the decision now carries actions (cordon, drain, an action, uncordon...). */
+  actsNow: boolean;
+  hold?: Hold;
+  /** The decision's reason in words. */
+  reason: string;
+  lastRemediation?: { id: string; endedAt: number; step: number; result: string };
+  /** The state annotation does not parse: the controller starts the node over. */
+  stateError?: string;
+}
+
+export interface StatusReport {
+  at: number;
+  storm: { total: number; unhealthy: number; inFlight: number; limit: number; tripped: boolean };
+  nodes: NodeStatus[];
+}
+
+export interface StatusOptions {
+  /**
+   * The storm guard's memory of the controller, when known. Without it (the CLI cannot see
+   * the controller's memory) a node held for a storm is assumed to cool down from `now`, as
+   * a controller started now would: its cooldown end is then the latest it can be.
+   */
+  memory?: StormMemory;
+  /** renewTime of each node's Lease in kube-node-lease, by node name (as the controller reads it). */
+  leaseRenewTimes?: ReadonlyMap<string, string>;
+}
+
+function readState(
+  node: NodeSnapshot,
+  policy: RepairPolicy,
+): { state?: RepairState; error?: string } {
+  const r = readStateAnnotation(node, policy.annotations.state);
+  if (r._tag === 'Left') return { error: r.left };
+  return r.right !== undefined ? { state: r.right } : {};
+}
+
+function stepOf(state: RepairState | undefined, policy: RepairPolicy): StepStatus | undefined {
+  const rem = state?.remediation;
+  if (rem === undefined) return undefined;
+  const step = policy.ladder[rem.step];
+  if (step === undefined) return undefined;
+  return {
+    index: rem.step + 1,
+    of: policy.ladder.length,
+    action: rem.intent?.action ?? step.action,
+    attempt: rem.attempt,
+    attempts: step.attempts,
+  };
+}
+
+/** The status of every node in `nodes` (named nodes only), in name order. */
+export function statusReport(
+  nodes: readonly NodeSnapshot[],
+  policy: RepairPolicy,
+  nowInput: Date | number,
+  opts: StatusOptions = {},
+): StatusReport {
+  const now = nowMillis(nowInput);
+  const named = nodes
+    .filter((n): n is NodeSnapshot & { metadata: { name: string } } => !!n.metadata?.name)
+    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+  const read = named.map((n) => readState(n, policy));
+  const members: FleetMember[] = named.map((n, i) => {
+    const leaseRenewTime = opts.leaseRenewTimes?.get(n.metadata.name);
+    return {
+      obs: {
+        nodeName: n.metadata.name,
+        node: n,
+        ...(leaseRenewTime !== undefined ? { leaseRenewTime } : {}),
+      },
+      state: read[i]?.state,
+    };
+  });
+  const fleet = decideFleet(members, policy, now, opts.memory ?? stormMemoryAtStart(now));
+  const out = fleet.decisions.map((d, i): NodeStatus => {
+    const { state, error } = read[i] ?? {};
+    const next = d.nextState ?? state;
+    const verdict = fleet.storm.verdicts.get(d.node);
+    const hold = holdOf(d.signal, d.phase, d.reason, verdict, policy);
+    const step = d.phase === 'Failed' ? undefined : stepOf(next, policy);
+    const last = next?.lastRemediation;
+    const actsNow = d.actions.length > 0;
+    return {
+      name: d.node,
+      phase: d.phase,
+      ...(state !== undefined ? { recordedPhase: state.phase } : {}),
+      cause: d.cause.kind,
+      signal: d.signal,
+      ...(step !== undefined ? { step } : {}),
+      ...(actsNow
+        ? { nextAt: now }
+        : d.requeueAfterMs !== undefined
+          ? { nextAt: now + d.requeueAfterMs }
+          : {}),
+      actsNow,
+      ...(hold !== undefined ? { hold } : {}),
+      reason: d.reason,
+      ...(last !== undefined ? { lastRemediation: { ...last } } : {}),
+      ...(error !== undefined ? { stateError: error } : {}),
+    };
+  });
+  const { total, unhealthy, inFlight, limit, tripped } = fleet.storm;
+  return { at: now, storm: { total, unhealthy, inFlight, limit, tripped }, nodes: out };
+}
+
+function holdOf(
+  signal: HealthSignal,
+  phase: RepairPhase,
+  reason: string,
+  verdict: StormVerdict | undefined,
+  policy: RepairPolicy,
+): Hold | undefined {
+  if (signal === 'paused') return { kind: 'paused', message: reason };
+  if (verdict !== undefined && !verdict.admitted && verdict.hold !== undefined)
+    return { ...verdict.hold, scope: verdict.scope, message: holdMessage(verdict.hold) };
+  if (phase === 'Failed')
+    return {
+      kind: 'failed',
+      trigger: policy.annotations.trigger,
+      message: `gave up (ladder used up); waits for recovery or the ${policy.annotations.trigger} annotation`,
+    };
+  if (signal === 'waiting' && phase === 'Waiting') return { kind: 'shutdown', message: reason };
+  return undefined;
+}
+
+/** A held node's reason in one line, with the counts or the end time. */
+export function holdMessage(h: StormHold): string {
+  const where = h.kind !== 'in-flight' && h.domain !== undefined ? ` in ${h.domain}` : '';
+  switch (h.kind) {
+    case 'storm':
+      return `storm guard: ${h.unhealthy} of ${h.total} nodes unhealthy${where} (limit ${h.limit})`;
+    case 'cooldown':
+      return `storm guard cooldown${where} until ${iso(h.until)}`;
+    case 'in-flight':
+      return `maxInFlight: ${h.inFlight} repairs in flight (max ${h.maxInFlight})`;
+  }
+}

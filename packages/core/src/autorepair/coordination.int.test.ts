@@ -230,6 +230,17 @@ describe('other actors on a node', () => {
         expect(st?.remediation).toBeUndefined();
         // Not a storm: nothing to cool down once the actor is done.
         expect(st?.heldByStormSince).toBeUndefined();
+        // And the Node says so itself (kubectl describe node).
+        const cond = await waitFor(
+          `${key}: the NodeRepairHeld condition`,
+          async () =>
+            (await core.readNode({ name })).status?.conditions?.find(
+              (c) => c.type === 'NodeRepairHeld',
+            ),
+          10_000,
+        );
+        expect(cond).toMatchObject({ status: 'True', reason: 'OtherActor' });
+        expect(cond.message).toMatch(expected[key]);
       }
       expect(provider.requests).toEqual([]);
 
@@ -317,6 +328,13 @@ describe('other actors on a node', () => {
           async () => (await leaseOf(names[key])) === undefined,
           10_000,
         );
+      }
+      // The repaired nodes' condition says the hold is over.
+      for (const key of ['kured', 'nm', 'lease'] as const) {
+        const cond = (await core.readNode({ name: names[key] })).status?.conditions?.find(
+          (c) => c.type === 'NodeRepairHeld',
+        );
+        expect(cond).toMatchObject({ status: 'False', reason: 'NotHeld' });
       }
       const rebooted = provider.requests.map((r) => r.node).sort();
       expect(rebooted).toEqual([names.kured, names.nm, names.lease].sort());

@@ -42,6 +42,7 @@ import { executeActions, type ExecutorDeps } from './executor.js';
 import { countPhases, holdReason, HoldTracker } from './metrics.js';
 import { holdsFromSnapshot, readActorSnapshot, type ActorSnapshot } from './actor-source.js';
 import { DisruptionLeaseHolder, LeaseKeeper } from './lease-keeper.js';
+import { heldConditionUpdate, NodeRepairHeld } from './held-condition.js';
 import { Mutex } from './mutex.js';
 import type { NodeView } from './node-view.js';
 import { worthPersisting, type StateStore } from './state-store.js';
@@ -174,6 +175,7 @@ export class NodeReconciler {
     for (const ev of transitionEvents(decision, previous)) await event(ev);
     this.countTransition(decision, previous);
     await this.keepLease(req.name, node, decision, previous, ctx.signal);
+    await this.publishHeld(req.name, node, decision, ctx.signal);
     // Uncordon ran before the Healthy state was persisted (see decideAndPersist).
     const actions = decision.actions.filter((a) => a.type !== 'Uncordon');
     if (actions.length === 0) return this.requeue(decision);
@@ -237,6 +239,32 @@ export class NodeReconciler {
           'could not release the disruption lease; it lapses on its own',
         );
       }
+    }
+  }
+
+  /**
+   * The NodeRepairHeld condition on the Node (held-condition.ts), patched into its status
+   * only when it should change. Visibility only: a failed patch is logged, never retried
+   * at the cost of the repair. Dry-run writes nothing.
+   */
+  private async publishHeld(
+    name: string,
+    node: KubeNode | NodeView,
+    decision: RepairDecision,
+    signal: AbortSignal,
+  ): Promise<void> {
+    if (this.deps.policy.dryRun) return;
+    const cond = heldConditionUpdate(decision, node.status?.conditions, this.deps.now());
+    if (cond === undefined) return;
+    try {
+      await this.deps.client.patch(
+        NodeResource,
+        name,
+        { type: 'strategic', body: { status: { conditions: [cond] } } },
+        { subresource: 'status', signal },
+      );
+    } catch (e) {
+      this.log.warn({ node: name, err: e }, `could not update the ${NodeRepairHeld} condition`);
     }
   }
 

@@ -4,6 +4,7 @@
 import type { ActorHold, HoldActor } from './actors.js';
 import type { HealthSignal } from './assess.js';
 import { scaleCountOrPercent, type StormGuardPolicy } from './policy.js';
+import { iso } from './time.js';
 import type { RepairPhase } from './state.js';
 
 export interface StormEntry {
@@ -192,7 +193,7 @@ export function stormGuard(
         admitted: false,
         scope: cool.scope,
         // Stable wording (no running seconds): the event recorder folds repeats into a series.
-        reason: `storm guard: the storm ${cool.scope === 'fleet' ? 'in the fleet' : `in ${domainKey(domainOf(e))}`} has lifted; the nodes it held wait the ${Math.round(policy.cooldownMs / 1000)}s cooldown`,
+        reason: `storm guard: the storm ${cool.scope === 'fleet' ? 'in the fleet' : `in ${domainKey(domainOf(e))}`} has lifted; the nodes it held wait the ${Math.round(policy.cooldownMs / 1000)}s cooldown, until ${iso(cool.at + policy.cooldownMs)}`,
         hold: {
           kind: 'cooldown',
           until: cool.at + policy.cooldownMs,

@@ -1,0 +1,67 @@
+// The NodeRepairHeld condition: what `noderepair status` says about a held node, on the Node
+// itself, so `kubectl describe node` answers "why is this node not being repaired?" with no
+// extra tool. True while the node wants a repair and is held (reason: the brake; message:
+// why, with the counts or until when); False once the hold ends. A node never held carries
+// no such condition: noderepair adds nothing to a healthy fleet. Pure; the reconciler
+// patches the Node's status subresource when the condition should change.
+import type { RepairDecision } from '../health/decide.js';
+import type { NodeConditionSnapshot } from '../health/node.js';
+import { holdMessage } from '../health/status.js';
+import { iso } from '../health/time.js';
+
+export const NodeRepairHeld = 'NodeRepairHeld';
+
+/** The condition's reason for each brake (CamelCase, as Kubernetes reasons are). */
+const reasons = {
+  storm: 'StormGuard',
+  cooldown: 'StormCooldown',
+  'in-flight': 'MaxInFlight',
+  actor: 'OtherActor',
+} as const;
+
+export interface HeldCondition {
+  type: typeof NodeRepairHeld;
+  status: 'True' | 'False';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+}
+
+/**
+ * The condition to write after `decision`, or undefined when the Node's current one (or its
+ * absence) already says it. `current` is the Node's conditions as read.
+ */
+export function heldConditionUpdate(
+  decision: RepairDecision,
+  current: readonly NodeConditionSnapshot[] | undefined,
+  now: number,
+): HeldCondition | undefined {
+  const was = current?.find((c) => c.type === NodeRepairHeld);
+  const held = decision.held;
+  let want: Omit<HeldCondition, 'lastTransitionTime'>;
+  if (held !== undefined) {
+    const h = held.hold;
+    want = {
+      type: NodeRepairHeld,
+      status: 'True',
+      reason:
+        h !== undefined ? reasons[h.kind] : reasons[held.scope === 'actor' ? 'actor' : 'storm'],
+      message: h !== undefined ? holdMessage(h) : held.reason,
+    };
+  } else {
+    if (was === undefined || was.status !== 'True') return undefined;
+    want = {
+      type: NodeRepairHeld,
+      status: 'False',
+      reason: 'NotHeld',
+      message: `no longer held: ${decision.reason}`,
+    };
+  }
+  if (was?.status === want.status && was.reason === want.reason && was.message === want.message)
+    return undefined;
+  const lastTransitionTime =
+    was?.status === want.status && typeof was.lastTransitionTime === 'string'
+      ? was.lastTransitionTime
+      : iso(now);
+  return { ...want, lastTransitionTime };
+}

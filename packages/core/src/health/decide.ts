@@ -517,7 +517,7 @@ export function decideRepair(
           v: s.v,
           phase: 'Healthy',
           since: now,
-          episodes: [], // a verified repair clears the flap memory; lastRemediation keeps the history
+          episodes: [], // a verified repair clears the flap memory; lastRemediation and history keep the past
           lastRemediation: { id: rem.id, endedAt: now, step: rem.step, result: 'Succeeded' },
           history: appendHistory(
             s.history,

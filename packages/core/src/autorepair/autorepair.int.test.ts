@@ -30,6 +30,7 @@ import { parseRepairState, type RepairState } from '../health/state.js';
 import { Manager } from '../runtime/manager/manager.js';
 import { createRuntimeLogger } from '../runtime/manager/logging.js';
 import { addAutoRepairController, type AutoRepairController } from './controller.js';
+import { runCli } from '../cli/noderepair.js';
 
 const env = useControlPlane();
 const SCOPE = 'test.noderepair.io/autorepair-scope';
@@ -508,6 +509,37 @@ describe('standalone auto-repair controller', () => {
       expect(replays.length).toBeGreaterThanOrEqual(1);
       expect(replays.every((r) => r.actionId === provider.reboots[0]?.actionId)).toBe(true);
       expect((await core.readNode({ name })).spec?.unschedulable ?? false).toBe(false);
+
+      // The repair the first controller started and the second ended is in the Node's
+      // history, which `noderepair status NODE` reads back with no controller running.
+      expect(done.history).toEqual([
+        expect.objectContaining({
+          id: mid?.remediation?.id,
+          cause: { kind: 'ContainerRuntimeDown', message: 'container runtime is down' },
+          startedAt: mid?.remediation?.startedAt,
+          endedAt: done.lastRemediation?.endedAt,
+          outcome: 'Succeeded',
+          steps: [{ action: 'SoftReboot', attempts: 1, result: 'Succeeded' }],
+        }),
+      ]);
+      await b.stop();
+      b = undefined;
+      const out: string[] = [];
+      const code = await runCli(['status', name, '--kubeconfig', env.kubeconfigPath], {
+        stdout: (l) => out.push(l),
+        stderr: (l) => out.push(`stderr: ${l}`),
+        readFile: () => Promise.reject(new Error('no policy file is read')),
+      });
+      expect(code).toBe(0);
+      expect(out[1]).toMatch(new RegExp(`^${name}\\s+Healthy\\s`));
+      expect(out.slice(2, 4)).toEqual(['', 'HISTORY (last 5 repairs, oldest first)']);
+      expect(out[4]).toMatch(/^ID\s+CAUSE\s+STARTED\s+DURATION\s+STEPS\s+OUTCOME$/);
+      expect(out[5]).toMatch(
+        new RegExp(
+          `^${mid?.remediation?.id}\\s+ContainerRuntimeDown\\s+\\S+Z\\s+\\S+\\s+SoftReboot 1x Succeeded\\s+Succeeded$`,
+        ),
+      );
+      expect(out).toHaveLength(6);
     } finally {
       await b?.stop();
       await provider.settle();

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { either } from 'fp-ts';
 import { buildNode } from '../health/builders.js';
 import type { NodeSnapshot } from '../health/node.js';
+import { serializeRepairState, type RepairState } from '../health/state.js';
 import { ForbiddenError } from '../kube/errors.js';
 import { runCli } from './noderepair.js';
 import { parseStatusArgs, statusCommand, type StatusSource } from './status.js';
@@ -101,6 +102,85 @@ describe('noderepair status', () => {
     const missing = await run(['nope'], fleet);
     expect(missing.code).toBe(1);
     expect(missing.err).toEqual(['noderepair status: node "nope" not found']);
+  });
+
+  it('NODE prints the history below its line; --json includes it with RFC 3339 times', async () => {
+    const T = Date.parse('2026-12-05T09:00:00Z');
+    const state: RepairState = {
+      v: 1,
+      phase: 'Healthy',
+      since: T + 60 * 60 * S,
+      episodes: [],
+      lastRemediation: { id: 'e-hist/2', endedAt: T + 60 * 60 * S, step: 1, result: 'Succeeded' },
+      history: [
+        {
+          id: 'e-hist/1',
+          cause: { kind: 'PLEGUnhealthy', message: 'PLEG is not healthy' },
+          startedAt: T,
+          endedAt: T + 40 * 60 * S,
+          outcome: 'Failed',
+          steps: [
+            { action: 'SoftReboot', attempts: 1, result: 'TimedOut' },
+            { action: 'HardReboot', attempts: 2, result: 'Failed' },
+          ],
+        },
+        {
+          id: 'e-hist/2',
+          cause: { kind: 'ContainerRuntimeDown', message: 'container runtime is down' },
+          startedAt: T + 50 * 60 * S,
+          endedAt: T + 60 * 60 * S + 5 * S,
+          outcome: 'Succeeded',
+          steps: [{ action: 'SoftReboot', attempts: 1, result: 'Succeeded' }],
+        },
+      ],
+    };
+    const nodes = [
+      ...fleet,
+      node('e-hist', false, { 'noderepair.io/repair-state': serializeRepairState(state) }),
+    ];
+    const r = await run(['e-hist', '--policy', 'policy.yaml'], nodes);
+    expect(r.code).toBe(0);
+    expect(r.err).toEqual([]);
+    expect(r.out[1]).toMatch(/^e-hist\s+Healthy\s/);
+    expect(r.out.slice(2)).toEqual([
+      '',
+      'HISTORY (last 5 repairs, oldest first)',
+      'ID         CAUSE                  STARTED                    DURATION   STEPS                                          OUTCOME',
+      'e-hist/1   PLEGUnhealthy          2026-12-05T09:00:00.000Z   40m        SoftReboot 1x TimedOut, HardReboot 2x Failed   Failed',
+      'e-hist/2   ContainerRuntimeDown   2026-12-05T09:50:00.000Z   10m5s      SoftReboot 1x Succeeded                        Succeeded',
+    ]);
+    // The fleet listing stays one line per node.
+    const all = await run(['--policy', 'policy.yaml'], nodes);
+    expect(all.out).toHaveLength(6);
+
+    const j = await run(['e-hist', '--json', '--policy', 'policy.yaml'], nodes);
+    const doc = JSON.parse(j.out[0]!) as { nodes: { history?: unknown[] }[] };
+    expect(doc.nodes[0]!.history).toEqual([
+      {
+        id: 'e-hist/1',
+        cause: { kind: 'PLEGUnhealthy', message: 'PLEG is not healthy' },
+        startedAt: '2026-12-05T09:00:00.000Z',
+        endedAt: '2026-12-05T09:40:00.000Z',
+        durationMs: 40 * 60 * S,
+        outcome: 'Failed',
+        steps: [
+          { action: 'SoftReboot', attempts: 1, result: 'TimedOut' },
+          { action: 'HardReboot', attempts: 2, result: 'Failed' },
+        ],
+      },
+      {
+        id: 'e-hist/2',
+        cause: { kind: 'ContainerRuntimeDown', message: 'container runtime is down' },
+        startedAt: '2026-12-05T09:50:00.000Z',
+        endedAt: '2026-12-05T10:00:05.000Z',
+        durationMs: 10 * 60 * S + 5 * S,
+        outcome: 'Succeeded',
+        steps: [{ action: 'SoftReboot', attempts: 1, result: 'Succeeded' }],
+      },
+    ]);
+    // A node without history has none in --json, and no history table.
+    const plain = await run(['a-ok', '--policy', 'policy.yaml'], nodes);
+    expect(plain.out).toHaveLength(2);
   });
 
   it('without --policy it judges with the defaults and reads no file', async () => {

@@ -9,6 +9,7 @@ import { describeFlagError } from '../codec/args.js';
 import { resolveRepairPolicy, type RepairPolicy } from '../health/policy.js';
 import { statusReport, type NodeStatus, type StatusReport } from '../health/status.js';
 import { formatDuration, iso } from '../health/time.js';
+import { HISTORY_LIMIT } from '../health/history.js';
 import type { NodeSnapshot } from '../health/node.js';
 import { createKubeClient } from '../kube/client-node/index.js';
 import { ForbiddenError } from '../kube/errors.js';
@@ -26,8 +27,10 @@ import type { KubeLease, KubeNode } from '../kube/types.js';
 export const statusUsage = `usage: noderepair status [NODE] [--json] [--kubeconfig <file>] [--policy <policy.yaml>]
                         [--label-selector <selector>]
 
-  NODE              report this node only (the storm guard still counts every node)
+  NODE              report this node only (the storm guard still counts every node), with
+                    its last repairs below its line
   --json            one JSON object: the storm guard's counts and every node's status
+                    (with its repair history)
   --kubeconfig      kubeconfig file; default: $KUBECONFIG, else the in-cluster service
                     account, else ~/.kube/config
   --policy          the controller's repair policy (YAML or JSON); default: the defaults
@@ -169,10 +172,33 @@ function reasonText(s: NodeStatus): string {
 
 /** kubectl-style table: columns padded to their widest cell, 3 spaces apart (pure). */
 export function formatStatusTable(nodes: readonly NodeStatus[], now: number): string[] {
-  const rows = [
+  return formatTable([
     ['NAME', 'PHASE', 'CAUSE', 'STEP', 'NEXT', 'REASON'],
     ...nodes.map((s) => [s.name, s.phase, s.cause, stepText(s), nextText(s, now), reasonText(s)]),
-  ];
+  ]);
+}
+
+/**
+ * A node's repair history as a table below its line, oldest first as stored; empty when it
+ * has none. CAUSE is the kind only: the (clipped) message is in --json (pure).
+ */
+export function formatHistoryTable(s: NodeStatus): string[] {
+  const history = s.history ?? [];
+  if (history.length === 0) return [];
+  return formatTable([
+    ['ID', 'CAUSE', 'STARTED', 'DURATION', 'STEPS', 'OUTCOME'],
+    ...history.map((h) => [
+      h.id,
+      h.cause.kind,
+      iso(h.startedAt),
+      formatDuration(Math.max(0, h.durationMs)),
+      h.steps.map((st) => `${st.action} ${st.attempts}x ${st.result}`).join(', '),
+      h.outcome,
+    ]),
+  ]);
+}
+
+function formatTable(rows: readonly string[][]): string[] {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   return rows.map((r) =>
     r
@@ -194,6 +220,15 @@ export function statusJson(report: StatusReport, nodes: readonly NodeStatus[]): 
       ...(s.hold?.kind === 'cooldown' ? { hold: { ...s.hold, until: iso(s.hold.until) } } : {}),
       ...(s.lastRemediation !== undefined
         ? { lastRemediation: { ...s.lastRemediation, endedAt: iso(s.lastRemediation.endedAt) } }
+        : {}),
+      ...(s.history !== undefined
+        ? {
+            history: s.history.map((h) => ({
+              ...h,
+              startedAt: iso(h.startedAt),
+              endedAt: iso(h.endedAt),
+            })),
+          }
         : {}),
     })),
   });
@@ -273,6 +308,16 @@ export async function statusCommand(args: readonly string[], io: StatusIo): Prom
     return 1;
   }
   if (c.json) io.stdout(statusJson(report, shown));
-  else for (const line of formatStatusTable(shown, now)) io.stdout(line);
+  else {
+    for (const line of formatStatusTable(shown, now)) io.stdout(line);
+    // One NODE: its history below its line (the fleet listing stays one line per node).
+    const history =
+      c.node !== undefined && shown[0] !== undefined ? formatHistoryTable(shown[0]) : [];
+    if (history.length > 0) {
+      io.stdout('');
+      io.stdout(`HISTORY (last ${HISTORY_LIMIT} repairs, oldest first)`);
+      for (const line of history) io.stdout(line);
+    }
+  }
   return 0;
 }

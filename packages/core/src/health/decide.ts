@@ -36,6 +36,7 @@ import {
   type RepairState,
 } from './state.js';
 import type { StormVerdict } from './storm-guard.js';
+import { appendHistory, clipMessage, type HistoryEntry, type StepTried } from './history.js';
 import { canFence } from '../provider/fence.js';
 import { formatDuration, iso, nowMillis, toMillis } from './time.js';
 
@@ -518,8 +519,12 @@ export function decideRepair(
           v: s.v,
           phase: 'Healthy',
           since: now,
-          episodes: [], // a verified repair clears the flap memory; lastRemediation keeps the history
+          episodes: [], // a verified repair clears the flap memory; lastRemediation and history keep the past
           lastRemediation: { id: rem.id, endedAt: now, step: rem.step, result: 'Succeeded' },
+          history: appendHistory(
+            s.history,
+            historyEntry(rem, { action: current.action, result: 'Succeeded' }, now),
+          ),
           ...(s.handledTrigger !== undefined ? { handledTrigger: s.handledTrigger } : {}),
         };
         return out(
@@ -752,6 +757,7 @@ function startRemediation(
     cordoned: !alreadyCordoned || ownsCordon,
     intent,
     ...(drain !== undefined ? { drain } : {}),
+    ...(a.cause.message !== '' ? { causeMessage: clipMessage(a.cause.message) } : {}),
   };
   const reason = `${a.cause.kind}: ${a.detail}${why ? `; ${why}` : ''}`;
   const actions: RepairAction[] = [];
@@ -783,6 +789,7 @@ function applyAdvance(
   bootId: { bootId?: string; providerID?: string },
 ): RepairDecision {
   const dryRun = policy.dryRun;
+  const endedAction = rem.intent?.action ?? policy.ladder[rem.step]?.action ?? 'SoftReboot';
   if (v.kind === 'Exhausted') {
     const { healthySince: _h, ...rest } = s;
     const { intent: _i, ...remNoIntent } = rem;
@@ -792,6 +799,10 @@ function applyAdvance(
         ...rest,
         remediation: remNoIntent,
         lastRemediation: { id: rem.id, endedAt: now, step: rem.step, result: 'Failed' },
+        history: appendHistory(
+          s.history,
+          historyEntry(rem, { action: endedAction, result: v.ended.result }, now),
+        ),
       },
       'Failed',
     );
@@ -802,8 +813,25 @@ function applyAdvance(
     );
   }
   const intent: RepairIntent = { ...v.intent, ...bootId };
+  // Moving to a later step: the step left behind goes on the list the history entry shows.
+  const tried: StepTried[] | undefined =
+    intent.step !== rem.step
+      ? [
+          ...(rem.tried ?? []),
+          { action: endedAction, attempts: rem.attempt, result: v.ended.result },
+        ]
+      : rem.tried;
   const next = enter(
-    { ...s, remediation: { ...rem, step: intent.step, attempt: intent.attempt, intent } },
+    {
+      ...s,
+      remediation: {
+        ...rem,
+        step: intent.step,
+        attempt: intent.attempt,
+        intent,
+        ...(tried !== undefined ? { tried } : {}),
+      },
+    },
     'Remediating',
   );
   const attempts = policy.ladder[intent.step]?.attempts ?? 1;
@@ -811,6 +839,31 @@ function applyAdvance(
     ? `escalating to ${intent.action}`
     : `retrying ${intent.action} (attempt ${intent.attempt} of ${attempts})`;
   return out(next, [remediateAction(intent, false, dryRun, `${why}; ${kind}`)], `${kind}`);
+}
+
+/**
+ * The history entry of a remediation that ends now: the steps it moved on from, then the
+ * step it ended in, with the attempts that step used.
+ */
+function historyEntry(
+  rem: Remediation,
+  last: { action: RemediationStepKind; result: StepTried['result'] },
+  now: number,
+): HistoryEntry {
+  return {
+    id: rem.id,
+    cause: {
+      kind: rem.cause,
+      ...(rem.causeMessage !== undefined ? { message: rem.causeMessage } : {}),
+    },
+    startedAt: rem.startedAt,
+    endedAt: now,
+    outcome: last.result === 'Succeeded' ? 'Succeeded' : 'Failed',
+    steps: [
+      ...(rem.tried ?? []),
+      { action: last.action, attempts: rem.attempt, result: last.result },
+    ],
+  };
 }
 
 /** The Remediate action that executes `intent`. */

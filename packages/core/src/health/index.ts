@@ -75,6 +75,14 @@ export {
   type ActionResult,
 } from './state.js';
 export {
+  HISTORY_LIMIT,
+  HistoryEntry,
+  StepTried,
+  StepResult,
+  appendHistory,
+  clipMessage,
+} from './history.js';
+export {
   stormGuard,
   isInFlight,
   type StormEntry,

@@ -1,7 +1,8 @@
 // The repair state persisted on the Node as one JSON annotation (default key
 // noderepair.io/repair-state). Level-triggered controllers forget everything on restart;
 // this is what they must not forget: the phase, the attempt in progress, the intent of an
-// action that may or may not have happened, the flap history and the last repair.
+// action that may or may not have happened, the flap history, the last repair and the
+// history of the last few (history.ts).
 import * as t from 'io-ts';
 import { either } from 'fp-ts';
 import { pipe } from 'fp-ts/lib/function.js';
@@ -9,6 +10,7 @@ import { IsoTime } from './time.js';
 import { RemediationStepKind } from './policy.js';
 import { formatValidationErrors } from './errors.js';
 import { annotation, type NodeSnapshot } from './node.js';
+import { History, StepTried } from './history.js';
 
 export const RepairStateVersion = 1;
 
@@ -127,6 +129,10 @@ export const Remediation = t.intersection([
     drain: DrainRecord,
     /** After an accepted Replace: fenced (the Node is to be deleted) or the provider unreachable. */
     replace: ReplaceRecord,
+    /** The cause's message when the repair started, clipped (for the history entry). */
+    causeMessage: t.string,
+    /** The steps this repair moved on from, in order (the current one is `step`), for the history. */
+    tried: t.array(StepTried),
   }),
 ]);
 export type Remediation = t.TypeOf<typeof Remediation>;
@@ -189,6 +195,12 @@ export const RepairState = t.intersection(
        * a repair starts.
        */
       heldByStormSince: IsoTime,
+      /**
+       * The last repairs that ended (Succeeded, or Failed when the ladder was used up), oldest
+       * first, at most HISTORY_LIMIT (history.ts). Written with the transition that ends a
+       * repair; an entry that does not decode is dropped, not the state.
+       */
+      history: History,
     }),
   ],
   'RepairState',

@@ -10,6 +10,7 @@ import { decideFleet, type FleetMember } from './fleet.js';
 import type { NodeSnapshot } from './node.js';
 import type { RemediationStepKind, RepairPolicy } from './policy.js';
 import { readStateAnnotation, type RepairPhase, type RepairState } from './state.js';
+import type { HistoryEntry } from './history.js';
 import {
   stormMemoryAtStart,
   type StormHold,
@@ -62,6 +63,8 @@ export interface NodeStatus {
   /** The decision's reason in words. */
   reason: string;
   lastRemediation?: { id: string; endedAt: number; step: number; result: string };
+  /** The node's last repairs from the state annotation, oldest first (history.ts). */
+  history?: (HistoryEntry & { durationMs: number })[];
   /** The state annotation does not parse: the controller starts the node over. */
   stateError?: string;
 }
@@ -161,6 +164,9 @@ export function statusReport(
       ...(hold !== undefined ? { hold } : {}),
       reason: d.reason,
       ...(last !== undefined ? { lastRemediation: { ...last } } : {}),
+      ...(next?.history !== undefined && next.history.length > 0
+        ? { history: next.history.map((h) => ({ ...h, durationMs: h.endedAt - h.startedAt })) }
+        : {}),
       ...(error !== undefined ? { stateError: error } : {}),
     };
   });

@@ -68,7 +68,7 @@ export class AutoRepairMetrics {
     });
     this.stormHolds = new Counter({
       name: 'noderepair_storm_guard_holds_total',
-      help: 'Repairs the storm guard held back (fleet limit, failure-domain limit or maxInFlight)',
+      help: 'Repairs held back (fleet limit, failure-domain limit, maxInFlight, other actor)',
       labelNames: ['scope'],
       registers,
     });
@@ -98,13 +98,13 @@ export class AutoRepairMetrics {
     for (const phase of RepairPhases) this.nodesByPhase.set({ phase }, 0);
     this.nodesHeld = new Gauge({
       name: 'noderepair_nodes_held',
-      help: 'Nodes that want a repair but are held, by reason (storm, cooldown, in-flight, or the other actor: Kured, NodeMaintenance, Medik8sLease, ClusterAPIRollout, ManualCordon, Unreadable, DisruptionLease)',
+      help: 'Nodes that want a repair and are held now, by reason (the brake, or the other actor)',
       labelNames: ['reason'],
       registers,
     });
     this.holdDuration = new Histogram({
       name: 'noderepair_hold_duration_seconds',
-      help: 'How long a node was held before it was admitted, recovered or went away, by reason',
+      help: 'How long a hold lasted (ended by admission, recovery or deletion), by reason',
       labelNames: ['reason'],
       buckets: [30, 60, 300, 900, 1800, 3600, 4 * 3600, 12 * 3600, 24 * 3600],
       registers,

@@ -71,13 +71,15 @@ export const policyFieldMeanings: Readonly<Record<string, string>> = {
   'shutdown.failAfter':
     "With `shutdown.poweredOff: FailAfter` (and only then): how long a shut-down node may stay down (counted from its shutdown, or from the provider's later power-off) before it is failed. A duration above 0.",
   'coordination.actors':
-    'Other actors whose disruption of a node makes a repair wait (not a failed attempt): `Kured` (its reboot lock on its DaemonSet names the node, until the lock\'s TTL lapses; `{"nodeID":"manual"}` holds no node), `NodeMaintenance` (a medik8s NodeMaintenance for the node, in any phase, until it is deleted), `Medik8sLease` (the lease `node-<node>` in `coordination.medik8sLease.namespace` held by someone else, until renewTime + leaseDurationSeconds), `ClusterAPIRollout` (the node carries `node.cluster.x-k8s.io/outdated-revision`: its machine is being replaced), `ManualCordon` (cordoned by someone else before noderepair touched it). Each at most once; `[]` honours nobody. `ManualCordon` is opt-in: a person often cordons the broken node precisely so that it gets repaired. A cordon noderepair did not make is never undone either way.',
+    'Other actors whose disruption of a node makes a repair wait (not a failed attempt): `Kured` (its reboot lock on its DaemonSet names the node, until the lock\'s TTL lapses; `{"nodeID":"manual"}` holds no node), `NodeMaintenance` (a medik8s NodeMaintenance for the node, in any phase, until it is deleted), `Medik8sLease` (the lease `node-<node>` in `coordination.medik8sLease.namespace` held by someone else, until renewTime + leaseDurationSeconds), `ClusterAPIRollout` (the node carries `node.cluster.x-k8s.io/outdated-revision`: its machine is being replaced), `ManualCordon` (cordoned by someone else before noderepair touched it), `SystemUpgrade` (an unfinished system-upgrade-controller Job labelled `upgrade.cattle.io/node=<node>` in `coordination.systemUpgrade.namespace`), `Karpenter` (the node carries `karpenter.sh/disrupted`). Each at most once; `[]` honours nobody. `ManualCordon` is opt-in: a person often cordons the broken node precisely so that it gets repaired. `SystemUpgrade` is opt-in: it needs `list jobs` in the upgrade namespace. A cordon noderepair did not make is never undone either way.',
   'coordination.kured.daemonSet':
     "`namespace/name` of kured's DaemonSet, which carries its lock (kured's `--ds-namespace`/`--ds-name`; a Helm install uses the release's namespace and name). Only with `Kured` in `coordination.actors`.",
   'coordination.kured.lockAnnotation':
     "The lock's annotation key (kured's `--lock-annotation`). Only with `Kured` in `coordination.actors`.",
   'coordination.medik8sLease.namespace':
     'Namespace of the medik8s node leases (`node-<node>`, as medik8s NodeMaintenance and NodeHealthCheck write them; their `LEASE_NAMESPACE`).',
+  'coordination.systemUpgrade.namespace':
+    "Namespace of system-upgrade-controller's upgrade Jobs (its `SYSTEM_UPGRADE_CONTROLLER_NAMESPACE`). Only with `SystemUpgrade` in `coordination.actors`.",
   'annotations.state': 'Node annotation that holds the persisted repair state (JSON).',
   'annotations.trigger':
     'Node annotation that asks for a repair at once; each distinct value fires once (`kubectl annotate --overwrite node N noderepair.io/repair-now=$(date +%s)`).',

@@ -18,6 +18,9 @@ import {
  * run). The real node lifecycle controller in kube-controller-manager judges it exactly as
  * it would a real kubelet: stop the heartbeats and the node turns Ready=Unknown.
  */
+
+/** The condition types the kubelet itself sets. */
+const KUBELET_CONDITIONS = new Set(['MemoryPressure', 'DiskPressure', 'PIDPressure', 'Ready']);
 export interface FakeKubeletOptions {
   name: string;
   labels?: Record<string, string>;
@@ -266,6 +269,9 @@ export class FakeKubelet {
         cond('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
         cond('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
         ready,
+        // The real kubelet patches only the condition types it sets: others' conditions (the
+        // node-problem-detector's, noderepair's NodeRepairHeld) survive its status updates.
+        ...(node.status?.conditions ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type)),
       ],
       addresses: [
         { type: 'InternalIP', address: '10.0.0.10' },

@@ -3,7 +3,7 @@
 // pure actors.ts. Three requests however large the fleet; only the passes that may admit a
 // repair pay them (a node that does not want to start never gets here).
 //
-// An actor that is not installed (no DaemonSet, no NodeMaintenance CRD, no lease namespace)
+// An actor that is not installed (no DaemonSet, no NodeMaintenance CRD, no lease or upgrade namespace)
 // holds nothing. A mark we may not read (403) is a hold on every node that wants a repair,
 // named "Unreadable" with the missing permission: repairing blind could collide with the
 // very actor the policy asked us to respect. Any other error propagates, so the reconcile
@@ -14,7 +14,9 @@ import { customResource, LeaseResource } from '../kube/resource.js';
 import type { KubeObject } from '../kube/object.js';
 import {
   actorHolds,
+  LabelSystemUpgradeNode,
   type ActorHold,
+  type JobSnapshot,
   type LeaseSnapshot,
   type NodeMaintenanceSnapshot,
 } from '../health/actors.js';
@@ -25,6 +27,13 @@ export const DaemonSetResource = customResource({
   group: 'apps',
   version: 'v1',
   kind: 'DaemonSet',
+  namespaced: true,
+});
+
+export const JobResource = customResource({
+  group: 'batch',
+  version: 'v1',
+  kind: 'Job',
   namespaced: true,
 });
 
@@ -41,6 +50,8 @@ export interface ActorSnapshot {
   nodeMaintenances?: readonly NodeMaintenanceSnapshot[];
   /** medik8s node leases by lease name (`node-<node>`). */
   leases: ReadonlyMap<string, LeaseSnapshot>;
+  /** system-upgrade-controller's upgrade Jobs. */
+  upgradeJobs?: readonly JobSnapshot[];
   /** Marks we were not allowed to read, each naming the permission that is missing. */
   forbidden: string[];
 }
@@ -73,6 +84,7 @@ export async function readActorSnapshot(
   const snap: {
     kuredDaemonSetAnnotations?: Record<string, string>;
     nodeMaintenances?: readonly NodeMaintenanceSnapshot[];
+    upgradeJobs?: readonly JobSnapshot[];
     leases: Map<string, LeaseSnapshot>;
     forbidden: string[];
   } = { leases: new Map(), forbidden };
@@ -106,6 +118,20 @@ export async function readActorSnapshot(
       if (name !== undefined) snap.leases.set(name, l);
     }
   }
+  if (c.actors.includes('SystemUpgrade')) {
+    const namespace = c.systemUpgrade.namespace;
+    const list = await orAbsent(
+      () =>
+        client.list<KubeObject & JobSnapshot>(JobResource, {
+          namespace,
+          labelSelector: LabelSystemUpgradeNode,
+          ...opt,
+        }),
+      forbidden,
+      `list jobs in namespace ${namespace} (system-upgrade-controller)`,
+    );
+    if (list !== undefined) snap.upgradeJobs = list.items;
+  }
   return snap;
 }
 
@@ -130,6 +156,7 @@ export function holdsFromSnapshot(
         ? { kuredDaemonSetAnnotations: snap.kuredDaemonSetAnnotations }
         : {}),
       ...(snap.nodeMaintenances !== undefined ? { nodeMaintenances: snap.nodeMaintenances } : {}),
+      ...(snap.upgradeJobs !== undefined ? { upgradeJobs: snap.upgradeJobs } : {}),
       ...(lease !== undefined ? { medik8sLease: lease } : {}),
       ourLeaseIdentity,
     },

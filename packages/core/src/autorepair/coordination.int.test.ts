@@ -8,7 +8,15 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppsV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  BatchV1Api,
+  CoreV1Api,
+  KubeConfig,
+  PatchStrategy,
+  RbacAuthorizationV1Api,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import { installCRDs, startFakeKubelet, waitFor, type FakeKubelet } from '@noderepair/envtest';
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import { either } from 'fp-ts';
@@ -58,7 +66,10 @@ describe('other actors on a node', () => {
       lease: env.unique('co-lease'),
       rollout: env.unique('co-rollout'),
       cordon: env.unique('co-cordon'),
+      karpenter: env.unique('co-karpenter'),
+      upgrade: env.unique('co-upgrade'),
     };
+    const upgradeNs = await env.namespace('sysup');
     const kubelets = new Map<string, FakeKubelet>();
     for (const name of Object.values(names))
       kubelets.set(
@@ -82,8 +93,17 @@ describe('other actors on a node', () => {
       stormGuard: { maxUnhealthy: '100%', maxInFlight: 10, recheckInterval: '1s' },
       drain: { timeout: '60s', outOfServiceAfter: '2s' },
       coordination: {
-        actors: ['Kured', 'NodeMaintenance', 'Medik8sLease', 'ClusterAPIRollout', 'ManualCordon'],
+        actors: [
+          'Kured',
+          'NodeMaintenance',
+          'Medik8sLease',
+          'ClusterAPIRollout',
+          'ManualCordon',
+          'Karpenter',
+          'SystemUpgrade',
+        ],
         kured: { daemonSet: `${kuredNs}/kured` },
+        systemUpgrade: { namespace: upgradeNs },
       },
     };
     const policy = resolveRepairPolicy(policyInput);
@@ -170,6 +190,33 @@ describe('other actors on a node', () => {
       { name: names.cordon, body: { spec: { unschedulable: true } } },
       mergePatch,
     );
+    await core.patchNode(
+      {
+        name: names.karpenter,
+        body: { spec: { taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }] } },
+      },
+      mergePatch,
+    );
+    // system-upgrade-controller's Job for the node, as its job.go labels it; never finishes here.
+    const upgradeJob = env.unique('apply-os');
+    await kc.makeApiClient(BatchV1Api).createNamespacedJob({
+      namespace: upgradeNs,
+      body: {
+        metadata: {
+          name: upgradeJob,
+          labels: { 'upgrade.cattle.io/node': names.upgrade, 'upgrade.cattle.io/plan': 'os' },
+        },
+        spec: {
+          template: {
+            spec: {
+              restartPolicy: 'Never',
+              nodeSelector: { 'test.noderepair.io/nowhere': 'true' },
+              containers: [{ name: 'upgrade', image: 'upgrade:test' }],
+            },
+          },
+        },
+      },
+    });
 
     const manager = new Manager({
       name: 'coordination-int',
@@ -216,6 +263,10 @@ describe('other actors on a node', () => {
           /Medik8sLease: lease medik8s-leases\/node-.* held by NodeHealthCheck-nhc-workers until/,
         rollout: /ClusterAPIRollout: Cluster API is rolling out a new revision/,
         cordon: /ManualCordon: cordoned by someone else/,
+        karpenter: /Karpenter: Karpenter is disrupting the node \(taint karpenter.sh\/disrupted\)/,
+        upgrade: new RegExp(
+          `SystemUpgrade: system-upgrade-controller Job ${upgradeNs}/${upgradeJob} \\(plan os\\) is upgrading the node`,
+        ),
       };
       for (const [key, name] of Object.entries(names) as [keyof typeof names, string][]) {
         const ev = await waitFor(
@@ -275,6 +326,8 @@ describe('other actors on a node', () => {
       expect(holdOf(names.lease)).toMatchObject({ kind: 'actor', actor: 'Medik8sLease' });
       expect(holdOf(names.rollout)).toMatchObject({ kind: 'actor', actor: 'ClusterAPIRollout' });
       expect(holdOf(names.cordon)).toMatchObject({ kind: 'actor', actor: 'ManualCordon' });
+      expect(holdOf(names.karpenter)).toMatchObject({ kind: 'actor', actor: 'Karpenter' });
+      expect(holdOf(names.upgrade)).toMatchObject({ kind: 'actor', actor: 'SystemUpgrade' });
 
       // kured releases its lock, NodeMaintenance ends, NHC releases its lease.
       await apps.patchNamespacedDaemonSet(
@@ -339,7 +392,7 @@ describe('other actors on a node', () => {
       const rebooted = provider.requests.map((r) => r.node).sort();
       expect(rebooted).toEqual([names.kured, names.nm, names.lease].sort());
       // The rollout's and the person's nodes are still held, never touched.
-      for (const n of [names.rollout, names.cordon]) {
+      for (const n of [names.rollout, names.cordon, names.karpenter, names.upgrade]) {
         expect((await stateOf(core, n))?.remediation).toBeUndefined();
         expect(await leaseOf(n)).toBeUndefined();
       }
@@ -350,6 +403,143 @@ describe('other actors on a node', () => {
       for (const k of kubelets.values()) await k.stop();
       for (const name of Object.values(names))
         await core.deleteNode({ name }).catch(() => undefined);
+    }
+  });
+
+  it('a mark it may not read holds the repair and names the missing permission; granted, the repair runs', async () => {
+    const kc = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+    const admin = createKubeClient(kc);
+    const scope = env.unique('perm');
+    const ns = await env.namespace('perm');
+    const name = env.unique('perm-node');
+    const role = env.unique('noderepair-perm');
+    // The standalone controller's ClusterRole less `get daemonsets` (kured's lock).
+    const rules = [
+      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch', 'patch'] },
+      { apiGroups: [''], resources: ['nodes/status'], verbs: ['patch'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+      { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
+      {
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        verbs: ['get', 'list', 'create', 'update', 'delete'],
+      },
+      { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
+    ];
+    await core.createNamespacedServiceAccount({
+      namespace: ns,
+      body: { metadata: { name: 'noderepair' } },
+    });
+    await rbac.createClusterRole({ body: { metadata: { name: role }, rules } });
+    await rbac.createClusterRoleBinding({
+      body: {
+        metadata: { name: role },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+        subjects: [{ kind: 'ServiceAccount', name: 'noderepair', namespace: ns }],
+      },
+    });
+    const tr = await core.createNamespacedServiceAccountToken({
+      name: 'noderepair',
+      namespace: ns,
+      body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    });
+    const cluster = kc.getCurrentCluster()!;
+    const saKc = new KubeConfig();
+    saKc.loadFromOptions({
+      clusters: [cluster],
+      users: [{ name: 'noderepair', token: tr.status!.token }],
+      contexts: [{ name: 'sa', cluster: cluster.name, user: 'noderepair' }],
+      currentContext: 'sa',
+    });
+
+    const kubelet = await startFakeKubelet(kc, {
+      name,
+      labels: { [SCOPE]: scope },
+      heartbeatSeconds: 1,
+      providerID: `test:///${name}`,
+    });
+    const provider = new KubeletRebootProviderFake(kubelet);
+    const policy = resolveRepairPolicy({
+      unhealthyConditions: [{ type: 'Ready', status: 'Unknown', timeout: '3s' }],
+      minHealthyPeriod: '3s',
+      ladder: [{ action: 'SoftReboot', timeout: '40s', attempts: 1 }],
+      stormGuard: { maxUnhealthy: '100%', maxInFlight: 5, recheckInterval: '1s' },
+      drain: { timeout: '30s', outOfServiceAfter: '2s' },
+      coordination: { actors: ['Kured'] },
+    });
+    if (either.isLeft(policy)) throw new Error(policy.left);
+    const manager = new Manager({
+      name: 'coordination-perm-int',
+      probes: false,
+      logger: createRuntimeLogger({
+        name: 'coordination-perm-int',
+        level: process.env['LOG_LEVEL'] ?? 'warn',
+      }),
+    });
+    addAutoRepairController(manager, {
+      client: createKubeClient(saKc),
+      policy: policy.right,
+      provider,
+      labelSelector: `${SCOPE}=${scope}`,
+      instance: `int-${scope}`,
+      drain: {
+        gracePeriodSeconds: 0,
+        pollIntervalMs: 250,
+        initialBackoffMs: 250,
+        maxBackoffMs: 1000,
+      },
+    });
+    const running = manager.start();
+    try {
+      kubelet.stopHeartbeats();
+      const ev = await waitFor(
+        'the HeldByOtherActor event naming the permission',
+        async () =>
+          (await admin.list<KubeEvent>(EventResource, { namespace: 'default' })).items.find(
+            (e) => e.regarding?.name === name && e.reason === 'HeldByOtherActor',
+          ),
+        60_000,
+      );
+      expect(ev.note).toContain(
+        "Unreadable: missing permission: get daemonsets kube-system/kured (kured's lock)",
+      );
+      const cond = (await core.readNode({ name })).status?.conditions?.find(
+        (c) => c.type === 'NodeRepairHeld',
+      );
+      expect(cond).toMatchObject({ status: 'True', reason: 'OtherActor' });
+      expect(provider.requests).toEqual([]);
+
+      // Granted: kured is not installed here, so nothing holds the node any more.
+      await rbac.patchClusterRole(
+        {
+          name: role,
+          body: {
+            rules: [...rules, { apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['get'] }],
+          },
+        },
+        mergePatch,
+      );
+      await waitFor(
+        'repair success',
+        async () => {
+          const st = await stateOf(core, name);
+          return st?.phase === 'Healthy' && st.lastRemediation?.result === 'Succeeded'
+            ? st
+            : undefined;
+        },
+        90_000,
+      );
+      expect(provider.requests.map((r) => r.action)).toEqual(['SoftReboot']);
+    } finally {
+      manager.stop();
+      await running;
+      await provider.settle();
+      await kubelet.stop();
+      await core.deleteNode({ name }).catch(() => undefined);
+      await rbac.deleteClusterRoleBinding({ name: role }).catch(() => undefined);
+      await rbac.deleteClusterRole({ name: role }).catch(() => undefined);
     }
   });
 });

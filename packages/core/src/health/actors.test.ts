@@ -204,6 +204,49 @@ describe('Cluster API rollout and cordons', () => {
   });
 });
 
+describe('system-upgrade-controller and Karpenter', () => {
+  const up: CoordinationPolicy = { ...all, actors: ['SystemUpgrade', 'Karpenter'] };
+  const job = (node: string, status: Record<string, unknown> = {}) => ({
+    metadata: {
+      name: `apply-os-on-${node}-with-abc`,
+      namespace: 'system-upgrade',
+      labels: { 'upgrade.cattle.io/node': node, 'upgrade.cattle.io/plan': 'os' },
+    },
+    status,
+  });
+
+  it('an unfinished upgrade Job for the node holds it, as a disruption', () => {
+    const r = actorHolds(view({ upgradeJobs: [job('w2'), job('w1', { active: 1 })] }), up, T0);
+    expect(r.holds).toEqual([
+      {
+        actor: 'SystemUpgrade',
+        detail:
+          'system-upgrade-controller Job system-upgrade/apply-os-on-w1-with-abc (plan os) is upgrading the node',
+        disrupting: true,
+      },
+    ]);
+  });
+
+  it('a completed or failed Job holds nothing', () => {
+    const done = job('w1', {
+      completionTime: '2026-12-05T11:00:00Z',
+      conditions: [{ type: 'Complete', status: 'True' }],
+    });
+    const failed = job('w1', { conditions: [{ type: 'Failed', status: 'True' }] });
+    expect(actorsOf(view({ upgradeJobs: [done, failed] }), up)).toEqual([]);
+  });
+
+  it("Karpenter's disrupted taint holds the node", () => {
+    const node = {
+      metadata: { name: 'w1' },
+      spec: { taints: [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }] },
+    };
+    expect(actorHolds(view({ node }), up, T0).holds).toMatchObject([
+      { actor: 'Karpenter', disrupting: true },
+    ]);
+  });
+});
+
 describe('the policy chooses the actors and their order', () => {
   const busy = view({
     node: { metadata: { name: 'w1' }, spec: { unschedulable: true } },

@@ -44,6 +44,19 @@ export interface NodeMaintenanceSnapshot {
   status?: { phase?: string };
 }
 
+/** The part of a batch/v1 Job read here (system-upgrade-controller's upgrade Jobs). */
+export interface JobSnapshot {
+  metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
+  status?: {
+    completionTime?: TimeInput;
+    conditions?: Array<{ type?: string; status?: string }>;
+  };
+}
+
+/** The label system-upgrade-controller puts on the upgrade Job of a node. */
+export const LabelSystemUpgradeNode = 'upgrade.cattle.io/node';
+export const TaintKarpenterDisrupted = 'karpenter.sh/disrupted';
+
 /** What the controller can see about one node and the actors around it. */
 export interface ActorView {
   nodeName: string;
@@ -56,6 +69,8 @@ export interface ActorView {
   nodeMaintenances?: readonly NodeMaintenanceSnapshot[];
   /** The Lease `<medik8sLease.namespace>/node-<node>`; absent: there is none. */
   medik8sLease?: LeaseSnapshot;
+  /** system-upgrade-controller's Jobs (labelled upgrade.cattle.io/node); absent: not read. */
+  upgradeJobs?: readonly JobSnapshot[];
   /** Our own holder identity in medik8s leases: a lease we hold is no hold on us. */
   ourLeaseIdentity: string;
 }
@@ -201,6 +216,35 @@ function rolloutHold(v: ActorView): ActorHold | undefined {
   };
 }
 
+function upgradeHold(v: ActorView): ActorHold | undefined {
+  // Unfinished: neither completed nor failed. The Job cordons and drains the node itself
+  // (plan.spec.cordon/drain) and may reboot it: the node is taken out while it runs.
+  const job = (v.upgradeJobs ?? []).find(
+    (j) =>
+      j.metadata?.labels?.[LabelSystemUpgradeNode] === v.nodeName &&
+      j.status?.completionTime === undefined &&
+      !(j.status?.conditions ?? []).some(
+        (c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True',
+      ),
+  );
+  if (job === undefined) return undefined;
+  const plan = job.metadata?.labels?.['upgrade.cattle.io/plan'];
+  return {
+    actor: 'SystemUpgrade',
+    detail: `system-upgrade-controller Job ${job.metadata?.namespace ?? '?'}/${job.metadata?.name ?? '?'}${plan !== undefined ? ` (plan ${plan})` : ''} is upgrading the node`,
+    disrupting: true,
+  };
+}
+
+function karpenterHold(v: ActorView): ActorHold | undefined {
+  if (!hasTaint(v.node, TaintKarpenterDisrupted)) return undefined;
+  return {
+    actor: 'Karpenter',
+    detail: `Karpenter is disrupting the node (taint ${TaintKarpenterDisrupted}): it is being drained to be removed or replaced`,
+    disrupting: true,
+  };
+}
+
 function cordonHold(v: ActorView): ActorHold | undefined {
   if (v.node?.spec?.unschedulable !== true || v.cordonedByUs) return undefined;
   return {
@@ -210,21 +254,30 @@ function cordonHold(v: ActorView): ActorHold | undefined {
   };
 }
 
+type Judge = (
+  v: ActorView,
+  c: CoordinationPolicy,
+  now: number,
+  problems: string[],
+) => ActorHold | undefined;
+
+/** One judge per actor: does this actor disrupt the node now? */
+const judges: Record<ActorKind, Judge> = {
+  Kured: kuredHold,
+  NodeMaintenance: (v) => maintenanceHold(v),
+  Medik8sLease: (v, _c, now) => leaseHold(v.medik8sLease, v.ourLeaseIdentity, now),
+  ClusterAPIRollout: (v) => rolloutHold(v),
+  ManualCordon: (v) => cordonHold(v),
+  SystemUpgrade: (v) => upgradeHold(v),
+  Karpenter: (v) => karpenterHold(v),
+};
+
 /** The holds other actors put on `v.nodeName`, for the actors the policy lists. */
 export function actorHolds(v: ActorView, c: CoordinationPolicy, now: number): ActorReport {
   const problems: string[] = [];
   const holds: ActorHold[] = [];
   for (const actor of c.actors) {
-    const h =
-      actor === 'Kured'
-        ? kuredHold(v, c, now, problems)
-        : actor === 'NodeMaintenance'
-          ? maintenanceHold(v)
-          : actor === 'Medik8sLease'
-            ? leaseHold(v.medik8sLease, v.ourLeaseIdentity, now)
-            : actor === 'ClusterAPIRollout'
-              ? rolloutHold(v)
-              : cordonHold(v);
+    const h = judges[actor](v, c, now, problems);
     if (h !== undefined) holds.push(h);
   }
   return { holds, problems };

@@ -14,12 +14,13 @@ const right = <A>(e: either.Either<string, A>): A => {
 };
 
 describe('coordination policy', () => {
-  it('defaults: every actor but ManualCordon, kured in kube-system, leases in medik8s-leases', () => {
+  it('defaults: every actor but ManualCordon and SystemUpgrade, kured in kube-system, leases in medik8s-leases', () => {
     const c = right(resolveRepairPolicy({})).coordination;
     expect(c).toEqual({
-      actors: ['Kured', 'NodeMaintenance', 'Medik8sLease', 'ClusterAPIRollout'],
+      actors: ['Kured', 'NodeMaintenance', 'Medik8sLease', 'ClusterAPIRollout', 'Karpenter'],
       kured: { daemonSet: 'kube-system/kured', lockAnnotation: 'weave.works/kured-node-lock' },
       medik8sLease: { namespace: 'medik8s-leases' },
+      systemUpgrade: { namespace: 'system-upgrade' },
     });
     expect(kuredDaemonSetRef(c)).toEqual({ namespace: 'kube-system', name: 'kured' });
   });
@@ -47,8 +48,8 @@ describe('coordination policy', () => {
       'coordination.kured.daemonset: unknown field "daemonset" (did you mean "daemonSet"?)',
     );
     expect(
-      left(resolveRepairPolicy({ coordination: { actors: ['Kured', 'Karpenter'] } })),
-    ).toContain('coordination.actors[1]: expected ActorKind, got "Karpenter"');
+      left(resolveRepairPolicy({ coordination: { actors: ['Kured', 'Karpentr'] } })),
+    ).toContain('coordination.actors[1]: expected ActorKind, got "Karpentr"');
   });
 
   it('rejects a repeated actor, a DaemonSet that is not namespace/name, and a bad key or namespace', () => {
@@ -77,5 +78,17 @@ describe('coordination policy', () => {
         }),
       ),
     ).toContain('coordination.kured: only used when coordination.actors lists Kured');
+    expect(
+      left(resolveRepairPolicy({ coordination: { systemUpgrade: { namespace: 'upgrades' } } })),
+    ).toContain(
+      'coordination.systemUpgrade: only used when coordination.actors lists SystemUpgrade',
+    );
+    expect(
+      right(
+        resolveRepairPolicy({
+          coordination: { actors: ['SystemUpgrade'], systemUpgrade: { namespace: 'upgrades' } },
+        }),
+      ).coordination.systemUpgrade,
+    ).toEqual({ namespace: 'upgrades' });
   });
 });

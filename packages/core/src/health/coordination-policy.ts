@@ -8,7 +8,9 @@ import * as t from 'io-ts';
  * NodeMaintenance: a medik8s NodeMaintenance object for the node. Medik8sLease: the medik8s
  * node lease held by someone else (NodeHealthCheck, NodeMaintenance, ...). ClusterAPIRollout:
  * the node of an outdated MachineSet during a MachineDeployment rollout. ManualCordon: a node
- * cordoned by someone else before noderepair touched it.
+ * cordoned by someone else before noderepair touched it. SystemUpgrade: an unfinished
+ * system-upgrade-controller Job for the node (an OS or Kubernetes upgrade). Karpenter: the
+ * node carries karpenter.sh/disrupted (Karpenter is draining it to remove or replace it).
  */
 export const ActorKind = t.keyof(
   {
@@ -17,6 +19,8 @@ export const ActorKind = t.keyof(
     Medik8sLease: null,
     ClusterAPIRollout: null,
     ManualCordon: null,
+    SystemUpgrade: null,
+    Karpenter: null,
   },
   'ActorKind',
 );
@@ -26,6 +30,7 @@ export const CoordinationInput = t.partial({
   actors: t.array(ActorKind),
   kured: t.partial({ daemonSet: t.string, lockAnnotation: t.string }),
   medik8sLease: t.partial({ namespace: t.string }),
+  systemUpgrade: t.partial({ namespace: t.string }),
 });
 export type CoordinationInput = t.TypeOf<typeof CoordinationInput>;
 
@@ -36,18 +41,23 @@ export interface CoordinationPolicy {
   kured: { daemonSet: string; lockAnnotation: string };
   /** The namespace of medik8s node leases (`node-<node>`), read and (later) written by us. */
   medik8sLease: { namespace: string };
+  /** Where system-upgrade-controller runs its upgrade Jobs (its SYSTEM_UPGRADE_CONTROLLER_NAMESPACE). */
+  systemUpgrade: { namespace: string };
 }
 
 // ManualCordon is opt-in: a person often cordons exactly the broken node so that it gets
 // repaired, and holding it would leave it broken until someone notices. Noderepair never
-// uncordons such a node either way (Remediation.cordoned).
+// uncordons such a node either way (Remediation.cordoned). SystemUpgrade is opt-in too: it
+// needs `list jobs` in the upgrade namespace, more than a repair tool should ask by default.
 export const defaultCoordinationPolicy: CoordinationPolicy = {
-  actors: ['Kured', 'NodeMaintenance', 'Medik8sLease', 'ClusterAPIRollout'],
+  actors: ['Kured', 'NodeMaintenance', 'Medik8sLease', 'ClusterAPIRollout', 'Karpenter'],
   // kured's own flags default to --ds-namespace=kube-system --ds-name=kured; its Helm chart
   // uses the release's namespace and name, so a chart install must say where it is.
   kured: { daemonSet: 'kube-system/kured', lockAnnotation: 'weave.works/kured-node-lock' },
   // NMO and NHC deploy with no LEASE_NAMESPACE override, so this is where they look.
   medik8sLease: { namespace: 'medik8s-leases' },
+  // The namespace of system-upgrade-controller's own manifests.
+  systemUpgrade: { namespace: 'system-upgrade' },
 };
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -93,10 +103,20 @@ export function resolveCoordination(
     problems.push(
       `coordination.medik8sLease.namespace: expected a namespace name, got "${namespace}"`,
     );
+  const upgradeNs = p?.systemUpgrade?.namespace ?? d.systemUpgrade.namespace;
+  if (!DNS_LABEL.test(upgradeNs))
+    problems.push(
+      `coordination.systemUpgrade.namespace: expected a namespace name, got "${upgradeNs}"`,
+    );
+  if (p?.systemUpgrade !== undefined && !actors.includes('SystemUpgrade'))
+    problems.push(
+      'coordination.systemUpgrade: only used when coordination.actors lists SystemUpgrade',
+    );
   return {
     actors: [...actors],
     kured: { daemonSet, lockAnnotation },
     medik8sLease: { namespace },
+    systemUpgrade: { namespace: upgradeNs },
   };
 }
 

@@ -13,6 +13,10 @@ export const EventReasons = {
   RepairSucceeded: 'RepairSucceeded',
   RepairFailed: 'RepairFailed',
   StormGuardHeld: 'StormGuardHeld',
+  /** Another actor (kured, a NodeMaintenance, a medik8s lease, a rollout...) is disrupting the node. */
+  HeldByOtherActor: 'HeldByOtherActor',
+  /** Someone else holds the node's disruption lease: the repair waits for it. */
+  DisruptionLeaseHeld: 'DisruptionLeaseHeld',
   InvalidRepairState: 'InvalidRepairState',
   Cordoned: 'Cordoned',
   /** A drain pass evicted pods or was refused by a PodDisruptionBudget; more passes follow. */
@@ -67,10 +71,11 @@ export function endsInSuccess(d: RepairDecision, prev: RepairState | undefined):
 /** Events for the phase transition a decision makes (before any action runs). */
 export function transitionEvents(d: RepairDecision, prev: RepairState | undefined): EventInput[] {
   const out: EventInput[] = [];
-  if (d.phase === 'Unhealthy' && d.reason.includes('held: storm guard')) {
+  if (d.held !== undefined) {
     out.push({
       type: 'Warning',
-      reason: EventReasons.StormGuardHeld,
+      reason:
+        d.held.scope === 'actor' ? EventReasons.HeldByOtherActor : EventReasons.StormGuardHeld,
       action: 'Hold',
       note: d.reason,
     });

@@ -4,7 +4,7 @@
 // records success, and the node is still cordoned: noderepair undoes only what it did.
 // The only doubles: the fake kubelet (envtest) and the reboot provider below.
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { startFakeKubelet, waitFor, type FakeKubelet } from '@noderepair/envtest';
+import { startFakeKubelet, waitFor } from '@noderepair/envtest';
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import { either } from 'fp-ts';
 import { describe, expect, it } from 'vitest';
@@ -13,13 +13,7 @@ import { EventResource } from '../kube/resource.js';
 import type { KubeEvent } from '../kube/types.js';
 import { resolveRepairPolicy } from '../health/policy.js';
 import { parseRepairState, type RepairState } from '../health/state.js';
-import type {
-  ActionRequest,
-  FenceStatus,
-  MachineProvider,
-  ProviderAction,
-  ProviderOutcome,
-} from '../provider/port.js';
+import { KubeletRebootProviderFake } from '../../test/kubelet-reboot-fake.js';
 import { Manager } from '../runtime/manager/manager.js';
 import { createRuntimeLogger } from '../runtime/manager/logging.js';
 import { addAutoRepairController } from './controller.js';
@@ -28,42 +22,6 @@ const env = useControlPlane();
 const SCOPE = 'test.noderepair.io/manual-cordon-scope';
 const STATE = 'noderepair.io/repair-state';
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-
-/**
- * FAKE provider: "reboots" a node by rebooting its fake kubelet, once per action id (as the
- * port requires), and records every request.
- */
-class KubeletRebootProviderFake implements MachineProvider {
-  readonly name = 'kubelet-reboot-fake';
-  readonly actions: ReadonlySet<ProviderAction> = new Set<ProviderAction>([
-    'SoftReboot',
-    'HardReboot',
-  ]);
-  readonly requests: ActionRequest[] = [];
-  private readonly done = new Map<string, ProviderOutcome>();
-  private readonly pending: Promise<void>[] = [];
-
-  constructor(private readonly kubelet: FakeKubelet) {}
-
-  async execute(req: ActionRequest): Promise<ProviderOutcome> {
-    this.requests.push({ ...req });
-    const prior = this.done.get(req.actionId);
-    if (prior !== undefined) return prior;
-    const r: ProviderOutcome = { kind: 'Accepted', message: `${req.action} accepted by the fake` };
-    this.done.set(req.actionId, r);
-    this.pending.push(this.kubelet.reboot(1500));
-    return r;
-  }
-
-  // No power state: only the rebooted fake kubelet's new boot ID tells the reboot happened.
-  async fence(): Promise<FenceStatus> {
-    return { kind: 'NotFenced', reason: 'the fake does not report power state' };
-  }
-
-  settle(): Promise<void[]> {
-    return Promise.all(this.pending);
-  }
-}
 
 async function stateOf(core: CoreV1Api, name: string): Promise<RepairState | undefined> {
   const node = await core.readNode({ name });

@@ -1,7 +1,8 @@
 // Auto-repair metrics, registered on the manager's Registry next to the runtime's.
 // `cause` is a health CauseKind and `step` a ladder action (SoftReboot, HardReboot,
 // Replace), both small fixed sets, so label cardinality stays bounded (never a node name).
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { RepairDecision } from '../health/decide.js';
 import type { RepairPhase } from '../health/state.js';
 
 export const RepairPhases: readonly RepairPhase[] = [
@@ -29,6 +30,8 @@ export class AutoRepairMetrics {
   readonly fenced: Counter<'how'>;
   readonly stormTripped: Gauge;
   readonly nodesByPhase: Gauge<'phase'>;
+  readonly nodesHeld: Gauge<'reason'>;
+  readonly holdDuration: Histogram<'reason'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -93,6 +96,19 @@ export class AutoRepairMetrics {
       registers,
     });
     for (const phase of RepairPhases) this.nodesByPhase.set({ phase }, 0);
+    this.nodesHeld = new Gauge({
+      name: 'noderepair_nodes_held',
+      help: 'Nodes that want a repair but are held, by reason (storm, cooldown, in-flight, or the other actor: Kured, NodeMaintenance, Medik8sLease, ClusterAPIRollout, ManualCordon, Unreadable, DisruptionLease)',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.holdDuration = new Histogram({
+      name: 'noderepair_hold_duration_seconds',
+      help: 'How long a node was held before it was admitted, recovered or went away, by reason',
+      labelNames: ['reason'],
+      buckets: [30, 60, 300, 900, 1800, 3600, 4 * 3600, 12 * 3600, 24 * 3600],
+      registers,
+    });
   }
 
   setPhaseCounts(counts: ReadonlyMap<RepairPhase, number>): void {
@@ -105,4 +121,43 @@ export function countPhases(phases: Iterable<RepairPhase>): Map<RepairPhase, num
   const out = new Map<RepairPhase, number>();
   for (const p of phases) out.set(p, (out.get(p) ?? 0) + 1);
   return out;
+}
+
+/** The `reason` label of a held decision: the storm guard's brake, or the other actor. */
+export function holdReason(held: NonNullable<RepairDecision['held']>): string {
+  const h = held.hold;
+  if (h === undefined) return held.scope;
+  return h.kind === 'actor' ? h.actor : h.kind;
+}
+
+/**
+ * Which nodes this replica saw held, since when and why: noderepair_nodes_held and the
+ * duration observed when a hold ends. In memory: a new leader starts counting afresh.
+ */
+export class HoldTracker {
+  private readonly held = new Map<string, { reason: string; since: number }>();
+
+  constructor(private readonly metrics: AutoRepairMetrics) {}
+
+  /** The node's latest decision (undefined reason: not held, or gone). */
+  observe(node: string, reason: string | undefined, now: number): void {
+    const was = this.held.get(node);
+    if (was !== undefined && was.reason === reason) return;
+    if (was !== undefined) {
+      this.metrics.holdDuration.observe(
+        { reason: was.reason },
+        Math.max(0, now - was.since) / 1000,
+      );
+      this.held.delete(node);
+    }
+    if (reason !== undefined) this.held.set(node, { reason, since: now });
+    this.publish();
+  }
+
+  private publish(): void {
+    const counts = new Map<string, number>();
+    for (const { reason } of this.held.values()) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+    this.metrics.nodesHeld.reset();
+    for (const [reason, n] of counts) this.metrics.nodesHeld.set({ reason }, n);
+  }
 }

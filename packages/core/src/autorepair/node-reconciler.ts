@@ -39,7 +39,9 @@ import { endsInSuccess, EventReasons, startsRemediation, transitionEvents } from
 import { nodeGoneAfterReplace } from './replace-step.js';
 import type { DeleteNodeAction } from '../health/replace.js';
 import { executeActions, type ExecutorDeps } from './executor.js';
-import { countPhases } from './metrics.js';
+import { countPhases, holdReason, HoldTracker } from './metrics.js';
+import { holdsFromSnapshot, readActorSnapshot, type ActorSnapshot } from './actor-source.js';
+import { DisruptionLeaseHolder, LeaseKeeper } from './lease-keeper.js';
 import { Mutex } from './mutex.js';
 import type { NodeView } from './node-view.js';
 import { worthPersisting, type StateStore } from './state-store.js';
@@ -73,6 +75,9 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** Someone else holds the node's disruption lease: the repair it was about to start waits. */
+class LeaseHeldError extends Error {}
+
 interface Decided {
   decision: RepairDecision;
   /** As read fresh, or the cached view when nothing is written (decideFromCache). */
@@ -97,9 +102,16 @@ export class NodeReconciler {
    * not know, and the Node's state went with it.
    */
   private readonly replacing = new Map<string, DeleteNodeAction>();
+  private readonly holds: HoldTracker;
+  /** Our per-node disruption lease (none in dry-run, which writes nothing). */
+  private readonly leases: LeaseKeeper | undefined;
 
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.log = deps.log.child({ component: 'autorepair' });
+    this.holds = new HoldTracker(deps.metrics);
+    this.leases = deps.policy.dryRun
+      ? undefined
+      : new LeaseKeeper(deps.client, deps.policy.coordination.medik8sLease.namespace, deps.now);
   }
 
   /** The Reconciler for the runtime Controller. */
@@ -115,10 +127,32 @@ export class NodeReconciler {
       // The Node changed between our read and our write (a kubelet status post, usually):
       // nothing was done; decide again on fresh data, without logging an error.
       if (e instanceof ConflictError) return { requeue: true };
+      if (e instanceof LeaseHeldError) {
+        this.log.info(
+          { node: req.name, reason: e.message },
+          'repair waits for the disruption lease',
+        );
+        await this.deps.recordEvent(
+          { metadata: { name: req.name } },
+          {
+            type: 'Warning',
+            reason: EventReasons.DisruptionLeaseHeld,
+            action: 'Hold',
+            note: e.message,
+          },
+        );
+        this.holds.observe(req.name, 'DisruptionLease', this.deps.now());
+        return { requeueAfter: this.deps.policy.stormGuard.recheckIntervalMs };
+      }
       throw e;
     }
     if (decided === undefined) return {};
     const { decision, node, previous } = decided;
+    this.holds.observe(
+      req.name,
+      node !== undefined && decision.held !== undefined ? holdReason(decision.held) : undefined,
+      this.deps.now(),
+    );
     if (node === undefined) {
       this.deps.store.forget(req.name);
       const pending = this.replacing.get(req.name);
@@ -139,6 +173,7 @@ export class NodeReconciler {
     const event = (ev: EventInput) => this.deps.recordEvent(node, ev);
     for (const ev of transitionEvents(decision, previous)) await event(ev);
     this.countTransition(decision, previous);
+    await this.keepLease(req.name, node, decision, previous, ctx.signal);
     // Uncordon ran before the Healthy state was persisted (see decideAndPersist).
     const actions = decision.actions.filter((a) => a.type !== 'Uncordon');
     if (actions.length === 0) return this.requeue(decision);
@@ -169,6 +204,41 @@ export class NodeReconciler {
     if (summary.retryAfterMs !== undefined) return { requeueAfter: summary.retryAfterMs };
     return this.requeue(decision);
   };
+
+  /**
+   * Renews our disruption lease while a repair is in flight (a write only when a third of it
+   * is left) and releases it when the repair ends, whatever the outcome. A release that fails
+   * is logged, not retried: the lease lapses on its own within the hour.
+   */
+  private async keepLease(
+    name: string,
+    node: KubeNode | NodeView,
+    decision: RepairDecision,
+    previous: RepairState | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
+    if (this.leases === undefined) return;
+    const inFlightNow = isInFlight(decision.nextState?.phase);
+    if (inFlightNow && !startsRemediation(decision, previous)) {
+      const uid = node.metadata?.uid;
+      if (uid === undefined) return;
+      const r = await this.leases.take({ name, uid }, signal);
+      if (r.kind === 'held')
+        this.log.warn(
+          { node: name, holder: r.holder },
+          'disruption lease taken over by another holder during our repair (it had lapsed); the repair goes on',
+        );
+    } else if (!inFlightNow && isInFlight(previous?.phase)) {
+      try {
+        await this.leases.release(name, signal);
+      } catch (e) {
+        this.log.warn(
+          { node: name, err: e },
+          'could not release the disruption lease; it lapses on its own',
+        );
+      }
+    }
+  }
 
   private requeue(d: RepairDecision): ReconcileResult {
     return d.requeueAfterMs !== undefined ? { requeueAfter: d.requeueAfterMs } : {};
@@ -366,15 +436,39 @@ export class NodeReconciler {
   ): Promise<Decided | undefined> {
     const seen = await this.observe(name, signal);
     if (seen === undefined) return undefined;
-    const { node, previous, self } = seen;
+    const { node, previous } = seen;
+    const now = this.deps.now();
+    // The other actors' marks, read once for the pass: their holds stop this node, and their
+    // disruptions count against maxInFlight with ours.
+    const actors =
+      this.deps.policy.coordination.actors.length > 0
+        ? await readActorSnapshot(this.deps.client, this.deps.policy.coordination, signal)
+        : undefined;
+    const withHolds = (m: FleetMember): FleetMember => {
+      if (actors === undefined) return m;
+      const actorHolds = this.holdsOf(actors, m, now);
+      return actorHolds.length > 0 ? { ...m, obs: { ...m.obs, actorHolds } } : m;
+    };
+    const self = withHolds(seen.self);
     const others: FleetMember[] = this.deps.cache
       .list()
       .filter((v) => v.metadata.name !== name)
-      .map((v) => ({ obs: { nodeName: v.metadata.name, node: v }, state: this.readState(v) }));
-    const now = this.deps.now();
+      .map((v) =>
+        withHolds({ obs: { nodeName: v.metadata.name, node: v }, state: this.readState(v) }),
+      );
     // Only this node is decided; the storm guard still sees every node (and the decider
     // keeps its memory and tripped flag for the next pass).
     const { decision, storm } = decider.withFleet(self, others, now);
+    // Admitted: take the node's disruption lease before its intent is persisted (and so
+    // before any cordon), so no other actor starts on it meanwhile.
+    const uid = node?.metadata?.uid;
+    if (this.leases !== undefined && uid !== undefined && startsRemediation(decision, previous)) {
+      const taken = await this.leases.take({ name, uid }, signal);
+      if (taken.kind === 'held')
+        throw new LeaseHeldError(
+          `disruption lease ${this.deps.policy.coordination.medik8sLease.namespace}/node-${name} is held by ${taken.holder}: the repair waits for it`,
+        );
+    }
     this.deps.metrics.stormTripped.set(storm.tripped ? 1 : 0);
     this.setPhaseCounts(
       others.map((m) => m.state),
@@ -385,6 +479,20 @@ export class NodeReconciler {
       this.deps.metrics.stormHolds.inc({ scope: verdict.scope });
     this.log.debug({ node: name, phase: decision.phase, reason: decision.reason }, 'decided');
     return this.persist(name, node, previous, decision, signal);
+  }
+
+  private holdsOf(actors: ActorSnapshot, m: FleetMember, now: number) {
+    return holdsFromSnapshot(
+      actors,
+      this.deps.policy.coordination,
+      {
+        name: m.obs.nodeName,
+        node: m.obs.node,
+        cordonedByUs: m.state?.remediation?.cordoned === true,
+      },
+      DisruptionLeaseHolder,
+      now,
+    );
   }
 
   /** Uncordon when healthy again, then the next state, and wait until the cache shows it. */

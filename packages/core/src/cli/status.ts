@@ -12,6 +12,12 @@ import { formatDuration, iso } from '../health/time.js';
 import type { NodeSnapshot } from '../health/node.js';
 import { createKubeClient } from '../kube/client-node/index.js';
 import { ForbiddenError } from '../kube/errors.js';
+import {
+  holdsFromSnapshot,
+  readActorSnapshot,
+  type ActorSnapshot,
+} from '../autorepair/actor-source.js';
+import { DisruptionLeaseHolder } from '../autorepair/lease-keeper.js';
 import { loadKubeConfig } from '../kube/config/load.js';
 import { listAll } from '../kube/pagination.js';
 import { LeaseResource, NodeResource } from '../kube/resource.js';
@@ -75,6 +81,8 @@ export interface StatusSource {
   leaseRenewTimes: ReadonlyMap<string, string>;
   /** Something could not be read but the report can go on without it (a warning). */
   warnings: string[];
+  /** The other actors' marks (kured, NodeMaintenances, medik8s leases), when read. */
+  actors?: ActorSnapshot;
 }
 
 export interface StatusIo {
@@ -117,7 +125,19 @@ async function readCluster(
       warnings.push(`cannot list Leases in kube-node-lease: ${why}${(e as Error).message}`);
     }
   }
-  return { nodes: items as NodeSnapshot[], leaseRenewTimes, warnings };
+  let actors: ActorSnapshot | undefined;
+  try {
+    // The same read as the controller's fleet pass; a forbidden mark is a hold it reports.
+    actors = await readActorSnapshot(client, policy.coordination);
+  } catch (e) {
+    warnings.push(`cannot read the other actors' marks: ${(e as Error).message}`);
+  }
+  return {
+    nodes: items as NodeSnapshot[],
+    leaseRenewTimes,
+    warnings,
+    ...(actors !== undefined ? { actors } : {}),
+  };
 }
 
 function loadPolicy(text: string, path: string): either.Either<string, RepairPolicy> {
@@ -225,8 +245,25 @@ export async function statusCommand(args: readonly string[], io: StatusIo): Prom
   }
   for (const w of source.warnings) io.stderr(`noderepair status: warning: ${w}`);
   const now = (io.now ?? Date.now)();
+  const actors = source.actors;
   const report = statusReport(source.nodes, policy, now, {
     leaseRenewTimes: source.leaseRenewTimes,
+    ...(actors !== undefined
+      ? {
+          actorHoldsOf: (node, state) =>
+            holdsFromSnapshot(
+              actors,
+              policy.coordination,
+              {
+                name: node.metadata.name,
+                node,
+                cordonedByUs: state?.remediation?.cordoned === true,
+              },
+              DisruptionLeaseHolder,
+              now,
+            ),
+        }
+      : {}),
   });
   const shown = c.node !== undefined ? report.nodes.filter((n) => n.name === c.node) : report.nodes;
   if (c.node !== undefined && shown.length === 0) {

@@ -153,6 +153,7 @@ describe('medik8s lease', () => {
         detail:
           'lease medik8s-leases/node-w1 held by node-maintenance until 2026-12-05T12:30:00.000Z',
         until,
+        disrupting: true,
       },
     ]);
     expect(actorsOf(v, all, until)).toEqual(['Medik8sLease']);

@@ -8,12 +8,21 @@ import type { ActorKind, CoordinationPolicy } from './coordination-policy.js';
 import { hasTaint, type NodeSnapshot } from './node.js';
 import { iso, toMillis, type TimeInput } from './time.js';
 
+/** An actor the policy lists, or Unreadable: a mark we were not allowed to read. */
+export type HoldActor = ActorKind | 'Unreadable';
+
 export interface ActorHold {
-  actor: ActorKind;
+  actor: HoldActor;
   /** Who and what, for Events and `noderepair status` (never a secret: these are object names). */
   detail: string;
   /** Epoch ms when the hold lapses on its own (an expiring lock or lease); absent: until removed. */
   until?: number;
+  /**
+   * The actor is taking the node out right now (a reboot lock, a maintenance, a drain): the
+   * storm guard counts it as in flight, so maxInFlight caps our repairs and theirs together.
+   * False for a node that is only marked (a rollout taint on a schedulable node, a cordon).
+   */
+  disrupting: boolean;
 }
 
 /** The part of a coordination.k8s.io/v1 Lease read here. */
@@ -135,6 +144,7 @@ function leaseHold(
     actor: 'Medik8sLease',
     detail: `lease ${where} held by ${holder}${until !== undefined ? ` until ${iso(until)}` : ''}`,
     ...(until !== undefined ? { until } : {}),
+    disrupting: true,
   };
 }
 
@@ -163,6 +173,7 @@ function kuredHold(
     actor: 'Kured',
     detail: `kured holds its reboot lock for this node (${c.kured.lockAnnotation} on daemonset ${c.kured.daemonSet})${lock.expiresAt !== undefined ? ` until ${iso(lock.expiresAt)}` : ''}`,
     ...(lock.expiresAt !== undefined ? { until: lock.expiresAt } : {}),
+    disrupting: true,
   };
 }
 
@@ -175,6 +186,7 @@ function maintenanceHold(v: ActorView): ActorHold | undefined {
   return {
     actor: 'NodeMaintenance',
     detail: `NodeMaintenance ${nm.metadata?.name ?? '?'} (phase ${phase}${deleting})`,
+    disrupting: true,
   };
 }
 
@@ -183,12 +195,19 @@ function rolloutHold(v: ActorView): ActorHold | undefined {
   return {
     actor: 'ClusterAPIRollout',
     detail: `Cluster API is rolling out a new revision (taint ${TaintCapiOutdatedRevision}): the machine is to be replaced`,
+    // Every old machine carries the taint for the whole rollout; only the one being drained
+    // (cordoned) is out now. Counting them all would stop every repair during a rollout.
+    disrupting: v.node?.spec?.unschedulable === true,
   };
 }
 
 function cordonHold(v: ActorView): ActorHold | undefined {
   if (v.node?.spec?.unschedulable !== true || v.cordonedByUs) return undefined;
-  return { actor: 'ManualCordon', detail: 'cordoned by someone else before noderepair touched it' };
+  return {
+    actor: 'ManualCordon',
+    detail: 'cordoned by someone else before noderepair touched it',
+    disrupting: false,
+  };
 }
 
 /** The holds other actors put on `v.nodeName`, for the actors the policy lists. */

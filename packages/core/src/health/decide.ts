@@ -120,6 +120,8 @@ export interface RepairDecision {
   actions: RepairAction[];
   requeueAfterMs?: number;
   reason: string;
+  /** The node wants a repair but is held: by which brake and why (storm guard, another actor). */
+  held?: Extract<StormVerdict, { admitted: false }>;
 }
 
 /** Result of executing a Remediate action, reported back by the shell. */
@@ -623,17 +625,21 @@ export function decideRepair(
       if (!verdict.admitted) {
         // Remember a storm hold (written with the move to Unhealthy, so no extra write): the
         // node then waits out the cooldown when the storm lifts. A maxInFlight hold is a queue,
-        // not a storm: it starts as soon as a slot frees.
+        // not a storm: it starts as soon as a slot frees; so does a node another actor held.
         const held =
-          verdict.scope !== 'in-flight' && idle.heldByStormSince === undefined
+          (verdict.scope === 'fleet' || verdict.scope === 'failure-domain') &&
+          idle.heldByStormSince === undefined
             ? { heldByStormSince: now }
             : {};
-        return out(
-          enter(idle, 'Unhealthy', held),
-          [],
-          `unhealthy (${a.detail}) but held: ${verdict.reason}`,
-          policy.stormGuard.recheckIntervalMs,
-        );
+        return {
+          ...out(
+            enter(idle, 'Unhealthy', held),
+            [],
+            `unhealthy (${a.detail}) but held: ${verdict.reason}`,
+            policy.stormGuard.recheckIntervalMs,
+          ),
+          held: verdict,
+        };
       }
       const { heldByStormSince: _held, ...admitted } = idle;
       return startRemediation(admitted, obs, a, policy, now, out, enter, ownsCordon);

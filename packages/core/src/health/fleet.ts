@@ -128,6 +128,9 @@ function fleetStorm(
       ...(a.unhealthySince !== undefined ? { unhealthySince: a.unhealthySince } : {}),
       wantsToStart: wantsToStart(a, phase),
       ...(state?.heldByStormSince !== undefined ? { heldByStorm: true } : {}),
+      ...(obs.actorHolds !== undefined && obs.actorHolds.length > 0
+        ? { actorHolds: obs.actorHolds }
+        : {}),
     };
   });
   return stormGuard(entries, policy.stormGuard, now, memory);

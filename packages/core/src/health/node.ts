@@ -1,6 +1,7 @@
 // The slice of a Node the health code reads. Structural, so a @kubernetes/client-node V1Node,
 // a kubernetes-fluent-client object or a parsed JSON trace line all fit without conversion.
 import type { PowerState } from '../provider/port.js';
+import type { ActorHold } from './actors.js';
 import { toMillis, type TimeInput } from './time.js';
 
 export interface NodeConditionSnapshot {
@@ -47,6 +48,11 @@ export interface HealthObservation {
    * shut-down node past the policy's shutdown.failAfter: see shutdown.ts needsPowerState).
    */
   power?: PowerState;
+  /**
+   * Other actors' holds on the node (actors.ts actorHolds), when the caller read them: the
+   * controller reads them for the fleet pass that may admit a repair.
+   */
+  actorHolds?: readonly ActorHold[];
 }
 
 // Well-known names (Kubernetes and Cluster API).

@@ -3,6 +3,7 @@
 // repaired although something is wrong with it, the exact reason as data. Pure. It decides
 // through decideFleet, the controller's own rules, so the report cannot drift from what the
 // controller does; it only reads the result.
+import type { ActorHold } from './actors.js';
 import type { HealthSignal } from './assess.js';
 import type { CauseKind } from './cause.js';
 import { decideFleet, type FleetMember } from './fleet.js';
@@ -21,6 +22,8 @@ import { iso, nowMillis } from './time.js';
 /**
  * Why a node that something is wrong with is not being repaired (or not yet):
  * - storm / cooldown / in-flight: the storm guard (StormHold, with counts or the end time)
+ * - actor: another actor is disrupting the node (a kured lock, a NodeMaintenance, a medik8s
+ *   lease, a Cluster API rollout, a person's cordon), or its mark could not be read
  * - paused: a Cluster API paused or skip-remediation annotation
  * - shutdown: the node is shutting down; it is waited for, never rebooted
  * - failed: the ladder was used up; only recovery or the trigger annotation starts again
@@ -78,6 +81,11 @@ export interface StatusOptions {
   memory?: StormMemory;
   /** renewTime of each node's Lease in kube-node-lease, by node name (as the controller reads it). */
   leaseRenewTimes?: ReadonlyMap<string, string>;
+  /** Other actors' holds on a node (as the controller reads them for a fleet pass). */
+  actorHoldsOf?: (
+    node: NodeSnapshot & { metadata: { name: string } },
+    state: RepairState | undefined,
+  ) => ActorHold[];
 }
 
 function readState(
@@ -117,11 +125,13 @@ export function statusReport(
   const read = named.map((n) => readState(n, policy));
   const members: FleetMember[] = named.map((n, i) => {
     const leaseRenewTime = opts.leaseRenewTimes?.get(n.metadata.name);
+    const actorHolds = opts.actorHoldsOf?.(n, read[i]?.state) ?? [];
     return {
       obs: {
         nodeName: n.metadata.name,
         node: n,
         ...(leaseRenewTime !== undefined ? { leaseRenewTime } : {}),
+        ...(actorHolds.length > 0 ? { actorHolds } : {}),
       },
       state: read[i]?.state,
     };
@@ -180,13 +190,18 @@ function holdOf(
 
 /** A held node's reason in one line, with the counts or the end time. */
 export function holdMessage(h: StormHold): string {
-  const where = h.kind !== 'in-flight' && h.domain !== undefined ? ` in ${h.domain}` : '';
+  const where =
+    (h.kind === 'storm' || h.kind === 'cooldown') && h.domain !== undefined
+      ? ` in ${h.domain}`
+      : '';
   switch (h.kind) {
     case 'storm':
       return `storm guard: ${h.unhealthy} of ${h.total} nodes unhealthy${where} (limit ${h.limit})`;
     case 'cooldown':
       return `storm guard cooldown${where} until ${iso(h.until)}`;
     case 'in-flight':
-      return `maxInFlight: ${h.inFlight} repairs in flight (max ${h.maxInFlight})`;
+      return `maxInFlight: ${h.inFlight} repairs in flight (max ${h.maxInFlight})${h.byOthers !== undefined ? `, ${h.byOthers} by other actors` : ''}`;
+    case 'actor':
+      return `${h.actor}: ${h.detail}`;
   }
 }

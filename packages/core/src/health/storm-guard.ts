@@ -1,6 +1,7 @@
 // The storm guard: a fleet-wide brake. When many nodes fail at once the cause is almost never
 // the nodes (it is the network, the control plane, a bad rollout), and rebooting them all
 // makes things worse. Pure function over every node's assessment and persisted phase.
+import type { ActorHold, HoldActor } from './actors.js';
 import type { HealthSignal } from './assess.js';
 import { scaleCountOrPercent, type StormGuardPolicy } from './policy.js';
 import type { RepairPhase } from './state.js';
@@ -16,10 +17,15 @@ export interface StormEntry {
   wantsToStart: boolean;
   /** The guard held this node for a storm (its persisted state says so): it waits out the cooldown. */
   heldByStorm?: boolean;
+  /** Other actors' holds on the node (actors.ts): it is not repaired while any is there. */
+  actorHolds?: readonly ActorHold[];
 }
 
-/** Which brake held a node: the fleet limit, its failure domain's limit, or maxInFlight. */
-export type StormScope = 'fleet' | 'failure-domain' | 'in-flight';
+/**
+ * Which brake held a node: the fleet limit, its failure domain's limit, maxInFlight, or
+ * another actor disrupting the node (coordination).
+ */
+export type StormScope = 'fleet' | 'failure-domain' | 'in-flight' | 'actor';
 
 /**
  * Why a node is held, as data (the reason string says the same in words): a tripped storm
@@ -29,7 +35,14 @@ export type StormScope = 'fleet' | 'failure-domain' | 'in-flight';
 export type StormHold =
   | { kind: 'storm'; unhealthy: number; total: number; limit: number; domain?: string }
   | { kind: 'cooldown'; until: number; domain?: string }
-  | { kind: 'in-flight'; inFlight: number; maxInFlight: number };
+  | {
+      kind: 'in-flight';
+      inFlight: number;
+      maxInFlight: number;
+      /** Of inFlight, the nodes other actors are disrupting. */
+      byOthers?: number;
+    }
+  | { kind: 'actor'; actor: HoldActor; detail: string; until?: number };
 
 /** Admitted, or held with the brake that held it (the metrics count holds by scope). */
 export type StormVerdict =
@@ -68,6 +81,11 @@ export function isInFlight(phase: RepairPhase | undefined): boolean {
   return phase === 'Remediating' || phase === 'Verifying';
 }
 
+/** Another actor is taking the node out now (a reboot lock, a maintenance, a drain). */
+function disruptedByOther(e: StormEntry): boolean {
+  return e.actorHolds?.some((h) => h.disrupting) === true;
+}
+
 function limitFor(
   policy: StormGuardPolicy,
   which: 'maxUnhealthy' | 'maxUnhealthyPerDomain',
@@ -95,7 +113,10 @@ export function stormGuard(
   const unhealthy = counted.filter(isUnhealthy).length;
   const limit = limitFor(policy, 'maxUnhealthy', counted.length);
   const tripped = unhealthy > limit;
-  let inFlight = counted.filter((e) => isInFlight(e.phase)).length;
+  // maxInFlight caps disruptions, ours and other actors' together: a node kured reboots or a
+  // NodeMaintenance drains is as gone as one we repair.
+  const byOthers = counted.filter((e) => !isInFlight(e.phase) && disruptedByOther(e)).length;
+  let inFlight = counted.filter((e) => isInFlight(e.phase)).length + byOthers;
 
   const domainOf = (e: StormEntry) =>
     policy.failureDomainLabel ? (e.labels?.[policy.failureDomainLabel] ?? '') : '';
@@ -178,12 +199,31 @@ export function stormGuard(
           ...(cool.scope === 'failure-domain' ? { domain: domainKey(domainOf(e)) } : {}),
         },
       });
-    else if (inFlight >= policy.maxInFlight)
+    else if (e.actorHolds !== undefined && e.actorHolds.length > 0) {
+      const h = e.actorHolds[0]!;
+      verdicts.set(e.name, {
+        admitted: false,
+        scope: 'actor',
+        // Stable wording: the event recorder folds repeats into a series.
+        reason: `another actor is disrupting the node: ${h.actor}: ${h.detail}`,
+        hold: {
+          kind: 'actor',
+          actor: h.actor,
+          detail: h.detail,
+          ...(h.until !== undefined ? { until: h.until } : {}),
+        },
+      });
+    } else if (inFlight >= policy.maxInFlight)
       verdicts.set(e.name, {
         admitted: false,
         scope: 'in-flight',
-        reason: `storm guard: ${inFlight} repairs in flight (maxInFlight ${policy.maxInFlight})`,
-        hold: { kind: 'in-flight', inFlight, maxInFlight: policy.maxInFlight },
+        reason: `storm guard: ${inFlight} repairs in flight (maxInFlight ${policy.maxInFlight})${byOthers > 0 ? `, ${byOthers} of them by other actors` : ''}`,
+        hold: {
+          kind: 'in-flight',
+          inFlight,
+          maxInFlight: policy.maxInFlight,
+          ...(byOthers > 0 ? { byOthers } : {}),
+        },
       });
     else {
       inFlight += 1;

@@ -1,0 +1,143 @@
+// Reads where the other actors keep their marks (kured's DaemonSet, NodeMaintenances, the
+// medik8s node leases), once per fleet pass, and turns them into each node's holds with the
+// pure actors.ts. Three requests however large the fleet; only the passes that may admit a
+// repair pay them (a node that does not want to start never gets here).
+//
+// An actor that is not installed (no DaemonSet, no NodeMaintenance CRD, no lease namespace)
+// holds nothing. A mark we may not read (403) is a hold on every node that wants a repair,
+// named "Unreadable" with the missing permission: repairing blind could collide with the
+// very actor the policy asked us to respect. Any other error propagates, so the reconcile
+// fails and is retried: an apiserver outage is waiting, never a verdict.
+import type { KubeClient } from '../kube/client.js';
+import { ForbiddenError, NotFoundError } from '../kube/errors.js';
+import { customResource, LeaseResource } from '../kube/resource.js';
+import type { KubeObject } from '../kube/object.js';
+import {
+  actorHolds,
+  type ActorHold,
+  type LeaseSnapshot,
+  type NodeMaintenanceSnapshot,
+} from '../health/actors.js';
+import { kuredDaemonSetRef, type CoordinationPolicy } from '../health/coordination-policy.js';
+import type { NodeSnapshot } from '../health/node.js';
+
+export const DaemonSetResource = customResource({
+  group: 'apps',
+  version: 'v1',
+  kind: 'DaemonSet',
+  namespaced: true,
+});
+
+export const NodeMaintenanceResource = customResource({
+  group: 'nodemaintenance.medik8s.io',
+  version: 'v1beta1',
+  kind: 'NodeMaintenance',
+  namespaced: false,
+});
+
+/** What one read of the other actors' marks saw. */
+export interface ActorSnapshot {
+  kuredDaemonSetAnnotations?: Record<string, string>;
+  nodeMaintenances?: readonly NodeMaintenanceSnapshot[];
+  /** medik8s node leases by lease name (`node-<node>`). */
+  leases: ReadonlyMap<string, LeaseSnapshot>;
+  /** Marks we were not allowed to read, each naming the permission that is missing. */
+  forbidden: string[];
+}
+
+async function orAbsent<T>(
+  read: () => Promise<T>,
+  forbidden: string[],
+  what: string,
+): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (e) {
+    if (e instanceof NotFoundError) return undefined;
+    if (e instanceof ForbiddenError) {
+      forbidden.push(`missing permission: ${what}`);
+      return undefined;
+    }
+    throw e;
+  }
+}
+
+/** Reads the marks of the actors `c` lists (only those: an unlisted actor costs nothing). */
+export async function readActorSnapshot(
+  client: KubeClient,
+  c: CoordinationPolicy,
+  signal?: AbortSignal,
+): Promise<ActorSnapshot> {
+  const forbidden: string[] = [];
+  const opt = signal !== undefined ? { signal } : {};
+  const snap: {
+    kuredDaemonSetAnnotations?: Record<string, string>;
+    nodeMaintenances?: readonly NodeMaintenanceSnapshot[];
+    leases: Map<string, LeaseSnapshot>;
+    forbidden: string[];
+  } = { leases: new Map(), forbidden };
+  if (c.actors.includes('Kured')) {
+    const { namespace, name } = kuredDaemonSetRef(c);
+    const ds = await orAbsent(
+      () => client.get<KubeObject>(DaemonSetResource, name, { namespace, ...opt }),
+      forbidden,
+      `get daemonsets ${namespace}/${name} (kured's lock)`,
+    );
+    const annotations = ds?.metadata?.annotations;
+    if (annotations !== undefined) snap.kuredDaemonSetAnnotations = annotations;
+  }
+  if (c.actors.includes('NodeMaintenance')) {
+    const list = await orAbsent(
+      () => client.list<KubeObject & NodeMaintenanceSnapshot>(NodeMaintenanceResource, opt),
+      forbidden,
+      'list nodemaintenances.nodemaintenance.medik8s.io',
+    );
+    if (list !== undefined) snap.nodeMaintenances = list.items;
+  }
+  if (c.actors.includes('Medik8sLease')) {
+    const namespace = c.medik8sLease.namespace;
+    const list = await orAbsent(
+      () => client.list<KubeObject & LeaseSnapshot>(LeaseResource, { namespace, ...opt }),
+      forbidden,
+      `list leases in namespace ${namespace}`,
+    );
+    for (const l of list?.items ?? []) {
+      const name = l.metadata?.name;
+      if (name !== undefined) snap.leases.set(name, l);
+    }
+  }
+  return snap;
+}
+
+/**
+ * One node's holds from a snapshot. `ourLeaseIdentity`: a lease we hold is ours, not a hold.
+ * A forbidden read is a hold named Unreadable, not disrupting (it counts nothing in flight).
+ */
+export function holdsFromSnapshot(
+  snap: ActorSnapshot,
+  c: CoordinationPolicy,
+  node: { name: string; node: NodeSnapshot | undefined; cordonedByUs: boolean },
+  ourLeaseIdentity: string,
+  now: number,
+): ActorHold[] {
+  const lease = snap.leases.get(`node-${node.name}`.toLowerCase());
+  const report = actorHolds(
+    {
+      nodeName: node.name,
+      node: node.node,
+      cordonedByUs: node.cordonedByUs,
+      ...(snap.kuredDaemonSetAnnotations !== undefined
+        ? { kuredDaemonSetAnnotations: snap.kuredDaemonSetAnnotations }
+        : {}),
+      ...(snap.nodeMaintenances !== undefined ? { nodeMaintenances: snap.nodeMaintenances } : {}),
+      ...(lease !== undefined ? { medik8sLease: lease } : {}),
+      ourLeaseIdentity,
+    },
+    c,
+    now,
+  );
+  const unreadable = snap.forbidden.map(
+    (detail): ActorHold => ({ actor: 'Unreadable', detail, disrupting: false }),
+  );
+  return [...report.holds, ...unreadable];
+}

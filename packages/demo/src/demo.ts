@@ -5,7 +5,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { OpenStackMode } from './args.js';
-import { assignScenario, finish, newRecord, type DemoRecord } from './record/timeline.js';
+import {
+  addStatusRun,
+  assignScenario,
+  finish,
+  newRecord,
+  type DemoRecord,
+} from './record/timeline.js';
 import { renderReport } from './report/html.js';
 import {
   demoScenarios,
@@ -15,7 +21,7 @@ import {
   type Scenario,
   type ScenarioContext,
 } from './scenarios/index.js';
-import { formatSummary } from './summary/format.js';
+import { formatStatusRun, formatSummary } from './summary/format.js';
 import { summarize, type ScenarioResult } from './summary/summarize.js';
 import type { ScenarioLine } from './view/format.js';
 import { liveView, plainView, type View } from './view/view.js';
@@ -119,6 +125,13 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
         world.machines.get(n).broken = true;
       },
       mark: (node, kind, note) => obs.action({ node, source: 'scenario', kind, note }),
+      noderepairStatus: async () => {
+        const t = obs.now();
+        const out = await world.noderepairStatus();
+        const lines = out.stdout.split('\n').filter((l) => l.trim() !== '');
+        return { t, command: out.command, code: out.code, lines, stderr: out.stderr.trim() };
+      },
+      keepStatus: (scenario, run) => addStatusRun(rec, { scenario, ...run }),
       sleep: (ms) => sleep(ms, stopper.signal),
       signal: stopper.signal,
     };
@@ -178,6 +191,8 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
       println(
         `time limit of ${opts.timeoutSeconds}s reached before every scenario settled; judging what happened`,
       );
+    // What an operator asking `noderepair status` saw while nodes were held, before the summary.
+    for (const r of rec.statusRuns) for (const l of [...formatStatusRun(r), '']) println(l);
     for (const l of formatSummary(summary)) println(l);
     if (opts.report) {
       writeFileSync(opts.report, renderReport(rec, summary));

@@ -86,6 +86,42 @@ describe('pnpm demo', () => {
     );
   });
 
+  it('prints `noderepair status` while the storm guard holds zone-c: each held node with its counts', () => {
+    // The compiled `noderepair status`, with the controller's own kubeconfig and policy.
+    const running = /^==> running: noderepair run .* --policy (\S+) --kubeconfig (\S+) /m.exec(
+      run.stdout,
+    );
+    const block =
+      /^noderepair status at +\d+\.\ds \(zone-storm\):\n {2}\$ noderepair status --kubeconfig (\S+) --policy (\S+)\n((?: {4}.*\n)+)/m.exec(
+        run.stdout,
+      );
+    expect(running).not.toBeNull();
+    expect(block).not.toBeNull();
+    const [, policy, kubeconfig] = running ?? [];
+    const [, statusKubeconfig, statusPolicy, table = ''] = block ?? [];
+    expect([statusKubeconfig, statusPolicy]).toEqual([kubeconfig, policy]);
+    const rows = table.split('\n').map((l) => l.slice(4));
+    expect(rows[0]).toMatch(/^NAME +PHASE +CAUSE +STEP +NEXT +REASON$/);
+    // Every node of the fleet has a row; each storm node is held with the zone's counts.
+    for (const z of ZONES)
+      for (let i = 1; i <= NODES_PER_ZONE; i++)
+        expect(rows.some((r) => r.startsWith(`${nodeName(z, i)} `))).toBe(true);
+    for (const n of [2, 4, 6, 8].map((i) => nodeName('zone-c', i))) {
+      const row = rows.find((r) => r.startsWith(`${n} `)) ?? '';
+      const held =
+        /held: storm guard: (\d+) of 10 nodes unhealthy in topology\.kubernetes\.io\/zone=zone-c \(limit 3\)$/.exec(
+          row,
+        );
+      expect(held, row).not.toBeNull();
+      expect(Number(held?.[1])).toBeGreaterThanOrEqual(4);
+    }
+    // A node nothing is wrong with is not held.
+    expect(rows.find((r) => r.startsWith('zone-c-01 '))).not.toContain('held:');
+    // The report shows the same table.
+    expect(dom).toContain('<pre class="noderepair-status" data-scenario="zone-storm">');
+    expect(dom).toContain(rows.find((r) => r.startsWith('zone-c-02 ')));
+  });
+
   it('prints plain lines, not terminal escapes, when stdout is not a terminal', () => {
     expect(run.stdout).not.toContain('\x1b[');
     expect(run.stdout).toMatch(/^\[ +\d+\.\ds\] zone-a-03 +Ready=Unknown/m);

@@ -66,6 +66,21 @@ export interface NodeTimeline {
   maxEpisodes: number;
 }
 
+/** One run of the compiled `noderepair status` a scenario kept (printed in the summary and report). */
+export interface StatusRun {
+  /** Demo-clock ms when it ran. */
+  t: number;
+  /** The scenario that ran it. */
+  scenario: string;
+  /** The command line as a user would type it. */
+  command: string;
+  code: number | null;
+  /** Its stdout, one line each (the table). */
+  lines: string[];
+  /** Its stderr (warnings, or why it failed). */
+  stderr: string;
+}
+
 export interface DemoRecord {
   /** Wall-clock epoch ms of the demo clock's zero. */
   startedAt: number;
@@ -74,10 +89,12 @@ export interface DemoRecord {
   nodes: Map<string, NodeTimeline>;
   /** Every action in order. */
   actions: ActionRecord[];
+  /** The `noderepair status` outputs the scenarios kept, in order. */
+  statusRuns: StatusRun[];
 }
 
 export function newRecord(startedAt: number): DemoRecord {
-  return { startedAt, now: 0, nodes: new Map(), actions: [] };
+  return { startedAt, now: 0, nodes: new Map(), actions: [], statusRuns: [] };
 }
 
 /** A change worth a line in the plain view. */
@@ -188,6 +205,12 @@ export function addAction(rec: DemoRecord, a: ActionRecord, zone = ''): RecordCh
   timelineFor(rec, a.node, zone).actions.push(a);
   rec.actions.push(a);
   return { type: 'action', action: a };
+}
+
+/** Keeps a `noderepair status` run. */
+export function addStatusRun(rec: DemoRecord, run: StatusRun): void {
+  rec.now = Math.max(rec.now, run.t);
+  rec.statusRuns.push(run);
 }
 
 /** Closes every open segment at the end of the demo. */

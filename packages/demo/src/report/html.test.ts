@@ -51,6 +51,28 @@ describe('renderReport', () => {
     expect(html).toContain('id="outcome">Every scenario behaved as expected.');
   });
 
+  it('shows the `noderepair status` tables the scenarios kept, escaped', () => {
+    const rec = buildRecord([{ t: 0, samples: [sample('zone-c-02', 'False', 'Unhealthy')] }]);
+    expect(renderReport(rec, summarize(rec, []))).toContain('<p>(none kept)</p>');
+    rec.statusRuns.push({
+      t: 9000,
+      scenario: 'zone-storm',
+      command: 'noderepair status --kubeconfig /k --policy /p',
+      code: 0,
+      lines: [
+        'NAME        PHASE       REASON',
+        'zone-c-02   Unhealthy   held: storm guard: 4 of 10 nodes unhealthy <in> zone-c (limit 3)',
+      ],
+      stderr: '',
+    });
+    const html = renderReport(rec, summarize(rec, []));
+    expect(html).toContain('<pre class="noderepair-status" data-scenario="zone-storm">');
+    expect(html).toContain('  $ noderepair status --kubeconfig /k --policy /p');
+    expect(html).toContain(
+      '    zone-c-02   Unhealthy   held: storm guard: 4 of 10 nodes unhealthy &#60;in&#62; zone-c (limit 3)',
+    );
+  });
+
   it('is self-contained: no script, no external URL', () => {
     const html = page();
     expect(html).not.toMatch(/<script|<link|@import|src=/i);

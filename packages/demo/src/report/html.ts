@@ -2,7 +2,7 @@
 // network) with the scenarios' verdicts, the summary, the timeline picture and the table of
 // every action. Pure: record + summary in, HTML out.
 import type { DemoRecord } from '../record/timeline.js';
-import { formatSummary } from '../summary/format.js';
+import { formatStatusRun, formatSummary } from '../summary/format.js';
 import type { Summary } from '../summary/summarize.js';
 import { escapeHtml } from './escape.js';
 import { PHASE_FILL, READY_FILL, SOURCE_FILL, timelineSvg } from './svg.js';
@@ -43,6 +43,12 @@ export function renderReport(rec: DemoRecord, summary: Summary): string {
         `<td class="kind">${escapeHtml(a.kind)}</td><td>${escapeHtml(a.note)}</td></tr>`,
     )
     .join('\n');
+  const statusRuns = rec.statusRuns
+    .map(
+      (r) =>
+        `<pre class="noderepair-status" data-scenario="${escapeHtml(r.scenario)}">${escapeHtml(formatStatusRun(r).join('\n'))}</pre>`,
+    )
+    .join('\n');
   const started = new Date(rec.startedAt).toISOString();
   return `<!doctype html>
 <html lang="en">
@@ -66,6 +72,8 @@ ${legend('action by', SOURCE_FILL)}
 <table id="scenarios">${verdicts}</table>
 <h2>Summary</h2>
 <pre id="summary">${escapeHtml(formatSummary(summary).join('\n'))}</pre>
+<h2><code>noderepair status</code> while the scenarios ran</h2>
+${statusRuns || '<p>(none kept)</p>'}
 <h2>Every action</h2>
 <table id="actions"><tr><th>time</th><th>node</th><th>by</th><th>what</th><th>detail</th></tr>
 ${actions}

@@ -2,7 +2,7 @@
 // to do about it, and a check of that expectation against the record (pure, so it is unit
 // tested on hand-made records, and the demo's exit code is the conjunction of the checks).
 import type { FakeKubelet } from '@noderepair/envtest';
-import type { DemoRecord } from '../record/timeline.js';
+import type { DemoRecord, StatusRun } from '../record/timeline.js';
 
 export interface ScenarioContext {
   kubelet(node: string): FakeKubelet;
@@ -14,6 +14,13 @@ export interface ScenarioContext {
   breakMachine(node: string): void;
   /** Records a scenario step on the node's timeline. */
   mark(node: string, kind: string, note: string): void;
+  /**
+   * Runs the compiled `noderepair status` against the demo's cluster with the controller's
+   * kubeconfig and policy (as an operator would ask it why nodes are not repaired).
+   */
+  noderepairStatus(): Promise<Omit<StatusRun, 'scenario'>>;
+  /** Keeps a status output in the record: the summary and the report print it. */
+  keepStatus(scenario: string, run: Omit<StatusRun, 'scenario'>): void;
   sleep(ms: number): Promise<void>;
   /** Aborted when the demo ends (time is up or every scenario settled). */
   signal: AbortSignal;

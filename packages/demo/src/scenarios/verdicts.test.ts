@@ -181,8 +181,18 @@ describe('never returns', () => {
 
 describe('zone storm', () => {
   const nodes = ['zone-c-02', 'zone-c-04'];
-  const storm = (reboot: boolean) =>
-    buildRecord(
+  const zone = 'topology.kubernetes.io/zone=zone-c';
+  const table = (held: readonly string[]) => [
+    'NAME        PHASE       CAUSE   STEP   NEXT   REASON',
+    'zone-c-01   Healthy     None    -      -      healthy',
+    ...nodes.map((n) =>
+      held.includes(n)
+        ? `${n}   Unhealthy   NotReady   -   30s   held: storm guard: 2 of 5 nodes unhealthy in ${zone} (limit 1)`
+        : `${n}   Suspect     NotReady   -   3s    Ready=False for 5s`,
+    ),
+  ];
+  const storm = (reboot: boolean, held: readonly string[] | null = nodes) => {
+    const rec = buildRecord(
       [
         { t: 0, samples: nodes.map((n) => sample(n, 'False', 'Suspect')) },
         { t: 6000, samples: nodes.map((n) => sample(n, 'False', 'Unhealthy')) },
@@ -195,13 +205,38 @@ describe('zone storm', () => {
         ...(reboot ? [ev(7000, 'SoftReboot', 'nova', 'zone-c-04')] : []),
       ],
     );
-  it('passes when every node was held and none rebooted', () => {
-    expect(zoneStorm('zone-c', nodes, 5).verify(storm(false)).ok).toBe(true);
+    if (held !== null)
+      rec.statusRuns.push({
+        t: 8000,
+        scenario: 'zone-storm',
+        command: 'noderepair status --kubeconfig k --policy p',
+        code: 0,
+        lines: table(held),
+        stderr: '',
+      });
+    return rec;
+  };
+  it('passes when every node was held, shown held by `noderepair status`, and none rebooted', () => {
+    const v = zoneStorm('zone-c', nodes, 5).verify(storm(false));
+    expect(v.ok).toBe(true);
+    expect(v.lines.join('\n')).toContain(
+      'ok   `noderepair status` at 8.0s showed 2 of 2 held by the storm guard in zone-c with its counts',
+    );
   });
   it('fails when one was rebooted anyway', () => {
     const v = zoneStorm('zone-c', nodes, 5).verify(storm(true));
     expect(v.ok).toBe(false);
     expect(v.lines.join('\n')).toContain('rebooted: zone-c-04');
+  });
+  it('fails when `noderepair status` did not show every node held, or never ran', () => {
+    const partly = zoneStorm('zone-c', nodes, 5).verify(storm(false, ['zone-c-02']));
+    expect(partly.ok).toBe(false);
+    expect(partly.lines.join('\n')).toContain(
+      'FAIL `noderepair status` at 8.0s showed 1 of 2 held',
+    );
+    const never = zoneStorm('zone-c', nodes, 5).verify(storm(false, null));
+    expect(never.ok).toBe(false);
+    expect(never.lines.join('\n')).toContain('(it never ran)');
   });
 });
 

@@ -1,8 +1,19 @@
 // The summary as text: what the demo prints last. Pure.
+import type { StatusRun } from '../record/timeline.js';
 import type { Summary } from './summarize.js';
 
 function s(ms: number | undefined): string {
   return ms === undefined ? '—' : `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** A kept `noderepair status` run: when, the command, its table as printed (indented). */
+export function formatStatusRun(r: StatusRun): string[] {
+  return [
+    `noderepair status at ${s(r.t)} (${r.scenario}${r.code === 0 ? '' : `, exit ${r.code ?? 'none'}`}):`,
+    `  $ ${r.command}`,
+    ...r.lines.map((l) => `    ${l}`),
+    ...(r.stderr ? r.stderr.split('\n').map((l) => `    ${l}`) : []),
+  ];
 }
 
 export function formatSummary(sum: Summary): string[] {

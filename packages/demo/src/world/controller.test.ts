@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { noderepairCli, runArgs } from './controller.js';
+import { noderepairCli, runArgs, statusArgs } from './controller.js';
 import { successorName } from './node-group.js';
 
 describe("the demo's noderepair is the CLI a user runs", () => {
@@ -25,6 +25,16 @@ describe("the demo's noderepair is the CLI a user runs", () => {
       '0',
       '--health-probe-bind-address',
       '0',
+    ]);
+  });
+
+  it('asks `noderepair status` with the same kubeconfig and policy as `run`', () => {
+    expect(statusArgs({ policyPath: '/l/policy.yaml', kubeconfigPath: '/cp/kubeconfig' })).toEqual([
+      'status',
+      '--kubeconfig',
+      '/cp/kubeconfig',
+      '--policy',
+      '/l/policy.yaml',
     ]);
   });
 

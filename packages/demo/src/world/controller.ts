@@ -23,7 +23,19 @@ export interface ControllerOptions {
 
 export interface Controller {
   readonly command: string;
+  /**
+   * Runs `noderepair status` (the compiled CLI, as a user would) with the controller's own
+   * kubeconfig and policy, so it judges the fleet by the same rules.
+   */
+  status(): Promise<StatusOutput>;
   stop(): Promise<void>;
+}
+
+export interface StatusOutput {
+  command: string;
+  code: number | null;
+  stdout: string;
+  stderr: string;
 }
 
 /** @noderepair/core's compiled CLI (a package's src/index.ts and dist/index.js are one level down). */
@@ -56,6 +68,35 @@ export function runArgs(o: {
   ];
 }
 
+/** `noderepair status`'s arguments: the same kubeconfig and policy as `run`. Pure. */
+export function statusArgs(o: { policyPath: string; kubeconfigPath: string }): string[] {
+  return ['status', '--kubeconfig', o.kubeconfigPath, '--policy', o.policyPath];
+}
+
+/** The demo's package directory: `--provider openstack` resolves @noderepair/openstack from it. */
+const demoPackageDir = () => fileURLToPath(new URL('../..', import.meta.url));
+
+/** Runs the compiled `noderepair status` once and collects its output. */
+export function runStatus(o: {
+  policyPath: string;
+  kubeconfigPath: string;
+}): Promise<StatusOutput> {
+  const args = statusArgs(o);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [noderepairCli(), ...args], {
+      cwd: demoPackageDir(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += String(d)));
+    child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
+    const command = `noderepair ${args.join(' ')}`;
+    child.on('error', (e) => resolve({ command, code: null, stdout, stderr: e.message }));
+    child.on('close', (code) => resolve({ command, code, stdout, stderr }));
+  });
+}
+
 export function startController(o: ControllerOptions): Controller {
   // The clouds.yaml carries the cloud's credentials: not in the log directory a user may share.
   const secrets = mkdtempSync(join(tmpdir(), 'noderepair-demo-cloud-'));
@@ -68,7 +109,7 @@ export function startController(o: ControllerOptions): Controller {
   const child: ChildProcess = spawn(process.execPath, [noderepairCli(), ...args], {
     // This package's directory: `--provider openstack` imports @noderepair/openstack, which
     // the demo depends on (as a user's image installs it beside @noderepair/core).
-    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    cwd: demoPackageDir(),
     env: { ...process.env, OS_CLIENT_CONFIG_FILE: cloudsPath },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -92,6 +133,7 @@ export function startController(o: ControllerOptions): Controller {
   });
   return {
     command: `noderepair ${args.join(' ')}`,
+    status: () => runStatus({ policyPath, kubeconfigPath: o.kubeconfigPath }),
     async stop() {
       stopping = true;
       if (child.exitCode === null && child.signalCode === null) {

@@ -18,7 +18,7 @@ import type { Cloud } from '../cloud/cloud.js';
 import { startFakeCloud } from '../cloud/fake-cloud.js';
 import { startRealCloud } from '../cloud/real-cloud.js';
 import type { OpenStackMode } from '../args.js';
-import { startController } from './controller.js';
+import { startController, type StatusOutput } from './controller.js';
 import { HEARTBEAT_S, NODE_MONITOR_GRACE_S, demoPolicy, demoPolicyInput } from './policy.js';
 import { Machines, type Machine, type MachineEvent } from './machines.js';
 import { NodeGroupStandIn } from './node-group.js';
@@ -46,6 +46,8 @@ export interface World {
   readonly policy: RepairPolicy;
   /** Server id -> node name, kept after a machine is replaced (Nova's log still names it). */
   readonly serverNodes: Map<string, string>;
+  /** Runs `noderepair status` with the controller's kubeconfig and policy. */
+  noderepairStatus(): Promise<StatusOutput>;
   /** Why noderepair is not running any more, once its process exited while the demo ran. */
   controllerFailure(): string | undefined;
   /** Stops the controller, the machines, the cloud (deleting the real servers) and the control plane. */
@@ -149,6 +151,7 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
       machines,
       policy,
       serverNodes,
+      noderepairStatus: () => controller.status(),
       controllerFailure: () => failure,
       stop: stopAll,
     };

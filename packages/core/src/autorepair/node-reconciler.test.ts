@@ -47,17 +47,22 @@ function merge(
   return out;
 }
 
-/** TEST DOUBLE: Nodes in memory with resourceVersions; enough of KubeClient for the reconciler. */
+/**
+ * TEST DOUBLE: Nodes (and Leases, for the disruption lease) in memory with resourceVersions;
+ * enough of KubeClient for the reconciler. Other kinds are not there (404), as in a cluster
+ * without kured or the NodeMaintenance CRD.
+ */
 class InMemoryNodesForTest {
   private rv = 1;
   readonly nodes = new Map<string, KubeNode>();
+  readonly leases = new Map<string, KubeObject>();
   conflictsToInject = 0;
   readonly client: KubeClient;
   constructor(private readonly onChange: (n: KubeNode) => void) {
     const unsupported = () => Promise.reject(new Error('not used by the reconciler'));
     this.client = {
-      get: async <T extends KubeObject>(_rt: ResourceType, name: string) => {
-        const n = this.nodes.get(name);
+      get: async <T extends KubeObject>(rt: ResourceType, name: string) => {
+        const n = rt.kind === 'Lease' ? this.leases.get(name) : this.nodes.get(name);
         if (!n)
           throw new NotFoundError({
             kind: 'Status',
@@ -90,10 +95,21 @@ class InMemoryNodesForTest {
         return this.put(merge(n as Record<string, unknown>, p.body) as KubeNode) as unknown as T;
       },
       watch: () => ({ [Symbol.asyncIterator]: () => ({ next: unsupported }) }),
-      create: unsupported,
+      create: async <T extends KubeObject>(rt: ResourceType, obj: T) => {
+        if (rt.kind !== 'Lease') return unsupported();
+        const stored = {
+          ...obj,
+          metadata: { ...obj.metadata, resourceVersion: String(++this.rv) },
+        };
+        this.leases.set(obj.metadata!.name!, stored);
+        return structuredClone(stored);
+      },
       update: unsupported,
       apply: unsupported,
-      delete: unsupported,
+      delete: async (rt: ResourceType, name: string) => {
+        if (rt.kind !== 'Lease') return unsupported();
+        this.leases.delete(name);
+      },
       evict: unsupported,
     } as KubeClient;
   }
@@ -278,6 +294,39 @@ describe('NodeReconciler', () => {
     expect(s.calls).toEqual([]);
     expect(s.stateOf('b1')).toBeUndefined();
     await s.reconciler.reconcile({ name: 'b1' }, s.ctx);
+    expect(s.calls).toHaveLength(1);
+  });
+
+  it("takes the node's disruption lease before the intent and the cordon, and gives it back when the intent cannot be written", async () => {
+    const s = setup(policyDoc);
+    const withUid = (name: string) => {
+      s.addNode(name, 'unknown', name);
+      const n = s.api.nodes.get(name)!;
+      s.api.put({ ...n, metadata: { ...n.metadata, uid: `uid-${name}` } });
+    };
+    withUid('c1');
+    let leaseAtCall: KubeObject | undefined;
+    const execute = s.reconciler['deps'].provider.execute.bind(s.reconciler['deps'].provider);
+    s.reconciler['deps'].provider.execute = async (req, opts) => {
+      leaseAtCall = s.api.leases.get(`node-${req.node}`);
+      return execute(req, opts);
+    };
+    await s.reconciler.reconcile({ name: 'c1' }, s.ctx);
+    expect(s.calls).toHaveLength(1);
+    expect(leaseAtCall).toMatchObject({
+      metadata: {
+        namespace: 'medik8s-leases',
+        ownerReferences: [{ kind: 'Node', name: 'c1', uid: 'uid-c1' }],
+      },
+      spec: { holderIdentity: 'noderepair', leaseDurationSeconds: 3600 },
+    });
+
+    // The intent write conflicts after the lease was taken: nothing runs, the lease goes back.
+    withUid('c2');
+    s.api.conflictsToInject = 1;
+    expect(await s.reconciler.reconcile({ name: 'c2' }, s.ctx)).toEqual({ requeue: true });
+    expect(s.stateOf('c2')).toBeUndefined();
+    expect(s.api.leases.has('node-c2')).toBe(false);
     expect(s.calls).toHaveLength(1);
   });
 

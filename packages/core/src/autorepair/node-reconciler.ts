@@ -490,7 +490,8 @@ export class NodeReconciler {
     // Admitted: take the node's disruption lease before its intent is persisted (and so
     // before any cordon), so no other actor starts on it meanwhile.
     const uid = node?.metadata?.uid;
-    if (this.leases !== undefined && uid !== undefined && startsRemediation(decision, previous)) {
+    const starts = startsRemediation(decision, previous);
+    if (this.leases !== undefined && uid !== undefined && starts) {
       const taken = await this.leases.take({ name, uid }, signal);
       if (taken.kind === 'held')
         throw new LeaseHeldError(
@@ -506,7 +507,15 @@ export class NodeReconciler {
     if (verdict !== undefined && !verdict.admitted)
       this.deps.metrics.stormHolds.inc({ scope: verdict.scope });
     this.log.debug({ node: name, phase: decision.phase, reason: decision.reason }, 'decided');
-    return this.persist(name, node, previous, decision, signal);
+    try {
+      return await this.persist(name, node, previous, decision, signal);
+    } catch (e) {
+      // The intent was not written (a Conflict, an outage): give the lease back, so other
+      // actors do not wait an hour for a repair that may never start. Best effort; it lapses.
+      if (this.leases !== undefined && starts)
+        await this.leases.release(name, signal).catch(() => undefined);
+      throw e;
+    }
   }
 
   private holdsOf(actors: ActorSnapshot, m: FleetMember, now: number) {

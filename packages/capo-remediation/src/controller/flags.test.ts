@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { parseFlags } from './flags.js';
+import { parseFlags, USAGE } from './flags.js';
 
 describe('parseFlags', () => {
   it('reads the Deployment args (config/manager/manager.yaml) and the downward-API env', () => {
@@ -53,6 +53,20 @@ describe('parseFlags', () => {
     );
   });
 
+  it('takes the bind addresses `noderepair run` takes (core parseBindAddress)', () => {
+    expect(
+      parseFlags(['--metrics-bind-address=[::1]:9090', '--health-probe-bind-address', '9091'], {}),
+    ).toMatchObject(
+      E.right({
+        metricsBindAddress: { host: '::1', port: 9090 },
+        healthProbeBindAddress: { port: 9091 },
+      }),
+    );
+    const r = parseFlags(['--health-probe-bind-address=9091'], {});
+    if (E.isLeft(r) || r.right === 'help') throw new Error('parse failed');
+    expect(r.right.healthProbeBindAddress).toStrictEqual({ port: 9091 });
+  });
+
   it('names the bad flag', () => {
     const known =
       'known flags: --kubeconfig, --leader-elect, --leader-election-id, --leader-election-namespace, --metrics-bind-address, --health-probe-bind-address, --namespace, --concurrency, --default-identity-secret, --default-cloud-name, --workload-cluster-access, --help';
@@ -71,8 +85,18 @@ describe('parseFlags', () => {
     expect(parseFlags(['--kubeconfig', '--leader-elect'], {})).toEqual(
       E.left('--kubeconfig needs a value'),
     );
-    expect(parseFlags(['--metrics-bind-address=8080'], {})).toEqual(
-      E.left('--metrics-bind-address: expected [host]:port or 0, got "8080"'),
+    expect(parseFlags(['--metrics-bind-address=localhost'], {})).toEqual(
+      E.left(
+        '--metrics-bind-address: expected [host]:port such as ":8080" or "127.0.0.1:8080", or "0" to disable; got "localhost"',
+      ),
+    );
+    expect(parseFlags(['--health-probe-bind-address=:65536'], {})).toEqual(
+      E.left(
+        '--health-probe-bind-address: expected [host]:port such as ":8080" or "127.0.0.1:8080", or "0" to disable; got ":65536"',
+      ),
+    );
+    expect(parseFlags(['--health-probe-bind-address=0'], {})).toEqual(
+      E.left('--health-probe-bind-address: the probes cannot be disabled'),
     );
     expect(parseFlags(['--concurrency=0'], {})).toEqual(
       E.left('--concurrency: expected an integer 1-64, got "0"'),
@@ -93,6 +117,15 @@ describe('parseFlags', () => {
     expect(parseFlags(['-h'], {})).toEqual(E.right('help'));
     expect(parseFlags(['--leader-elect=true'], {})).toMatchObject(E.right({ leaderElect: true }));
     expect(parseFlags(['--leader-elect=false'], {})).toMatchObject(E.right({ leaderElect: false }));
+  });
+});
+
+describe('USAGE', () => {
+  it('lists every flag parseFlags knows', () => {
+    const r = parseFlags(['--bogus'], {});
+    const known = E.isLeft(r) ? /known flags: (.*) \(see --help\)$/.exec(r.left)?.[1] : undefined;
+    if (known === undefined) throw new Error('no known-flags list');
+    for (const flag of known.split(', ')) expect(USAGE).toMatch(new RegExp(`${flag}[ =]`));
   });
 });
 

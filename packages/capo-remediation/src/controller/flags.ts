@@ -1,14 +1,19 @@
 // Command line and environment of the controller process, parsed into one value with errors
 // that name the flag. Flags win over the environment. node:util parseArgs in strict mode (core's
-// parseFlagsStrict), as every noderepair command line: an unknown flag is an error naming it.
+// parseFlagsStrict) and core's parseBindAddress, as every noderepair command line: an unknown
+// flag is an error naming it, and both controllers accept the same addresses.
 import * as E from 'fp-ts/lib/Either.js';
-import { defaultLeaderIdentity, parseFlagsStrict, type FlagOptions } from '@noderepair/core';
+import {
+  defaultLeaderIdentity,
+  parseBindAddress,
+  parseFlagsStrict,
+  type BindAddress,
+  type FlagOptions,
+} from '@noderepair/core';
 import { WORKLOAD_CLUSTER_ACCESS, type WorkloadClusterAccess } from './workload-clusters.js';
 
-export interface BindAddress {
-  readonly host: string | undefined;
-  readonly port: number;
-}
+/** The same type as core's (re-exported so existing imports of this package keep working). */
+export type { BindAddress };
 
 export interface ControllerFlags {
   readonly kubeconfig: string | undefined;
@@ -45,19 +50,8 @@ export const USAGE = `capo-remediation controller
                                       secret-or-management: the Secret, else this cluster
                                         (self-hosted clusters);
                                       management: always this cluster
+  -h, --help                          this text
 `;
-
-export function parseBindAddress(
-  flag: string,
-  v: string,
-): E.Either<string, BindAddress | undefined> {
-  if (v === '0') return E.right(undefined);
-  const m = /^(.*):(\d{1,5})$/.exec(v);
-  const port = m ? Number(m[2]) : NaN;
-  if (!m || port > 65535)
-    return E.left(`--${flag}: expected [host]:port or 0, got ${JSON.stringify(v)}`);
-  return E.right({ host: m[1] === '' ? undefined : m[1], port });
-}
 
 const FLAGS = {
   kubeconfig: { type: 'string' },
@@ -105,16 +99,17 @@ export function parseFlags(
   const values = parsed.right;
   if (values.help === true) return E.right('help');
   const metrics = parseBindAddress(
-    'metrics-bind-address',
     values['metrics-bind-address'] ?? ':8080',
+    '--metrics-bind-address',
   );
   if (E.isLeft(metrics)) return metrics;
   const probes = parseBindAddress(
-    'health-probe-bind-address',
     values['health-probe-bind-address'] ?? ':8081',
+    '--health-probe-bind-address',
   );
   if (E.isLeft(probes)) return probes;
-  if (probes.right === undefined)
+  // The Manager's /healthz and /readyz are what the Deployment's probes call.
+  if (probes.right === 'disabled')
     return E.left('--health-probe-bind-address: the probes cannot be disabled');
   const concurrency = Number(values.concurrency ?? '4');
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
@@ -132,7 +127,7 @@ export function parseFlags(
     leaderElect: values['leader-elect'] === true,
     leaderElectionId: values['leader-election-id'] ?? 'capo-remediation.noderepair.dev',
     leaderElectionNamespace: values['leader-election-namespace'] ?? podNamespace ?? 'default',
-    metricsBindAddress: metrics.right,
+    metricsBindAddress: metrics.right === 'disabled' ? undefined : metrics.right,
     healthProbeBindAddress: probes.right,
     namespace: values.namespace ?? (env['WATCH_NAMESPACE'] || undefined),
     identity: defaultLeaderIdentity(env),

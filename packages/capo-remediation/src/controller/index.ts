@@ -39,7 +39,7 @@ export type { ServerActionRequest } from './server-action.js';
 export { resolveTarget, machineOwner } from './target.js';
 export type { Target, DefaultIdentity, OwnerRef } from './target.js';
 export { RemediationMetrics } from './metrics.js';
-export { parseFlags, parseBindAddress, USAGE } from './flags.js';
+export { parseFlags, USAGE } from './flags.js';
 export type { ControllerFlags, BindAddress } from './flags.js';
 export { OpenStackRemediationResource } from './resources.js';
 export { WorkloadClusters, WORKLOAD_CLUSTER_ACCESS } from './workload-clusters.js';

@@ -13,15 +13,8 @@ export {
   type ParsedTrace,
   type TraceActionResult,
 } from './trace.js';
-export {
-  runCommand,
-  parseRunArgs,
-  parseBindAddress,
-  runUsage,
-  type RunConfig,
-  type RunIo,
-  type BindAddress,
-} from './run.js';
+export { runCommand, parseRunArgs, runUsage, type RunConfig, type RunIo } from './run.js';
+export { parseBindAddress, type BindAddress } from '../codec/args.js';
 export {
   statusCommand,
   parseStatusArgs,

@@ -1,27 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { either } from 'fp-ts';
-import { parseBindAddress, parseRunArgs, runCommand } from './run.js';
-
-describe('parseBindAddress', () => {
-  it('accepts controller-runtime style addresses and "0" to disable', () => {
-    expect(parseBindAddress(':8080', 'f')).toEqual(either.right({ port: 8080 }));
-    expect(parseBindAddress('127.0.0.1:9090', 'f')).toEqual(
-      either.right({ host: '127.0.0.1', port: 9090 }),
-    );
-    expect(parseBindAddress('[::1]:8081', 'f')).toEqual(either.right({ host: '::1', port: 8081 }));
-    expect(parseBindAddress('8081', 'f')).toEqual(either.right({ port: 8081 }));
-    expect(parseBindAddress('0', 'f')).toEqual(either.right('disabled'));
-  });
-
-  it('names the flag and the expected form on bad input', () => {
-    expect(parseBindAddress('localhost', '--metrics-bind-address')).toEqual(
-      either.left(
-        '--metrics-bind-address: expected [host]:port such as ":8080" or "127.0.0.1:8080", or "0" to disable; got "localhost"',
-      ),
-    );
-    expect(either.isLeft(parseBindAddress(':70000', 'f'))).toBe(true);
-  });
-});
+import { parseRunArgs, runCommand } from './run.js';
 
 describe('parseRunArgs', () => {
   it('fills defaults, from the Pod environment where a Pod sets them', () => {

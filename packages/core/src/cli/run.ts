@@ -4,7 +4,7 @@
 import { either } from 'fp-ts';
 import YAML from 'yaml';
 import { addAutoRepairController } from '../autorepair/controller.js';
-import { parseFlagsStrict } from '../codec/args.js';
+import { parseBindAddress, parseFlagsStrict, type BindAddress } from '../codec/args.js';
 import { resolveRepairPolicy, type RepairPolicy } from '../health/policy.js';
 import { knownProviderNames, loadProviderModule, type ProviderChoice } from '../provider/load.js';
 import type { ProviderModule } from '../provider/module.js';
@@ -49,27 +49,6 @@ export const runUsage = `usage: noderepair run --policy <policy.yaml> [--kubecon
                                 --provider NAME lists them)
   Without a ladder in the policy, the default (SoftReboot, HardReboot) is cut to the steps the
   provider can execute; Replace is never in it (a ladder that ends in Replace opts in).`;
-
-export interface BindAddress {
-  host?: string;
-  port: number;
-}
-
-/** ":8080", "127.0.0.1:8080", "8080"; "0" means disabled (controller-runtime's convention). Pure. */
-export function parseBindAddress(
-  value: string,
-  flag: string,
-): either.Either<string, BindAddress | 'disabled'> {
-  if (value === '0') return either.right('disabled');
-  const m = /^(?:(\[[0-9a-fA-F:]+\]|[^:]*):)?(\d{1,5})$/.exec(value.trim());
-  const port = m ? Number(m[2]) : NaN;
-  if (!m || port > 65535)
-    return either.left(
-      `${flag}: expected [host]:port such as ":8080" or "127.0.0.1:8080", or "0" to disable; got "${value}"`,
-    );
-  const host = m[1] ? m[1].replace(/^\[|\]$/g, '') : undefined;
-  return either.right({ ...(host ? { host } : {}), port });
-}
 
 export interface RunConfig {
   policyPath: string;

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { parseFlagsStrict } from './args.js';
+import { parseBindAddress, parseFlagsStrict } from './args.js';
 
 const options = {
   policy: { type: 'string' },
@@ -40,6 +40,33 @@ describe('parseFlagsStrict', () => {
     expect(parseFlagsStrict(['--help=yes'], options)).toEqual(E.left('--help takes no value'));
     expect(parseFlagsStrict(['policy.yaml'], options)).toEqual(
       E.left('unexpected argument "policy.yaml" (flags start with --)'),
+    );
+  });
+});
+
+describe('parseBindAddress', () => {
+  it('accepts controller-runtime style addresses and "0" to disable', () => {
+    expect(parseBindAddress(':8080', 'f')).toEqual(E.right({ port: 8080 }));
+    expect(parseBindAddress('127.0.0.1:9090', 'f')).toEqual(
+      E.right({ host: '127.0.0.1', port: 9090 }),
+    );
+    expect(parseBindAddress('[::1]:8081', 'f')).toEqual(E.right({ host: '::1', port: 8081 }));
+    expect(parseBindAddress('8081', 'f')).toEqual(E.right({ port: 8081 }));
+    expect(parseBindAddress('0', 'f')).toEqual(E.right('disabled'));
+  });
+
+  it('names the flag and the expected form on bad input', () => {
+    expect(parseBindAddress('localhost', '--metrics-bind-address')).toEqual(
+      E.left(
+        '--metrics-bind-address: expected [host]:port such as ":8080" or "127.0.0.1:8080", or "0" to disable; got "localhost"',
+      ),
+    );
+    expect(E.isLeft(parseBindAddress(':70000', 'f'))).toBe(true);
+    expect(E.isLeft(parseBindAddress('::1:8080', 'f'))).toBe(true); // IPv6 needs brackets, as in Go
+    expect(parseBindAddress('a"\nb', '--f')).toEqual(
+      E.left(
+        '--f: expected [host]:port such as ":8080" or "127.0.0.1:8080", or "0" to disable; got "a\\"\\nb"',
+      ),
     );
   });
 });

@@ -61,3 +61,29 @@ export function parseFlagsStrict<O extends FlagOptions>(
     return E.left(describeFlagError(e, options));
   }
 }
+
+/** A listen address from a flag such as --metrics-bind-address. */
+export interface BindAddress {
+  host?: string;
+  port: number;
+}
+
+/**
+ * A bind-address flag's value, as controller-runtime's flags take it: ":8080",
+ * "127.0.0.1:8080", "[::1]:8080" or "8080"; "0" means disabled. Left names the flag and the
+ * expected form. Pure; shared by every noderepair command line so they accept the same values.
+ */
+export function parseBindAddress(
+  value: string,
+  flag: string,
+): E.Either<string, BindAddress | 'disabled'> {
+  if (value === '0') return E.right('disabled');
+  const m = /^(?:(\[[0-9a-fA-F:]+\]|[^:]*):)?(\d{1,5})$/.exec(value.trim());
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || port > 65535)
+    return E.left(
+      `${flag}: expected [host]:port such as ":8080" or "127.0.0.1:8080", or "0" to disable; got ${JSON.stringify(value)}`,
+    );
+  const host = m[1] ? m[1].replace(/^\[|\]$/g, '') : undefined;
+  return E.right({ ...(host ? { host } : {}), port });
+}

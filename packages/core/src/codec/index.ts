@@ -22,4 +22,10 @@ export {
   type UnknownField,
   type PathSegment,
 } from './unknown-fields.js';
-export { parseFlagsStrict, describeFlagError, type FlagOptions } from './args.js';
+export {
+  parseFlagsStrict,
+  describeFlagError,
+  parseBindAddress,
+  type FlagOptions,
+  type BindAddress,
+} from './args.js';

@@ -17,13 +17,18 @@ export const silentLogger: RuntimeLogger = {
   },
 };
 
-/** Error fields safe to log: name, message, HTTP code/reason — never request bodies. */
+/**
+ * Error fields safe to log: `error` (the message, e.g. the API server's), `errorType` (the
+ * class name) and the HTTP `code` — never request bodies. The message is not under `msg`:
+ * pino writes the log call's own message as `msg` too, and a line with two `msg` keys loses
+ * the first to `JSON.parse` (the apiserver's message was lost that way).
+ */
 export function errorFields(e: unknown): Record<string, unknown> {
   if (e instanceof Error) {
-    const o: Record<string, unknown> = { err: e.name, msg: e.message };
+    const o: Record<string, unknown> = { error: e.message, errorType: e.name };
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'number') o['code'] = code;
     return o;
   }
-  return { err: String(e) };
+  return { error: String(e) };
 }

@@ -1,8 +1,26 @@
 // pino JSON logs to stdout; secrets are redacted by path as a second line of defence.
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
-export function createRuntimeLogger(opts: { name?: string; level?: string } = {}): Logger {
-  return pino({
+/**
+ * pino writes the call's message as `msg`; a `msg` in the logged object would be written as
+ * a second `msg` key, and `JSON.parse` keeps only the last. Such a field is kept, as `detail`
+ * (or `msgField` when the object has a `detail` too), so nothing is lost.
+ */
+function withoutMsgField(obj: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.hasOwn(obj, 'msg')) return obj;
+  const { msg, ...rest } = obj;
+  return { ...rest, [Object.hasOwn(rest, 'detail') ? 'msgField' : 'detail']: msg };
+}
+
+export function createRuntimeLogger(
+  opts: {
+    name?: string;
+    level?: string;
+    /** Where the JSON lines go (default stdout): a file, or a stream a test reads. */
+    destination?: DestinationStream;
+  } = {},
+): Logger {
+  const options = {
     name: opts.name ?? 'noderepair',
     level: opts.level ?? process.env['LOG_LEVEL'] ?? 'info',
     redact: {
@@ -15,5 +33,7 @@ export function createRuntimeLogger(opts: { name?: string; level?: string } = {}
       ],
       censor: '[redacted]',
     },
-  });
+    formatters: { log: withoutMsgField },
+  };
+  return opts.destination ? pino(options, opts.destination) : pino(options);
 }

@@ -34,7 +34,7 @@ import type {
   ReconcileRequest,
   ReconcileResult,
 } from '../runtime/controller/reconciler.js';
-import type { RuntimeLogger } from '../runtime/logger.js';
+import { errorFields, type RuntimeLogger } from '../runtime/logger.js';
 import { endsInSuccess, EventReasons, startsRemediation, transitionEvents } from './events.js';
 import { nodeGoneAfterReplace } from './replace-step.js';
 import type { DeleteNodeAction } from '../health/replace.js';
@@ -235,7 +235,7 @@ export class NodeReconciler {
         await this.leases.release(name, signal);
       } catch (e) {
         this.log.warn(
-          { node: name, err: e },
+          { node: name, ...errorFields(e) },
           'could not release the disruption lease; it lapses on its own',
         );
       }
@@ -264,7 +264,10 @@ export class NodeReconciler {
         { subresource: 'status', signal },
       );
     } catch (e) {
-      this.log.warn({ node: name, err: e }, `could not update the ${NodeRepairHeld} condition`);
+      this.log.warn(
+        { node: name, ...errorFields(e) },
+        `could not update the ${NodeRepairHeld} condition`,
+      );
     }
   }
 

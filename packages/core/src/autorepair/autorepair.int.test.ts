@@ -686,6 +686,21 @@ describe('standalone auto-repair controller', () => {
       expect(
         await metricValue(ctl, 'noderepair_storm_guard_holds_total', { scope: 'in-flight' }),
       ).toBeGreaterThan(0);
+      // The Node says so itself, and the hold is counted while it lasts.
+      const heldCond = await waitFor(
+        'the NodeRepairHeld condition',
+        async () =>
+          (await core.readNode({ name: held })).status?.conditions?.find(
+            (c) => c.type === 'NodeRepairHeld',
+          ),
+        10_000,
+      );
+      expect(heldCond).toMatchObject({
+        status: 'True',
+        reason: 'MaxInFlight',
+        message: 'maxInFlight: 2 repairs in flight (max 2)',
+      });
+      expect(await metricValue(ctl, 'noderepair_nodes_held', { reason: 'in-flight' })).toBe(1);
 
       // Once the first two are repaired, the held node gets its turn.
       await waitFor(
@@ -694,6 +709,17 @@ describe('standalone auto-repair controller', () => {
         60_000,
       );
       expect(provider.reboots[2]?.node).toBe(held);
+      expect(await metricValue(ctl, 'noderepair_nodes_held', { reason: 'in-flight' })).toBe(0);
+      const durations = await ctl.manager.metrics.registry
+        .getSingleMetric('noderepair_hold_duration_seconds')
+        ?.get();
+      expect(
+        durations?.values.find(
+          (v) =>
+            v.metricName === 'noderepair_hold_duration_seconds_count' &&
+            v.labels['reason'] === 'in-flight',
+        )?.value,
+      ).toBe(1);
       for (const n of firstTwo) {
         const s = await stateOf(core, n);
         expect(s?.phase).toBe('Healthy');

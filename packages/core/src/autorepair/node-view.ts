@@ -11,6 +11,7 @@ import {
   type TaintSnapshot,
 } from '../health/node.js';
 import type { RepairPolicy } from '../health/policy.js';
+import { AnnotationCapiMachine } from '../health/actors.js';
 
 export interface NodeView extends NodeSnapshot {
   metadata: {
@@ -33,6 +34,8 @@ export function watchedAnnotations(policy: RepairPolicy): string[] {
     policy.annotations.trigger,
     AnnotationCapiPaused,
     AnnotationCapiSkipRemediation,
+    // Other actors (coordination): a Cluster API node cordoned by its machine's deletion.
+    AnnotationCapiMachine,
   ];
 }
 

@@ -204,6 +204,30 @@ describe('Cluster API rollout and cordons', () => {
   });
 });
 
+describe('Cluster API deleting a machine', () => {
+  const capi = (unschedulable: boolean) => ({
+    metadata: { name: 'w1', annotations: { 'cluster.x-k8s.io/machine': 'md-0-abc12' } },
+    spec: { unschedulable },
+  });
+
+  it('holds the cordoned node of a Machine, as a disruption', () => {
+    expect(actorHolds(view({ node: capi(true) }), all, T0).holds).toEqual([
+      {
+        actor: 'ClusterAPIRollout',
+        detail:
+          'the node of Cluster API Machine md-0-abc12 is cordoned: Cluster API cordons and drains a machine it deletes',
+        disrupting: true,
+      },
+      expect.objectContaining({ actor: 'ManualCordon' }),
+    ]);
+  });
+
+  it('not when schedulable, nor when the cordon is ours', () => {
+    expect(actorsOf(view({ node: capi(false) }))).toEqual([]);
+    expect(actorsOf(view({ node: capi(true), cordonedByUs: true }))).toEqual([]);
+  });
+});
+
 describe('system-upgrade-controller and Karpenter', () => {
   const up: CoordinationPolicy = { ...all, actors: ['SystemUpgrade', 'Karpenter'] };
   const job = (node: string, status: Record<string, unknown> = {}) => ({

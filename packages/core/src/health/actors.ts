@@ -83,6 +83,8 @@ export interface ActorReport {
 }
 
 export const TaintCapiOutdatedRevision = 'node.cluster.x-k8s.io/outdated-revision';
+/** Set on a Node by Cluster API's machine controller: the name of its Machine. */
+export const AnnotationCapiMachine = 'cluster.x-k8s.io/machine';
 
 /** One kured lock: the node it names and when it lapses. */
 export interface KuredLock {
@@ -206,6 +208,17 @@ function maintenanceHold(v: ActorView): ActorHold | undefined {
 }
 
 function rolloutHold(v: ActorView): ActorHold | undefined {
+  // Cluster API cordons the Node of a Machine it deletes (scale-down, remediation, rollout)
+  // before it drains it; the Machine lives in the management cluster, the cordon is what a
+  // workload cluster sees. A person's cordon of such a node holds it too: it is Cluster
+  // API's node to replace, not ours to reboot.
+  const machine = v.node?.metadata?.annotations?.[AnnotationCapiMachine];
+  if (machine !== undefined && v.node?.spec?.unschedulable === true && !v.cordonedByUs)
+    return {
+      actor: 'ClusterAPIRollout',
+      detail: `the node of Cluster API Machine ${machine} is cordoned: Cluster API cordons and drains a machine it deletes`,
+      disrupting: true,
+    };
   if (!hasTaint(v.node, TaintCapiOutdatedRevision)) return undefined;
   return {
     actor: 'ClusterAPIRollout',

@@ -16,7 +16,6 @@ import { createKubeClient } from '../kube/client-node/index.js';
 import { EventResource } from '../kube/resource.js';
 import type { KubeEvent } from '../kube/types.js';
 import { resolveRepairPolicy } from '../health/policy.js';
-import { parseRepairState, type RepairState } from '../health/state.js';
 import type {
   ActionRequest,
   FenceQuery,
@@ -26,13 +25,10 @@ import type {
   ProviderOutcome,
 } from '../provider/port.js';
 import { withSiteSteps } from '../provider/site-steps.js';
-import { Manager } from '../runtime/manager/manager.js';
-import { createRuntimeLogger } from '../runtime/manager/logging.js';
-import { addAutoRepairController } from './controller.js';
+import { repairStateOf, startAutoRepair } from '../../test/autorepair-harness.js';
 
 const env = useControlPlane();
 const SCOPE = 'test.noderepair.io/command-step-scope';
-const STATE = 'noderepair.io/repair-state';
 const OUT_OF_SERVICE = 'node.kubernetes.io/out-of-service';
 const dir = mkdtempSync(join(tmpdir(), 'command-step-int-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -71,12 +67,7 @@ class RecordingRebootProviderFake implements MachineProvider {
   }
 }
 
-async function stateOf(core: CoreV1Api, name: string): Promise<RepairState | undefined> {
-  const node = await core.readNode({ name });
-  const s = parseRepairState(node.metadata?.annotations?.[STATE]);
-  if (either.isLeft(s)) throw new Error(s.left);
-  return s.right;
-}
+const stateOf = repairStateOf;
 
 describe('Command site step in the standalone controller', () => {
   it('the command exits 1: the attempt fails (Event with the status and stderr) and the ladder escalates to the next step', async () => {
@@ -118,28 +109,14 @@ exit 1
     const provider = withSiteSteps(next, policy.right.ladder, {
       env: { PATH: process.env['PATH'], SITE_API_TOKEN: 'sk-live-0123456789' },
     });
-    const manager = new Manager({
+    const ar = startAutoRepair({
       name: 'command-step-int',
-      probes: false,
-      logger: createRuntimeLogger({
-        name: 'command-step-int',
-        level: process.env['LOG_LEVEL'] ?? 'warn',
-      }),
-    });
-    addAutoRepairController(manager, {
       client,
       policy: policy.right,
       provider,
-      labelSelector: `${SCOPE}=${scope}`,
-      instance: `int-${scope}`,
-      drain: {
-        gracePeriodSeconds: 0,
-        pollIntervalMs: 250,
-        initialBackoffMs: 250,
-        maxBackoffMs: 1000,
-      },
+      scopeLabel: SCOPE,
+      scope,
     });
-    const running = manager.start();
     try {
       kubelet.stopHeartbeats(); // -> Ready=Unknown through the node lifecycle controller
       await waitFor(
@@ -186,8 +163,7 @@ exit 1
       expect((after.spec?.taints ?? []).map((t) => t.key)).not.toContain(OUT_OF_SERVICE);
       expect(after.spec?.unschedulable ?? false).toBe(false);
     } finally {
-      manager.stop();
-      await running;
+      await ar.stop();
       await next.settle();
       await kubelet.stop();
     }

@@ -31,25 +31,16 @@ import type { KubeEvent } from '../kube/types.js';
 import type { LeaseSnapshot } from '../health/actors.js';
 import { microTime } from '../health/disruption-lease.js';
 import { resolveRepairPolicy } from '../health/policy.js';
-import { parseRepairState, type RepairState } from '../health/state.js';
-import { Manager } from '../runtime/manager/manager.js';
-import { createRuntimeLogger } from '../runtime/manager/logging.js';
 import { NodeMaintenanceResource } from './actor-source.js';
-import { addAutoRepairController } from './controller.js';
+import { repairStateOf, startAutoRepair } from '../../test/autorepair-harness.js';
 
 const env = useControlPlane();
 const NM_CRD = join(import.meta.dirname, '../../test/crds/nodemaintenance.medik8s.io.yaml');
 const SCOPE = 'test.noderepair.io/coordination-scope';
-const STATE = 'noderepair.io/repair-state';
 const KURED_LOCK = 'weave.works/kured-node-lock';
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-async function stateOf(core: CoreV1Api, name: string): Promise<RepairState | undefined> {
-  const node = await core.readNode({ name });
-  const s = parseRepairState(node.metadata?.annotations?.[STATE]);
-  if (either.isLeft(s)) throw new Error(s.left);
-  return s.right;
-}
+const stateOf = repairStateOf;
 
 describe('other actors on a node', () => {
   it('holds each node another actor disrupts, names the actor, and repairs under our lease once they are done', async () => {
@@ -218,28 +209,14 @@ describe('other actors on a node', () => {
       },
     });
 
-    const manager = new Manager({
+    const ar = startAutoRepair({
       name: 'coordination-int',
-      probes: false,
-      logger: createRuntimeLogger({
-        name: 'coordination-int',
-        level: process.env['LOG_LEVEL'] ?? 'warn',
-      }),
-    });
-    addAutoRepairController(manager, {
       client,
       policy: policy.right,
       provider,
-      labelSelector: `${SCOPE}=${scope}`,
-      instance: `int-${scope}`,
-      drain: {
-        gracePeriodSeconds: 0,
-        pollIntervalMs: 250,
-        initialBackoffMs: 250,
-        maxBackoffMs: 1000,
-      },
+      scopeLabel: SCOPE,
+      scope,
     });
-    const running = manager.start();
     const eventsOf = async (name: string) =>
       (await client.list<KubeEvent>(EventResource, { namespace: 'default' })).items.filter(
         (e) => e.regarding?.name === name && e.regarding.kind === 'Node',
@@ -397,8 +374,7 @@ describe('other actors on a node', () => {
         expect(await leaseOf(n)).toBeUndefined();
       }
     } finally {
-      manager.stop();
-      await running;
+      await ar.stop();
       await provider.settle();
       for (const k of kubelets.values()) await k.stop();
       for (const name of Object.values(names))
@@ -470,28 +446,14 @@ describe('other actors on a node', () => {
       coordination: { actors: ['Kured'] },
     });
     if (either.isLeft(policy)) throw new Error(policy.left);
-    const manager = new Manager({
+    const ar = startAutoRepair({
       name: 'coordination-perm-int',
-      probes: false,
-      logger: createRuntimeLogger({
-        name: 'coordination-perm-int',
-        level: process.env['LOG_LEVEL'] ?? 'warn',
-      }),
-    });
-    addAutoRepairController(manager, {
       client: createKubeClient(saKc),
       policy: policy.right,
       provider,
-      labelSelector: `${SCOPE}=${scope}`,
-      instance: `int-${scope}`,
-      drain: {
-        gracePeriodSeconds: 0,
-        pollIntervalMs: 250,
-        initialBackoffMs: 250,
-        maxBackoffMs: 1000,
-      },
+      scopeLabel: SCOPE,
+      scope,
     });
-    const running = manager.start();
     try {
       kubelet.stopHeartbeats();
       const ev = await waitFor(
@@ -533,8 +495,7 @@ describe('other actors on a node', () => {
       );
       expect(provider.requests.map((r) => r.action)).toEqual(['SoftReboot']);
     } finally {
-      manager.stop();
-      await running;
+      await ar.stop();
       await provider.settle();
       await kubelet.stop();
       await core.deleteNode({ name }).catch(() => undefined);

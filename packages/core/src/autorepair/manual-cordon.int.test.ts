@@ -12,23 +12,14 @@ import { createKubeClient } from '../kube/client-node/index.js';
 import { EventResource } from '../kube/resource.js';
 import type { KubeEvent } from '../kube/types.js';
 import { resolveRepairPolicy } from '../health/policy.js';
-import { parseRepairState, type RepairState } from '../health/state.js';
 import { KubeletRebootProviderFake } from '../../test/kubelet-reboot-fake.js';
-import { Manager } from '../runtime/manager/manager.js';
-import { createRuntimeLogger } from '../runtime/manager/logging.js';
-import { addAutoRepairController } from './controller.js';
+import { repairStateOf, startAutoRepair } from '../../test/autorepair-harness.js';
 
 const env = useControlPlane();
 const SCOPE = 'test.noderepair.io/manual-cordon-scope';
-const STATE = 'noderepair.io/repair-state';
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-async function stateOf(core: CoreV1Api, name: string): Promise<RepairState | undefined> {
-  const node = await core.readNode({ name });
-  const s = parseRepairState(node.metadata?.annotations?.[STATE]);
-  if (either.isLeft(s)) throw new Error(s.left);
-  return s.right;
-}
+const stateOf = repairStateOf;
 
 describe('a cordon someone else made', () => {
   it('a node a person cordoned before it failed is repaired and stays cordoned', async () => {
@@ -59,28 +50,14 @@ describe('a cordon someone else made', () => {
     // `kubectl cordon`, by a person, while the node is healthy and noderepair watches it.
     await core.patchNode({ name, body: { spec: { unschedulable: true } } }, mergePatch);
 
-    const manager = new Manager({
+    const ar = startAutoRepair({
       name: 'manual-cordon-int',
-      probes: false,
-      logger: createRuntimeLogger({
-        name: 'manual-cordon-int',
-        level: process.env['LOG_LEVEL'] ?? 'warn',
-      }),
-    });
-    addAutoRepairController(manager, {
       client,
       policy: policy.right,
       provider,
-      labelSelector: `${SCOPE}=${scope}`,
-      instance: `int-${scope}`,
-      drain: {
-        gracePeriodSeconds: 0,
-        pollIntervalMs: 250,
-        initialBackoffMs: 250,
-        maxBackoffMs: 1000,
-      },
+      scopeLabel: SCOPE,
+      scope,
     });
-    const running = manager.start();
     try {
       kubelet.stopHeartbeats(); // -> node lifecycle controller: Ready=Unknown after ~8 s
       const started = await waitFor(
@@ -127,8 +104,7 @@ describe('a cordon someone else made', () => {
       expect(events).not.toContain('Cordoned');
       expect(events).not.toContain('Uncordoned');
     } finally {
-      manager.stop();
-      await running;
+      await ar.stop();
       await provider.settle();
       await kubelet.stop();
       await core.deleteNode({ name }).catch(() => undefined);

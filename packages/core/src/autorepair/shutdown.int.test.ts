@@ -15,7 +15,6 @@ import type { KubeClient } from '../kube/client.js';
 import { EventResource } from '../kube/resource.js';
 import type { KubeEvent } from '../kube/types.js';
 import { resolveRepairPolicy } from '../health/policy.js';
-import { parseRepairState, type RepairState } from '../health/state.js';
 import type {
   ActionRequest,
   FenceStatus,
@@ -26,13 +25,10 @@ import type {
   ProviderOutcome,
 } from '../provider/port.js';
 import { ProviderActions } from '../provider/port.js';
-import { Manager } from '../runtime/manager/manager.js';
-import { createRuntimeLogger } from '../runtime/manager/logging.js';
-import { addAutoRepairController } from './controller.js';
+import { repairStateOf, startAutoRepair } from '../../test/autorepair-harness.js';
 
 const env = useControlPlane();
 const SCOPE = 'test.noderepair.io/shutdown-scope';
-const STATE = 'noderepair.io/repair-state';
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
@@ -71,42 +67,18 @@ class PowerStateProviderFake implements MachineProvider {
 function start(client: KubeClient, policyInput: unknown, provider: MachineProvider, scope: string) {
   const policy = resolveRepairPolicy(policyInput);
   if (either.isLeft(policy)) throw new Error(policy.left);
-  const manager = new Manager({
+  const ar = startAutoRepair({
     name: 'shutdown-int',
-    probes: false,
-    logger: createRuntimeLogger({
-      name: 'shutdown-int',
-      level: process.env['LOG_LEVEL'] ?? 'warn',
-    }),
-  });
-  addAutoRepairController(manager, {
     client,
     policy: policy.right,
     provider,
-    labelSelector: `${SCOPE}=${scope}`,
-    instance: `int-${scope}`,
-    drain: {
-      gracePeriodSeconds: 0,
-      pollIntervalMs: 250,
-      initialBackoffMs: 250,
-      maxBackoffMs: 1000,
-    },
+    scopeLabel: SCOPE,
+    scope,
   });
-  const running = manager.start();
-  return {
-    stop: async () => {
-      manager.stop();
-      await running;
-    },
-  };
+  return ar;
 }
 
-async function stateOf(core: CoreV1Api, name: string): Promise<RepairState | undefined> {
-  const node = await core.readNode({ name });
-  const s = parseRepairState(node.metadata?.annotations?.[STATE]);
-  if (either.isLeft(s)) throw new Error(s.left);
-  return s.right;
-}
+const stateOf = repairStateOf;
 
 async function eventsFor(client: KubeClient, node: string): Promise<KubeEvent[]> {
   const list = await client.list<KubeEvent>(EventResource, { namespace: 'default' });

@@ -26,10 +26,11 @@ import type {
   ProviderOutcome,
 } from '../provider/port.js';
 import { ProviderActions } from '../provider/port.js';
-import { parseRepairState, type RepairState } from '../health/state.js';
-import { Manager } from '../runtime/manager/manager.js';
-import { createRuntimeLogger } from '../runtime/manager/logging.js';
-import { addAutoRepairController, type AutoRepairController } from './controller.js';
+import {
+  repairStateOf,
+  startAutoRepair,
+  type RunningAutoRepair,
+} from '../../test/autorepair-harness.js';
 import { runCli } from '../cli/noderepair.js';
 
 const env = useControlPlane();
@@ -126,11 +127,7 @@ function policyFrom(doc: unknown): RepairPolicy {
   return p.right;
 }
 
-interface Running {
-  manager: Manager;
-  ar: AutoRepairController;
-  stop(): Promise<void>;
-}
+type Running = RunningAutoRepair;
 
 function startController(
   client: KubeClient,
@@ -138,45 +135,17 @@ function startController(
   provider: MachineProvider,
   scope: string,
 ): Running {
-  const manager = new Manager({
+  return startAutoRepair({
     name: 'autorepair-int',
-    probes: false,
-    logger: createRuntimeLogger({
-      name: 'autorepair-int',
-      level: process.env['LOG_LEVEL'] ?? 'warn',
-    }),
-  });
-  const ar = addAutoRepairController(manager, {
     client,
     policy,
     provider,
-    labelSelector: `${SCOPE}=${scope}`,
-    instance: `int-${scope}`,
-    // Pods on a node without a real kubelet never finish terminating; delete at once.
-    drain: {
-      gracePeriodSeconds: 0,
-      pollIntervalMs: 250,
-      initialBackoffMs: 250,
-      maxBackoffMs: 1000,
-    },
+    scopeLabel: SCOPE,
+    scope,
   });
-  const running = manager.start();
-  return {
-    manager,
-    ar,
-    stop: async () => {
-      manager.stop();
-      await running;
-    },
-  };
 }
 
-async function stateOf(core: CoreV1Api, name: string): Promise<RepairState | undefined> {
-  const node = await core.readNode({ name });
-  const s = parseRepairState(node.metadata?.annotations?.[STATE]);
-  if (either.isLeft(s)) throw new Error(s.left);
-  return s.right;
-}
+const stateOf = repairStateOf;
 
 async function eventsFor(client: KubeClient, node: string): Promise<KubeEvent[]> {
   const list = await client.list<KubeEvent>(EventResource, { namespace: 'default' });

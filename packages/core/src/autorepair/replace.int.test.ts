@@ -16,7 +16,6 @@ import type { KubeClient } from '../kube/client.js';
 import { EventResource, NodeResource } from '../kube/resource.js';
 import type { KubeEvent, KubeNode } from '../kube/types.js';
 import { resolveRepairPolicy } from '../health/policy.js';
-import { parseRepairState, type RepairState } from '../health/state.js';
 import type {
   ActionRequest,
   FenceQuery,
@@ -26,13 +25,11 @@ import type {
   ProviderOutcome,
 } from '../provider/port.js';
 import { ProviderActions } from '../provider/port.js';
-import { Manager } from '../runtime/manager/manager.js';
-import { createRuntimeLogger } from '../runtime/manager/logging.js';
-import { addAutoRepairController, type AutoRepairController } from './controller.js';
+import type { AutoRepairController } from './controller.js';
+import { repairStateOf, startAutoRepair } from '../../test/autorepair-harness.js';
 
 const env = useControlPlane();
 const SCOPE = 'test.noderepair.io/replace-scope';
-const STATE = 'noderepair.io/repair-state';
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
@@ -83,32 +80,14 @@ function start(
     drain: { timeout: '10s', outOfServiceAfter: '2s' },
   });
   if (either.isLeft(policy)) throw new Error(policy.left);
-  const manager = new Manager({
+  return startAutoRepair({
     name: 'replace-int',
-    probes: false,
-    logger: createRuntimeLogger({ name: 'replace-int', level: process.env['LOG_LEVEL'] ?? 'warn' }),
-  });
-  const ar = addAutoRepairController(manager, {
     client,
     policy: policy.right,
     provider,
-    labelSelector: `${SCOPE}=${scope}`,
-    instance: `int-${scope}`,
-    drain: {
-      gracePeriodSeconds: 0,
-      pollIntervalMs: 250,
-      initialBackoffMs: 250,
-      maxBackoffMs: 1000,
-    },
+    scopeLabel: SCOPE,
+    scope,
   });
-  const running = manager.start();
-  return {
-    ar,
-    stop: async () => {
-      manager.stop();
-      await running;
-    },
-  };
 }
 
 /** Every DELETED watch event of the Node, from now on (the watch resumes if the stream ends). */
@@ -156,12 +135,7 @@ async function nodeOrUndefined(core: CoreV1Api, name: string): Promise<V1Node | 
   }
 }
 
-async function stateOf(core: CoreV1Api, name: string): Promise<RepairState | undefined> {
-  const node = await nodeOrUndefined(core, name);
-  const s = parseRepairState(node?.metadata?.annotations?.[STATE]);
-  if (either.isLeft(s)) throw new Error(s.left);
-  return s.right;
-}
+const stateOf = repairStateOf;
 
 async function eventsFor(client: KubeClient, node: string): Promise<KubeEvent[]> {
   const list = await client.list<KubeEvent>(EventResource, { namespace: 'default' });
@@ -225,7 +199,7 @@ describe('Replace without Cluster API (real node lifecycle controller)', () => {
       });
       expect((await eventsFor(client, name)).map((e) => e.reason)).toContain('AwaitingFence');
       expect((await eventsFor(client, name)).map((e) => e.reason)).not.toContain('NodeReplaced');
-      expect(await endedReplaced(ctl.ar)).toBe(0);
+      expect(await endedReplaced(ctl.controller)).toBe(0);
 
       provider.fenceAnswer = {
         kind: 'Fenced',
@@ -252,7 +226,7 @@ describe('Replace without Cluster API (real node lifecycle controller)', () => {
         /^Node deleted: the machine test:\/\/\/.* was fenced \(Deleted/,
       );
       expect(replaced.note).toMatch(/node group's owner .* must recreate the capacity/);
-      expect(await endedReplaced(ctl.ar)).toBe(1);
+      expect(await endedReplaced(ctl.controller)).toBe(1);
       // Exactly one Replace: the provider got one execute, never a replay, and nothing after.
       await sleep(3000);
       expect(provider.requests.map((r) => [r.action, r.replay])).toEqual([['Replace', false]]);
@@ -302,7 +276,7 @@ describe('Replace without Cluster API (real node lifecycle controller)', () => {
       expect(provider.fenceQueries.length).toBeGreaterThan(asked);
       expect(provider.requests.map((r) => [r.action, r.replay])).toEqual([['Replace', false]]);
       expect(watch.deleted).toEqual([{ uid, providerID: `test:///${name}` }]);
-      expect(await endedReplaced(ctl.ar)).toBe(1);
+      expect(await endedReplaced(ctl.controller)).toBe(1);
     } finally {
       await ctl.stop();
       await watch.stop();
@@ -332,7 +306,7 @@ describe('Replace without Cluster API (real node lifecycle controller)', () => {
         async () => (provider.fenceQueries.length >= 2 ? true : undefined),
         60_000,
       );
-      expect(await endedReplaced(ctl.ar)).toBe(0);
+      expect(await endedReplaced(ctl.controller)).toBe(0);
       await core.deleteNode({ name }); // the cloud-controller-manager: the server is gone
       const replaced = await waitFor(
         'the NodeReplaced event',
@@ -342,7 +316,7 @@ describe('Replace without Cluster API (real node lifecycle controller)', () => {
       expect(replaced.note).toMatch(/^the Node was already deleted after Replace /);
       expect(replaced.note).toMatch(/node group's owner .* must recreate the capacity/);
       await sleep(3000);
-      expect(await endedReplaced(ctl.ar)).toBe(1);
+      expect(await endedReplaced(ctl.controller)).toBe(1);
       expect(provider.requests.map((r) => r.action)).toEqual(['Replace']);
     } finally {
       await ctl.stop();
@@ -385,7 +359,7 @@ describe('Replace without Cluster API (real node lifecycle controller)', () => {
         /not known fenced 12s after Replace attempt 1: the Node is not deleted/,
       );
       expect(provider.requests.map((r) => r.action)).toEqual(['Replace']);
-      expect(await endedReplaced(ctl.ar)).toBe(0);
+      expect(await endedReplaced(ctl.controller)).toBe(0);
     } finally {
       await ctl.stop();
       await watch.stop();
@@ -460,7 +434,7 @@ describe('Replace without Cluster API (real node lifecycle controller)', () => {
       const events = await eventsFor(client, name);
       expect(events.map((e) => e.reason)).not.toContain('NodeReplaced');
       expect(provider.requests.map((r) => r.action)).toEqual(['Replace']);
-      expect(await endedReplaced(ctl.ar)).toBe(0);
+      expect(await endedReplaced(ctl.controller)).toBe(0);
     } finally {
       await ctl.stop();
       await watch?.stop();

@@ -53,3 +53,18 @@ export {
 } from './events.js';
 export { toNodeView, nodeViewChanged, watchedAnnotations, type NodeView } from './node-view.js';
 export { Mutex } from './mutex.js';
+export {
+  readActorSnapshot,
+  holdsFromSnapshot,
+  DaemonSetResource,
+  JobResource,
+  NodeMaintenanceResource,
+  type ActorSnapshot,
+} from './actor-source.js';
+export {
+  LeaseKeeper,
+  DisruptionLeaseHolder,
+  DisruptionLeaseSeconds,
+  type LeaseTaken,
+} from './lease-keeper.js';
+export { NodeRepairHeld, heldConditionUpdate, type HeldCondition } from './held-condition.js';

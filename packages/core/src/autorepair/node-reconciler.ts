@@ -7,7 +7,8 @@
 // read again, decide with the storm guard over every watched node, persist the next state
 // (optimistic lock on resourceVersion) and wait until the cache shows it, so the next
 // admission counts it. Then, outside the lock: run the actions (cordon, drain, reboot, ...),
-// record the reboot's outcome, requeue.
+// record the reboot's outcome, requeue. Other actors (their holds on the fleet pass, our
+// disruption lease around each repair, the NodeRepairHeld condition) are coordinator.ts.
 import { either } from 'fp-ts';
 import type { KubeClient } from '../kube/client.js';
 import { ConflictError, NotFoundError } from '../kube/errors.js';
@@ -34,15 +35,13 @@ import type {
   ReconcileRequest,
   ReconcileResult,
 } from '../runtime/controller/reconciler.js';
-import { errorFields, type RuntimeLogger } from '../runtime/logger.js';
+import type { RuntimeLogger } from '../runtime/logger.js';
 import { endsInSuccess, EventReasons, startsRemediation, transitionEvents } from './events.js';
 import { nodeGoneAfterReplace } from './replace-step.js';
 import type { DeleteNodeAction } from '../health/replace.js';
 import { executeActions, type ExecutorDeps } from './executor.js';
-import { countPhases, holdReason, HoldTracker } from './metrics.js';
-import { holdsFromSnapshot, readActorSnapshot, type ActorSnapshot } from './actor-source.js';
-import { DisruptionLeaseHolder, LeaseKeeper } from './lease-keeper.js';
-import { heldConditionUpdate, NodeRepairHeld } from './held-condition.js';
+import { countPhases } from './metrics.js';
+import { Coordinator, LeaseHeldError } from './coordinator.js';
 import { Mutex } from './mutex.js';
 import type { NodeView } from './node-view.js';
 import { worthPersisting, type StateStore } from './state-store.js';
@@ -76,9 +75,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Someone else holds the node's disruption lease: the repair it was about to start waits. */
-class LeaseHeldError extends Error {}
-
 interface Decided {
   decision: RepairDecision;
   /** As read fresh, or the cached view when nothing is written (decideFromCache). */
@@ -103,16 +99,12 @@ export class NodeReconciler {
    * not know, and the Node's state went with it.
    */
   private readonly replacing = new Map<string, DeleteNodeAction>();
-  private readonly holds: HoldTracker;
-  /** Our per-node disruption lease (none in dry-run, which writes nothing). */
-  private readonly leases: LeaseKeeper | undefined;
+  /** Other actors' holds, our disruption lease, the NodeRepairHeld condition (coordinator.ts). */
+  private readonly coordinator: Coordinator;
 
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.log = deps.log.child({ component: 'autorepair' });
-    this.holds = new HoldTracker(deps.metrics);
-    this.leases = deps.policy.dryRun
-      ? undefined
-      : new LeaseKeeper(deps.client, deps.policy.coordination.medik8sLease.namespace, deps.now);
+    this.coordinator = new Coordinator({ ...deps, log: this.log });
   }
 
   /** The Reconciler for the runtime Controller. */
@@ -142,19 +134,15 @@ export class NodeReconciler {
             note: e.message,
           },
         );
-        this.holds.observe(req.name, 'DisruptionLease', this.deps.now());
+        this.coordinator.observeHold(req.name, 'DisruptionLease');
         return { requeueAfter: this.deps.policy.stormGuard.recheckIntervalMs };
       }
       throw e;
     }
     if (decided === undefined) return {};
     const { decision, node, previous } = decided;
-    this.holds.observe(
-      req.name,
-      node !== undefined && decision.held !== undefined ? holdReason(decision.held) : undefined,
-      this.deps.now(),
-    );
     if (node === undefined) {
+      this.coordinator.observeHold(req.name, undefined);
       this.deps.store.forget(req.name);
       const pending = this.replacing.get(req.name);
       this.replacing.delete(req.name);
@@ -174,8 +162,7 @@ export class NodeReconciler {
     const event = (ev: EventInput) => this.deps.recordEvent(node, ev);
     for (const ev of transitionEvents(decision, previous)) await event(ev);
     this.countTransition(decision, previous);
-    await this.keepLease(req.name, node, decision, previous, ctx.signal);
-    await this.publishHeld(req.name, node, decision, ctx.signal);
+    await this.coordinator.afterDecision(req.name, node, decision, previous, ctx.signal);
     // Uncordon ran before the Healthy state was persisted (see decideAndPersist).
     const actions = decision.actions.filter((a) => a.type !== 'Uncordon');
     if (actions.length === 0) return this.requeue(decision);
@@ -206,70 +193,6 @@ export class NodeReconciler {
     if (summary.retryAfterMs !== undefined) return { requeueAfter: summary.retryAfterMs };
     return this.requeue(decision);
   };
-
-  /**
-   * Renews our disruption lease while a repair is in flight (a write only when a third of it
-   * is left) and releases it when the repair ends, whatever the outcome. A release that fails
-   * is logged, not retried: the lease lapses on its own within the hour.
-   */
-  private async keepLease(
-    name: string,
-    node: KubeNode | NodeView,
-    decision: RepairDecision,
-    previous: RepairState | undefined,
-    signal: AbortSignal,
-  ): Promise<void> {
-    if (this.leases === undefined) return;
-    const inFlightNow = isInFlight(decision.nextState?.phase);
-    if (inFlightNow && !startsRemediation(decision, previous)) {
-      const uid = node.metadata?.uid;
-      if (uid === undefined) return;
-      const r = await this.leases.take({ name, uid }, signal);
-      if (r.kind === 'held')
-        this.log.warn(
-          { node: name, holder: r.holder },
-          'disruption lease taken over by another holder during our repair (it had lapsed); the repair goes on',
-        );
-    } else if (!inFlightNow && isInFlight(previous?.phase)) {
-      try {
-        await this.leases.release(name, signal);
-      } catch (e) {
-        this.log.warn(
-          { node: name, ...errorFields(e) },
-          'could not release the disruption lease; it lapses on its own',
-        );
-      }
-    }
-  }
-
-  /**
-   * The NodeRepairHeld condition on the Node (held-condition.ts), patched into its status
-   * only when it should change. Visibility only: a failed patch is logged, never retried
-   * at the cost of the repair. Dry-run writes nothing.
-   */
-  private async publishHeld(
-    name: string,
-    node: KubeNode | NodeView,
-    decision: RepairDecision,
-    signal: AbortSignal,
-  ): Promise<void> {
-    if (this.deps.policy.dryRun) return;
-    const cond = heldConditionUpdate(decision, node.status?.conditions, this.deps.now());
-    if (cond === undefined) return;
-    try {
-      await this.deps.client.patch(
-        NodeResource,
-        name,
-        { type: 'strategic', body: { status: { conditions: [cond] } } },
-        { subresource: 'status', signal },
-      );
-    } catch (e) {
-      this.log.warn(
-        { node: name, ...errorFields(e) },
-        `could not update the ${NodeRepairHeld} condition`,
-      );
-    }
-  }
 
   private requeue(d: RepairDecision): ReconcileResult {
     return d.requeueAfterMs !== undefined ? { requeueAfter: d.requeueAfterMs } : {};
@@ -469,17 +392,8 @@ export class NodeReconciler {
     if (seen === undefined) return undefined;
     const { node, previous } = seen;
     const now = this.deps.now();
-    // The other actors' marks, read once for the pass: their holds stop this node, and their
-    // disruptions count against maxInFlight with ours.
-    const actors =
-      this.deps.policy.coordination.actors.length > 0
-        ? await readActorSnapshot(this.deps.client, this.deps.policy.coordination, signal)
-        : undefined;
-    const withHolds = (m: FleetMember): FleetMember => {
-      if (actors === undefined) return m;
-      const actorHolds = this.holdsOf(actors, m, now);
-      return actorHolds.length > 0 ? { ...m, obs: { ...m.obs, actorHolds } } : m;
-    };
+    // The other actors' marks, read once for the pass.
+    const withHolds = await this.coordinator.fleetHolds(signal);
     const self = withHolds(seen.self);
     const others: FleetMember[] = this.deps.cache
       .list()
@@ -492,15 +406,7 @@ export class NodeReconciler {
     const { decision, storm } = decider.withFleet(self, others, now);
     // Admitted: take the node's disruption lease before its intent is persisted (and so
     // before any cordon), so no other actor starts on it meanwhile.
-    const uid = node?.metadata?.uid;
-    const starts = startsRemediation(decision, previous);
-    if (this.leases !== undefined && uid !== undefined && starts) {
-      const taken = await this.leases.take({ name, uid }, signal);
-      if (taken.kind === 'held')
-        throw new LeaseHeldError(
-          `disruption lease ${this.deps.policy.coordination.medik8sLease.namespace}/node-${name} is held by ${taken.holder}: the repair waits for it`,
-        );
-    }
+    const tookLease = await this.coordinator.takeForStart(name, node, decision, previous, signal);
     this.deps.metrics.stormTripped.set(storm.tripped ? 1 : 0);
     this.setPhaseCounts(
       others.map((m) => m.state),
@@ -515,24 +421,9 @@ export class NodeReconciler {
     } catch (e) {
       // The intent was not written (a Conflict, an outage): give the lease back, so other
       // actors do not wait an hour for a repair that may never start. Best effort; it lapses.
-      if (this.leases !== undefined && starts)
-        await this.leases.release(name, signal).catch(() => undefined);
+      if (tookLease) await this.coordinator.giveBack(name, signal);
       throw e;
     }
-  }
-
-  private holdsOf(actors: ActorSnapshot, m: FleetMember, now: number) {
-    return holdsFromSnapshot(
-      actors,
-      this.deps.policy.coordination,
-      {
-        name: m.obs.nodeName,
-        node: m.obs.node,
-        cordonedByUs: m.state?.remediation?.cordoned === true,
-      },
-      DisruptionLeaseHolder,
-      now,
-    );
   }
 
   /** Uncordon when healthy again, then the next state, and wait until the cache shows it. */

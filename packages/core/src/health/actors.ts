@@ -4,26 +4,12 @@
 // Formats are those of the actors' public sources (see docs: kured daemonsetlock, medik8s
 // common/pkg/lease, node-maintenance-operator api/v1beta1, Cluster API common_types).
 import { either } from 'fp-ts';
+import type { ActorHold } from './actor-hold.js';
 import type { ActorKind, CoordinationPolicy } from './coordination-policy.js';
 import { hasTaint, type NodeSnapshot } from './node.js';
 import { iso, toMillis, type TimeInput } from './time.js';
 
-/** An actor the policy lists, or Unreadable: a mark we were not allowed to read. */
-export type HoldActor = ActorKind | 'Unreadable';
-
-export interface ActorHold {
-  actor: HoldActor;
-  /** Who and what, for Events and `noderepair status` (never a secret: these are object names). */
-  detail: string;
-  /** Epoch ms when the hold lapses on its own (an expiring lock or lease); absent: until removed. */
-  until?: number;
-  /**
-   * The actor is taking the node out right now (a reboot lock, a maintenance, a drain): the
-   * storm guard counts it as in flight, so maxInFlight caps our repairs and theirs together.
-   * False for a node that is only marked (a rollout taint on a schedulable node, a cordon).
-   */
-  disrupting: boolean;
-}
+export type { ActorHold, HoldActor } from './actor-hold.js';
 
 /** The part of a coordination.k8s.io/v1 Lease read here. */
 export interface LeaseSnapshot {

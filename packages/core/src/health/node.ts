@@ -1,7 +1,7 @@
 // The slice of a Node the health code reads. Structural, so a @kubernetes/client-node V1Node,
 // a kubernetes-fluent-client object or a parsed JSON trace line all fit without conversion.
 import type { PowerState } from '../provider/port.js';
-import type { ActorHold } from './actors.js';
+import type { ActorHold } from './actor-hold.js';
 import { toMillis, type TimeInput } from './time.js';
 
 export interface NodeConditionSnapshot {

@@ -1,7 +1,7 @@
 // The storm guard: a fleet-wide brake. When many nodes fail at once the cause is almost never
 // the nodes (it is the network, the control plane, a bad rollout), and rebooting them all
 // makes things worse. Pure function over every node's assessment and persisted phase.
-import type { ActorHold, HoldActor } from './actors.js';
+import type { ActorHold, HoldActor } from './actor-hold.js';
 import type { HealthSignal } from './assess.js';
 import { scaleCountOrPercent, type StormGuardPolicy } from './policy.js';
 import { iso } from './time.js';

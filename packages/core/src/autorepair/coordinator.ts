@@ -1,0 +1,178 @@
+// The reconciler's part in living with other actors (docs/coordination.md): their holds on
+// the fleet pass, our disruption lease around each repair, and the NodeRepairHeld condition
+// and hold metrics that say why a node waits. The decisions are pure (health/actors.ts,
+// health/disruption-lease.ts, held-condition.ts); this is the I/O around them.
+import type { FleetMember } from '../health/fleet.js';
+import type { RepairDecision } from '../health/decide.js';
+import type { RepairPolicy } from '../health/policy.js';
+import type { RepairState } from '../health/state.js';
+import { isInFlight } from '../health/storm-guard.js';
+import type { KubeClient } from '../kube/client.js';
+import { NodeResource } from '../kube/resource.js';
+import type { KubeNode } from '../kube/types.js';
+import { errorFields, type RuntimeLogger } from '../runtime/logger.js';
+import { holdsFromSnapshot, readActorSnapshot } from './actor-source.js';
+import { startsRemediation } from './events.js';
+import { heldConditionUpdate, NodeRepairHeld } from './held-condition.js';
+import { DisruptionLeaseHolder, LeaseKeeper } from './lease-keeper.js';
+import { holdReason, HoldTracker, type AutoRepairMetrics } from './metrics.js';
+import type { NodeView } from './node-view.js';
+
+/** Someone else holds the node's disruption lease: the repair it was about to start waits. */
+export class LeaseHeldError extends Error {}
+
+export interface CoordinatorDeps {
+  client: KubeClient;
+  policy: RepairPolicy;
+  metrics: AutoRepairMetrics;
+  log: RuntimeLogger;
+  now: () => number;
+}
+
+export class Coordinator {
+  private readonly holds: HoldTracker;
+  /** Our per-node disruption lease (none in dry-run, which writes nothing). */
+  private readonly leases: LeaseKeeper | undefined;
+
+  constructor(private readonly deps: CoordinatorDeps) {
+    this.holds = new HoldTracker(deps.metrics);
+    this.leases = deps.policy.dryRun
+      ? undefined
+      : new LeaseKeeper(deps.client, deps.policy.coordination.medik8sLease.namespace, deps.now);
+  }
+
+  /**
+   * Reads the other actors' marks once for a fleet pass and returns what adds each member's
+   * holds to its observation: their holds stop a node, their disruptions count against
+   * maxInFlight with ours.
+   */
+  async fleetHolds(signal: AbortSignal): Promise<(m: FleetMember) => FleetMember> {
+    const c = this.deps.policy.coordination;
+    if (c.actors.length === 0) return (m) => m;
+    const snapshot = await readActorSnapshot(this.deps.client, c, signal);
+    const now = this.deps.now();
+    return (m) => {
+      const actorHolds = holdsFromSnapshot(
+        snapshot,
+        c,
+        {
+          name: m.obs.nodeName,
+          node: m.obs.node,
+          cordonedByUs: m.state?.remediation?.cordoned === true,
+        },
+        DisruptionLeaseHolder,
+        now,
+      );
+      return actorHolds.length > 0 ? { ...m, obs: { ...m.obs, actorHolds } } : m;
+    };
+  }
+
+  /**
+   * Takes the node's lease for a repair the decision starts, before its intent is persisted
+   * (and so before any cordon). Throws LeaseHeldError when someone else holds it.
+   */
+  async takeForStart(
+    name: string,
+    node: KubeNode | undefined,
+    decision: RepairDecision,
+    previous: RepairState | undefined,
+    signal: AbortSignal,
+  ): Promise<boolean> {
+    const uid = node?.metadata?.uid;
+    if (this.leases === undefined || uid === undefined || !startsRemediation(decision, previous))
+      return false;
+    const taken = await this.leases.take({ name, uid }, signal);
+    if (taken.kind === 'held')
+      throw new LeaseHeldError(
+        `disruption lease ${this.deps.policy.coordination.medik8sLease.namespace}/node-${name} is held by ${taken.holder}: the repair waits for it`,
+      );
+    return true;
+  }
+
+  /** Gives back a lease taken for an intent that was not written. Best effort: it lapses. */
+  async giveBack(name: string, signal: AbortSignal): Promise<void> {
+    await this.leases?.release(name, signal).catch(() => undefined);
+  }
+
+  /** Counts a hold on a node by its reason (undefined: not held, or gone). */
+  observeHold(name: string, reason: string | undefined): void {
+    this.holds.observe(name, reason, this.deps.now());
+  }
+
+  /** After a decision: the hold metrics, the lease kept or released, the condition. */
+  async afterDecision(
+    name: string,
+    node: KubeNode | NodeView,
+    decision: RepairDecision,
+    previous: RepairState | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
+    this.observeHold(name, decision.held !== undefined ? holdReason(decision.held) : undefined);
+    await this.keepLease(name, node, decision, previous, signal);
+    await this.publishHeld(name, node, decision, signal);
+  }
+
+  /**
+   * Renews our lease while a repair is in flight (a write only when a third of it is left)
+   * and releases it when the repair ends, whatever the outcome. A release that fails is
+   * logged, not retried: the lease lapses on its own within the hour.
+   */
+  private async keepLease(
+    name: string,
+    node: KubeNode | NodeView,
+    decision: RepairDecision,
+    previous: RepairState | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
+    if (this.leases === undefined) return;
+    const inFlightNow = isInFlight(decision.nextState?.phase);
+    if (inFlightNow && !startsRemediation(decision, previous)) {
+      const uid = node.metadata?.uid;
+      if (uid === undefined) return;
+      const r = await this.leases.take({ name, uid }, signal);
+      if (r.kind === 'held')
+        this.deps.log.warn(
+          { node: name, holder: r.holder },
+          'disruption lease taken over by another holder during our repair (it had lapsed); the repair goes on',
+        );
+    } else if (!inFlightNow && isInFlight(previous?.phase)) {
+      try {
+        await this.leases.release(name, signal);
+      } catch (e) {
+        this.deps.log.warn(
+          { node: name, ...errorFields(e) },
+          'could not release the disruption lease; it lapses on its own',
+        );
+      }
+    }
+  }
+
+  /**
+   * The NodeRepairHeld condition on the Node, patched into its status only when it should
+   * change. Visibility only: a failed patch is logged, never retried at the cost of the
+   * repair. Dry-run writes nothing.
+   */
+  private async publishHeld(
+    name: string,
+    node: KubeNode | NodeView,
+    decision: RepairDecision,
+    signal: AbortSignal,
+  ): Promise<void> {
+    if (this.deps.policy.dryRun) return;
+    const cond = heldConditionUpdate(decision, node.status?.conditions, this.deps.now());
+    if (cond === undefined) return;
+    try {
+      await this.deps.client.patch(
+        NodeResource,
+        name,
+        { type: 'strategic', body: { status: { conditions: [cond] } } },
+        { subresource: 'status', signal },
+      );
+    } catch (e) {
+      this.deps.log.warn(
+        { node: name, ...errorFields(e) },
+        `could not update the ${NodeRepairHeld} condition`,
+      );
+    }
+  }
+}

@@ -1,0 +1,182 @@
+// API reports: one API Extractor report per entry point (see api-entries.ts), checked in so
+// every change of the public API shows in review. The input is the built .d.ts, what a
+// consumer compiles against (and fast: no source type-check). `update` rewrites the reports,
+// `check` writes nothing under api/ and names every stale one. One TypeScript program serves
+// all entry points; it also counts each entry point's exported symbols (api/exports.md).
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, posix } from 'node:path';
+import {
+  CompilerState,
+  Extractor,
+  ExtractorConfig,
+  ExtractorLogLevel,
+  type ExtractorMessage,
+} from '@microsoft/api-extractor';
+import ts from 'typescript';
+import { apiFolder, orphanReports, type EntryPoint } from './api-entries.js';
+
+export type Mode = 'check' | 'update';
+
+export interface EntryResult {
+  readonly entry: EntryPoint;
+  /** Exported names (after following `export *`), types and values alike. */
+  readonly exports: number;
+  /** The checked-in report differed from the API (check: stale; update: rewritten). */
+  readonly changed: boolean;
+  /** API Extractor's warnings and errors about this entry point, one line each. */
+  readonly problems: readonly string[];
+  /** API Extractor's diff of the report, when it changed. */
+  readonly diff: string | undefined;
+}
+
+export interface RunResult {
+  readonly entries: readonly EntryResult[];
+  /** Reports of no entry point (check: stale; update: deleted), relative paths. */
+  readonly orphans: readonly string[];
+  /** api/exports.md differed (check: stale; update: rewritten). */
+  readonly countsChanged: boolean;
+}
+
+export const countsFile = posix.join(apiFolder, 'exports.md');
+
+const require = createRequire(import.meta.url);
+// API Extractor analyses with the compiler that builds the packages, not its bundled one.
+const typescriptFolder = dirname(require.resolve('typescript/package.json'));
+// The workspace's @types, wherever the analysed files are (the test's fixture is in a temp dir).
+const typeRoots = [dirname(dirname(require.resolve('@types/node/package.json')))];
+
+function configFor(
+  root: string,
+  e: EntryPoint,
+  tempFolder: string,
+  files: string[],
+): ExtractorConfig {
+  return ExtractorConfig.prepare({
+    configObject: {
+      projectFolder: e.packageDir,
+      mainEntryPointFilePath: e.dts,
+      compiler: {
+        // No "source" custom condition: imports of sibling packages resolve to their .d.ts.
+        overrideTsconfig: {
+          compilerOptions: {
+            target: 'ES2022',
+            lib: ['ES2023'],
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            strict: true,
+            skipLibCheck: true,
+            types: ['node'],
+            typeRoots,
+          },
+          files,
+        },
+      },
+      apiReport: {
+        enabled: true,
+        reportFolder: join(root, dirname(e.report)),
+        reportTempFolder: join(tempFolder, dirname(e.report)),
+        reportFileName: posix.basename(e.report, '.api.md'),
+      },
+      docModel: { enabled: false },
+      dtsRollup: { enabled: false },
+      tsdocMetadata: { enabled: false },
+      newlineKind: 'lf',
+      // The TSDoc summaries are a later step (issue 25); until then their absence is no noise.
+      messages: {
+        tsdocMessageReporting: { default: { logLevel: ExtractorLogLevel.None } },
+      },
+    },
+    // No api-extractor.json: the whole configuration is this object.
+    configObjectFullPath: undefined,
+    packageJsonFullPath: join(e.packageDir, 'package.json'),
+  });
+}
+
+/** Exported names of a module, `export *` chains followed. */
+export function exportCount(program: ts.Program, file: string): number {
+  const source = program.getSourceFile(file);
+  const checker = program.getTypeChecker();
+  const symbol = source && checker.getSymbolAtLocation(source);
+  if (!symbol) throw new Error(`${file}: not a module in the analysed program`);
+  return checker.getExportsOfModule(symbol).length;
+}
+
+/** Runs API Extractor on every entry point; tempFolder receives the fresh reports. */
+export function runApiReports(
+  root: string,
+  entries: readonly EntryPoint[],
+  mode: Mode,
+  tempFolder: string,
+): RunResult {
+  const missing = entries.filter((e) => !existsSync(e.dts));
+  if (missing.length)
+    throw new Error(`not built (run \`pnpm run build\`): ${missing.map((e) => e.dts).join(', ')}`);
+  if (entries.length === 0) throw new Error('no entry points');
+  const files = entries.map((e) => e.dts);
+  const first = configFor(root, entries[0]!, tempFolder, files);
+  const compilerState = CompilerState.create(first, {
+    typescriptCompilerFolder: typescriptFolder,
+    additionalEntryPoints: files,
+  });
+  const program = compilerState.program as ts.Program;
+  const results = entries.map((entry) => {
+    const problems: string[] = [];
+    let diff: string | undefined;
+    const onMessage = (m: ExtractorMessage) => {
+      m.handled = true; // printed by the caller, per entry point, or not at all
+      if (m.messageId === 'console-api-report-diff') diff = m.text;
+      else if (
+        m.category !== 'console' &&
+        (m.logLevel === ExtractorLogLevel.Warning || m.logLevel === ExtractorLogLevel.Error)
+      )
+        problems.push(m.formatMessageWithLocation(root));
+    };
+    if (mode === 'update') mkdirSync(join(root, dirname(entry.report)), { recursive: true });
+    mkdirSync(join(tempFolder, dirname(entry.report)), { recursive: true });
+    const existed = existsSync(join(root, entry.report));
+    const r = Extractor.invoke(configFor(root, entry, tempFolder, files), {
+      localBuild: mode === 'update',
+      compilerState,
+      typescriptCompilerFolder: typescriptFolder,
+      printApiReportDiff: true,
+      messageCallback: onMessage,
+    });
+    const exports = exportCount(program, entry.dts);
+    return { entry, exports, changed: r.apiReportChanged || !existed, problems, diff };
+  });
+  const orphans = orphanReports(root, entries);
+  const counts = renderCounts(results);
+  const countsPath = join(root, countsFile);
+  const countsChanged = !existsSync(countsPath) || readFileSync(countsPath, 'utf8') !== counts;
+  if (mode === 'update') {
+    for (const o of orphans) rmSync(join(root, o));
+    if (countsChanged) writeFileSync(countsPath, counts);
+  }
+  return { entries: results, orphans, countsChanged };
+}
+
+/** The import specifier of an entry point, e.g. @noderepair/core/kfc. */
+export function specifierOf(e: EntryPoint): string {
+  return e.subpath === '.' ? e.packageName : `${e.packageName}/${e.subpath.slice(2)}`;
+}
+
+/** api/exports.md: the exported-symbol count of each entry point, linked to its report. */
+export function renderCounts(results: readonly Pick<EntryResult, 'entry' | 'exports'>[]): string {
+  const rows = results.map((r) => {
+    const rel = posix.relative(apiFolder, r.entry.report);
+    return `| \`${specifierOf(r.entry)}\` | ${r.exports} | [${rel}](${rel}) |`;
+  });
+  return [
+    '# Exported symbols per entry point',
+    '',
+    'Generated by `pnpm api:update` from the built `.d.ts` (`pnpm api:check` fails while it or a',
+    'report beside it is stale). A symbol is an exported name: a type and a value of the same name',
+    'count once.',
+    '',
+    '| Entry point | Exported symbols | Report |',
+    '| --- | ---: | --- |',
+    ...rows,
+    '',
+  ].join('\n');
+}

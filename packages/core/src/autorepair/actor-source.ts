@@ -23,6 +23,7 @@ import {
 import { kuredDaemonSetRef, type CoordinationPolicy } from '../health/coordination-policy.js';
 import type { NodeSnapshot } from '../health/node.js';
 
+/** apps/v1 DaemonSets: kured keeps its reboot lock as an annotation on its own. */
 export const DaemonSetResource = customResource({
   group: 'apps',
   version: 'v1',
@@ -30,6 +31,7 @@ export const DaemonSetResource = customResource({
   namespaced: true,
 });
 
+/** batch/v1 Jobs: system-upgrade-controller upgrades a node in one. */
 export const JobResource = customResource({
   group: 'batch',
   version: 'v1',
@@ -37,6 +39,7 @@ export const JobResource = customResource({
   namespaced: true,
 });
 
+/** medik8s' nodemaintenance.medik8s.io/v1beta1 NodeMaintenance (cluster-scoped). */
 export const NodeMaintenanceResource = customResource({
   group: 'nodemaintenance.medik8s.io',
   version: 'v1beta1',

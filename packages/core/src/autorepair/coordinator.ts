@@ -11,7 +11,7 @@ import type { KubeClient } from '../kube/client.js';
 import { NodeResource } from '../kube/resource.js';
 import type { KubeNode } from '../kube/types.js';
 import { errorFields, type RuntimeLogger } from '../runtime/logger.js';
-import { holdsFromSnapshot, readActorSnapshot } from './actor-source.js';
+import { holdsFromSnapshot, readActorSnapshot, type ActorSnapshot } from './actor-source.js';
 import { startsRemediation } from './events.js';
 import { heldConditionUpdate, NodeRepairHeld } from './held-condition.js';
 import { DisruptionLeaseHolder, LeaseKeeper } from './lease-keeper.js';
@@ -29,7 +29,17 @@ export interface CoordinatorDeps {
   now: () => number;
 }
 
+/**
+ * How long one read of the other actors' marks serves later fleet passes. During a storm
+ * every reconcile is a fleet pass; without this each would cost three more requests of an
+ * apiserver that may be the storm's cause. A second is far inside any actor's own pace (a
+ * kured lock is taken, then the node drained for minutes), and our lease is the exclusion
+ * with medik8s' tools either way.
+ */
+export const ActorSnapshotMaxAgeMs = 1000;
+
 export class Coordinator {
+  private snapshot: { at: number; value: ActorSnapshot } | undefined;
   private readonly holds: HoldTracker;
   /** Our per-node disruption lease (none in dry-run, which writes nothing). */
   private readonly leases: LeaseKeeper | undefined;
@@ -49,8 +59,10 @@ export class Coordinator {
   async fleetHolds(signal: AbortSignal): Promise<(m: FleetMember) => FleetMember> {
     const c = this.deps.policy.coordination;
     if (c.actors.length === 0) return (m) => m;
-    const snapshot = await readActorSnapshot(this.deps.client, c, signal);
     const now = this.deps.now();
+    if (this.snapshot === undefined || now - this.snapshot.at >= ActorSnapshotMaxAgeMs)
+      this.snapshot = { at: now, value: await readActorSnapshot(this.deps.client, c, signal) };
+    const snapshot = this.snapshot.value;
     return (m) => {
       const actorHolds = holdsFromSnapshot(
         snapshot,

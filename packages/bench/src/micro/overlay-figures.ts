@@ -17,6 +17,10 @@ export interface OverlayFigures {
   overlayUnitMs?: number;
   userspaceMsWithoutOverlay?: number;
   userspaceMsWithOverlay?: number;
+  /** overlayUnitMs as a percentage of userspaceMsWithOverlay. */
+  overlaySharePct?: number;
+  /** execve calls below the script's process, counted from the guest kernel's trace. */
+  overlayExecs?: number;
   [k: string]: unknown;
 }
 

@@ -66,6 +66,22 @@ describe('renderReport', () => {
     expect(md).toContain('_no recorded run of the overlayfs-gen VM test');
   });
 
+  it('shows the overlay step as a share of the boot and the commands it started', () => {
+    const r = report([]);
+    r.overlay = {
+      source: 'log',
+      recordedAt: 't',
+      overlayUnitMs: 700,
+      userspaceMsWithoutOverlay: 17_000,
+      userspaceMsWithOverlay: 17_500,
+      overlaySharePct: 4,
+      overlayExecs: 4,
+    };
+    const md = renderReport(r);
+    expect(md).toContain('| overlay step, share of the userspace boot it ran in (target < 5 %) | 4.0 % | same run |');
+    expect(md).toContain('| commands the overlay script started (execs in the kernel trace) | 4 | same run |');
+  });
+
   it('shows a sync not done within the limit as a lower bound, and its ratio as at least', () => {
     const capi = side(200, 1040, 12);
     capi.startup = { completed: false, cpuSeconds: 90, syncedMs: 240_000, rssBytesAtSync: 1 };

@@ -167,6 +167,16 @@ function overlaySection(report: BenchReport): string {
       ['userspace boot without the overlay', ms(o.userspaceMsWithoutOverlay), 'same run'],
       ['userspace boot with the overlay', ms(o.userspaceMsWithOverlay), 'same run'],
       ['difference (boot-to-boot noise included)', ms(cost), 'same run'],
+      [
+        'overlay step, share of the userspace boot it ran in (target < 5 %)',
+        o.overlaySharePct === undefined ? 'n/a' : `${fmtNum(o.overlaySharePct, '', 1)} %`,
+        'same run',
+      ],
+      [
+        'commands the overlay script started (execs in the kernel trace)',
+        fmtNum(o.overlayExecs),
+        'same run',
+      ],
     ],
   );
 }

@@ -63,25 +63,57 @@ describe('generate', () => {
       expect(script).toContain('\nset -eu\n');
     });
 
-    it('stages only persistent paths inside a volatile directory, before any overlay, and binds them back after', () => {
+    it('stages the volatile directories holding persistent paths, before any overlay, and binds the paths back after', () => {
       expect(boundPaths(c)).toEqual(['/etc/kubernetes', '/etc/machine-id']);
-      expect(calls('stage')).toEqual(["stage p0 '/etc/kubernetes'", "stage p1 '/etc/machine-id'"]);
+      expect(calls('  if keep')).toEqual(["  if keep p0 '/etc/kubernetes'; then need=1; fi", "  if keep p1 '/etc/machine-id'; then need=1; fi"]);
+      // Only /etc holds one: /usr is not staged. Private, so the overlay on /etc does not show there.
+      expect(script).toContain(`if [ -n "$need" ]; then add '/etc' "$UPPER_FS/lower/v0" none rbind,rprivate,X-mount.mkdir; fi`);
+      expect(script).not.toContain(`add '/usr' `);
       expect(calls('overlay')).toEqual(["overlay v0 '/etc'", "overlay v1 '/usr'"]);
-      expect(calls('bind_back')).toEqual(["bind_back p0 '/etc/kubernetes'", "bind_back p1 '/etc/machine-id'"]);
+      expect(calls('bind_back')).toEqual([
+        `bind_back p0 '/etc/kubernetes' "$UPPER_FS/lower/v0"'/kubernetes'`,
+        `bind_back p1 '/etc/machine-id' "$UPPER_FS/lower/v0"'/machine-id'`,
+      ]);
       const last = (s: string) => script.lastIndexOf(s);
-      expect(last("stage p1 ")).toBeLessThan(script.indexOf("overlay v0 "));
-      expect(last("overlay v1 ")).toBeLessThan(script.indexOf("bind_back p0 "));
-      expect(last("bind_back p1 ")).toBeLessThan(script.indexOf('umount -l "$UPPER_FS"'));
+      const stageBatch = script.indexOf('  mount_batch "mounting the tmpfs or staging');
+      const overlayBatch = script.indexOf('mount_batch "mounting the overlays');
+      expect(last("add '/etc' ")).toBeLessThan(stageBatch);
+      expect(stageBatch).toBeLessThan(script.indexOf('overlay v0 '));
+      expect(last('overlay v1 ')).toBeLessThan(script.indexOf('bind_back p0 '));
+      expect(last('bind_back p1 ')).toBeLessThan(overlayBatch);
+      expect(overlayBatch).toBeLessThan(script.indexOf('umount -l "$UPPER_FS"'));
+    });
+
+    it('starts four commands at most, whatever the number of directories: mount, mkdir, mount, umount', () => {
+      const code = script.split('\n').filter((l) => !l.trimStart().startsWith('#') && !l.startsWith('for tool in '));
+      // A command word outside double quotes (log and die messages may name commands).
+      const runs = (cmd: string) => code.filter((l) => new RegExp(`(^|[\\s;&|(])${cmd}\\s`).test(l.replace(/"[^"]*"/g, '""')));
+      // mount only in mount_batch (called once per step, two steps), mkdir once for all upper
+      // and work dirs (the state dir's is for runs by hand: the unit creates it), umount once.
+      expect(runs('mount')).toEqual(['  if [ -n "$BATCH" ]; then mount -a -T "$FSTAB" || die "$1"; fi']);
+      expect(code.filter((l) => l.trimStart().startsWith('mount_batch '))).toHaveLength(2);
+      expect(runs('mkdir')).toEqual([
+        '  (umask 077 && mkdir -p "$STATE_DIR")',
+        '  mkdir -p "$UPPER_FS/upper/v0" "$UPPER_FS/work/v0" "$UPPER_FS/upper/v1" "$UPPER_FS/work/v1"',
+      ]);
+      expect(runs('umount')).toEqual(['  umount -l "$UPPER_FS"']);
+      expect(fileAt(c, '/etc/systemd/system/noderepair-overlay.service')).toContain(
+        'RuntimeDirectory=noderepair-overlay\nRuntimeDirectoryMode=0700\nRuntimeDirectoryPreserve=yes\n',
+      );
     });
 
     it('mounts one overlay per directory with its own upper/work pair and the lower-changing features off', () => {
-      expect(script).toContain('-o "lowerdir=$dir,upperdir=$upper,workdir=$work,index=off,metacopy=off,redirect_dir=off" "$dir"');
-      expect(script).toContain('upper="$UPPER_FS/upper/$1" work="$UPPER_FS/work/$1"');
+      expect(script).toContain('"lowerdir=$2,upperdir=$UPPER_FS/upper/$1,workdir=$UPPER_FS/work/$1,index=off,metacopy=off,redirect_dir=off"');
+      expect(script).toContain('add noderepair-overlay "$2" overlay');
     });
 
     it('size-limits the tmpfs', () => {
       expect(script).toContain("TMPFS_SIZE='512M'");
-      expect(script).toContain('mount --make-private -t tmpfs -o "mode=0700,size=$TMPFS_SIZE"');
+      expect(script).toContain('add noderepair-overlay "$UPPER_FS" tmpfs "mode=0700,size=$TMPFS_SIZE,private,X-mount.mkdir"');
+    });
+
+    it('never puts upper layers on anything but its tmpfs', () => {
+      expect(script).toContain('[ -n "$TMPFS_UP" ] || die "the tmpfs $UPPER_FS is not mounted; not overlaying"');
     });
 
     it('hides the upper layers with a lazy unmount and never removes them', () => {
@@ -92,7 +124,8 @@ describe('generate', () => {
 
     it('is idempotent by marker and by overlay check', () => {
       expect(script).toContain('if [ -e "$STATE_DIR/applied" ]; then');
-      expect(script).toContain('if mounted "$dir" noderepair-overlay; then');
+      expect(script).toContain('if overlaid "$2"; then');
+      expect(script).toContain('case " $rest " in *" - overlay noderepair-overlay "*) OURS="$OURS$mp " ;; esac');
     });
 
     it('logs to the journal: stderr under systemd (tagged by the unit), logger when run by hand', () => {

@@ -27,6 +27,11 @@ export function overlayUnit(config: OverlayConfig): string {
     'Type=oneshot',
     'RemainAfterExit=yes',
     `ExecStart=${OVERLAY_SCRIPT}`,
+    // systemd creates the state dir (below /run, validated) without starting a process, and
+    // keeps it when the unit stops: its markers are what make a restart in the same boot a no-op.
+    `RuntimeDirectory=${config.stateDir.slice('/run/'.length)}`,
+    'RuntimeDirectoryMode=0700',
+    'RuntimeDirectoryPreserve=yes',
     // The script logs to stderr under systemd: tag it like logger would.
     'SyslogIdentifier=noderepair-overlay',
     '',

@@ -44,6 +44,9 @@ export class Vm {
           'root=/dev/vda rw console=ttyS0 panic=-1 loglevel=4 systemd.show_status=true',
           // TCG on a busy host: vCPUs stall for seconds; do not turn that into panics or noise.
           'nowatchdog rcupdate.rcu_cpu_stall_suppress=1 tsc=reliable',
+          // Every fork and exec of the boot goes to the trace buffer (exec-trace.ts counts the
+          // processes the overlay unit starts from it). Two events per process: no measurable cost.
+          'trace_event=sched:sched_process_fork,sched:sched_process_exec',
         ].join(' '),
         // snapshot=on: writes go to a temporary overlay that lives as long as this qemu
         // process (so they survive guest reboots) and the cached image stays pristine.

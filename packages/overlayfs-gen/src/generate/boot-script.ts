@@ -13,8 +13,12 @@
 //     kernels that breaks the overlay (empty listings, ENOENT on create).
 // Every process start costs hundreds of ms on an emulated CPU and still counts on a real one
 // this early in boot, so the mounts of a step are batched: the script writes them as fstab
-// lines (shell builtins) and one `mount -a -T` mounts them in order. 4 commands in all
-// (mount, mkdir, mount, umount) whatever the number of directories and paths. Steps, not
+// lines (shell builtins) and one `mount -a -T` mounts them in order. 6 commands in all
+// (mount, mkdir, tar, tar, mount, umount) whatever the number of directories and paths.
+// An overlay's root directory takes its mode and owner from its upper directory, so each
+// upper directory is a copy of the directory it covers (the directory itself, not its
+// contents: one tar pair for all), never a plain mkdir: that would open a 0700 /root to
+// every user. Steps, not
 // single mounts, are the unit of failure: a failed step stops the script before the next, so
 // nothing is ever bound back from a staging point whose staging failed.
 // Every step leaves a marker in the state dir (on /run, so a new boot starts clean): a second
@@ -97,7 +101,7 @@ export function bootScript(config: OverlayConfig): string {
     'FSTAB="$STATE_DIR/fstab"',
     '',
     ...FUNCTIONS,
-    'for tool in mkdir mount umount; do',
+    'for tool in mkdir mount tar umount; do',
     '  command -v "$tool" >/dev/null 2>&1 || die "required tool $tool not found"',
     'done',
     'if [ -e "$STATE_DIR/applied" ]; then',
@@ -179,8 +183,8 @@ export function bootScript(config: OverlayConfig): string {
     '    return 0',
     '  fi',
     '  add noderepair-overlay "$2" overlay \\',
-    '    "lowerdir=$2,upperdir=$UPPER_FS/upper/$1,workdir=$UPPER_FS/work/$1,index=off,metacopy=off,redirect_dir=off"',
-    '  OVERLAYS="$OVERLAYS $2"',
+    '    "lowerdir=$2,upperdir=$UPPER_FS/upper$2,workdir=$UPPER_FS/work/$1,index=off,metacopy=off,redirect_dir=off"',
+    '  OVERLAYS="$OVERLAYS $2" UPPERS="$UPPERS ${2#/}"',
     '}',
     '# bind_back ID PATH STAGED',
     'bind_back() {',
@@ -189,15 +193,24 @@ export function bootScript(config: OverlayConfig): string {
     '  BINDS="$BINDS $1" KEPT="$KEPT $2"',
     '}',
     "start_batch",
-    "OVERLAYS='' BINDS='' KEPT=''",
+    "OVERLAYS='' UPPERS='' BINDS='' KEPT=''",
   );
   config.volatile.forEach((v, i) => emit(`overlay v${i} ${shQuote(v)}`));
   emit(
-    '# Upper and work directories of every overlay (unused ones stay empty), in one mkdir.',
+    '# Work directories of every overlay (unused ones stay empty) in one mkdir; each upper',
+    '# directory a copy of the directory it covers (mode, owner, group: the overlay root shows',
+    '# them), made by one tar pair that copies the directories, not their contents.',
     'if [ -n "$BATCH" ]; then',
     '  # Never on the /run tmpfs: only on ours, size-limited and hidden afterwards.',
     '  [ -n "$TMPFS_UP" ] || die "the tmpfs $UPPER_FS is not mounted; not overlaying"',
-    `  mkdir -p ${config.volatile.map((_, i) => `"$UPPER_FS/upper/v${i}" "$UPPER_FS/work/v${i}"`).join(' ')}`,
+    `  mkdir -p "$UPPER_FS/upper" ${config.volatile.map((_, i) => `"$UPPER_FS/work/v${i}"`).join(' ')}`,
+    '  if [ -n "$UPPERS" ]; then',
+    '    # shellcheck disable=SC2086 # UPPERS is a list of validated paths, split on purpose',
+    '    tar -C / --no-recursion --numeric-owner -cf "$STATE_DIR/uppers.tar" $UPPERS ||',
+    '      die "copying the attributes of the volatile directories failed; not overlaying"',
+    '    tar -C "$UPPER_FS/upper" --numeric-owner -xpf "$STATE_DIR/uppers.tar" ||',
+    '      die "making the upper directories failed; not overlaying"',
+    '  fi',
     'fi',
   );
   bound.forEach((b, j) => emit(`bind_back p${j} ${shQuote(b.path)} "$UPPER_FS/lower/v${b.root}"${shQuote(b.rel)}`));

@@ -84,7 +84,7 @@ describe('generate', () => {
       expect(overlayBatch).toBeLessThan(script.indexOf('umount -l "$UPPER_FS"'));
     });
 
-    it('starts four commands at most, whatever the number of directories: mount, mkdir, mount, umount', () => {
+    it('starts six commands at most, whatever the number of directories: mount, mkdir, tar, tar, mount, umount', () => {
       const code = script.split('\n').filter((l) => !l.trimStart().startsWith('#') && !l.startsWith('for tool in '));
       // A command word outside double quotes (log and die messages may name commands).
       const runs = (cmd: string) => code.filter((l) => new RegExp(`(^|[\\s;&|(])${cmd}\\s`).test(l.replace(/"[^"]*"/g, '""')));
@@ -94,7 +94,12 @@ describe('generate', () => {
       expect(code.filter((l) => l.trimStart().startsWith('mount_batch '))).toHaveLength(2);
       expect(runs('mkdir')).toEqual([
         '  (umask 077 && mkdir -p "$STATE_DIR")',
-        '  mkdir -p "$UPPER_FS/upper/v0" "$UPPER_FS/work/v0" "$UPPER_FS/upper/v1" "$UPPER_FS/work/v1"',
+        '  mkdir -p "$UPPER_FS/upper" "$UPPER_FS/work/v0" "$UPPER_FS/work/v1"',
+      ]);
+      // The upper directories: one tar pair copies the covered directories' own attributes.
+      expect(runs('tar')).toEqual([
+        '    tar -C / --no-recursion --numeric-owner -cf "$STATE_DIR/uppers.tar" $UPPERS ||',
+        '    tar -C "$UPPER_FS/upper" --numeric-owner -xpf "$STATE_DIR/uppers.tar" ||',
       ]);
       expect(runs('umount')).toEqual(['  umount -l "$UPPER_FS"']);
       expect(fileAt(c, '/etc/systemd/system/noderepair-overlay.service')).toContain(
@@ -103,7 +108,7 @@ describe('generate', () => {
     });
 
     it('mounts one overlay per directory with its own upper/work pair and the lower-changing features off', () => {
-      expect(script).toContain('"lowerdir=$2,upperdir=$UPPER_FS/upper/$1,workdir=$UPPER_FS/work/$1,index=off,metacopy=off,redirect_dir=off"');
+      expect(script).toContain('"lowerdir=$2,upperdir=$UPPER_FS/upper$2,workdir=$UPPER_FS/work/$1,index=off,metacopy=off,redirect_dir=off"');
       expect(script).toContain('add noderepair-overlay "$2" overlay');
     });
 

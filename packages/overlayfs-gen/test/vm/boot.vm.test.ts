@@ -115,6 +115,9 @@ describe('generated overlay and health monitor in a booted VM', () => {
     for (const dir of ['/etc', '/usr', '/home', '/opt', '/root', '/srv']) {
       expect((await vm.ok(`findmnt -rn -o SOURCE,FSTYPE -M ${dir} | tail -n 1`)).trim()).toBe('noderepair-overlay overlay');
     }
+    // Each overlay's root shows the covered directory's own mode and owner (its upper directory
+    // is a copy of it): /root stays 0700, not the 0755 of a plain mkdir.
+    expect((await vm.ok('stat -c "%a %U:%G" /root /etc')).trim().split('\n')).toEqual(['700 root:root', '755 root:root']);
     // The upper layers are hidden: nothing mounted at the tmpfs mount point any more.
     expect((await vm.exec('mountpoint -q /run/noderepair-overlay/tmpfs')).rc).not.toBe(0);
     expect((await vm.ok('journalctl -b --no-pager -t noderepair-overlay')).trim()).toContain('volatile directories overlaid with tmpfs');

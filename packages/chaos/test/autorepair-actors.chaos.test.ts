@@ -373,13 +373,15 @@ describe('two actors disrupting one zone against the standalone auto-repair cont
     for (const n of queued)
       expect(hold(n)).toMatchObject({ kind: 'in-flight', maxInFlight: MAX_IN_FLIGHT, byOthers: 2 });
 
-    // 3. kured moves its lock to the next node in one update (its node back, uncordoned):
-    //    still two of theirs, so still one of ours.
+    // 3. kured's node is back (Ready, uncordoned) and kured moves its lock to the next node in
+    //    one update, as kured does: it releases a lock only after its node rebooted. Still two
+    //    of theirs, so still one of ours. (Moving the lock before the node is back would leave
+    //    a NotReady node with no mark: noderepair would rightly repair it.)
+    await kubelet(KURED_FIRST).setReady();
+    await cordon(KURED_FIRST, false);
     await setKuredLock(kuredLock(KURED_NEXT));
     await cordon(KURED_NEXT, true);
     await kubelet(KURED_NEXT).setNotReady('kured: rebooting');
-    await kubelet(KURED_FIRST).setReady();
-    await cordon(KURED_FIRST, false);
     await until('the next kured node held with kured as the reason', async () =>
       (await heldByActor(KURED_NEXT, 'Kured')) ? true : undefined,
     );
@@ -396,9 +398,10 @@ describe('two actors disrupting one zone against the standalone auto-repair cont
     await kubelet(first!).setReady();
     await expectStarted(3, 'ours 1 done');
 
-    // 6. The maintenance ends; our nodes come back.
-    await client.delete(NodeMaintenanceResource, `nm-${MAINTAINED}`);
+    // 6. The maintenance ends (its node back first, then the NodeMaintenance deleted, which
+    //    is when NMO uncordons); our nodes come back.
     await kubelet(MAINTAINED).setReady();
+    await client.delete(NodeMaintenanceResource, `nm-${MAINTAINED}`);
     await cordon(MAINTAINED, false);
     await Promise.all(OURS.map((n) => kubelet(n).setReady()));
     await until('every node healthy, no repair in flight', async () => {

@@ -23,26 +23,42 @@ export const StepResult = t.keyof({ Succeeded: null, Failed: null, TimedOut: nul
 export type StepResult = t.TypeOf<typeof StepResult>;
 
 /** One ladder step a repair used: its action, how many attempts it took, how the last ended. */
-export const StepTried = t.type({
+export interface StepTried {
+  action: RemediationStepKind;
+  attempts: number;
+  result: StepResult;
+}
+// Named interfaces, not aliases of the codecs' inferred types: declaration files then name
+// them instead of spelling out their unions, whose member order TypeScript does not keep
+// stable between builds (the checked-in API report would flip).
+export const StepTried: t.Type<StepTried, unknown> = t.type({
   action: RemediationStepKind,
   attempts: t.number,
   result: StepResult,
 });
-export type StepTried = t.TypeOf<typeof StepTried>;
 
-export const HistoryEntry = t.type({
+/** One ended repair, as the history keeps it. */
+export interface HistoryEntry {
   /** The remediation's id (the action ids and the Events name it). */
-  id: t.string,
+  id: string;
   /** The cause kind (a CauseKind; a plain string so a newer kind still decodes) and its message, clipped. */
+  cause: { kind: string; message?: string };
+  startedAt: number;
+  /** The duration is endedAt - startedAt; not stored, so the two cannot disagree. */
+  endedAt: number;
+  outcome: 'Succeeded' | 'Failed';
+  /** The steps in the order they were tried. */
+  steps: StepTried[];
+}
+
+export const HistoryEntry: t.Type<HistoryEntry, unknown> = t.type({
+  id: t.string,
   cause: t.intersection([t.type({ kind: t.string }), t.partial({ message: t.string })]),
   startedAt: IsoTime,
-  /** The duration is endedAt - startedAt; not stored, so the two cannot disagree. */
   endedAt: IsoTime,
   outcome: t.keyof({ Succeeded: null, Failed: null }),
-  /** The steps in the order they were tried. */
   steps: t.array(StepTried),
 });
-export type HistoryEntry = t.TypeOf<typeof HistoryEntry>;
 
 /**
  * The history as the state annotation holds it. Lenient on purpose: an entry that does not

@@ -28,7 +28,14 @@ function checkBody(check: HealthCheck): { tool: string; lines: string[] } {
     case 'exec':
       return {
         tool: check.command[0] ?? 'true',
-        lines: [`  timeout -k 5 "$TIMEOUT" ${check.command.map(shQuote).join(' ')}`],
+        lines: [
+          // The arguments are the user's argv, quoted to reach the program literally: a
+          // quoted ~ is meant as written (shellcheck's SC2088 assumes a forgotten expansion).
+          ...(check.command.some((a) => a.startsWith('~'))
+            ? ['  # shellcheck disable=SC2088 # argv is literal: ~ is not to be expanded']
+            : []),
+          `  timeout -k 5 "$TIMEOUT" ${check.command.map(shQuote).join(' ')}`,
+        ],
       };
   }
 }

@@ -27,6 +27,17 @@ describe('generated files pass the real tools', () => {
     expect(systemdVerify(files)).toEqual({ status: 0, output: '' });
   });
 
+  it('an exec check whose argument starts with ~ (literal, as in the argv) passes shellcheck', () => {
+    // Found by the random test below (seed -48848766): shellcheck's SC2088 took the quoted ~
+    // for a forgotten expansion.
+    const files = filesOf({
+      healthMonitors: [
+        { name: 'probe', unit: 'probe.service', check: { type: 'exec', command: ['/A', '~/'] } },
+      ],
+    });
+    expect(shellcheck(files)).toEqual({ status: 0, output: '' });
+  });
+
   it('random valid configs: scripts pass shellcheck', () => {
     fc.assert(
       fc.property(fc.array(validRawConfig, { minLength: SHELLCHECK_BATCH_SIZE, maxLength: SHELLCHECK_BATCH_SIZE }), (raws) => {

@@ -9,12 +9,20 @@ export const KUBERNETES_VERSION = 'v1.35.4';
 /** The etcd release k8s.io/kubernetes v1.35.4 pins (tools/etcd/go.mod). */
 export const ETCD_VERSION = 'v3.6.5';
 
+/** Where the control-plane binaries were found: the absolute paths a ControlPlane spawns. */
 export interface Assets {
+  /** The directory holding the binaries. */
   dir: string;
+  /** Absolute path of the etcd executable. */
   etcd: string;
+  /** Absolute path of the kube-apiserver executable. */
   kubeApiserver: string;
   /** Absent when the assets came from a directory without it (KUBEBUILDER_ASSETS). */
   kubeControllerManager: string | undefined;
+  /**
+   * Which lookup supplied them: the KUBEBUILDER_ASSETS variable, setup-envtest's store, our
+   * cache, or a build this call just ran.
+   */
   source: 'KUBEBUILDER_ASSETS' | 'setup-envtest' | 'noderepair-cache' | 'built';
 }
 
@@ -97,6 +105,7 @@ function run(cmd: string, args: string[], cwd: string, progress: Progress, env: 
   });
 }
 
+/** The message shown when no binaries are found: how to provide them, naming the cache directory. */
 export const NO_ASSETS_HELP =
   'envtest needs etcd and kube-apiserver. Either set KUBEBUILDER_ASSETS to a directory holding them ' +
   '(e.g. from `setup-envtest use -p path`), or install Go >= 1.25 and run `pnpm envtest:assets`, ' +

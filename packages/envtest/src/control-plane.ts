@@ -11,6 +11,10 @@ import { freePort } from './process/ports.js';
 import { waitFor } from './process/wait.js';
 import { installCRDs, type CRDSource } from './crds.js';
 
+/**
+ * Settings for kube-controller-manager. The defaults here are shorter than the real ones
+ * (grace 8 s, period 1 s, startup grace 20 s) so node-lifecycle tests finish quickly.
+ */
 export interface ControllerManagerOptions {
   /** How long without kubelet heartbeats before Ready=Unknown. Real default: 50 s. */
   nodeMonitorGracePeriodSeconds?: number;
@@ -20,15 +24,19 @@ export interface ControllerManagerOptions {
   nodeStartupGracePeriodSeconds?: number;
   /** Controllers to run (kube-controller-manager --controllers). */
   controllers?: string[];
+  /** Further kube-controller-manager flags, appended last so they override the defaults. */
   extraArgs?: string[];
 }
 
+/** How {@link ControlPlane.start} runs the components; every field is optional. */
 export interface ControlPlaneOptions {
   /** Run kube-controller-manager (node lifecycle controller by default). */
   controllerManager?: boolean | ControllerManagerOptions;
   /** Where data and logs go; a fresh temp dir by default (removed on stop unless keepDir). */
   dir?: string;
+  /** Leave `dir` in place after stop; defaults to true when `dir` was given, false for a temp dir. */
   keepDir?: boolean;
+  /** Further kube-apiserver flags, appended after the built-in ones. */
   apiServerExtraArgs?: string[];
   /**
    * Extra environment for etcd and kube-apiserver, over this process's own: e.g. a Go GC
@@ -43,15 +51,22 @@ export interface ControlPlaneOptions {
 
 /** A real etcd + kube-apiserver (+ kube-controller-manager) on free loopback ports. */
 export class ControlPlane {
+  /** A KubeConfig for the admin user (system:masters), ready to make API clients. */
   readonly kubeConfig: KubeConfig;
   private stopped = false;
 
   private constructor(
+    /** Directory holding etcd data, certificates, the kubeconfig and component logs. */
     readonly dir: string,
+    /** The API server URL, `https://127.0.0.1:<port>`. */
     readonly server: string,
+    /** The API server's reported gitVersion, e.g. `v1.35.4`. */
     readonly version: string,
+    /** Path of a kubeconfig file for the admin user, for tools and child processes. */
     readonly kubeconfigPath: string,
+    /** etcd's plain-HTTP client URL on loopback. */
     readonly etcdUrl: string,
+    /** PEM of the API server's self-signed serving certificate, to trust as CA. */
     readonly caPem: string,
     private readonly credentials: Credentials,
     private readonly etcd: ManagedProcess,
@@ -82,6 +97,11 @@ export class ControlPlane {
       .map((p) => p.pid as number);
   }
 
+  /**
+   * Starts etcd, then kube-apiserver (and kube-controller-manager when asked), waiting until the
+   * API server is ready. Binaries are built first when none are found. On failure every
+   * started process is stopped and the error carries the tail of each component's log.
+   */
   static async start(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
     const kcmOpts: ControllerManagerOptions | undefined =
       opts.controllerManager === true ? {} : opts.controllerManager || undefined;
@@ -174,6 +194,7 @@ export class ControlPlane {
     this.apiServer.signal('SIGSTOP');
   }
 
+  /** Lets a paused kube-apiserver run again (SIGCONT); see {@link ControlPlane.pauseApiServer}. */
   resumeApiServer(): void {
     this.apiServer.signal('SIGCONT');
   }
@@ -194,6 +215,10 @@ export class ControlPlane {
       .join('\n');
   }
 
+  /**
+   * Stops kube-controller-manager, kube-apiserver and etcd in that order and removes the data
+   * directory unless it is kept. Calling it again does nothing.
+   */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;

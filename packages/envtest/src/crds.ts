@@ -14,6 +14,10 @@ function isCRD(o: unknown): o is V1CustomResourceDefinition {
   return typeof o === 'object' && o !== null && (o as { kind?: unknown }).kind === 'CustomResourceDefinition';
 }
 
+/**
+ * Reads CRD objects from files and passes objects through. Throws when a file holds no
+ * CustomResourceDefinition; other documents in a file are ignored.
+ */
 export function loadCRDs(sources: CRDSource[]): V1CustomResourceDefinition[] {
   const out: V1CustomResourceDefinition[] = [];
   for (const s of sources) {

@@ -21,16 +21,23 @@ import {
 
 /** The condition types the kubelet itself sets. */
 const KUBELET_CONDITIONS = new Set(['MemoryPressure', 'DiskPressure', 'PIDPressure', 'Ready']);
+/** The Node a {@link FakeKubelet} registers and how it heartbeats. */
 export interface FakeKubeletOptions {
+  /** The Node's name, also its Lease's name and hostname label. */
   name: string;
+  /** Labels added to the defaults (hostname, os=linux, arch=amd64), overriding them on a clash. */
   labels?: Record<string, string>;
+  /** Annotations set on the Node at registration. */
   annotations?: Record<string, string>;
+  /** spec.providerID, the cloud machine the Node claims to be (e.g. `openstack:///<server id>`). */
   providerID?: string;
+  /** Taints set on the Node at registration. */
   taints?: V1Taint[];
   /** Lease renewal and status post interval. Real kubelet: 10 s lease, status on change / 5 min. */
   heartbeatSeconds?: number;
   /** Start with heartbeats running (default) or registered but silent. */
   start?: boolean;
+  /** status.nodeInfo.kubeletVersion; defaults to `v1.35.4`. */
   kubeletVersion?: string;
 }
 
@@ -48,7 +55,12 @@ const LEASE_NAMESPACE = 'kube-node-lease';
 
 type ReadyState = { status: 'True' } | { status: 'False'; reason: string; message: string };
 
+/**
+ * A fake kubelet for one Node: registers it, renews its Lease and posts NodeStatus on an
+ * interval, so the real node lifecycle controller judges it as it would a real node. No pods run.
+ */
 export class FakeKubelet {
+  /** The Node's name. */
   readonly name: string;
   private timer: NodeJS.Timeout | undefined;
   private ready: ReadyState = { status: 'True' };
@@ -70,6 +82,10 @@ export class FakeKubelet {
     this.coordination = kc.makeApiClient(CoordinationV1Api);
   }
 
+  /**
+   * Registers the Node (an existing one is adopted) and, unless `opts.start` is false, posts a
+   * first heartbeat before resolving and keeps heartbeating.
+   */
   static async start(kc: KubeConfig, opts: FakeKubeletOptions): Promise<FakeKubelet> {
     const k = new FakeKubelet(kc, opts);
     await k.register();
@@ -80,6 +96,7 @@ export class FakeKubelet {
     return k;
   }
 
+  /** Whether the heartbeat loop is running (false after stopHeartbeats, stop or during reboot). */
   get heartbeating(): boolean {
     return this.timer !== undefined;
   }
@@ -105,6 +122,7 @@ export class FakeKubelet {
     this.timer = undefined;
   }
 
+  /** Restarts the heartbeat loop after stopHeartbeats; does nothing when it already runs. */
   resumeHeartbeats(): void {
     if (this.timer) return;
     const ms = (this.opts.heartbeatSeconds ?? 1) * 1000;
@@ -125,6 +143,7 @@ export class FakeKubelet {
     await this.tick();
   }
 
+  /** The kubelet reports Ready=True again; resolves after that status has been posted. */
   async setReady(): Promise<void> {
     this.ready = { status: 'True' };
     await this.tick();

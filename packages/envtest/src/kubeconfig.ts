@@ -1,10 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 
+/** What a kubeconfig for the test control plane is made of. */
 export interface KubeconfigParams {
+  /** The API server URL (https://127.0.0.1:port). */
   server: string;
+  /** PEM of the CA that signed the API server's serving certificate. */
   caPem: string;
+  /** Bearer token the user authenticates with. */
   token: string;
+  /** User (and context) name; defaults to `envtest-admin`. */
   user?: string;
 }
 
@@ -23,10 +28,12 @@ export function kubeconfigDocument(p: KubeconfigParams): object {
   };
 }
 
+/** Writes a kubeconfig file (mode 0600, since it holds a token) for the given server and user. */
 export function writeKubeconfig(path: string, p: KubeconfigParams): void {
   writeFileSync(path, JSON.stringify(kubeconfigDocument(p), null, 2), { mode: 0o600 });
 }
 
+/** Builds an in-memory KubeConfig for the given server and user, without touching any file. */
 export function kubeConfigFor(p: KubeconfigParams): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromString(JSON.stringify(kubeconfigDocument(p)));

@@ -2,6 +2,7 @@
 // types.go markers), so conditions we write are accepted by any consumer.
 import { s } from './schema/index.js';
 
+/** Schema of one metav1.Condition, with the validation Kubernetes declares for it. */
 export const conditionNode = s.object(
   {
     type: s.required(
@@ -43,8 +44,10 @@ export const conditionNode = s.object(
   },
 );
 
+/** A metav1.Condition as decoded (times are RFC 3339 strings). */
 export type Condition = s.TypeOf<typeof conditionNode>;
 
+/** Schema of status.conditions: a list map keyed by type, at most 32 entries. */
 export const conditionsNode = s.array(conditionNode, {
   description:
     'Conditions (metav1.Condition): TargetResolved, Cordoned, Drained, NodeRecovered, Remediated.',

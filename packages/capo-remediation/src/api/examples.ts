@@ -2,6 +2,10 @@
 // generator for examples/, by the README, and by tests that derive invalid variants.
 import { API_VERSION, REMEDIATION_KIND, TEMPLATE_KIND } from './group-version.js';
 
+/**
+ * A complete, valid OpenStackRemediationTemplate with every optional field set (a three-step
+ * ladder ending in Rebuild), for docs, examples and tests.
+ */
 export function exampleRemediationTemplate(name = 'openstack-reboot', namespace = 'default') {
   return {
     apiVersion: API_VERSION,
@@ -32,6 +36,7 @@ export function exampleRemediationTemplate(name = 'openstack-reboot', namespace 
   };
 }
 
+/** A complete, valid OpenStackRemediation, status included, for docs, examples and tests. */
 export function exampleRemediation(name = 'worker-md-0-abcde-xyz12', namespace = 'default') {
   return {
     apiVersion: API_VERSION,

@@ -8,8 +8,14 @@ import type * as t from 'io-ts';
 import { formatErrors, strict } from '@noderepair/core';
 import { API_VERSION } from './group-version.js';
 
+/**
+ * How a decode treats undeclared fields, as the API server's fieldValidation: Strict makes them
+ * errors naming the field (for what a person wrote), Ignore drops them (for objects read back
+ * from the API server).
+ */
 export type FieldValidation = 'Strict' | 'Ignore';
 
+/** Options of the decode functions of this package's kinds. */
 export interface DecodeOptions {
   /** Default Strict: unknown fields are errors. Ignore: they are dropped (structural pruning). */
   readonly fieldValidation?: FieldValidation;

@@ -15,14 +15,26 @@ export const typeMetaFields = {
   ),
 };
 
+/**
+ * An object's metadata as this package's types carry it: the usual ObjectMeta fields, typed,
+ * and any other field kept as is (the API server validates metadata itself).
+ */
 export interface ObjectMeta {
+  /** The object's name. */
   name?: string;
+  /** The object's namespace. */
   namespace?: string;
+  /** Set by the API server; unique over the object's lifetime. */
   uid?: string;
+  /** Set by the API server; send it back to make a write fail with 409 on a concurrent change. */
   resourceVersion?: string;
+  /** Set by the API server; increases on each spec change. */
   generation?: number;
+  /** The object's labels. */
   labels?: Record<string, string>;
+  /** The object's annotations. */
   annotations?: Record<string, string>;
+  /** Owners; a remediation is owned by exactly one Machine. */
   ownerReferences?: Array<{
     apiVersion: string;
     kind: string;
@@ -31,9 +43,13 @@ export interface ObjectMeta {
     controller?: boolean;
     blockOwnerDeletion?: boolean;
   }>;
+  /** Finalizers; deletion waits until the list is empty. */
   finalizers?: string[];
+  /** RFC 3339 time the object was created. */
   creationTimestamp?: string;
+  /** RFC 3339 time deletion was requested; present while finalizers run. */
   deletionTimestamp?: string;
+  /** Any other metadata field, kept unchanged. */
   [key: string]: unknown;
 }
 

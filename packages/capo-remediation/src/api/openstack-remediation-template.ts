@@ -15,6 +15,7 @@ export const remediationTemplateResourceNode = s.object(
   { description: 'The OpenStackRemediation to create: its metadata and spec.' },
 );
 
+/** Schema of a whole OpenStackRemediationTemplate; the CRD and the codec derive from it. */
 export const openStackRemediationTemplateNode = s.object({
   ...typeMetaFields,
   metadata: topLevelMetadata(),
@@ -26,9 +27,15 @@ export const openStackRemediationTemplateNode = s.object({
   ),
 });
 
+/** An OpenStackRemediationTemplate as decoded, spec defaults applied. */
 export type OpenStackRemediationTemplate = s.TypeOf<typeof openStackRemediationTemplateNode>;
+/**
+ * io-ts codec of an OpenStackRemediationTemplate (defaults applied, unknown fields dropped as pruning does);
+ * prefer decodeOpenStackRemediationTemplate, whose errors name each bad field.
+ */
 export const OpenStackRemediationTemplateCodec = openStackRemediationTemplateNode.codec;
 
+/** The OpenStackRemediationTemplate CustomResourceDefinition, ready to apply. */
 export function openStackRemediationTemplateCRD(): CustomResourceDefinition {
   return customResourceDefinition({
     kind: TEMPLATE_KIND,

@@ -8,6 +8,7 @@ import { remediationSpecNode } from './remediation-spec.js';
 import { remediationStatusNode } from './remediation-status.js';
 import { s } from './schema/index.js';
 
+/** Schema of a whole OpenStackRemediation; the CRD and the codec derive from it. */
 export const openStackRemediationNode = s.object({
   ...typeMetaFields,
   metadata: topLevelMetadata(),
@@ -15,9 +16,15 @@ export const openStackRemediationNode = s.object({
   status: s.optional(remediationStatusNode),
 });
 
+/** An OpenStackRemediation as decoded, spec defaults applied. */
 export type OpenStackRemediation = s.TypeOf<typeof openStackRemediationNode>;
+/**
+ * io-ts codec of an OpenStackRemediation (defaults applied, unknown fields dropped as pruning does);
+ * prefer decodeOpenStackRemediation, whose errors name each bad field.
+ */
 export const OpenStackRemediationCodec = openStackRemediationNode.codec;
 
+/** The OpenStackRemediation CustomResourceDefinition, ready to apply. */
 export function openStackRemediationCRD(): CustomResourceDefinition {
   return customResourceDefinition({
     kind: REMEDIATION_KIND,

@@ -2,9 +2,12 @@
 // drain options and how long a node must stay Ready to count as repaired.
 import { s } from './schema/index.js';
 
+/** The Nova actions a ladder step can take, cheapest first. */
 export const STEP_TYPES = ['SoftReboot', 'HardReboot', 'Rebuild'] as const;
+/** One of {@link STEP_TYPES}. */
 export type StepType = (typeof STEP_TYPES)[number];
 
+/** Schema of one ladder step; Rebuild requires imageRef, other types forbid it. */
 export const stepNode = s.object(
   {
     type: s.required(
@@ -51,13 +54,16 @@ export const stepNode = s.object(
     ],
   },
 );
+/** One ladder step as decoded, defaults applied (timeoutSeconds 600, retries 0). */
 export type Step = s.TypeOf<typeof stepNode>;
 
+/** The ladder when spec.steps is absent: one SoftReboot, then HardReboot tried twice. */
 export const DEFAULT_STEPS: Step[] = [
   { type: 'SoftReboot', timeoutSeconds: 600, retries: 0 },
   { type: 'HardReboot', timeoutSeconds: 600, retries: 1 },
 ];
 
+/** Schema of spec.drain; named DrainOptions as a type. */
 export const drainNode = s.object(
   {
     enabled: s.defaulted(
@@ -85,8 +91,10 @@ export const drainNode = s.object(
   },
   { description: 'How to drain the node before acting on the server.' },
 );
+/** spec.drain as decoded, defaults applied (enabled, timeoutSeconds 300, outOfServiceTaint). */
 export type DrainOptions = s.TypeOf<typeof drainNode>;
 
+/** Schema of an OpenStackRemediation's spec (also a template's spec.template.spec). */
 export const remediationSpecNode = s.object(
   {
     steps: s.defaulted(
@@ -113,4 +121,5 @@ export const remediationSpecNode = s.object(
     description: 'OpenStackRemediationSpec: how to repair the server behind an unhealthy Machine.',
   },
 );
+/** An OpenStackRemediation's spec as decoded, defaults applied. */
 export type RemediationSpec = s.TypeOf<typeof remediationSpecNode>;

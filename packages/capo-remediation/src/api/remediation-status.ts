@@ -4,6 +4,7 @@ import { conditionsNode } from './condition.js';
 import { STEP_TYPES } from './remediation-spec.js';
 import { s } from './schema/index.js';
 
+/** The phases of a remediation, in the order they usually come; Succeeded and Failed are final. */
 export const PHASES = [
   'Pending',
   'Draining',
@@ -13,14 +14,18 @@ export const PHASES = [
   'Failed',
   'Deleting',
 ] as const;
+/** One of {@link PHASES}. */
 export type Phase = (typeof PHASES)[number];
 
+/** How an attempt ended; InProgress is an intent persisted before Nova was called. */
 export const ATTEMPT_RESULTS = ['InProgress', 'Succeeded', 'TimedOut', 'Failed'] as const;
+/** One of {@link ATTEMPT_RESULTS}. */
 export type AttemptResult = (typeof ATTEMPT_RESULTS)[number];
 
 /** History is bounded so the object never grows without limit. */
 export const MAX_HISTORY = 10;
 
+/** Schema of one status.history entry: one action sent (or about to be sent) to Nova. */
 export const attemptNode = s.object(
   {
     step: s.required(
@@ -47,8 +52,10 @@ export const attemptNode = s.object(
   },
   { description: 'One action sent to Nova.' },
 );
+/** One status.history entry as decoded. */
 export type Attempt = s.TypeOf<typeof attemptNode>;
 
+/** Schema of an OpenStackRemediation's status. */
 export const remediationStatusNode = s.object(
   {
     phase: s.optional(
@@ -97,4 +104,8 @@ export const remediationStatusNode = s.object(
   },
   { description: 'OpenStackRemediationStatus: progress of the remediation.' },
 );
+/**
+ * An OpenStackRemediation's status as decoded: everything the controller must remember, so a
+ * restarted controller resumes and never repeats an action.
+ */
 export type RemediationStatus = s.TypeOf<typeof remediationStatusNode>;

@@ -5,8 +5,10 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type { SecretLike } from './identity-secret.js';
 
+/** The data key of Cluster API's kubeconfig Secret that holds the kubeconfig. */
 export const KUBECONFIG_SECRET_KEY = 'value';
 
+/** The name of Cluster API's kubeconfig Secret for a cluster: `<cluster>-kubeconfig`. */
 export function kubeconfigSecretName(clusterName: string): string {
   return `${clusterName}-kubeconfig`;
 }

@@ -5,8 +5,11 @@ import * as E from 'fp-ts/lib/Either.js';
 import { parseCloudsYaml, type CloudConfig } from '@noderepair/openstack';
 import type { IdentityRef } from './openstack-machine.js';
 
+/** The parts of a Secret read here; enough of a core/v1 Secret for tests to build one by hand. */
 export interface SecretLike {
+  /** Name and namespace, used only in messages. */
   readonly metadata?: { readonly name?: string; readonly namespace?: string };
+  /** The Secret's data, values base64-encoded as the API returns them. */
   readonly data?: Readonly<Record<string, string>>;
 }
 
@@ -14,6 +17,11 @@ function decode(b64: string | undefined): string | undefined {
   return b64 === undefined ? undefined : Buffer.from(b64, 'base64').toString('utf8');
 }
 
+/**
+ * The cloud an identityRef names, from its Secret's `clouds.yaml` (and optional `cacert`) keys;
+ * the identityRef's region wins over clouds.yaml. Left names the Secret and what is wrong,
+ * never a credential.
+ */
 export function cloudFromIdentitySecret(
   secret: SecretLike,
   ref: IdentityRef,

@@ -8,6 +8,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { formatErrors } from '@noderepair/core';
 
+/** Cluster API's API group (Machines, Clusters, MachineHealthChecks). */
 export const CAPI_GROUP = 'cluster.x-k8s.io';
 
 const Ref = t.partial({
@@ -37,26 +38,40 @@ const MachineCodec = t.type({
   ]),
 });
 
+/** The Cluster API versions of Machine that {@link readMachine} reads. */
 export type MachineVersion = 'v1beta1' | 'v1beta2';
 
+/** A Machine's spec.infrastructureRef (e.g. its OpenStackMachine), in one shape for both versions. */
 export interface InfrastructureRef {
   /** API group (v1beta2 carries only the group; the version is found by contract). */
   readonly group: string;
   /** Full apiVersion when the Machine gave one (v1beta1). */
   readonly apiVersion: string | undefined;
+  /** The object's kind, e.g. `OpenStackMachine`. */
   readonly kind: string;
+  /** The object's name. */
   readonly name: string;
+  /** The object's namespace; the Machine's own when the reference names none. */
   readonly namespace: string;
 }
 
+/** The parts of a Cluster API Machine (v1beta1 or v1beta2) that remediation reads. */
 export interface MachineView {
+  /** The Machine's API version, which decides where its conditions are written. */
   readonly version: MachineVersion;
+  /** The Machine's name. */
   readonly name: string;
+  /** The Machine's namespace (`default` when the object has none). */
   readonly namespace: string;
+  /** metadata.uid, when present. */
   readonly uid: string | undefined;
+  /** spec.clusterName: names the Cluster, and so its kubeconfig Secret. */
   readonly clusterName: string;
+  /** spec.providerID, e.g. `openstack:///<server uuid>`, once the infrastructure set it. */
   readonly providerID: string | undefined;
+  /** spec.infrastructureRef, when it names a kind and a name. */
   readonly infrastructureRef: InfrastructureRef | undefined;
+  /** status.nodeRef.name: the Node this Machine became, once known. */
   readonly nodeName: string | undefined;
 }
 
@@ -65,6 +80,10 @@ function nodeNameOf(u: unknown): string | undefined {
   return typeof name === 'string' && name !== '' ? name : undefined;
 }
 
+/**
+ * Reads a Cluster API Machine (v1beta1 or v1beta2) into a {@link MachineView}. Left is a message
+ * naming the field that is missing or wrong, or the unsupported apiVersion.
+ */
 export function readMachine(u: unknown): E.Either<string, MachineView> {
   const r = MachineCodec.decode(u);
   if (E.isLeft(r)) return E.left(`Machine: ${formatErrors(r.left, 'machine').join('; ')}`);

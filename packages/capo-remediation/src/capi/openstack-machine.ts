@@ -5,6 +5,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { formatErrors } from '@noderepair/core';
 
+/** The API group of Cluster API Provider OpenStack (OpenStackMachine, OpenStackCluster). */
 export const CAPO_GROUP = 'infrastructure.cluster.x-k8s.io';
 
 const IdentityRef = t.intersection([
@@ -26,24 +27,38 @@ const OpenStackMachineCodec = t.type({
   ]),
 });
 
+/** An OpenStackMachine's spec.identityRef: where the cloud credentials (clouds.yaml) are. */
 export interface IdentityRef {
   /** Secret (the default) or ClusterIdentity (CAPO v1beta2). */
   readonly type: string;
+  /** Name of the Secret (or ClusterIdentity), in the Machine's namespace. */
   readonly name: string;
+  /** The cloud's key in clouds.yaml. */
   readonly cloudName: string;
+  /** Region that overrides the one in clouds.yaml, when set. */
   readonly region: string | undefined;
 }
 
+/** The parts of a CAPO OpenStackMachine (v1beta1 or v1beta2) that remediation reads. */
 export interface OpenStackMachineView {
+  /** The OpenStackMachine's name. */
   readonly name: string;
+  /** Its namespace (`default` when the object has none). */
   readonly namespace: string;
+  /** spec.providerID, `openstack://[region]/<server uuid>`; undefined when empty. */
   readonly providerID: string | undefined;
+  /** status.instanceID: the Nova server uuid; undefined when empty. */
   readonly instanceID: string | undefined;
   /** BUILD, ACTIVE, ERROR, STOPPED, SHUTOFF, DELETED, SOFT_DELETED */
   readonly instanceState: string | undefined;
+  /** spec.identityRef; undefined when the object names none (the default identity then applies). */
   readonly identityRef: IdentityRef | undefined;
 }
 
+/**
+ * Reads a CAPO OpenStackMachine into an {@link OpenStackMachineView}. Left is a message naming
+ * the wrong field, or an apiVersion outside {@link CAPO_GROUP}.
+ */
 export function readOpenStackMachine(u: unknown): E.Either<string, OpenStackMachineView> {
   const r = OpenStackMachineCodec.decode(u);
   if (E.isLeft(r))

@@ -12,7 +12,9 @@ import {
   type MetaCondition,
 } from '@noderepair/core';
 
+/** Machine condition that hands the Machine to its owner (MachineSet, KubeadmControlPlane) to replace. */
 export const OWNER_REMEDIATED = 'OwnerRemediated';
+/** The OwnerRemediated=False reason Cluster API's owners act on. */
 export const WAITING_FOR_REMEDIATION = 'WaitingForRemediation';
 
 interface MachineStatusShape {
@@ -25,11 +27,19 @@ interface MachineStatusShape {
   };
 }
 
+/** A JSON merge patch of a Machine's status subresource. */
 export interface StatusPatch {
+  /** The Machine's resourceVersion when known: a concurrent writer makes the patch fail with 409. */
   metadata: { resourceVersion?: string };
+  /** The new status fields (both condition lists). */
   status: Record<string, unknown>;
 }
 
+/**
+ * Builds the patch that sets OwnerRemediated=False (WaitingForRemediation) on a Machine, in both
+ * the v1beta1 and v1beta2 condition lists so every Cluster API version sees it. Pure: `now`
+ * is the condition's time.
+ */
 export function ownerRemediatedPatch(machine: unknown, message: string, now: Date): StatusPatch {
   const m = machine as MachineStatusShape;
   const ts = now.toISOString().replace(/\.\d+Z$/, 'Z');

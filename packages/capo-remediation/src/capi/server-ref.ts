@@ -6,8 +6,11 @@ import { parseProviderID } from '@noderepair/openstack';
 import type { MachineView } from './machine.js';
 import type { OpenStackMachineView } from './openstack-machine.js';
 
+/** The Nova server a Machine runs on. */
 export interface ServerRef {
+  /** The server uuid. */
   readonly serverId: string;
+  /** The region from the providerID or the identityRef; undefined means the cloud's default. */
   readonly region: string | undefined;
   /** Where the id came from, for events and status messages. */
   readonly source:
@@ -18,6 +21,10 @@ export interface ServerRef {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * Finds a Machine's server: the OpenStackMachine's providerID, else its status.instanceID, else
+ * the Machine's providerID. Left says which is malformed, or that there is no server yet.
+ */
 export function resolveServer(
   machine: MachineView,
   osm: OpenStackMachineView | undefined,

@@ -10,6 +10,10 @@ import { judgeFence, type FenceStatus, type FenceVerdict } from '@noderepair/cor
 import type { Attempt, RemediationSpec, RemediationStatus } from '../api/index.js';
 import type { NodeView } from './node-view.js';
 
+/**
+ * Condition: whether the last Nova/Keystone call got an answer. False (CloudUnavailable) means
+ * the remediation is waiting out an outage, which never uses up an attempt.
+ */
 export const CONDITION_CLOUD_REACHABLE = 'CloudReachable';
 /** True once the server is known fenced after the action (the out-of-service taint may be added). */
 export const CONDITION_FENCED = 'Fenced';

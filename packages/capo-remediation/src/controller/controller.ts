@@ -19,18 +19,26 @@ import { OpenStackRemediationResource } from './resources.js';
 import type { DefaultIdentity } from './target.js';
 import { WorkloadClusters, type WorkloadClusterAccess } from './workload-clusters.js';
 
+/** The controller's name on the manager: its work queue, logs and metrics carry it. */
 export const CONTROLLER_NAME = 'openstackremediation';
+/** reportingController of the Events the controller records (events.k8s.io/v1). */
 export const REPORTING_CONTROLLER = 'remediation.noderepair.dev/capo-remediation';
 
+/** What {@link addRemediationController} needs; only `client` and `identity` are required. */
 export interface RemediationControllerOptions {
+  /** Client of the management cluster, where the remediations, Machines and Secrets live. */
   readonly client: KubeClient;
   /** Watch only this namespace (default: all). */
   readonly namespace?: string | undefined;
   /** Pod name, for events. */
   readonly identity: string;
+  /** Remediations reconciled in parallel (default 4). */
   readonly concurrency?: number;
+  /** Makes the Keystone + Nova client for a cloud; by default the real HTTP client (tests pass a fake's). */
   readonly openStackClient?: (cloud: CloudConfig) => OpenStackClient;
+  /** Identity Secret used for Machines without an OpenStackMachine (and so no identityRef). */
   readonly defaultIdentity?: DefaultIdentity | undefined;
+  /** Milliseconds between checks of a running drain (eviction progress). */
   readonly drainPollIntervalMs?: number;
   /** Where Machines' Nodes are read and drained (default auto: kubeconfig Secret, else here). */
   readonly workloadClusterAccess?: WorkloadClusterAccess;
@@ -58,9 +66,13 @@ const nodeChangedForRemediation = {
     old.ready !== cur.ready || old.bootID !== cur.bootID || old.providerID !== cur.providerID,
 };
 
+/** What {@link addRemediationController} registered, for tests and for wiring further checks. */
 export interface RemediationController {
+  /** The reconciler the controller runs. */
   readonly reconciler: RemediationReconciler;
+  /** The remediation counters, registered on the manager's /metrics registry. */
   readonly metrics: RemediationMetrics;
+  /** The workload-cluster connections the reconciler reads and drains Nodes through. */
   readonly clusters: WorkloadClusters<NodeKeyView>;
 }
 

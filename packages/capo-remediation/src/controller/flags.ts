@@ -15,22 +15,35 @@ import { WORKLOAD_CLUSTER_ACCESS, type WorkloadClusterAccess } from './workload-
 /** The same type as core's (re-exported so existing imports of this package keep working). */
 export type { BindAddress };
 
+/** The controller's command line and environment, parsed and checked by {@link parseFlags}. */
 export interface ControllerFlags {
+  /** --kubeconfig, else $KUBECONFIG; undefined means in-cluster configuration. */
   readonly kubeconfig: string | undefined;
+  /** --leader-elect: elect a leader through a Lease (needed for more than one replica). */
   readonly leaderElect: boolean;
+  /** Name of the leader-election Lease (default capo-remediation.noderepair.dev). */
   readonly leaderElectionId: string;
+  /** Namespace of that Lease (default $POD_NAMESPACE, else `default`). */
   readonly leaderElectionNamespace: string;
   /** "0" disables the separate metrics listener (metrics stay on the probe port). */
   readonly metricsBindAddress: BindAddress | undefined;
+  /** Listener of /healthz and /readyz (default :8081); it cannot be disabled. */
   readonly healthProbeBindAddress: BindAddress;
+  /** The only namespace watched (--namespace, else $WATCH_NAMESPACE); undefined watches all. */
   readonly namespace: string | undefined;
+  /** This replica's identity for leader election and events: $POD_NAME (else the host name) plus a random suffix. */
   readonly identity: string;
+  /** Remediations reconciled in parallel, 1-64 (default 4). */
   readonly concurrency: number;
+  /** Identity Secret for Machines without an OpenStackMachine; undefined: such Machines fail to resolve. */
   readonly defaultIdentitySecret: string | undefined;
+  /** The cloud in that Secret's clouds.yaml (default `openstack`). */
   readonly defaultCloudName: string;
+  /** Where Machines' Nodes are drained and watched (default auto); see USAGE. */
   readonly workloadClusterAccess: WorkloadClusterAccess;
 }
 
+/** The controller's --help text. */
 export const USAGE = `capo-remediation controller
 
   --kubeconfig=PATH                   kubeconfig (default: $KUBECONFIG, else in-cluster)
@@ -85,6 +98,11 @@ function normalise(argv: readonly string[]): E.Either<string, string[]> {
   return E.right(out);
 }
 
+/**
+ * Parses the controller's arguments, with defaults from `env` (KUBECONFIG, POD_NAMESPACE,
+ * WATCH_NAMESPACE). Left is a message naming the bad flag (unknown flags are errors);
+ * Right is the flags, or `'help'` for -h/--help.
+ */
 export function parseFlags(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,

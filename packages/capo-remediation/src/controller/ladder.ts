@@ -33,15 +33,23 @@ export const WAIT_RECHECK_MS = 5_000;
 /** The condition recording that the Node came back after the action (its lastTransitionTime starts the minHealthySeconds clock). */
 export const CONDITION_NODE_RECOVERED = 'NodeRecovered';
 
+/** A place on the ladder: a 0-based index into spec.steps and a 1-based attempt of that step. */
 export type Position = LadderPosition;
 
 /** What the reconciler executes: the step at `at`, under the attempt's stable action id. */
 export interface Action {
+  /** Where on the ladder this action is. */
   readonly at: Position;
+  /** The spec step at that position. */
   readonly step: Step;
+  /** The attempt's id (see {@link actionIdFor}); the same on a replay, so Nova is never asked twice. */
   readonly actionId: string;
 }
 
+/**
+ * What the reconciler does next for a remediation, as decided by {@link decideLadder}. It
+ * persists the decision in status before acting on it; `requeueAfterMs` is milliseconds.
+ */
 export type LadderDecision =
   /** Terminal: Succeeded or Failed; nothing more to do. */
   | { readonly kind: 'Done' }
@@ -59,6 +67,7 @@ export type LadderDecision =
     }
   /** The node is no longer back after having come back: clear the recovered mark. */
   | { readonly kind: 'MarkNotRecovered'; readonly requeueAfterMs: number }
+  /** Nothing to do yet (backing off, or waiting for the node): look again after requeueAfterMs. */
   | { readonly kind: 'Wait'; readonly requeueAfterMs: number }
   /** Ready for minHealthySeconds: the attempt succeeded. */
   | { readonly kind: 'Succeed' }
@@ -67,18 +76,25 @@ export type LadderDecision =
 
 /** How the previous attempt ended, when the decision also closes it. */
 export interface EndedAttempt {
+  /** TimedOut: the node was not back within the step's timeout; Failed: Nova refused or failed the action. */
   readonly result: 'TimedOut' | 'Failed';
+  /** Why, for the history entry and the event. */
   readonly message: string;
 }
 
+/** Everything {@link decideLadder} reads: the remediation, its Node and the time. */
 export interface LadderInput {
   /** The OpenStackRemediation's uid: action ids derive from it. */
   readonly uid: string;
+  /** The remediation's spec (its ladder of steps, drain, minHealthySeconds). */
   readonly spec: RemediationSpec;
+  /** The remediation's status as last persisted; undefined for a new remediation. */
   readonly status: RemediationStatus | undefined;
+  /** The Machine's Node as read now; undefined when it is not found (e.g. during a rebuild). */
   readonly node: NodeView | undefined;
   /** lastTransitionTime of NodeRecovered=True, when set. */
   readonly recoveredSinceMs: number | undefined;
+  /** The current time, ms since the epoch (the decision reads no clock itself). */
   readonly now: number;
 }
 
@@ -102,6 +118,7 @@ export function nextPosition(steps: readonly Step[], at: Position): Position | u
   return nextLadderPosition(toCoreLadder(steps), at);
 }
 
+/** A one-line summary of the steps for messages, e.g. `SoftReboot x2, HardReboot, Rebuild`. */
 export function describeLadder(steps: readonly Step[]): string {
   return steps.map((s) => (s.retries > 0 ? `${s.type} x${s.retries + 1}` : s.type)).join(', ');
 }
@@ -168,6 +185,11 @@ function ended(e: LadderAttemptEnd, step: Step, node: NodeView | undefined): End
       };
 }
 
+/**
+ * Decides the next move of a remediation from its spec, persisted status and Node; pure, with
+ * `now` as input. The same input always gives the same decision, so a restarted controller
+ * resumes where the status says.
+ */
 export function decideLadder(input: LadderInput): LadderDecision {
   const { uid, spec, status, node, now } = input;
   const phase = status?.phase;

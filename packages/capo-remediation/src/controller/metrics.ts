@@ -38,6 +38,10 @@ class LabelledCounter {
   }
 }
 
+/**
+ * The remediation counters. Given the manager's registry they are served on its /metrics;
+ * without one they only count (for tests).
+ */
 export class RemediationMetrics {
   /** Nova actions sent, by step type and result (Succeeded = accepted by Nova). */
   readonly actions = new LabelledCounter(

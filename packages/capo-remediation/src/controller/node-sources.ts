@@ -6,6 +6,10 @@
 // feeding remote watches into one controller.
 import type { EventSource, InformerHandlers } from '@noderepair/core';
 
+/**
+ * Node events from several clusters as one controller source: handlers registered once reach
+ * every informer added, before or after start.
+ */
 export class NodeSources<U> implements EventSource<U> {
   private readonly handlers = new Set<InformerHandlers<U>>();
   /** source -> one unregister function per registered handler */
@@ -31,6 +35,7 @@ export class NodeSources<U> implements EventSource<U> {
     };
   }
 
+  /** Registers handlers on every present and future source; returns the function that removes them. */
   addHandlers(h: InformerHandlers<U>): () => void {
     this.handlers.add(h);
     for (const [s, regs] of this.sources) regs.set(h, s.addHandlers(h));
@@ -43,10 +48,12 @@ export class NodeSources<U> implements EventSource<U> {
     };
   }
 
+  /** Resolves when the sources given to the constructor have synced; later sources are not waited for. */
   async waitForSync(signal?: AbortSignal): Promise<void> {
     await Promise.all(this.initial.map((s) => s.waitForSync(signal)));
   }
 
+  /** The cached objects of every current source, concatenated. */
   list(): U[] {
     return [...this.sources.keys()].flatMap((s) => s.list());
   }

@@ -2,16 +2,23 @@
 // ID (a new one proves the machine really restarted) and whether it is cordoned.
 import type { KubeNode } from '@noderepair/core';
 
+/** The parts of a Node the remediation decision reads, parsed once from the Node object. */
 export interface NodeView {
+  /** The Node's name ('' when the object has none). */
   readonly name: string;
+  /** The Ready condition's status; a missing condition or any other value is Unknown. */
   readonly ready: 'True' | 'False' | 'Unknown';
   /** lastTransitionTime of the Ready condition, ms since the epoch. */
   readonly readySinceMs: number | undefined;
+  /** status.nodeInfo.bootID; a new value after an action proves the machine restarted. */
   readonly bootID: string | undefined;
+  /** Whether the Node is cordoned (spec.unschedulable). */
   readonly unschedulable: boolean;
+  /** spec.providerID, e.g. `openstack:///<server uuid>`; undefined when empty. */
   readonly providerID: string | undefined;
 }
 
+/** Reads a Node into a {@link NodeView}; never throws, missing fields become undefined/Unknown. */
 export function readNode(node: KubeNode): NodeView {
   const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
   const status = ready?.status === 'True' || ready?.status === 'False' ? ready.status : 'Unknown';

@@ -81,31 +81,47 @@ import { WorkloadClusters, type NodeAccess } from './workload-clusters.js';
 /** Label Cluster API puts on the Machine and on the remediation it creates. */
 const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
 
+/**
+ * Finalizer on each remediation: on deletion the Node we cordoned is uncordoned (and the
+ * out-of-service taint removed) before the object goes.
+ */
 export const FINALIZER = 'remediation.noderepair.dev/cleanup';
 
+/** Condition: the Machine, its server and the cloud credentials were found (False says what is missing). */
 export const CONDITION_TARGET_RESOLVED = 'TargetResolved';
+/** Condition: the Node is cordoned; its reason tells whether we cordoned it (and so may uncordon it). */
 export const CONDITION_CORDONED = 'Cordoned';
+/** Condition: the Node was drained before the first action. */
 export const CONDITION_DRAINED = 'Drained';
+/** Condition: the remediation's result: True once the node stayed Ready; False while in progress, after giving up, or on PermissionDenied. */
 export const CONDITION_REMEDIATED = 'Remediated';
 /** False while the Machine's Node (found by name) is not the Machine's server: nothing is done. */
 export const CONDITION_NODE_VERIFIED = 'NodeVerified';
 /** Cordoned reasons: only a node we cordoned is uncordoned. */
 export const REASON_CORDONED_BY_US = 'CordonedForRemediation';
+/** Cordoned reason when someone else had cordoned the Node: it is left cordoned afterwards. */
 export const REASON_ALREADY_CORDONED = 'AlreadyCordoned';
+/** Remediated=False reason after giving up: the Machine was handed to Cluster API to replace. */
 export const REASON_WAITING_FOR_REPLACEMENT = 'WaitingForReplacement';
 
 /** Look again at an object whose target cannot be resolved yet. */
 const UNRESOLVED_RECHECK_MS = 30_000;
 
+/** What a {@link RemediationReconciler} needs; {@link addRemediationController} fills it in. */
 export interface RemediationReconcilerOptions {
+  /** Client of the management cluster (remediations, Machines, Secrets). */
   readonly client: KubeClient;
+  /** Records Events on the remediation and its Machine. */
   readonly events: EventRecorder;
+  /** Logger for what the reconciler does outside a reconcile's own logger. */
   readonly log: RuntimeLogger;
+  /** Counters to update; a private, unregistered set by default. */
   readonly metrics?: RemediationMetrics;
   /** Builds the OpenStack client for an identityRef's cloud (tests may pass a transport). */
   readonly openStackClient?: (cloud: CloudConfig) => OpenStackClient;
   /** Identity for Machines without an OpenStackMachine identityRef. */
   readonly defaultIdentity?: DefaultIdentity;
+  /** Clock, ms since the epoch (default Date.now; tests pass a fake). */
   readonly now?: () => number;
   /** Passed to the drain executor (how often to look at terminating pods). */
   readonly drainPollIntervalMs?: number;
@@ -122,6 +138,11 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/**
+ * Reconciles one OpenStackRemediation: resolves its server, cordons and drains the Node, then
+ * climbs the ladder, persisting each intent in status before calling Nova, so no action is
+ * sent twice. Call close() when done to release the OpenStack clients.
+ */
 export class RemediationReconciler {
   private readonly clients = new Map<string, OpenStackClient>();
   /** One provider per client: it remembers the ids Nova accepted in this process. */
@@ -144,6 +165,10 @@ export class RemediationReconciler {
     await Promise.all(all.map((c) => c.close()));
   }
 
+  /**
+   * The reconcile function for a core controller (bound, so it can be passed as is). Reads the
+   * object from the API, not a cache; returns when to look again.
+   */
   readonly reconcile = async (
     req: ReconcileRequest,
     ctx: ReconcileContext,

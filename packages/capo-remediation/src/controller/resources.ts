@@ -3,6 +3,7 @@ import { customResource, type ResourceType } from '@noderepair/core';
 import { GROUP, REMEDIATION_KIND, VERSION } from '../api/index.js';
 import { CAPI_GROUP, CAPO_GROUP } from '../capi/index.js';
 
+/** The openstackremediations resource (namespaced), for informers and the client. */
 export const OpenStackRemediationResource: ResourceType = customResource({
   group: GROUP,
   version: VERSION,

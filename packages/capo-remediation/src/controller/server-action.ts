@@ -5,16 +5,29 @@ import type { FenceStatus, ProviderOutcome } from '@noderepair/core';
 import type { Step } from '../api/index.js';
 import { formatProviderID, type NovaMachineProvider } from '@noderepair/openstack';
 
+/** One ladder step to send to a Nova server, identified so that it is sent at most once. */
 export interface ServerActionRequest {
+  /** The Node the server backs, for the provider's logs and events. */
   readonly nodeName: string;
+  /** The Nova server uuid. */
   readonly serverId: string;
+  /** The step to run (SoftReboot, HardReboot or Rebuild with its image). */
   readonly step: Step;
+  /** The persisted id of this attempt: a second call with the same id never sends the action again. */
   readonly actionId: string;
   /** When the intent was persisted (the history entry's startTime). */
   readonly issuedAt: number;
+  /**
+   * True when the intent was persisted before and its reply may have been lost: the provider
+   * first looks for the action in Nova's instance actions, so it is not sent twice.
+   */
   readonly replay: boolean;
 }
 
+/**
+ * Runs one ladder step on the server through the Nova provider, at most once per action id. A
+ * cloud outage comes back as an Unavailable outcome (wait and ask again), never as a failed attempt.
+ */
 export function executeStep(
   provider: NovaMachineProvider,
   req: ServerActionRequest,

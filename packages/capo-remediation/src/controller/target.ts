@@ -22,19 +22,29 @@ import {
   SecretResource,
 } from './resources.js';
 
+/** The Machine that owns a remediation, from its ownerReferences. */
 export interface OwnerRef {
+  /** The Machine's apiVersion, e.g. `cluster.x-k8s.io/v1beta2`; its version selects the API read. */
   readonly apiVersion: string;
+  /** The Machine's name (same namespace as the remediation). */
   readonly name: string;
+  /** The Machine's uid when recorded: a Machine with another uid was recreated and is not the target. */
   readonly uid: string | undefined;
 }
 
+/** Everything needed to act on a remediation's server, resolved from its Machine. */
 export interface Target {
   /** The Machine as read from the API (raw, for the give-up patch). */
   readonly machineObject: KubeObject;
+  /** The owning Machine, parsed. */
   readonly machine: MachineView;
+  /** The Machine's OpenStackMachine, when it has one and it exists. */
   readonly openStackMachine: OpenStackMachineView | undefined;
+  /** The Nova server the Machine runs on. */
   readonly server: ServerRef;
+  /** The identity Secret used: the OpenStackMachine's identityRef, else the configured default. */
   readonly identity: IdentityRef;
+  /** Keystone credentials and endpoint from that Secret, with the server's region when known. */
   readonly cloud: CloudConfig;
   /** Identifies the Secret's content, to reuse an OpenStack client until it changes. */
   readonly cloudKey: string;
@@ -42,7 +52,9 @@ export interface Target {
 
 /** Used when there is no OpenStackMachine (or it has no identityRef): from --default-identity-secret. */
 export interface DefaultIdentity {
+  /** Name of the Secret holding clouds.yaml, in the remediation's namespace. */
   readonly secretName: string;
+  /** The cloud's key in that clouds.yaml. */
   readonly cloudName: string;
 }
 
@@ -108,6 +120,11 @@ async function readOpenStackMachineObject(
   return E.right(undefined);
 }
 
+/**
+ * Reads the owning Machine, its OpenStackMachine and identity Secret into a {@link Target}.
+ * Left is a message saying what is missing or inconsistent (the remediation cannot proceed
+ * yet); API errors other than not-found are thrown.
+ */
 export async function resolveTarget(
   client: KubeClient,
   namespace: string,

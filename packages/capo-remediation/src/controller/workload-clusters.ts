@@ -34,17 +34,25 @@ import { kubeconfigFromSecret, kubeconfigSecretName, type SecretLike } from '../
 import type { NodeSources } from './node-sources.js';
 import { SecretResource } from './resources.js';
 
+/**
+ * The ways to reach a Machine's Nodes (--workload-cluster-access): `auto` and
+ * `kubeconfig-secret` require Cluster API's kubeconfig Secret, `secret-or-management` falls back
+ * to the management cluster (self-hosted clusters), `management` always uses it.
+ */
 export const WORKLOAD_CLUSTER_ACCESS = [
   'auto',
   'kubeconfig-secret',
   'secret-or-management',
   'management',
 ] as const;
+/** One of {@link WORKLOAD_CLUSTER_ACCESS}. */
 export type WorkloadClusterAccess = (typeof WORKLOAD_CLUSTER_ACCESS)[number];
 
 /** How the Nodes of one Machine's cluster are read, drained and released. */
 export interface NodeAccess {
+  /** Client of the API server holding the Nodes. */
   readonly client: KubeClient;
+  /** Cordons and drains Nodes through that client. */
   readonly drain: DrainPort;
   /** For messages and logs: "management cluster" or "workload cluster ns/name". */
   readonly via: string;
@@ -52,9 +60,13 @@ export interface NodeAccess {
 
 type ClosableClient = KubeClient & { close(): void };
 
+/** How {@link WorkloadClusters} connects; `V` is the cached Node type when Nodes are watched. */
 export interface WorkloadClustersOptions<V> {
+  /** Client of the management cluster, where the kubeconfig Secrets live. */
   readonly management: KubeClient;
+  /** Where Machines' Nodes are reached (default auto). */
   readonly access?: WorkloadClusterAccess;
+  /** Logs connections and their failures. */
   readonly log: RuntimeLogger;
   /** Builds a client from kubeconfig text; default: core's kubeconfig loader and client. */
   readonly connect?: (kubeconfig: string) => ClosableClient;
@@ -65,6 +77,7 @@ export interface WorkloadClustersOptions<V> {
   };
   /** Forget a cluster no remediation asked for in this long (default 30 min). */
   readonly idleMs?: number;
+  /** Clock for the idle timeout, ms since the epoch (default Date.now; tests pass a fake). */
   readonly now?: () => number;
 }
 
@@ -77,7 +90,12 @@ interface Entry {
   lastUsed: number;
 }
 
+/**
+ * One client (and Node informer) per workload cluster, built from Cluster API's kubeconfig
+ * Secret and reused until the Secret changes or the cluster goes idle. Call close() on stop.
+ */
 export class WorkloadClusters<V = never> {
+  /** The access mode in force (options.access, default auto). */
   readonly access: WorkloadClusterAccess;
   private readonly management: NodeAccess;
   private readonly entries = new Map<string, Entry>();

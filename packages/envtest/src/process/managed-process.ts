@@ -13,7 +13,9 @@ import { createWriteStream, type WriteStream } from 'node:fs';
  *     watchdog kills the group. That is the only layer that survives a crashed test worker.
  */
 export class ManagedProcess {
+  /** Label used in log lines and error messages, e.g. `kube-apiserver`. */
   readonly name: string;
+  /** File that receives the process's stdout and stderr, appended across restarts. */
   readonly logFile: string;
   private child: ChildProcess | undefined;
   private watchdog: ChildProcess | undefined;
@@ -32,6 +34,7 @@ export class ManagedProcess {
     this.logFile = logFile;
   }
 
+  /** The OS pid of the current (or last) child, which is also its process group id; undefined before start. */
   get pid(): number | undefined {
     return this.child?.pid;
   }
@@ -41,10 +44,15 @@ export class ManagedProcess {
     return this.code;
   }
 
+  /** True from start() until the child has exited. */
   get running(): boolean {
     return this.child !== undefined && this.code === undefined;
   }
 
+  /**
+   * Spawns the command in its own process group with its watchdog; may be called again after
+   * the process exited (a restart). Throws when it is still running.
+   */
   start(): void {
     if (this.running) throw new Error(`${this.name} is already running`);
     this.log ??= createWriteStream(this.logFile, { flags: 'a' });
@@ -92,6 +100,7 @@ export class ManagedProcess {
     return this.exited;
   }
 
+  /** Sends a signal to the whole process group; does nothing when the process is not running. */
   signal(sig: NodeJS.Signals): void {
     const pid = this.child?.pid;
     if (pid === undefined || !this.running) return;
@@ -102,6 +111,10 @@ export class ManagedProcess {
     }
   }
 
+  /**
+   * Sends SIGTERM to the group (after SIGCONT, in case it is paused) and SIGKILL after graceMs
+   * milliseconds; resolves once the process has exited.
+   */
   async stop(graceMs = 5_000): Promise<void> {
     if (!this.running) {
       this.releaseWatchdog();
@@ -127,6 +140,7 @@ export class ManagedProcess {
     this.watchdog = undefined;
   }
 
+  /** Closes the log file once the process is done; a later start() opens it again. */
   closeLog(): void {
     const log = this.log;
     if (log === undefined) return;

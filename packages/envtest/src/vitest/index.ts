@@ -6,11 +6,18 @@ import { loadKubeConfig } from '../kubeconfig.js';
 import type { SharedControlPlane } from './provided.js';
 export type { SharedControlPlane } from './provided.js';
 
+/**
+ * A test file's handle on its worker's shared control plane. Its properties throw when read
+ * outside tests and hooks (the plane is known only once beforeAll ran).
+ */
 export interface ControlPlaneFixture {
   /** The worker's KubeConfig (admin). Available inside tests and hooks. */
   readonly kubeConfig: KubeConfig;
+  /** The API server URL, `https://127.0.0.1:<port>`. */
   readonly server: string;
+  /** The API server's reported gitVersion, e.g. `v1.35.4`. */
   readonly version: string;
+  /** Path of an admin kubeconfig file, for tools and child processes the test starts. */
   readonly kubeconfigPath: string;
   /** Creates a namespace unique to this test file run; deleted after the file. */
   namespace(prefix?: string): Promise<string>;

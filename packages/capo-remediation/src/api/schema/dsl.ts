@@ -9,14 +9,22 @@ import * as t from 'io-ts';
 import { arrayShape, objectShape, recordShape, shapeOf, withShape } from '@noderepair/core';
 import type { JSONSchemaProps, ValidationRule } from './openapi.js';
 
+/**
+ * A schema node: one definition of a value's type, from which both the CRD's OpenAPI schema and
+ * the io-ts codec come, so the two cannot drift.
+ */
 export interface Node<A> {
+  /** Decodes as the API server would: validates, applies defaults, drops unknown fields. */
   readonly codec: t.Type<A, unknown, unknown>;
+  /** The node's OpenAPI v3 schema; a fresh copy on each call. */
   openAPI(): JSONSchemaProps;
 }
 
+/** The TypeScript type a schema node decodes to. */
 export type TypeOf<N> = N extends Node<infer A> ? A : never;
 
 interface Common {
+  /** The field's description in the CRD (shown by `kubectl explain`). */
   readonly description?: string;
 }
 
@@ -40,13 +48,19 @@ function node<A>(
 
 // ---- scalars ---------------------------------------------------------------------------
 
+/** Constraints of a string node; lengths count characters (code points), as the API server does. */
 export interface StringOptions extends Common {
+  /** Regular expression the whole value must match (anchor it with ^ and $). */
   readonly pattern?: string;
+  /** Fewest characters allowed. */
   readonly minLength?: number;
+  /** Most characters allowed. */
   readonly maxLength?: number;
+  /** `date-time`: an RFC 3339 timestamp. */
   readonly format?: 'date-time';
 }
 
+/** A string node with the given constraints. */
 export function string(o: StringOptions = {}): Node<string> {
   const re = o.pattern === undefined ? undefined : new RegExp(o.pattern, 'u');
   const props = withCommon(
@@ -77,10 +91,12 @@ export function string(o: StringOptions = {}): Node<string> {
   });
 }
 
+/** A string node holding an RFC 3339 timestamp (format date-time). */
 export function dateTime(o: Common = {}): Node<string> {
   return string({ ...o, format: 'date-time' });
 }
 
+/** A string node that accepts only the given values. */
 export function enumOf<const V extends readonly [string, ...string[]]>(
   values: V,
   o: Common = {},
@@ -96,12 +112,17 @@ export function enumOf<const V extends readonly [string, ...string[]]>(
   );
 }
 
+/** Constraints of an integer node. */
 export interface IntegerOptions extends Common {
+  /** Smallest value allowed (inclusive). */
   readonly minimum?: number;
+  /** Largest value allowed (inclusive). */
   readonly maximum?: number;
+  /** The schema's format (default int32); the codec does not check the range it implies. */
   readonly format?: 'int32' | 'int64';
 }
 
+/** An integer node (a JSON number without fraction) with the given bounds. */
 export function integer(o: IntegerOptions = {}): Node<number> {
   const props = withCommon(
     {
@@ -121,6 +142,7 @@ export function integer(o: IntegerOptions = {}): Node<number> {
   });
 }
 
+/** A boolean node. */
 export function boolean(o: Common = {}): Node<boolean> {
   return node<boolean>('boolean', withCommon({ type: 'boolean' }, o), (u, c) =>
     typeof u === 'boolean' ? t.success(u) : t.failure(u, c, 'expected a boolean'),
@@ -159,14 +181,19 @@ export function unknownObject(o: Common = {}): Node<Record<string, unknown>> {
 
 // ---- arrays ----------------------------------------------------------------------------
 
+/** Constraints of an array node. */
 export interface ArrayOptions extends Common {
+  /** Fewest items allowed. */
   readonly minItems?: number;
+  /** Most items allowed. */
   readonly maxItems?: number;
   /** listType map: merge by these keys (server-side apply), which must be unique. */
   readonly mapKeys?: readonly string[];
+  /** x-kubernetes-list-type when there are no mapKeys: replace whole (atomic) or merge as a set. */
   readonly listType?: 'atomic' | 'set';
 }
 
+/** An array node of `item`s; with mapKeys the codec also rejects two items with the same keys. */
 export function array<A>(item: Node<A>, o: ArrayOptions = {}): Node<A[]> {
   const props = withCommon(
     {
@@ -218,9 +245,13 @@ export function array<A>(item: Node<A>, o: ArrayOptions = {}): Node<A[]> {
 
 type Kind = 'required' | 'optional' | 'default';
 
+/** A field of an object node: its schema and whether it is required, optional or defaulted. */
 export interface Field<A, K extends Kind> {
+  /** The field's schema node. */
   readonly node: Node<A>;
+  /** required: must be present; optional: may be absent; default: absent means `default`. */
   readonly kind: K;
+  /** The value used when the field is absent (kind `default` only). */
   readonly default?: A;
 }
 
@@ -265,19 +296,27 @@ type OptionalKeys<F extends Fields> = {
   [K in keyof F]: F[K]['kind'] extends 'optional' ? K : never;
 }[keyof F];
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
+/** The decoded type of an object with fields `F`: optional fields are optional properties, defaulted ones always present. */
 export type ObjectType<F extends Fields> = Simplify<
   { [K in PresentKeys<F>]: FieldType<F[K]> } & { [K in OptionalKeys<F>]?: FieldType<F[K]> }
 >;
 
 /** A CEL rule (x-kubernetes-validations) with the TypeScript check the codec runs. */
 export interface Rule<A> extends ValidationRule {
+  /** The TypeScript twin of the CEL rule: true when the decoded value passes it. */
   readonly check: (a: A) => boolean;
 }
 
+/** Options of an object node. */
 export interface ObjectOptions<A> extends Common {
+  /** CEL rules on the whole object, each with its TypeScript check; the first that fails is reported. */
   readonly rules?: readonly Rule<A>[];
 }
 
+/**
+ * An object node with the given fields. Like a structural schema it is closed: decoding drops
+ * undeclared fields, and core's strict() can reject them instead.
+ */
 export function object<F extends Fields>(
   fields: F,
   o: ObjectOptions<ObjectType<F>> = {},

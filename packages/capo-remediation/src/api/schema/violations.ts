@@ -4,9 +4,11 @@
 // each one naming the same field: the proof that the two halves of a schema node agree.
 import type { JSONSchemaProps } from './openapi.js';
 
+/** One invalid variant of a valid object: a single field changed to break one constraint. */
 export interface Violation {
   /** Field path as the apiserver prints it: spec.steps[0].retries */
   readonly path: string;
+  /** The schema keyword broken, e.g. `maximum`, `enum`, `required`, `type`. */
   readonly constraint: string;
   /** A deep copy of the object with the one change. */
   readonly value: unknown;
@@ -35,6 +37,10 @@ function wrongType(s: JSONSchemaProps): Json {
   return s.type === 'string' ? 42 : 'not-a-' + (s.type ?? 'value');
 }
 
+/**
+ * FOR TESTS: one invalid variant of `valid` per constraint of each field it holds, derived from
+ * `schema`. Paths for which `skip` returns true are left out (e.g. constraints only CEL checks).
+ */
 export function violations(
   schema: JSONSchemaProps,
   valid: Json,

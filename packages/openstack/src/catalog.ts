@@ -4,6 +4,7 @@ import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import type { EndpointInterface } from './clouds-yaml.js';
 
+/** Codec of one endpoint in a Keystone token's catalog: interface, URL and optional region. */
 export const CatalogEndpoint = t.intersection([
   t.type({ interface: t.string, url: t.string }),
   t.partial({
@@ -12,19 +13,30 @@ export const CatalogEndpoint = t.intersection([
     id: t.string,
   }),
 ]);
+/** One endpoint of a catalog service, as decoded by the CatalogEndpoint codec. */
 export type CatalogEndpoint = t.TypeOf<typeof CatalogEndpoint>;
 
+/**
+ * Codec of one service in a Keystone token's catalog: its type (for example `compute`) and
+ * endpoints.
+ */
 export const CatalogService = t.intersection([
   t.type({ type: t.string, endpoints: t.array(CatalogEndpoint) }),
   t.partial({ name: t.string, id: t.string }),
 ]);
+/** One service of the catalog, as decoded by the CatalogService codec. */
 export type CatalogService = t.TypeOf<typeof CatalogService>;
 
+/** Codec of the service catalog Keystone returns with a token. */
 export const Catalog = t.array(CatalogService);
+/** The decoded service catalog of a token. */
 export type Catalog = t.TypeOf<typeof Catalog>;
 
+/** Which endpoint to pick from a catalog (see selectEndpoint). */
 export interface EndpointQuery {
+  /** Catalog service type, for example `compute` for Nova. */
   readonly serviceType: string;
+  /** Which of the service's interfaces to use (clouds.yaml `interface`). */
   readonly interface: EndpointInterface;
   /** When undefined the catalog must offer the service in exactly one region. */
   readonly region: string | undefined;

@@ -9,13 +9,19 @@ import { NovaClient, type NovaClientOptions } from './nova.js';
 import { KeystoneSession, type SessionOptions } from './session.js';
 import { createHttpTransport, type Transport } from './transport.js';
 
+/** A ready-to-use client for one cloud: the Keystone session and the Nova client on top of it. */
 export interface OpenStackClient {
+  /** The cloud it was built for. */
   readonly cloud: CloudConfig;
+  /** The authenticated session; for services other than Nova. */
   readonly session: KeystoneSession;
+  /** Nova's compute API. */
   readonly nova: NovaClient;
+  /** Closes the HTTPS connections it opened (a no-op when a transport was passed in). */
   close(): Promise<void>;
 }
 
+/** Session and Nova options for createOpenStackClient; everything is optional. */
 export interface OpenStackClientOptions
   extends Omit<SessionOptions, 'cloud' | 'transport'>,
     NovaClientOptions {
@@ -23,6 +29,10 @@ export interface OpenStackClientOptions
   readonly transport?: Transport | undefined;
 }
 
+/**
+ * Builds the session and Nova client for `cloud`, over HTTPS with the cloud's CA and verify
+ * settings unless `opts.transport` is given; no request is sent until the first call.
+ */
 export function createOpenStackClient(
   cloud: CloudConfig,
   opts: OpenStackClientOptions = {},

@@ -17,40 +17,70 @@ import {
 } from './clouds-yaml-keys.js';
 import { Secret } from './secret.js';
 
+/**
+ * Which of a service's catalog endpoints to call; clouds.yaml's `publicURL`-style spellings are
+ * normalised to these.
+ */
 export type EndpointInterface = 'public' | 'internal' | 'admin';
 
 /** A Keystone domain, by id or by name. */
 export type DomainRef = { readonly id: string } | { readonly name: string };
+/** A Keystone user, by id, or by name together with its domain. */
 export type UserRef =
   | { readonly id: string }
   | { readonly name: string; readonly domain: DomainRef };
+/** A Keystone project to scope the token to, by id, or by name together with its domain. */
 export type ProjectRef =
   | { readonly id: string }
   | { readonly name: string; readonly domain: DomainRef };
 
+/** Keystone password authentication (clouds.yaml auth_type `password`/`v3password`). */
 export interface PasswordAuth {
+  /** Discriminant of CloudAuth. */
   readonly type: 'password';
+  /** The user whose password this is. */
   readonly user: UserRef;
+  /** The user's password; only ever sent to Keystone. */
   readonly password: Secret;
   /** Project scope; Nova needs a project-scoped token. */
   readonly project: ProjectRef;
 }
 
+/**
+ * Keystone application-credential authentication (auth_type `v3applicationcredential`); the
+ * credential fixes the project scope itself.
+ */
 export interface ApplicationCredentialAuth {
+  /** Discriminant of CloudAuth. */
   readonly type: 'application_credential';
   /** By id, or by name together with its owning user. */
   readonly credential: { readonly id: string } | { readonly name: string; readonly user: UserRef };
+  /** The application credential's secret; only ever sent to Keystone. */
   readonly secret: Secret;
 }
 
+/** How the client authenticates to Keystone; `type` tells the variants apart. */
 export type CloudAuth = PasswordAuth | ApplicationCredentialAuth;
 
+/**
+ * One cloud of a clouds.yaml, decoded and validated; secrets are Secret values, so the whole object
+ * is safe to log.
+ */
 export interface CloudConfig {
+  /** The clouds.yaml entry this came from (the key under `clouds:`). */
   readonly cloudName: string;
   /** Keystone v3 base, always ending in /v3. */
   readonly authUrl: string;
+  /** Credentials and scope to authenticate with. */
   readonly auth: CloudAuth;
+  /**
+   * clouds.yaml region_name; undefined means the catalog must offer each service in exactly one
+   * region.
+   */
   readonly region: string | undefined;
+  /**
+   * Which catalog interface to call (clouds.yaml `interface`/`endpoint_type`, default `public`).
+   */
   readonly interface: EndpointInterface;
   /** TLS verification; on unless clouds.yaml says verify: false. */
   readonly verify: boolean;
@@ -206,6 +236,7 @@ function interfaceOf(v: t.TypeOf<typeof InterfaceName> | undefined): EndpointInt
   return v.replace(/URL$/, '') as EndpointInterface;
 }
 
+/** Extra inputs to parseCloudsYaml that live beside clouds.yaml in CAPO's identityRef Secret. */
 export interface ParseCloudsOptions {
   /** PEM from the Secret's cacert key. */
   readonly caCert?: string | undefined;

@@ -4,6 +4,7 @@
 // problems. Messages name what failed and never carry a secret: every text that came from a
 // server is passed through redact() before it gets here.
 
+/** Machine-readable kind of an OpenStackError; callers branch on it rather than on the message. */
 export type OpenStackErrorCode =
   | 'ConfigError'
   | 'AuthFailed'
@@ -17,11 +18,23 @@ export type OpenStackErrorCode =
   | 'Timeout'
   /** The caller's AbortSignal ended the call (lost Lease, shutdown): neither a failure nor an answer. */
   | 'Aborted'
+  /**
+   * The request could not be carried out at the HTTP level (connection reset, DNS, TLS) and no
+   * status came back.
+   */
   | 'TransportError'
+  /** The service answered, but with a body that did not decode as the documented shape. */
   | 'InvalidResponse'
+  /**
+   * The Keystone catalog offers no usable endpoint for the service, interface and region asked for.
+   */
   | 'EndpointNotFound';
 
+/**
+ * Every failure of the OpenStack client; the message names what failed and never carries a secret.
+ */
 export class OpenStackError extends Error {
+  /** What kind of failure this is; also the error's `name`. */
   readonly code: OpenStackErrorCode;
   /** HTTP status when the error came from a response. */
   readonly status: number | undefined;
@@ -37,6 +50,10 @@ export class OpenStackError extends Error {
    */
   readonly maybeSent: boolean;
 
+  /**
+   * Builds an error of the given kind; `status` is the HTTP status when one came back, and `opts`
+   * marks whether the request surely never went out or may have been acted on.
+   */
   constructor(
     code: OpenStackErrorCode,
     message: string,
@@ -51,6 +68,7 @@ export class OpenStackError extends Error {
     this.maybeSent = opts.maybeSent === true;
   }
 
+  /** The code, status and message only, so logging an error never serialises a stack or a cause. */
   toJSON(): { code: OpenStackErrorCode; status: number | undefined; message: string } {
     return { code: this.code, status: this.status, message: this.message };
   }
@@ -58,7 +76,9 @@ export class OpenStackError extends Error {
 
 /** Nova answered 404 for the server: it was deleted, or never existed in this project/region. */
 export class ServerNotFound extends OpenStackError {
+  /** The Nova server id that was looked up. */
   readonly serverId: string;
+  /** Builds the 404 error for `serverId`; `detail` is Nova's (already redacted) message, if any. */
   constructor(serverId: string, detail?: string) {
     super('ServerNotFound', `server ${serverId} not found${detail ? `: ${detail}` : ''}`, 404);
     this.serverId = serverId;
@@ -67,13 +87,18 @@ export class ServerNotFound extends OpenStackError {
 
 /** Nova answered 409 (task in progress, wrong vm_state, locked) and retries were exhausted. */
 export class ServerConflict extends OpenStackError {
+  /** The Nova server id the action was aimed at. */
   readonly serverId: string;
+  /**
+   * Builds the 409 error for `action` on `serverId`; `detail` is Nova's (already redacted) reason.
+   */
   constructor(serverId: string, action: string, detail: string) {
     super('Conflict', `${action} on server ${serverId} conflicts with its state: ${detail}`, 409);
     this.serverId = serverId;
   }
 }
 
+/** Type guard: true when `e` is an OpenStackError (or one of its subclasses). */
 export function isOpenStackError(e: unknown): e is OpenStackError {
   return e instanceof OpenStackError;
 }
@@ -84,8 +109,14 @@ export function isOpenStackError(e: unknown): e is OpenStackError {
  * NOT sent again; whether Nova acted is for Nova's own records (os-instance-actions) to say.
  */
 export class ActionMaybeSent extends OpenStackError {
+  /** The Nova server id the action was sent for. */
   readonly serverId: string;
+  /** The Nova action's name as sent (for example `reboot`). */
   readonly action: string;
+  /**
+   * Wraps the transport failure `cause` of `action` on `serverId`; keeps its code and status and
+   * sets `maybeSent`.
+   */
   constructor(serverId: string, action: string, cause: OpenStackError) {
     super(
       cause.code,

@@ -61,12 +61,20 @@ const TokenBody = t.type({
   ]),
 });
 
+/** What the client keeps from a Keystone token reply (the token itself travels in a header). */
 export interface TokenInfo {
+  /** When the token expires, in epoch milliseconds. */
   readonly expiresAt: number;
+  /** The service catalog the endpoints are chosen from. */
   readonly catalog: Catalog;
+  /** The project the token is scoped to, when Keystone names it. */
   readonly projectId: string | undefined;
 }
 
+/**
+ * Decodes the JSON body of POST /v3/auth/tokens; Left names the field at fault, including a missing
+ * catalog (a token that is not project-scoped).
+ */
 export function decodeTokenBody(body: unknown): E.Either<string, TokenInfo> {
   const r = TokenBody.decode(body);
   if (E.isLeft(r))

@@ -50,6 +50,7 @@ export const NOVA_ACTION_NAMES: Readonly<Record<NovaAction, string>> = {
   Rebuild: 'rebuild',
 };
 
+/** Tuning of NovaMachineProvider; every field has a default. */
 export interface NovaMachineProviderOptions {
   /**
    * How far Nova's clock may be behind ours when matching a record to an intent by time
@@ -70,8 +71,18 @@ export interface NovaMachineProviderOptions {
 
 type Answer = { kind: 'Found'; record: InstanceAction } | { kind: 'NotFound' };
 
+/**
+ * core's MachineProvider on Nova: SoftReboot and HardReboot are reboots, PowerOff is os-stop,
+ * Rebuild a rebuild, and Replace (only when enabled) deletes the server. Whether an action already
+ * ran is read from Nova's os-instance-actions, so a server action is never sent twice.
+ */
 export class NovaMachineProvider implements MachineProvider {
+  /** The provider's name as it appears in outcomes and logs. */
   readonly name = 'openstack';
+  /**
+   * The actions this provider performs: SoftReboot, HardReboot, PowerOff, Rebuild, and Replace when
+   * `replace` is `DeleteServer`.
+   */
   readonly actions: ReadonlySet<ProviderAction>;
   readonly #nova: NovaClient;
   readonly #skewMs: number;
@@ -89,6 +100,11 @@ export class NovaMachineProvider implements MachineProvider {
     this.actions = new Set<ProviderAction>(this.#deletes ? [...actions, 'Replace'] : actions);
   }
 
+  /**
+   * Sends the action once (a replay first looks for it in Nova's records). Nova's refusal (404, 409
+   * after retries, 400) is Rejected; anything that means Nova could not be asked is Unavailable,
+   * using no attempt.
+   */
   async execute(req: ActionRequest, ctx: ProviderContext): Promise<ProviderOutcome> {
     const known = this.#accepted.get(req.actionId);
     if (known !== undefined) return known;
@@ -120,6 +136,10 @@ export class NovaMachineProvider implements MachineProvider {
     }
   }
 
+  /**
+   * Whether the server is fenced after `q.action`: gone (404), SHUTOFF, or reset (the action's
+   * record finished and the server is ACTIVE again). Unavailable when Nova cannot be asked.
+   */
   async fence(q: FenceQuery, ctx: ProviderContext): Promise<FenceStatus> {
     if (q.action === 'SoftReboot' || (q.action === 'Replace' && !this.#deletes))
       return { kind: 'NotFenced', reason: `${q.action} does not fence` };

@@ -10,17 +10,25 @@ import { ActionMaybeSent, OpenStackError, ServerConflict, ServerNotFound } from 
 import { decodeServer, type ServerInfo } from './server.js';
 import type { KeystoneSession, ServiceResponse } from './session.js';
 
+/** Nova's reboot kinds: SOFT asks the guest OS to restart, HARD power-cycles the server. */
 export type RebootType = 'SOFT' | 'HARD';
 
 /** Nova accepted a server action; its request id (x-openstack-request-id) when it said. */
 export interface ActionAccepted {
+  /**
+   * Nova's request id, to look the action up in os-instance-actions; undefined when Nova did not
+   * send one or the action was found already running.
+   */
   readonly requestId: string | undefined;
 }
 
 /** One entry of os-instance-actions: start time in ms (Nova keeps whole seconds, UTC). */
 export interface InstanceAction {
+  /** Nova's action name, for example `reboot`, `stop`, `start`, `rebuild`, `delete`. */
   readonly action: string;
+  /** The request id the action was recorded under. */
   readonly requestId: string;
+  /** When Nova accepted the action, in epoch milliseconds. */
   readonly startTime: number;
   /**
    * Who asked: a user id for a request through the API; null when Nova recorded the action
@@ -30,7 +38,14 @@ export interface InstanceAction {
   readonly userId?: string | null;
 }
 
+/**
+ * One os-instance-actions entry with its events, which say whether nova-compute has finished it.
+ */
 export interface InstanceActionDetail extends InstanceAction {
+  /**
+   * The action's events (for example `compute_reboot_instance`) with their result (`Success`,
+   * `Error`, or null while running) and finish time in epoch milliseconds.
+   */
   readonly events: ReadonlyArray<{
     readonly event: string;
     readonly result: string | null;
@@ -77,6 +92,7 @@ function requestIdOf(res: ServiceResponse): string | undefined {
   );
 }
 
+/** Options of NovaClient. */
 export interface NovaClientOptions {
   /** Compute microversion sent as "OpenStack-API-Version: compute <v>"; default 2.9 (shows `locked`). */
   readonly microversion?: string | undefined;
@@ -115,13 +131,26 @@ interface ActionSpec {
 
 /** Per call: the caller's AbortSignal (a lost Lease ends the call: OpenStackError 'Aborted'). */
 export interface CallOptions {
+  /**
+   * Aborts the call, its retries and backoff waits; the call then rejects with OpenStackError
+   * `Aborted`.
+   */
   readonly signal?: AbortSignal | undefined;
 }
 
+/**
+ * Nova compute calls for remediation: server reads, reboot, start, stop, rebuild, delete, metadata
+ * and instance actions. Server actions are never sent twice: a lost answer is ActionMaybeSent, not
+ * a retry.
+ */
 export class NovaClient {
   readonly #session: KeystoneSession;
   readonly #microversion: string;
 
+  /**
+   * Throws OpenStackError `ConfigError` when the microversion is not of the form 2.N; sends
+   * nothing.
+   */
   constructor(session: KeystoneSession, opts: NovaClientOptions = {}) {
     const mv = opts.microversion ?? '2.9';
     if (!MICROVERSION.test(mv))
@@ -133,6 +162,7 @@ export class NovaClient {
     this.#microversion = mv;
   }
 
+  /** The compute microversion sent with every call. */
   get microversion(): string {
     return this.#microversion;
   }
@@ -175,6 +205,10 @@ export class NovaClient {
     }
   }
 
+  /**
+   * GET /servers/{id}. Throws ServerNotFound on 404, OpenStackError `InvalidResponse` when the body
+   * does not decode, and other OpenStackErrors by status.
+   */
   async getServer(serverId: string, opts: CallOptions = {}): Promise<ServerInfo> {
     const path = `/servers/${encodeURIComponent(serverId)}`;
     const res = await this.#session.request('compute', {
@@ -195,6 +229,10 @@ export class NovaClient {
     return s.right;
   }
 
+  /**
+   * POST a reboot action (SOFT or HARD). A 409 is retried after RetryPolicy.conflictDelayMs up to
+   * conflictAttempts times, then ServerConflict; a reply lost after sending is ActionMaybeSent.
+   */
   reboot(serverId: string, type: RebootType, opts: CallOptions = {}): Promise<ActionAccepted> {
     const status = type === 'HARD' ? 'HARD_REBOOT' : 'REBOOT';
     // Nova's reboot task states: rebooting / reboot_pending / reboot_started, with a _hard
@@ -212,6 +250,7 @@ export class NovaClient {
     );
   }
 
+  /** POST os-start (power on a stopped server). Same 409 and lost-reply handling as reboot. */
   start(serverId: string, opts: CallOptions = {}): Promise<ActionAccepted> {
     return this.#action(
       serverId,
@@ -224,6 +263,7 @@ export class NovaClient {
     );
   }
 
+  /** POST os-stop (power off). Same 409 and lost-reply handling as reboot. */
   stop(serverId: string, opts: CallOptions = {}): Promise<ActionAccepted> {
     return this.#action(
       serverId,
@@ -290,6 +330,10 @@ export class NovaClient {
     this.#fail(serverId, `set metadata ${key} of server ${serverId}`, res);
   }
 
+  /**
+   * POST a rebuild from `imageRef` (an image id; empty is rejected as `ConfigError` without a
+   * request). Same 409 and lost-reply handling as reboot.
+   */
   rebuild(serverId: string, imageRef: string, opts: CallOptions = {}): Promise<ActionAccepted> {
     if (imageRef.trim() === '') {
       return Promise.reject(
@@ -481,6 +525,7 @@ export class NovaClient {
     }
   }
 
+  /** `NovaClient(<cloud>, compute <microversion>)`; never a credential. */
   toString(): string {
     return `NovaClient(${this.#session.cloudName}, compute ${this.#microversion})`;
   }

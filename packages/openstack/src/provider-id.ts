@@ -2,7 +2,11 @@
 // "openstack://<region>/<uuid>" when CAPO's identityRef carries a region (CAPO v0.11+).
 import * as E from 'fp-ts/lib/Either.js';
 
+/**
+ * A Node's or Machine's providerID decoded: the Nova server it names and, optionally, the region.
+ */
 export interface OpenStackProviderID {
+  /** The Nova server UUID, lower-cased. */
   readonly serverId: string;
   /** Present only in the openstack://<region>/<uuid> form. */
   readonly region: string | undefined;
@@ -11,6 +15,10 @@ export interface OpenStackProviderID {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PREFIX = 'openstack://';
 
+/**
+ * Decodes `openstack:///<uuid>` or `openstack://<region>/<uuid>`; Left carries a message naming
+ * what is wrong (scheme, missing slash, non-UUID id, bad region characters).
+ */
 export function parseProviderID(providerID: string): E.Either<string, OpenStackProviderID> {
   const shown = JSON.stringify(
     providerID.length > 200 ? `${providerID.slice(0, 200)}...` : providerID,
@@ -43,6 +51,7 @@ export function parseProviderID(providerID: string): E.Either<string, OpenStackP
   return E.right({ serverId: id.toLowerCase(), region: region === '' ? undefined : region });
 }
 
+/** Renders the providerID string back, in the three-slash form when there is no region. */
 export function formatProviderID(p: OpenStackProviderID): string {
   return `${PREFIX}${p.region ?? ''}/${p.serverId}`;
 }

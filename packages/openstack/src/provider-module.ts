@@ -15,8 +15,11 @@ import { NovaMachineProvider } from './machine-provider.js';
 
 /** Where clouds.yaml is looked for when no path is given (openstacksdk's search order). */
 export interface SearchDirs {
+  /** The working directory: `./clouds.yaml`, and the base of relative paths. */
   readonly cwd: string;
+  /** The home directory: `~/.config/openstack/clouds.yaml`. */
   readonly home: string;
+  /** The system directory, normally `/etc/openstack`. */
   readonly etc: string;
 }
 
@@ -106,6 +109,10 @@ export async function createOpenStackProvider(
   return new NovaMachineProvider(client.nova, { replace: 'DeleteServer' });
 }
 
+/**
+ * The `openstack` provider for `noderepair run --provider openstack`, with options `cloud` and
+ * `clouds-yaml`; its Replace deletes the Nova server.
+ */
 export const providerModule: ProviderModule = {
   name: 'openstack',
   options: {

@@ -18,16 +18,31 @@ import { parseProviderID } from './provider-id.js';
 /** Nova metadata key holding the last executed action id. */
 export const ACTION_ID_METADATA_KEY = 'noderepair_action_id';
 
+/**
+ * core's RebootProvider on Nova (SoftReboot, HardReboot, Rebuild), at most once per actionId: the
+ * id is recorded in the server's metadata before acting. Superseded by NovaMachineProvider; kept
+ * for `noderepair run`.
+ */
 export class NovaRebootProvider implements RebootProvider {
+  /** The provider's name as it appears in results and logs. */
   readonly name = 'openstack-nova';
   readonly #nova: NovaClient;
   readonly #key: string;
 
+  /**
+   * `opts.metadataKey` is the server metadata key recording the last action id (default
+   * ACTION_ID_METADATA_KEY).
+   */
   constructor(nova: NovaClient, opts: { metadataKey?: string } = {}) {
     this.#nova = nova;
     this.#key = opts.metadataKey ?? ACTION_ID_METADATA_KEY;
   }
 
+  /**
+   * Runs the request on the Node's server. Client errors become `Failed` results and an unanswered
+   * action counts as accepted; rejects only when `signal` aborts (OpenStackError `Aborted`) or on
+   * an unexpected error.
+   */
   async execute(req: RebootRequest, signal?: AbortSignal): Promise<RebootResult> {
     const call = { signal };
     if (req.action === 'Replace') {

@@ -5,6 +5,10 @@
 // Retry-After is read the same way by every client of the packages: core's.
 export { parseRetryAfter } from '@noderepair/core';
 
+/**
+ * When and how long the session waits before sending a request again; all durations in
+ * milliseconds.
+ */
 export interface RetryPolicy {
   /** Attempts in total for 5xx replies, timeouts and connection errors. */
   readonly maxAttempts: number;
@@ -20,6 +24,10 @@ export interface RetryPolicy {
   readonly timeoutMs: number;
 }
 
+/**
+ * The policy used unless SessionOptions.retry overrides fields: 5 attempts from 500 ms doubling up
+ * to 30 s, 6 attempts 5 s apart on 409, 30 s per request.
+ */
 export const defaultRetryPolicy: RetryPolicy = {
   maxAttempts: 5,
   baseDelayMs: 500,

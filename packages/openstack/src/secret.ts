@@ -3,13 +3,19 @@
 // and util.inspect (and therefore loggers such as pino) only ever see the redaction marker.
 // Code that really needs the value calls reveal(), which makes every use easy to audit.
 
+/** The text printed, logged and serialised in place of every Secret. */
 export const REDACTED = '[REDACTED]';
 
 const inspect = Symbol.for('nodejs.util.inspect.custom');
 
+/**
+ * A credential (password, application-credential secret, token) that prints, serialises and
+ * inspects only as REDACTED; reveal() is the single audited way to the plain value.
+ */
 export class Secret {
   readonly #value: string;
 
+  /** Wraps the plain `value`; the caller must drop its own copy. */
   constructor(value: string) {
     this.#value = value;
   }
@@ -24,14 +30,17 @@ export class Secret {
     return this.#value.length > 0;
   }
 
+  /** Always REDACTED, so template literals and string concatenation never leak the value. */
   toString(): string {
     return REDACTED;
   }
 
+  /** Always REDACTED, so JSON.stringify (and JSON loggers) never leak the value. */
   toJSON(): string {
     return REDACTED;
   }
 
+  /** What util.inspect and console.log show: `Secret([REDACTED])`. */
   [inspect](): string {
     return `Secret(${REDACTED})`;
   }

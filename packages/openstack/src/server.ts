@@ -19,8 +19,11 @@ const ServerBody = t.type({
   ]),
 });
 
+/** A Nova server reduced to the fields remediation decides on. */
 export interface ServerInfo {
+  /** The server's UUID. */
   readonly id: string;
+  /** The server's display name (not unique). */
   readonly name: string | undefined;
   /** ACTIVE, REBOOT, HARD_REBOOT, SHUTOFF, ERROR, BUILD, REBUILD, ... */
   readonly status: string;
@@ -28,12 +31,18 @@ export interface ServerInfo {
   readonly taskState: string | null;
   /** OS-EXT-STS:vm_state: active, stopped, error, ... (absent without the extended-status policy). */
   readonly vmState: string | null;
+  /**
+   * OS-EXT-STS:power_state as Nova's number (0 NOSTATE, 1 RUNNING, 3 PAUSED, 4 SHUTDOWN, 6 CRASHED,
+   * 7 SUSPENDED); null when not shown.
+   */
   readonly powerState: number | null;
   /** Shown from microversion 2.9. */
   readonly locked: boolean | undefined;
+  /** ISO 8601 time of the server record's last change. */
   readonly updated: string | undefined;
 }
 
+/** Decodes the body of GET /servers/{id}; Left names the field that did not match. */
 export function decodeServer(body: unknown): E.Either<string, ServerInfo> {
   const r = ServerBody.decode(body);
   if (E.isLeft(r)) return E.left(`Nova server reply: ${formatErrors(r.left, 'body').join('; ')}`);

@@ -15,27 +15,41 @@ import type { HttpResponse, Transport } from './transport.js';
 
 /** A pino-compatible subset; only method, path, status and timings are ever logged. */
 export interface OpenStackLogger {
+  /** Routine detail: each request and its status, token issued, a 401 answered by authenticating again. */
   debug(obj: Record<string, unknown>, msg: string): void;
+  /** Something an operator should see: a failed attempt about to be retried, or a server action's 5xx that is not resent. */
   warn(obj: Record<string, unknown>, msg: string): void;
 }
 
+/** How a KeystoneSession is built; only `cloud` and `transport` are required. */
 export interface SessionOptions {
+  /** The cloud to authenticate to, with its credentials and endpoint choice. */
   readonly cloud: CloudConfig;
+  /** The HTTP layer (createHttpTransport's, or an in-memory one in tests). */
   readonly transport: Transport;
+  /** Overrides of defaultRetryPolicy, field by field. */
   readonly retry?: Partial<RetryPolicy> | undefined;
   /** Renew the token when less than this is left (default 5 minutes, at most half its life). */
   readonly refreshMarginMs?: number | undefined;
+  /** Clock in epoch milliseconds for token expiry (default Date.now); tests pass a fake one. */
   readonly now?: (() => number) | undefined;
+  /** How backoff waits (default a real setTimeout); tests pass a fake one. */
   readonly sleep?: ((ms: number) => Promise<void>) | undefined;
+  /** Where retries and re-authentications are reported; none by default. */
   readonly logger?: OpenStackLogger | undefined;
+  /** User-Agent header of every request (default `noderepair-capo-remediation`). */
   readonly userAgent?: string | undefined;
 }
 
+/** One call to a service through KeystoneSession.request. */
 export interface ServiceRequest {
+  /** HTTP method. */
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Path below the service endpoint, starting with '/'. */
   readonly path: string;
+  /** Sent as JSON (with Content-Type set) when defined. */
   readonly body?: unknown;
+  /** Extra headers, such as a Nova microversion; the session sets the token header itself. */
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /**
    * For calls that must not run twice (server actions): when the request may have gone out
@@ -55,8 +69,14 @@ export interface ServiceRequest {
   readonly signal?: AbortSignal | undefined;
 }
 
+/**
+ * A service's final answer after the session's retries; every status other than a retried one is
+ * returned, not thrown.
+ */
 export interface ServiceResponse {
+  /** HTTP status of the last attempt. */
   readonly status: number;
+  /** Headers of the last attempt, looked up case-insensitively. */
   readonly headers: { get(name: string): string | null };
   /** Body text with every known secret redacted. */
   readonly text: string;
@@ -98,6 +118,11 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined, what: s
   });
 }
 
+/**
+ * A Keystone v3 session for one cloud: caches a project-scoped token, renews it before expiry or on
+ * a 401, and retries 5xx replies, timeouts and connection errors with backoff. Logs and serialises
+ * without any secret.
+ */
 export class KeystoneSession {
   readonly #cloud: CloudConfig;
   readonly #transport: Transport;
@@ -112,6 +137,7 @@ export class KeystoneSession {
   /** Every token this session has held: redacted from any server text too. */
   readonly #secrets: Secret[];
 
+  /** Sends nothing: the first request authenticates. */
   constructor(opts: SessionOptions) {
     this.#cloud = opts.cloud;
     this.#transport = opts.transport;
@@ -124,10 +150,12 @@ export class KeystoneSession {
     this.#secrets = [...secretsOf(opts.cloud.auth)];
   }
 
+  /** The clouds.yaml name of the cloud this session talks to. */
   get cloudName(): string {
     return this.#cloud.cloudName;
   }
 
+  /** The effective retry policy (defaults merged with SessionOptions.retry). */
   get retryPolicy(): RetryPolicy {
     return this.#retry;
   }
@@ -390,6 +418,7 @@ export class KeystoneSession {
     }
   }
 
+  /** Cloud name, auth URL and whether a token is held (as REDACTED), for logs. */
   toJSON(): Record<string, unknown> {
     return {
       cloud: this.#cloud.cloudName,
@@ -398,6 +427,7 @@ export class KeystoneSession {
     };
   }
 
+  /** `KeystoneSession(<cloud>)`; never a credential. */
   toString(): string {
     return `KeystoneSession(${this.#cloud.cloudName})`;
   }

@@ -6,25 +6,44 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { deadlineSignal } from '@noderepair/core';
 import { OpenStackError } from './errors.js';
 
+/** One HTTP request as the session hands it to a Transport. */
 export interface HttpRequest {
+  /** HTTP method; the client uses no others. */
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Absolute URL, endpoint from the catalog plus path. */
   readonly url: string;
+  /** Request headers; carry the token, so a Transport must never log them. */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * JSON text, or undefined for no body; may carry a password (token requests), so never log it.
+   */
   readonly body?: string | undefined;
+  /**
+   * Deadline for the whole exchange including reading the body, in milliseconds; exceeding it is a
+   * `Timeout` error.
+   */
   readonly timeoutMs: number;
   /** The caller's signal (a lost Lease): aborts the request in flight, with the timeout. */
   readonly signal?: AbortSignal | undefined;
 }
 
+/** The part of a fetch Response the session reads. */
 export interface HttpResponse {
+  /** HTTP status code. */
   readonly status: number;
+  /** Response headers, looked up case-insensitively; null when absent. */
   readonly headers: { get(name: string): string | null };
+  /**
+   * Reads the body; may throw OpenStackError (`Timeout`, `TransportError`) when the body fails to
+   * arrive in time.
+   */
   text(): Promise<string>;
 }
 
 /** Must throw OpenStackError('Timeout' | 'TransportError') for failures without a response. */
 export type Transport = (req: HttpRequest) => Promise<HttpResponse>;
 
+/** TLS settings of the HTTPS transport, usually taken from the CloudConfig. */
 export interface HttpTransportOptions {
   /** PEM CA bundle; it replaces the system trust store, as clouds.yaml's cacert does. */
   readonly caCert?: string | undefined;
@@ -32,8 +51,11 @@ export interface HttpTransportOptions {
   readonly verify?: boolean | undefined;
 }
 
+/** An HTTPS transport with its own connection pool, which the owner must close. */
 export interface HttpTransport {
+  /** The request function to hand to KeystoneSession. */
   readonly transport: Transport;
+  /** Closes the pooled connections; requests after this fail. */
   close(): Promise<void>;
 }
 
@@ -89,6 +111,10 @@ export function transportError(e: unknown, req: HttpRequest): OpenStackError {
   );
 }
 
+/**
+ * A Transport over undici with the given CA bundle and TLS verification (on by default); close it
+ * when done.
+ */
 export function createHttpTransport(opts: HttpTransportOptions = {}): HttpTransport {
   const agent = new Agent({
     connect: {

@@ -41,13 +41,21 @@ export interface FakeServerState {
   updatedAt: number;
 }
 
+/** A server to create in the fake Nova (FakeOpenStack.addServer); every field has a default. */
 export interface AddServerOptions {
+  /** The server's id; a random UUID by default. */
   readonly id?: string;
+  /** Display name; `server-<first 8 characters of the id>` by default. */
   readonly name?: string;
+  /**
+   * Owning project; the fake's first project by default. Tokens of other projects get 404 for it.
+   */
   readonly projectId?: string;
   /** Initial Nova status. */
   readonly status?: 'ACTIVE' | 'SHUTOFF' | 'ERROR' | 'BUILD' | 'PAUSED' | 'SUSPENDED';
+  /** Locked servers refuse actions from non-admin users with 409; false by default. */
   readonly locked?: boolean;
+  /** The image the server runs (what a rebuild replaces); `fake-image` by default. */
   readonly imageRef?: string;
 }
 

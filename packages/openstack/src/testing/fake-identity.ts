@@ -3,10 +3,18 @@
 // openstack.md describes. Tokens expire on the injected clock and can be revoked.
 import { randomBytes } from 'node:crypto';
 
+/** A user the fake Keystone accepts password authentication for. */
 export interface FakeUser {
+  /** The user's id. */
   readonly id: string;
+  /** The user's name, unique within its domain. */
   readonly name: string;
+  /**
+   * The domain, matched by id or name (the fake uses one string for both; `Default` also matches id
+   * `default`).
+   */
   readonly domain: string;
+  /** The plain password the fake compares with; test data only. */
   readonly password: string;
   /** Project ids the user has a role on. */
   readonly projects: readonly string[];
@@ -14,17 +22,27 @@ export interface FakeUser {
   readonly admin?: boolean;
 }
 
+/** A project tokens can be scoped to; servers belong to one. */
 export interface FakeProject {
+  /** The project's id. */
   readonly id: string;
+  /** The project's name, unique within its domain. */
   readonly name: string;
+  /** The domain, matched by id or name as for FakeUser. */
   readonly domain: string;
 }
 
+/** An application credential the fake Keystone accepts; it scopes the token to its project. */
 export interface FakeApplicationCredential {
+  /** The credential's id. */
   readonly id: string;
+  /** The credential's name, unique per user. */
   readonly name: string;
+  /** The plain secret the fake compares with; test data only. */
   readonly secret: string;
+  /** The owning user's id. */
   readonly userId: string;
+  /** The project the credential's tokens are scoped to. */
   readonly projectId: string;
 }
 

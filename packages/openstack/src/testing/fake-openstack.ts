@@ -30,15 +30,28 @@ import {
   type FakeUser,
 } from './fake-identity.js';
 
+/** The catalog interfaces the fake offers; each has its own compute URL. */
 export type FakeInterface = 'public' | 'internal' | 'admin';
+/** The services the fake serves: Keystone (`identity`) and Nova (`compute`). */
 export type FakeService = 'identity' | 'compute';
 
+/**
+ * How to build a FakeOpenStack; every field has a default (one region, the FAKE_DEFAULTS user,
+ * project and application credential).
+ */
 export interface FakeOpenStackOptions {
   /** Regions with a compute endpoint (each interface gets its own URL). Default ['RegionOne']. */
   readonly regions?: readonly string[];
+  /** Users Keystone knows; default the FAKE_DEFAULTS user with a role on its project. */
   readonly users?: readonly FakeUser[];
+  /**
+   * Projects; default the FAKE_DEFAULTS project. The first one owns servers added without a
+   * projectId.
+   */
   readonly projects?: readonly FakeProject[];
+  /** Application credentials; default the FAKE_DEFAULTS one. */
   readonly applicationCredentials?: readonly FakeApplicationCredential[];
+  /** Lifetime of issued tokens in seconds, on the `now` clock; default 3600. */
   readonly tokenTtlSeconds?: number;
   /** Time for a reboot/start/stop/rebuild to complete. Default 2000 ms. */
   readonly transitionDelayMs?: number;
@@ -64,26 +77,39 @@ export interface FakeOpenStackOptions {
   readonly serviceTokenCacheSeconds?: number;
 }
 
+/** One request the fake answered, for tests to assert on what the client sent. */
 export interface FakeRequestLogEntry {
+  /** When it arrived, in epoch milliseconds on the fake's clock. */
   readonly at: number;
+  /** HTTP method. */
   readonly method: string;
+  /** URL path without a trailing slash. */
   readonly path: string;
+  /** Which fake service it was for; `unknown` for paths outside both. */
   readonly service: FakeService | 'unknown';
+  /** Region of the compute endpoint called. */
   readonly region?: string | undefined;
+  /** Interface of the compute endpoint called. */
   readonly interface?: FakeInterface | undefined;
+  /** The server the path names, if any. */
   readonly serverId?: string | undefined;
   /** reboot, os-start, os-stop, rebuild */
   readonly action?: string | undefined;
+  /** SOFT or HARD for a reboot action. */
   readonly rebootType?: string | undefined;
+  /** The compute microversion the request asked for, if it sent one. */
   readonly microversion?: string | undefined;
+  /** The status the fake answered (an injected fault's status included). */
   readonly status: number;
   /** True when the status came from fault injection. */
   readonly injected: boolean;
 }
 
+/** A fault to inject with failNext or setOutage. */
 export interface FaultSpec {
   /** 5xx as during outages, or 401 to make a service reject even fresh tokens. */
   readonly status: 401 | 500 | 502 | 503 | 504;
+  /** When set, the faulted reply carries this Retry-After header. */
   readonly retryAfterSeconds?: number | undefined;
   /** Only requests to this service are affected (default: any). */
   readonly service?: FakeService | undefined;
@@ -164,10 +190,18 @@ const INSTANCE_ACTION_NAMES: Readonly<Record<string, string>> = {
   rebuild: 'rebuild',
 };
 
+/**
+ * A FAKE Keystone v3 and Nova, in memory (its `transport`) or over HTTP(S) (`listen`), for tests
+ * only. Servers change state on the injected clock; faults, outages, latency and revoked tokens are
+ * injected through its controls.
+ */
 export class FakeOpenStack {
   readonly #instanceActions = new Map<string, FakeInstanceAction[]>();
+  /** The fake Keystone: users, projects, credentials and tokens. */
   readonly identity: FakeIdentity;
+  /** The fake Nova: servers and their state machine. */
   readonly compute: FakeCompute;
+  /** Regions with endpoints in the catalog. */
   readonly regions: readonly string[];
   readonly #log: FakeRequestLogEntry[] = [];
   readonly #faults: FaultSpec[] = [];
@@ -219,6 +253,10 @@ export class FakeOpenStack {
     return f;
   }
 
+  /**
+   * Root URL of the fake; `http://openstack.fake.invalid` (reachable only through `transport`)
+   * until listen() gives it a real port.
+   */
   get baseUrl(): string {
     return this.#baseUrl;
   }
@@ -235,6 +273,7 @@ export class FakeOpenStack {
 
   // ---- scenario controls -------------------------------------------------------------
 
+  /** Creates a server (ACTIVE unless `opts.status` says otherwise) and returns its id. */
   addServer(opts: AddServerOptions = {}): string {
     return this.compute.add(opts, this.identity.projects[0]?.id ?? FAKE_DEFAULTS.project.id).id;
   }
@@ -297,10 +336,17 @@ export class FakeOpenStack {
     this.compute.pauseCompute();
   }
 
+  /**
+   * Ends pauseCompute: pending actions are picked up now and complete after the transition delay.
+   */
   resumeCompute(): void {
     this.compute.resumeCompute();
   }
 
+  /**
+   * Locks or unlocks a server (non-admin actions on a locked server get 409). Throws for an unknown
+   * id.
+   */
   setLocked(id: string, locked: boolean): void {
     this.#mustServer(id).locked = locked;
   }
@@ -324,7 +370,6 @@ export class FakeOpenStack {
     return s;
   }
 
-  /** The next `count` requests (optionally of one service) fail with the given status. */
   /**
    * Every request to the service (any service without one) gets this fault until cleared
    * with undefined: Keystone or nova-api down behind a load balancer, for as long as it lasts.
@@ -333,6 +378,7 @@ export class FakeOpenStack {
     this.#outage = spec;
   }
 
+  /** The next `count` requests (optionally of one service) fail with the given status. */
   failNext(count: number, spec: FaultSpec): void {
     for (let i = 0; i < count; i++) this.#faults.push(spec);
   }
@@ -349,6 +395,7 @@ export class FakeOpenStack {
 
   // ---- request log -------------------------------------------------------------------
 
+  /** Every request answered since the start or the last clearLog(), oldest first. */
   get requests(): readonly FakeRequestLogEntry[] {
     return this.#log;
   }
@@ -375,6 +422,7 @@ export class FakeOpenStack {
     return this.#log.filter((e) => e.service === 'identity' && e.status === 201).length;
   }
 
+  /** Empties the request log (and with it acceptedActions, rebootCount and tokenIssues). */
   clearLog(): void {
     this.#log.length = 0;
   }
@@ -880,6 +928,7 @@ export class FakeOpenStack {
     return this.#baseUrl;
   }
 
+  /** Stops the HTTP(S) server, cutting open connections; a no-op when not listening. */
   async close(): Promise<void> {
     const s = this.#server;
     this.#server = undefined;

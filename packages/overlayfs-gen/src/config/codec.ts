@@ -48,6 +48,10 @@ export const RawConfig = strict(t.partial(
   'OverlayConfig',
 ));
 
+/**
+ * The config file as written, before defaults and validation (resolveConfig turns it into an
+ * OverlayConfig).
+ */
 export type RawConfig = t.TypeOf<typeof RawConfig>;
 export type RawHealthMonitor = t.TypeOf<typeof RawHealthMonitor>;
 export type RawMonitorSettings = t.TypeOf<typeof RawMonitorSettings>;

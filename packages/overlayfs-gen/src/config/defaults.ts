@@ -29,9 +29,12 @@ export const DEFAULT_PERSISTENT: readonly string[] = [
   '/etc/ssh/ssh_host_rsa_key.pub',
 ];
 
+/** Default tmpfs size= of the upper layers. */
 export const DEFAULT_TMPFS_SIZE = '1G';
+/** Default OverlayConfig.stateDir: the tmpfs mount point and the boot script's progress markers. */
 export const DEFAULT_STATE_DIR = '/run/noderepair-overlay';
 
+/** containerd's unit and socket, used when the config names no container runtime. */
 export const DEFAULT_CONTAINER_RUNTIME: ContainerRuntime = {
   unit: 'containerd.service',
   endpoint: 'unix:///run/containerd/containerd.sock',
@@ -49,6 +52,7 @@ export const DEFAULT_MONITOR_SETTINGS: Omit<HealthMonitor, 'name' | 'unit' | 'ch
   restartSec: 5,
 };
 
+/** The kubelet's local healthz URL, checked by the default `kubelet` monitor. */
 export const DEFAULT_KUBELET_HEALTHZ = 'http://127.0.0.1:10248/healthz';
 
 /** A built-in monitor: what it watches and any setting that differs from the shared defaults. */

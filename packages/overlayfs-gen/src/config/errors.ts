@@ -6,9 +6,11 @@ export interface ConfigError {
   readonly value?: string;
   /** Stable rule id, e.g. "absolute", "forbidden", "duplicate". */
   readonly rule: string;
+  /** What is wrong and what to do, in words for the user. */
   readonly message: string;
 }
 
+/** One line for the user: field, value (quoted), message and rule id. */
 export function formatConfigError(e: ConfigError): string {
   const value = e.value === undefined ? '' : ` ${JSON.stringify(e.value)}`;
   return `${e.field}${value}: ${e.message} [rule: ${e.rule}]`;

@@ -10,25 +10,39 @@ export type HealthCheck =
   /** Run a program (absolute path + arguments, no shell); healthy when it exits 0. */
   | { readonly type: 'exec'; readonly command: readonly string[] };
 
+/**
+ * How many restarts a monitor may make before it stops acting and leaves the node to node-level
+ * repair.
+ */
 export interface RestartBudget {
   /** At most this many restarts inside the window; then the monitor only logs. */
   readonly maxRestarts: number;
+  /** Length of the sliding window the restarts are counted in, in seconds. */
   readonly windowSeconds: number;
 }
 
+/** How long a monitor waits after a restart before checking again. */
 export interface Backoff {
   /** Wait after the first restart before checking again; doubled per recent restart. */
   readonly initialSeconds: number;
+  /** Upper bound of that wait, in seconds. */
   readonly maxSeconds: number;
 }
 
+/**
+ * One node-local health monitor: a script and systemd unit that checks a service and kills its main
+ * process (SIGTERM, then SIGKILL) when it stays unhealthy; a Restart=always drop-in brings it back.
+ */
 export interface HealthMonitor {
   /** Short DNS-label-like name; used in file and unit names. */
   readonly name: string;
   /** The systemd service to watch and restart, e.g. kubelet.service. */
   readonly unit: string;
+  /** How health is tested. */
   readonly check: HealthCheck;
+  /** Seconds between checks. */
   readonly intervalSeconds: number;
+  /** Seconds one check may take before it counts as failed. */
   readonly timeoutSeconds: number;
   /** Consecutive failed checks before acting: one blip must not restart the kubelet. */
   readonly failureThreshold: number;
@@ -36,18 +50,26 @@ export interface HealthMonitor {
   readonly bootGraceSeconds: number;
   /** Time between SIGTERM and SIGKILL to the main process. */
   readonly killGraceSeconds: number;
+  /** Limit on restarts; past it the monitor only logs. */
   readonly restartBudget: RestartBudget;
+  /** Wait after a restart before checking again. */
   readonly backoff: Backoff;
   /** RestartSec= in the Restart=always drop-in installed for the watched unit. */
   readonly restartSec: number;
 }
 
+/** The node's container runtime, watched by the default `container-runtime` monitor. */
 export interface ContainerRuntime {
+  /** Its systemd unit, for example `containerd.service`. */
   readonly unit: string;
   /** CRI endpoint, unix:///path or tcp://host:port; crictl gets it explicitly. */
   readonly endpoint: string;
 }
 
+/**
+ * The resolved configuration the generator works from: every default filled in, every value
+ * validated (see loadConfig/validateConfig).
+ */
 export interface OverlayConfig {
   /** Directories overlaid with tmpfs: changes vanish at reboot. */
   readonly volatile: readonly string[];
@@ -57,6 +79,11 @@ export interface OverlayConfig {
   readonly tmpfsSize: string;
   /** Directory under /run for the tmpfs mount point and the boot script's progress markers. */
   readonly stateDir: string;
+  /** The container runtime, used by the default monitors. */
   readonly containerRuntime: ContainerRuntime;
+  /**
+   * The monitors to install; the kubelet and container-runtime defaults when the config lists none,
+   * nothing for an empty list.
+   */
   readonly healthMonitors: readonly HealthMonitor[];
 }

@@ -7,6 +7,10 @@ import type { Bundle } from '../generate/index.js';
 import { encodeFiles } from './encode.js';
 import { renderYaml } from './yaml.js';
 
+/**
+ * The bundle as a `#cloud-config` document (write_files, then runcmd); merge it after whatever runs
+ * kubeadm. Left when a file is too large even compressed.
+ */
 export function cloudInit(bundle: Bundle): Either<string, string> {
   return either.map((files: unknown[]) =>
     renderYaml({ write_files: files, runcmd: [...bundle.commands] }, '#cloud-config'),

@@ -6,21 +6,35 @@ import { either } from 'fp-ts';
 import type { Either } from 'fp-ts/Either';
 import type { GeneratedFile } from '../generate/index.js';
 
+/**
+ * Longest inline file content, in characters: longer files are gzip+base64-encoded, and one still
+ * longer after that is an error.
+ */
 export const MAX_CONTENT_CHARS = 10240;
 
+/** A file entry as cloud-init write_files and KubeadmConfig files take it. */
 export interface EncodedFile {
+  /** Absolute path on the node. */
   readonly path: string;
   /** Octal string, e.g. "0755": YAML would read a bare 0755 as a number. */
   readonly permissions: string;
+  /** Always `root:root`. */
   readonly owner: string;
+  /** Set when the content had to be compressed; absent for plain text. */
   readonly encoding?: 'gzip+base64';
+  /** The text, or its gzip+base64 encoding when `encoding` says so. */
   readonly content: string;
 }
 
+/** The octal permissions string (for example `0755`) of a mode number. */
 export function permissionsOf(mode: number): string {
   return `0${mode.toString(8).padStart(3, '0')}`;
 }
 
+/**
+ * Inlines a file, compressing it when longer than MAX_CONTENT_CHARS; Left, naming the path, when it
+ * is too long even then. Deterministic output.
+ */
 export function encodeFile(f: GeneratedFile): Either<string, EncodedFile> {
   const base = { path: f.path, permissions: permissionsOf(f.mode), owner: 'root:root' };
   if (f.content.length <= MAX_CONTENT_CHARS) return either.right({ ...base, content: f.content });
@@ -34,6 +48,7 @@ export function encodeFile(f: GeneratedFile): Either<string, EncodedFile> {
   return either.right({ ...base, encoding: 'gzip+base64', content });
 }
 
+/** encodeFile for each file, in order; the first Left wins. */
 export function encodeFiles(files: readonly GeneratedFile[]): Either<string, EncodedFile[]> {
   const out: EncodedFile[] = [];
   for (const f of files) {

@@ -7,9 +7,15 @@ import type { Bundle } from '../generate/index.js';
 import { encodeFiles } from './encode.js';
 import { renderYaml } from './yaml.js';
 
+/** Default metadata.name of the generated KubeadmConfigTemplate. */
 export const DEFAULT_TEMPLATE_NAME = 'workers';
 const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
+/**
+ * The bundle as a Cluster API KubeadmConfigTemplate (files and postKubeadmCommands) to merge into
+ * the workers' template. Left when `templateName` is not a Kubernetes object name or a file is too
+ * large even compressed.
+ */
 export function kubeadmConfigTemplate(bundle: Bundle, templateName: string = DEFAULT_TEMPLATE_NAME): Either<string, string> {
   if (!NAME.test(templateName)) {
     return either.left(`template name ${JSON.stringify(templateName)}: must be a Kubernetes object name (lowercase letters, digits, - and .)`);

@@ -3,10 +3,13 @@
 import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
+/** One rendered file, ready for writeTree. */
 export interface OutputFile {
   /** Path relative to the output directory. */
   readonly relPath: string;
+  /** Permission bits to set, for example 0o644. */
   readonly mode: number;
+  /** The file's text. */
   readonly content: string;
 }
 

@@ -87,6 +87,11 @@ const FUNCTIONS = [
   '',
 ];
 
+/**
+ * The overlay boot script (POSIX sh): a tmpfs for the upper layers, an overlay per volatile
+ * directory, persistent paths bound back to the disk, the tmpfs then hidden. Idempotent within a
+ * boot: progress markers in the state dir let a second run do nothing and a failed run resume.
+ */
 export function bootScript(config: OverlayConfig): string {
   const bound = boundWithRoots(config);
   const alreadyPersistent = config.persistent.filter((p) => !bound.some((b) => b.path === p));

@@ -6,15 +6,22 @@ import { healthMonitorScript, healthMonitorUnit, restartDropInContent } from './
 import { OVERLAY_SCRIPT, OVERLAY_UNIT, UNIT_DIR, monitorScript, monitorUnit, restartDropIn } from './layout.js';
 import { machineIdCommitDropIn, overlayUnit } from './overlay-unit.js';
 
+/** One file to install on the node. */
 export interface GeneratedFile {
   /** Absolute path on the node. */
   readonly path: string;
   /** Permission bits, e.g. 0o755. */
   readonly mode: number;
+  /** The file's text, exactly as it must be written. */
   readonly content: string;
 }
 
+/** Everything generate() produces for one config: files to write, then commands to run once. */
 export interface Bundle {
+  /**
+   * The boot script and its unit, the machine-id drop-in when needed, and per monitor its script,
+   * unit and the watched unit's Restart= drop-in.
+   */
   readonly files: readonly GeneratedFile[];
   /**
    * Shell commands to run once after the files are written (cloud-init runcmd, Cluster API
@@ -24,6 +31,10 @@ export interface Bundle {
   readonly commands: readonly string[];
 }
 
+/**
+ * Turns a validated config into the files and first-boot commands; pure and deterministic (same
+ * config, same bytes). The overlay takes effect at the next boot.
+ */
 export function generate(config: OverlayConfig): Bundle {
   const files: GeneratedFile[] = [
     { path: OVERLAY_SCRIPT, mode: 0o755, content: bootScript(config) },

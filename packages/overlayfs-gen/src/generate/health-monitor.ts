@@ -40,6 +40,11 @@ function checkBody(check: HealthCheck): { tool: string; lines: string[] } {
   }
 }
 
+/**
+ * The monitor's POSIX sh script: waits out the boot grace, checks every interval, and after
+ * `failureThreshold` consecutive failures kills the unit's main process, within the restart budget
+ * and with backoff.
+ */
 export function healthMonitorScript(m: HealthMonitor): string {
   const body = checkBody(m.check);
   return [
@@ -155,6 +160,10 @@ export function healthMonitorScript(m: HealthMonitor): string {
   ].join('\n');
 }
 
+/**
+ * The systemd unit that keeps the monitor's script running (Restart=always, except on exit 78: the
+ * check tool is missing).
+ */
 export function healthMonitorUnit(m: HealthMonitor): string {
   return [
     `# ${GENERATED_BY}`,

@@ -1,14 +1,24 @@
 // Where generated files live on the node. Scripts go under /usr/local/lib: they are written
 // before the first overlay boot, so they sit in the lower layer and survive every reboot.
 
+/**
+ * Where generated scripts are installed; written before the first overlay boot, so they live on the
+ * disk below any overlay.
+ */
 export const LIB_DIR = '/usr/local/lib/noderepair';
+/** Where generated systemd units and drop-ins are installed. */
 export const UNIT_DIR = '/etc/systemd/system';
 
+/** Name of the oneshot unit that runs the overlay boot script. */
 export const OVERLAY_UNIT = 'noderepair-overlay.service';
+/** Path of the overlay boot script on the node. */
 export const OVERLAY_SCRIPT = `${LIB_DIR}/overlay-boot.sh`;
 
+/** Unit name of the health monitor called `name`. */
 export const monitorUnit = (name: string): string => `noderepair-health-${name}.service`;
+/** Script path of the health monitor called `name`. */
 export const monitorScript = (name: string): string => `${LIB_DIR}/health-monitor-${name}.sh`;
+/** Path of the Restart=always drop-in installed for the watched `unit`. */
 export const restartDropIn = (unit: string): string => `${UNIT_DIR}/${unit}.d/50-noderepair-restart.conf`;
 
 /** Kernel command line switch that skips the overlay: the way back in when a config is wrong. */

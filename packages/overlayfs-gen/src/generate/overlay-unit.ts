@@ -6,6 +6,10 @@
 import type { OverlayConfig } from '../config/index.js';
 import { DISABLE_CMDLINE, GENERATED_BY, OVERLAY_SCRIPT } from './layout.js';
 
+/**
+ * The systemd unit that runs the boot script early in boot (before local-fs.target); skipped when
+ * the kernel command line has `noderepair.overlay=off`.
+ */
 export function overlayUnit(config: OverlayConfig): string {
   return [
     `# ${GENERATED_BY}`,

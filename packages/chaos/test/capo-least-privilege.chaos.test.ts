@@ -118,8 +118,10 @@ describe('least privilege', () => {
     const ev = await until('an event naming the missing permission', async () =>
       (await w.events()).find((e) => /forbidden/i.test(e.note ?? '') && /nodes/.test(e.note ?? '')),
     );
-    const o = await w.osr();
-    const cond = o?.status?.conditions?.find((c) => /forbidden/i.test(c.message ?? ''));
+    // The Event and the status condition are two writes; wait for the second as well.
+    const cond = await until('a condition naming the missing permission', async () =>
+      (await w.osr())?.status?.conditions?.find((c) => /forbidden/i.test(c.message ?? '')),
+    );
     record({
       fault: 'least privilege (ServiceAccount token)',
       variant: 'role without patch on nodes',

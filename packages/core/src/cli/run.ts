@@ -148,7 +148,8 @@ export interface RunIo {
   cwd?: string;
 }
 
-function loadPolicy(
+/** Reads a policy file's text: YAML, resolved strictly; errors name the file and the field. */
+export function loadPolicy(
   text: string,
   path: string,
   dryRun: boolean,

@@ -4,7 +4,6 @@
 // it changes nothing. Text is a kubectl-style table; --json is for scripts.
 import { parseArgs } from 'node:util';
 import { either } from 'fp-ts';
-import YAML from 'yaml';
 import { describeFlagError } from '../codec/args.js';
 import { resolveRepairPolicy, type RepairPolicy } from '../health/policy.js';
 import { statusReport, type NodeStatus, type StatusReport } from '../health/status.js';
@@ -13,6 +12,7 @@ import { HISTORY_LIMIT } from '../health/history.js';
 import type { NodeSnapshot } from '../health/node.js';
 import { createKubeClient } from '../kube/client-node/index.js';
 import { ForbiddenError } from '../kube/errors.js';
+import { loadPolicy } from './run.js';
 import {
   holdsFromSnapshot,
   readActorSnapshot,
@@ -143,17 +143,6 @@ async function readCluster(
   };
 }
 
-function loadPolicy(text: string, path: string): either.Either<string, RepairPolicy> {
-  let doc: unknown;
-  try {
-    doc = YAML.parse(text);
-  } catch (e) {
-    return either.left(`${path}: not valid YAML: ${(e as Error).message.split('\n')[0]}`);
-  }
-  const p = resolveRepairPolicy(doc ?? {});
-  return either.isLeft(p) ? either.left(`${path}: ${p.left}`) : p;
-}
-
 function stepText(s: NodeStatus): string {
   if (s.step === undefined) return '-';
   return `${s.step.index}/${s.step.of} ${s.step.action} ${s.step.attempt}/${s.step.attempts}`;
@@ -257,12 +246,13 @@ export async function statusCommand(args: readonly string[], io: StatusIo): Prom
       );
       return 1;
     }
-    const p = loadPolicy(text, c.policyPath);
+    // The same reading as `noderepair run --policy`, so both judge by the same policy.
+    const p = loadPolicy(text, c.policyPath, false);
     if (either.isLeft(p)) {
       io.stderr(`noderepair status: ${p.left}`);
       return 1;
     }
-    policy = p.right;
+    policy = p.right.policy;
   } else {
     const p = resolveRepairPolicy({});
     if (either.isLeft(p)) throw new Error(p.left); // the defaults always resolve

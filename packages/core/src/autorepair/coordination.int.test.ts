@@ -25,7 +25,7 @@ import { KubeletRebootProviderFake } from '../../test/kubelet-reboot-fake.js';
 import { runCli } from '../cli/noderepair.js';
 import { createKubeClient } from '../kube/client-node/index.js';
 import { isNotFound } from '../kube/errors.js';
-import { EventResource, LeaseResource } from '../kube/resource.js';
+import { EventResource, LeaseResource, NodeResource } from '../kube/resource.js';
 import type { KubeObject } from '../kube/object.js';
 import type { KubeEvent } from '../kube/types.js';
 import type { LeaseSnapshot } from '../health/actors.js';
@@ -501,6 +501,53 @@ describe('other actors on a node', () => {
       await core.deleteNode({ name }).catch(() => undefined);
       await rbac.deleteClusterRoleBinding({ name: role }).catch(() => undefined);
       await rbac.deleteClusterRole({ name: role }).catch(() => undefined);
+    }
+  });
+
+  it('the NodeRepairHeld patch carries the uid it read: a Node recreated under the same name is refused', async () => {
+    const kc = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const client = createKubeClient(kc);
+    const name = env.unique('uid-node');
+    await core.createNode({ body: { metadata: { name } } });
+    const old = (await core.readNode({ name })).metadata!.uid!;
+    await core.deleteNode({ name });
+    await core.createNode({ body: { metadata: { name } } });
+    try {
+      const cond = {
+        type: 'NodeRepairHeld',
+        status: 'True',
+        reason: 'OtherActor',
+        message: 'm',
+        lastTransitionTime: new Date().toISOString(),
+      };
+      // The coordinator's patch, with the uid of the Node it read before the recreation.
+      await expect(
+        client.patch(
+          NodeResource,
+          name,
+          { type: 'strategic', body: { metadata: { uid: old }, status: { conditions: [cond] } } },
+          { subresource: 'status' },
+        ),
+      ).rejects.toThrow();
+      const now = await core.readNode({ name });
+      expect(now.status?.conditions?.find((c) => c.type === 'NodeRepairHeld')).toBeUndefined();
+      // With the current uid it is written.
+      await client.patch(
+        NodeResource,
+        name,
+        {
+          type: 'strategic',
+          body: { metadata: { uid: now.metadata!.uid }, status: { conditions: [cond] } },
+        },
+        { subresource: 'status' },
+      );
+      expect(
+        (await core.readNode({ name })).status?.conditions?.find((c) => c.type === 'NodeRepairHeld')
+          ?.status,
+      ).toBe('True');
+    } finally {
+      await core.deleteNode({ name }).catch(() => undefined);
     }
   });
 });

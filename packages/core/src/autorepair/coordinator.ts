@@ -177,7 +177,15 @@ export class Coordinator {
       await this.deps.client.patch(
         NodeResource,
         name,
-        { type: 'strategic', body: { status: { conditions: [cond] } } },
+        {
+          type: 'strategic',
+          // The uid we read is a precondition: a Node recreated under the same name (another
+          // machine) is refused (409/422), never handed this node's hold.
+          body: {
+            ...(node.metadata?.uid !== undefined ? { metadata: { uid: node.metadata.uid } } : {}),
+            status: { conditions: [cond] },
+          },
+        },
         { subresource: 'status', signal },
       );
     } catch (e) {

@@ -1,16 +1,15 @@
 // Assessment: has the node been unhealthy long enough to act? Pure; the state machine and
 // the storm guard both start from it, so they can never disagree about a node.
-import { classifyNode, type Cause } from './cause.js';
+import { classifyObserved, type Cause } from './cause.js';
 import {
-  annotation,
   AnnotationCapiPaused,
   AnnotationCapiSkipRemediation,
-  getCondition,
   NodeReady,
   type HealthObservation,
 } from './node.js';
+import { observeNode, type NodeObservation } from './observation.js';
 import {
-  followEpisodes,
+  followObserved,
   inCountedEpisode,
   readyClockStart,
   repairInFlight,
@@ -19,7 +18,7 @@ import {
 import type { RepairPolicy } from './policy.js';
 import type { RepairState } from './state.js';
 import { judgeShutdown, shutdownBehaviour } from './shutdown.js';
-import { formatDuration, iso, toMillis } from './time.js';
+import { formatDuration, iso } from './time.js';
 
 /**
  * - healthy: nothing to do
@@ -64,14 +63,25 @@ export function assessNode(
   policy: RepairPolicy,
   now: number,
 ): Assessment {
-  const cause = classifyNode(obs, now, { staleHeartbeatTimeoutMs: policy.staleHeartbeatTimeoutMs });
-  const node = obs.node;
+  return assessObserved(observeNode(obs), state, policy, now);
+}
+
+/** assessNode on a node already parsed (observation.ts): what decideRepair calls. */
+export function assessObserved(
+  obs: NodeObservation,
+  state: RepairState | undefined,
+  policy: RepairPolicy,
+  now: number,
+): Assessment {
+  const cause = classifyObserved(obs, now, {
+    staleHeartbeatTimeoutMs: policy.staleHeartbeatTimeoutMs,
+  });
   if (cause.kind === 'NodeDeleted') {
     return { cause, signal: 'gone', detail: cause.message, episodes: state?.episodes ?? [] };
   }
-  const flap = followEpisodes(obs, cause, state, policy, now);
+  const flap = followObserved(obs, cause, state, policy, now);
   for (const key of [AnnotationCapiPaused, AnnotationCapiSkipRemediation]) {
-    if (annotation(node, key) !== undefined) {
+    if (obs.annotations.get(key) !== undefined) {
       return { cause, signal: 'paused', detail: `node has the ${key} annotation`, ...flap };
     }
   }
@@ -83,7 +93,7 @@ export function assessNode(
       ...flap,
     };
   }
-  const triggerValue = annotation(node, policy.annotations.trigger);
+  const triggerValue = obs.annotations.get(policy.annotations.trigger);
   const newTrigger =
     triggerValue !== undefined && triggerValue !== state?.handledTrigger ? triggerValue : undefined;
   const withTrigger = (a: Assessment): Assessment =>
@@ -149,9 +159,9 @@ export function assessNode(
   let suspect: { since: number; requeue: number; text: string } | undefined;
   let matched: { since: number; text: string; condCause: Cause } | undefined;
   for (const uc of policy.unhealthyConditions) {
-    const c = getCondition(node, uc.type);
+    const c = obs.conditions.get(uc.type);
     if (c === undefined || c.status !== uc.status) continue;
-    const transition = toMillis(c.lastTransitionTime) ?? now;
+    const transition = c.transitionAt ?? now;
     const since =
       uc.type === NodeReady && uc.status !== 'True'
         ? readyClockStart(flap, transition)
@@ -244,7 +254,7 @@ export function assessNode(
 
 /** Node startup: no Ready condition yet. Unhealthy once creation + nodeStartupTimeout is strictly past. */
 function startup(
-  obs: HealthObservation,
+  obs: NodeObservation,
   cause: Cause,
   policy: RepairPolicy,
   now: number,
@@ -258,7 +268,7 @@ function startup(
       ...flap,
     };
   }
-  const created = toMillis(obs.node?.metadata?.creationTimestamp) ?? now;
+  const created = obs.createdAt ?? now;
   if (created + policy.nodeStartupTimeoutMs < now) {
     return {
       cause: {

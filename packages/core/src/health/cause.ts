@@ -1,8 +1,8 @@
 // Why a node looks broken, read from what the API shows. The strings are the kubelet's and
 // the node lifecycle controller's own (pkg/kubelet/nodestatus, pkg/controller/nodelifecycle):
 // the kubelet joins several errors into one Ready=False message, so we match substrings.
-import { getCondition, lastHeartbeat, NodeReady, type HealthObservation } from './node.js';
-import { toMillis } from './time.js';
+import type { HealthObservation } from './node.js';
+import { observeNode, type NodeObservation } from './observation.js';
 
 export type CauseKind =
   | 'Healthy'
@@ -61,11 +61,15 @@ export interface ClassifyOptions {
  * wrong long enough to act: timeouts are the state machine's job.
  */
 export function classifyNode(obs: HealthObservation, now: number, opts: ClassifyOptions): Cause {
-  const node = obs.node;
-  if (node === undefined || toMillis(node.metadata?.deletionTimestamp) !== undefined) {
+  return classifyObserved(observeNode(obs), now, opts);
+}
+
+/** classifyNode on a node already parsed (observation.ts): what decideRepair calls. */
+export function classifyObserved(obs: NodeObservation, now: number, opts: ClassifyOptions): Cause {
+  if (obs.deleted) {
     return { kind: 'NodeDeleted', message: `Node ${obs.nodeName} has been deleted` };
   }
-  const ready = getCondition(node, NodeReady);
+  const ready = obs.ready;
   if (ready === undefined || ready.reason === ReasonNodeStatusNeverUpdated) {
     return {
       kind: 'NotStarted',
@@ -88,7 +92,7 @@ export function classifyNode(obs: HealthObservation, now: number, opts: Classify
     };
   }
   if (opts.staleHeartbeatTimeoutMs > 0) {
-    const beat = lastHeartbeat(obs);
+    const beat = obs.lastHeartbeatAt;
     if (beat !== undefined && now - beat > opts.staleHeartbeatTimeoutMs) {
       return {
         kind: 'StaleHeartbeat',

@@ -18,16 +18,11 @@
 // Pure; the period is persisted in the repair state (`notReady`), so a restarted controller
 // continues it.
 import type { Cause } from './cause.js';
-import {
-  getCondition,
-  NodeReady,
-  type HealthObservation,
-  type NodeConditionSnapshot,
-} from './node.js';
+import type { HealthObservation } from './node.js';
+import { observeNode, type ConditionObservation, type NodeObservation } from './observation.js';
 import type { RepairPolicy } from './policy.js';
 import type { NotReadyPeriod, RepairState, UncountedReason } from './state.js';
 import { isInFlight } from './storm-guard.js';
-import { toMillis } from './time.js';
 
 export interface FlapMemory {
   /** Episode start times within the flap window, oldest first. */
@@ -53,16 +48,27 @@ export function followEpisodes(
   policy: RepairPolicy,
   now: number,
 ): FlapMemory {
+  return followObserved(observeNode(obs), cause, state, policy, now);
+}
+
+/** followEpisodes on a node already parsed (observation.ts): what the assessment calls. */
+export function followObserved(
+  obs: NodeObservation,
+  cause: Cause,
+  state: RepairState | undefined,
+  policy: RepairPolicy,
+  now: number,
+): FlapMemory {
   const from = now - policy.flap.windowMs;
   const kept = (state?.episodes ?? []).filter((t) => t > from);
-  const ready = getCondition(obs.node, NodeReady);
+  const ready = obs.ready;
   // Ready now: whatever period there was is over.
   if (ready?.status === 'True') return { episodes: kept };
   // Still in the period we saw begin: flips between Unknown and False never add an episode.
   const open = state?.notReady;
   if (open !== undefined) return { episodes: kept, notReady: open };
-  const created = toMillis(obs.node?.metadata?.creationTimestamp);
-  const since = toMillis(ready?.lastTransitionTime) ?? created ?? now;
+  const created = obs.createdAt;
+  const since = ready?.transitionAt ?? created ?? now;
   const uncounted = whyNotAnEpisode(ready, cause, state, since, created);
   if (uncounted !== undefined) return { episodes: kept, notReady: { since, uncounted } };
   // `includes`: a state written by an older version may already hold this start.
@@ -72,7 +78,7 @@ export function followEpisodes(
 }
 
 function whyNotAnEpisode(
-  ready: NodeConditionSnapshot | undefined,
+  ready: ConditionObservation | undefined,
   cause: Cause,
   state: RepairState | undefined,
   since: number,

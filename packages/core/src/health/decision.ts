@@ -1,0 +1,103 @@
+// What one decision of the repair state machine says: the next state to persist, the actions
+// for the shell to execute (each with its reason), and when to look again. Plain data: the
+// shell persists `nextState` before it acts (decide.ts), so a restart never loses an intent.
+import type { Assessment } from './assess.js';
+import type { Cause } from './cause.js';
+import type { RemediationStepKind } from './policy.js';
+import type { DeleteNodeAction } from './replace.js';
+import type { RepairPhase, RepairState } from './state.js';
+import type { StormVerdict } from './storm-guard.js';
+
+/** What every action carries: why, and whether the shell only reports it (dry run). */
+interface ActionBase {
+  reason: string;
+  /** From the policy: the shell reports the action but changes nothing in the cluster. */
+  dryRun: boolean;
+}
+
+/** One thing the shell does for a decision, in order (cordon, drain, remediate, fence, ...). */
+export type RepairAction =
+  | (ActionBase & { type: 'Cordon' })
+  | (ActionBase & {
+      /**
+       * One drain pass (the shell never waits in it): evict what may go now, then either
+       * report the drain over (recordDrain) and go on to the next action, or stop and look
+       * again shortly. The drain is a phase: `startedAt` is persisted, the timeout counts
+       * from it.
+       */
+      type: 'Drain';
+      /** The remediation the drain belongs to (recordDrain ignores a stale report). */
+      remediationId: string;
+      startedAt: number;
+      /** When an earlier pass last had an eviction accepted. */
+      lastEvictedAt?: number;
+      unreachable: boolean;
+      timeoutMs: number;
+      outOfServiceAfterMs: number;
+    })
+  | (ActionBase & {
+      type: 'Remediate';
+      action: RemediationStepKind;
+      /** For Rebuild: the image to rebuild from. */
+      image?: string;
+      /** Stable id; a provider receiving an id it already executed must not act again. */
+      actionId: string;
+      /** When the intent was persisted (the provider looks at what happened since). */
+      issuedAt: number;
+      step: number;
+      attempt: number;
+      /** True when re-issuing an intent found without completion (e.g. after a restart). */
+      replay: boolean;
+      /** How many times this intent was re-issued so far (paces the wait for a provider outage). */
+      replays?: number;
+    })
+  | (ActionBase & {
+      /**
+       * The action was accepted, the node is still not Ready: ask whether the machine is
+       * fenced and, only if it is and pods remain on the node, add the out-of-service taint
+       * so the pod GC and the attach-detach controller can free stateful pods. Never for a
+       * SoftReboot (provider/fence.ts).
+       */
+      type: 'Fence';
+      action: RemediationStepKind;
+      actionId: string;
+      issuedAt: number;
+      /** The Node's bootID when the intent was persisted. */
+      bootIdBefore?: string;
+      /** The Node's providerID when the intent was persisted (identity before the taint). */
+      providerID?: string;
+    })
+  | (ActionBase & {
+      type: 'Uncordon';
+      /** Remove node.kubernetes.io/out-of-service: only when this repair added it. */
+      removeOutOfServiceTaint: boolean;
+      /** Leave spec.unschedulable alone: someone else cordoned the node. */
+      keepCordon?: boolean;
+    })
+  /** After an accepted Replace: once the machine is fenced, delete the Node (replace.ts). */
+  | DeleteNodeAction
+  | (ActionBase & { type: 'GiveUp' })
+  | (ActionBase & { type: 'Forget' });
+
+/** One decision about one node: the next state, the actions, the reason and when to look again. */
+export interface RepairDecision {
+  node: string;
+  at: number;
+  cause: Cause;
+  signal: Assessment['signal'];
+  previousPhase: RepairPhase;
+  phase: RepairPhase;
+  /** undefined when the Node is gone (there is nothing left to annotate). */
+  nextState: RepairState | undefined;
+  actions: RepairAction[];
+  requeueAfterMs?: number;
+  reason: string;
+  /** The node wants a repair but is held: by which brake and why (storm guard, another actor). */
+  held?: Extract<StormVerdict, { admitted: false }>;
+}
+
+/** What the caller knows beyond the node: the fleet's storm-guard verdict. */
+export interface DecideContext {
+  /** The storm guard's verdict for this node; absent means admitted (single-node use). */
+  storm?: StormVerdict;
+}

@@ -1,0 +1,183 @@
+// A remediation is in progress (Remediating or Verifying): its ladder decides. In order:
+// the edge after an accepted Replace (delete the Node once fenced), a node shutting down
+// (wait), the drain phase, then the ladder's verdict on the current attempt (ladder.ts
+// progressLadder): re-issue, back off, wait for Ready (asking for the fence meanwhile),
+// verify the healthy period, succeed, or move on to the next attempt or step.
+import { applyAdvance, historyEntry } from './advance.js';
+import { decision, enter, isHealthyNow, notHealthy, type Judge } from './decide-context.js';
+import type { RepairDecision } from './decision.js';
+import { drainPhase, replayIntent } from './drain-phase.js';
+import { appendHistory } from './history.js';
+import { advanceLadder, progressLadder } from './ladder.js';
+import { decideAfterReplace, isAcceptedReplace } from './replace.js';
+import { actionIdFor, fenceAction, undoAction } from './repair-actions.js';
+import type { Remediation, RepairIntent, RepairState } from './state.js';
+import { formatDuration, iso } from './time.js';
+
+/** The next decision for a node whose remediation `rem` is in progress. */
+export function followRepair(j: Judge, before: RepairState, rem: Remediation): RepairDecision {
+  const { a, policy } = j;
+  // A manual trigger during a repair is taken as handled by it (not a second repair).
+  const s = a.newTrigger !== undefined ? { ...before, handledTrigger: a.newTrigger } : before;
+  const replaced = afterReplace(j, s, rem);
+  if (replaced !== undefined) return replaced;
+  if (a.signal === 'waiting') {
+    return decision(
+      j,
+      s,
+      [],
+      `${a.detail} (remediation ${rem.id} paused until it finishes)`,
+      policy.stormGuard.recheckIntervalMs,
+    );
+  }
+  const current = currentIntent(j, rem);
+  return drainPhase(j, s, rem, current) ?? followLadder(j, s, rem, current);
+}
+
+/**
+ * After an accepted Replace the machine is going away: a Ready node is no success and a
+ * node shutting down is the Replace taking effect, so neither pauses the Node's deletion
+ * (a shutting-down node still never gets a next action: its timeout waits, as in
+ * followRepair). Undefined when the intent is no accepted Replace, or the node is shutting
+ * down and the Node is not to be deleted yet.
+ */
+function afterReplace(j: Judge, s: RepairState, rem: Remediation): RepairDecision | undefined {
+  const { a, policy, now, dryRun } = j;
+  const intent = rem.intent;
+  if (!isAcceptedReplace(intent)) return undefined;
+  const r = decideAfterReplace({
+    rem,
+    intent,
+    timeoutMs: policy.ladder[intent.step]?.timeoutMs ?? 0,
+    recheckIntervalMs: policy.stormGuard.recheckIntervalMs,
+    dryRun,
+    now,
+  });
+  if (r.kind !== 'DeleteNode' && a.signal === 'waiting') return undefined;
+  if (r.kind === 'DeleteNode')
+    return decision(
+      j,
+      enter(j, notHealthy(s), 'Verifying'),
+      [r.action],
+      r.reason,
+      r.requeueAfterMs,
+    );
+  const v = advanceLadder(
+    policy.ladder,
+    intent,
+    { result: 'TimedOut', timeoutMs: r.timeoutMs },
+    (at, st) => actionIdFor(rem.id, st, at.attempt),
+    now,
+  );
+  return applyAdvance(
+    j,
+    notHealthy(s),
+    rem,
+    v,
+    `the machine was not known fenced ${formatDuration(r.timeoutMs)} after ${intent.action} attempt ${rem.attempt}: the Node is not deleted`,
+  );
+}
+
+/**
+ * The attempt in hand. Remediating/Verifying always has an intent; should a hand-edited
+ * state lack one, count the step's time from the repair's start.
+ */
+function currentIntent(j: Judge, rem: Remediation): RepairIntent {
+  return (
+    rem.intent ?? {
+      actionId: '',
+      action: j.policy.ladder[rem.step]?.action ?? 'SoftReboot',
+      step: rem.step,
+      attempt: rem.attempt,
+      issuedAt: rem.startedAt,
+      completedAt: rem.startedAt,
+    }
+  );
+}
+
+/** The ladder's verdict on the current attempt, applied to the state. */
+function followLadder(
+  j: Judge,
+  s: RepairState,
+  rem: Remediation,
+  current: RepairIntent,
+): RepairDecision {
+  const { a, policy, now, dryRun } = j;
+  const step = policy.ladder[rem.step];
+  const v = progressLadder({
+    ladder: policy.ladder,
+    intent: current,
+    nodeBack: isHealthyNow(j),
+    readySinceMs: j.obs.ready?.transitionAt,
+    healthySince: s.healthySince,
+    minHealthyPeriodMs: policy.minHealthyPeriodMs,
+    retryBackoffMs: policy.retryBackoffMs,
+    actionIdFor: (at, st) => actionIdFor(rem.id, st, at.attempt),
+    now,
+  });
+  switch (v.kind) {
+    case 'Replay':
+      return replayIntent(j, s, rem, current);
+    case 'BackingOff':
+      return decision(
+        j,
+        enter(j, s, 'Verifying'),
+        [],
+        `${current.action} failed (${current.message ?? 'no message'}); next attempt after backoff`,
+        v.retryAt - now,
+      );
+    case 'Succeeded': {
+      const next: RepairState = {
+        v: s.v,
+        phase: 'Healthy',
+        since: now,
+        episodes: [], // a verified repair clears the flap memory; lastRemediation and history keep the past
+        lastRemediation: { id: rem.id, endedAt: now, step: rem.step, result: 'Succeeded' },
+        history: appendHistory(
+          s.history,
+          historyEntry(rem, { action: current.action, result: 'Succeeded' }, now),
+        ),
+        ...(s.handledTrigger !== undefined ? { handledTrigger: s.handledTrigger } : {}),
+      };
+      return decision(
+        j,
+        next,
+        undoAction(
+          rem,
+          dryRun,
+          `Ready for ${formatDuration(now - v.healthySince)} after ${step?.action ?? 'repair'}: repair succeeded`,
+        ),
+        `repair ${rem.id} succeeded: Ready for at least ${formatDuration(policy.minHealthyPeriodMs)}`,
+      );
+    }
+    case 'Verifying':
+      return decision(
+        j,
+        enter(j, { ...s, healthySince: v.healthySince }, 'Verifying'),
+        [],
+        `Ready since ${iso(v.healthySince)}; counting as repaired after ${formatDuration(policy.minHealthyPeriodMs)}`,
+        v.okAt - now,
+      );
+    case 'AwaitingReady': {
+      const fence = fenceAction(rem, current, dryRun);
+      return decision(
+        j,
+        enter(j, notHealthy(s), 'Verifying'),
+        fence,
+        `waiting for the node to become Ready after ${step?.action ?? 'repair'} (until ${iso(v.deadline)}): ${a.detail}`,
+        // While the fence is unconfirmed, ask again at the recheck pace.
+        fence.length > 0
+          ? Math.min(v.deadline - now, policy.stormGuard.recheckIntervalMs)
+          : v.deadline - now,
+      );
+    }
+    case 'Next':
+    case 'Exhausted': {
+      const why =
+        v.ended.result === 'Failed'
+          ? `${current.action} attempt ${rem.attempt} failed: ${v.ended.message ?? 'provider reported failure'}`
+          : `not Ready ${formatDuration(v.ended.timeoutMs)} after ${step?.action ?? 'repair'} attempt ${rem.attempt}: ${a.detail}`;
+      return applyAdvance(j, v.ended.result === 'Failed' ? s : notHealthy(s), rem, v, why);
+    }
+  }
+}

@@ -44,7 +44,7 @@ export interface Assessment extends FlapMemory {
   newTrigger?: string;
   /**
    * Unhealthy because a shut-down node stayed down past shutdown.failAfter and its machine
-   * is off or gone: the repair skips steps that ask the guest (decide.ts).
+   * is off or gone: the repair skips steps that ask the guest (start-repair.ts).
    */
   poweredOff?: boolean;
 }

@@ -1,6 +1,6 @@
 // What one decision of the repair state machine says: the next state to persist, the actions
 // for the shell to execute (each with its reason), and when to look again. Plain data: the
-// shell persists `nextState` before it acts (decide.ts), so a restart never loses an intent.
+// shell persists `nextState` before it acts, so a restart never loses an intent.
 import type { Assessment } from './assess.js';
 import type { Cause } from './cause.js';
 import type { RemediationStepKind } from './policy.js';

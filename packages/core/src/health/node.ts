@@ -4,6 +4,7 @@ import type { PowerState } from '../provider/port.js';
 import type { ActorHold } from './actor-hold.js';
 import { toMillis, type TimeInput } from './time.js';
 
+/** One entry of a Node's status.conditions, as the health code reads it. */
 export interface NodeConditionSnapshot {
   type: string;
   status: string;
@@ -13,6 +14,7 @@ export interface NodeConditionSnapshot {
   lastHeartbeatTime?: TimeInput;
 }
 
+/** One entry of a Node's spec.taints. */
 export interface TaintSnapshot {
   key: string;
   value?: string;
@@ -20,6 +22,10 @@ export interface TaintSnapshot {
   timeAdded?: TimeInput;
 }
 
+/**
+ * The fields of a Node the health code reads; any Node object (client-node, KFC, parsed JSON)
+ * fits. Parsed once per decision into a NodeObservation (observation.ts).
+ */
 export interface NodeSnapshot {
   metadata?: {
     name?: string;
@@ -56,14 +62,22 @@ export interface HealthObservation {
 }
 
 // Well-known names (Kubernetes and Cluster API).
+/** The kubelet's Ready condition type. */
 export const NodeReady = 'Ready';
+/** Taint the node lifecycle controller sets while Ready is Unknown. */
 export const TaintUnreachable = 'node.kubernetes.io/unreachable';
+/** Taint the node lifecycle controller sets while Ready is False. */
 export const TaintNotReady = 'node.kubernetes.io/not-ready';
+/** Taint that lets the pod GC and attach-detach controller free a fenced node's pods. */
 export const TaintOutOfService = 'node.kubernetes.io/out-of-service';
+/** Taint the node lifecycle controller sets on a cordoned node. */
 export const TaintUnschedulable = 'node.kubernetes.io/unschedulable';
+/** Cluster API: the node's Machine is paused; the node is not judged. */
 export const AnnotationCapiPaused = 'cluster.x-k8s.io/paused';
+/** Cluster API: remediation is switched off for the node; it is not judged. */
 export const AnnotationCapiSkipRemediation = 'cluster.x-k8s.io/skip-remediation';
 
+/** The node's first condition of `type`; undefined when it has none (or there is no node). */
 export function getCondition(
   node: NodeSnapshot | undefined,
   type: string,
@@ -71,16 +85,19 @@ export function getCondition(
   return node?.status?.conditions?.find((c) => c.type === type);
 }
 
+/** True when the node has a taint with `key` (and `effect`, when given). */
 export function hasTaint(node: NodeSnapshot | undefined, key: string, effect?: string): boolean {
   return (node?.spec?.taints ?? []).some(
     (t) => t.key === key && (effect === undefined || t.effect === effect),
   );
 }
 
+/** The value of the node's annotation `key`; undefined when absent. */
 export function annotation(node: NodeSnapshot | undefined, key: string): string | undefined {
   return node?.metadata?.annotations?.[key];
 }
 
+/** The value of the node's label `key`; undefined when absent. */
 export function label(node: NodeSnapshot | undefined, key: string): string | undefined {
   return node?.metadata?.labels?.[key];
 }

@@ -3,7 +3,7 @@
 // ever (policy shutdown.poweredOff: Wait) and its machine is never even asked about. An
 // operator who would rather have such a node repaired sets FailAfter: once the node has been
 // down that long, the provider's power state is asked for, and the node is failed (and
-// repaired by the ladder; decide.ts skips steps that cannot act on a powered-off machine).
+// repaired by the ladder; start-repair.ts skips steps that cannot act on a powered-off machine).
 // Pure: the shell asks the provider (needsPowerState says when) and passes the answer in.
 import type { PowerState } from '../provider/port.js';
 import { repairInFlight } from './episodes.js';

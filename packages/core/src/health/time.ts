@@ -20,6 +20,7 @@ export function nowMillis(now: Date | number): number {
   return typeof now === 'number' ? now : now.getTime();
 }
 
+/** RFC 3339 text (UTC, milliseconds) of epoch milliseconds, for messages and the wire. */
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }

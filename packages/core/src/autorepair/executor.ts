@@ -59,7 +59,7 @@ export interface ExecutorDeps {
   provider: MachineProvider;
   /** Counts each action's result. */
   metrics: AutoRepairMetrics;
-  /** Records an Event on the Node; awaited, so a failed write fails the action. */
+  /** Records an Event on the Node. */
   event: (ev: EventInput) => Promise<void>;
   /** Logger; the executor adds the node to its fields. */
   log: RuntimeLogger;
@@ -129,7 +129,7 @@ function message(e: unknown): string {
  * Runs a decision's actions in order and returns when they ran, one waits (a drain with pods left,
  * an unavailable provider) or the signal aborts. A Remediate outcome is persisted through
  * `target.recordOutcome` before the next action; an unavailable provider records nothing, so no
- * attempt is used. Throws when an uncordon fails (the decision is retried).
+ * attempt is used. Throws when an uncordon or a persist fails (the decision is retried).
  */
 export async function executeActions(
   actions: readonly RepairAction[],

@@ -49,7 +49,14 @@ export const NodeMaintenanceResource = customResource({
 
 /** What one read of the other actors' marks saw. */
 export interface ActorSnapshot {
+  /**
+   * kured DaemonSet's annotations (its reboot lock lives there); absent when kured is not watched
+   * or not installed.
+   */
   kuredDaemonSetAnnotations?: Record<string, string>;
+  /**
+   * medik8s NodeMaintenances, all of them; absent when not watched, not installed or not readable.
+   */
   nodeMaintenances?: readonly NodeMaintenanceSnapshot[];
   /** medik8s node leases by lease name (`node-<node>`). */
   leases: ReadonlyMap<string, LeaseSnapshot>;

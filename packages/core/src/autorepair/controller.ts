@@ -22,11 +22,19 @@ import { kubeNodeDeletePort } from './replace-step.js';
 import { nodeViewChanged, toNodeView, watchedAnnotations, type NodeView } from './node-view.js';
 import { AnnotationStateStore, MemoryStateStore, type StateStore } from './state-store.js';
 
+/** Default controller name (logs, metrics, the informer's name prefix). */
 export const AutoRepairControllerName = 'noderepair-autorepair';
+/** reportingController of the Events the auto-repair controller records. */
 export const AutoRepairReportingController = 'noderepair.io/autorepair';
 
+/** Options of addAutoRepairController: the client, the repair policy and optional tuning. */
 export interface AutoRepairOptions {
+  /** The client the informer, the state store, the drain and the Events go through. */
   client: KubeClient;
+  /**
+   * The resolved repair policy; when it is dry-run, the provider and the state store are in-memory
+   * stand-ins.
+   */
   policy: RepairPolicy;
   /**
    * Where Remediate actions go. Default (and always when the policy is dry-run): the
@@ -44,17 +52,27 @@ export interface AutoRepairOptions {
   concurrency?: number;
   /** Every watched Node is looked at again at least this often. Default 5 min. */
   maxResyncIntervalMs?: number;
+  /** Drain timing and eviction tuning; defaults in DrainTuning. */
   drain?: DrainTuning;
+  /** Clock of the drain passes (tests pass a virtual one); default the real clock. */
   drainClock?: DrainClock;
+  /** Clock of the decisions, in epoch milliseconds; default Date.now. */
   now?: () => number;
 }
 
+/** What addAutoRepairController added to the Manager, for tests and callers that inspect it. */
 export interface AutoRepairController {
+  /** The Node informer (a NodeView projection, narrowed by the label selector if any). */
   readonly informer: Informer<KubeNode, NodeView>;
+  /** The controller reconciling Node names. */
   readonly controller: Controller;
+  /** The auto-repair metrics, registered on the Manager's registry. */
   readonly metrics: AutoRepairMetrics;
+  /** The provider actions go to (the DryRunProvider in dry-run or when none was given). */
   readonly provider: MachineProvider;
+  /** Where each Node's repair state is kept (its annotation, or memory in dry-run). */
   readonly store: StateStore;
+  /** The reconciler the controller runs. */
   readonly reconciler: NodeReconciler;
 }
 

@@ -8,6 +8,10 @@ import type { ProviderOutcome } from '../provider/port.js';
 import type { RepairState } from '../health/state.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
 
+/**
+ * The reasons of the Events the auto-repair controller records on a Node (a stable set: alerts and
+ * tests match them).
+ */
 export const EventReasons = {
   RepairStarted: 'RepairStarted',
   RepairSucceeded: 'RepairSucceeded',
@@ -154,6 +158,9 @@ export function drainingEvent(r: DrainPassResult): EventInput {
   };
 }
 
+/**
+ * The Event for a finished drain: Normal Drained, or Warning DrainIncomplete with what was left.
+ */
 export function drainEvent(r: DrainResult): EventInput {
   return r.outcome === 'Drained'
     ? { type: 'Normal', reason: EventReasons.Drained, action: 'Drain', note: describeDrain(r) }
@@ -165,6 +172,10 @@ export function drainEvent(r: DrainResult): EventInput {
       };
 }
 
+/**
+ * The Event for a provider's answer to a remediation action; `replay` says the action was re-issued
+ * with the same id. Unavailable is a Warning that uses no attempt.
+ */
 export function remediationEvent(
   action: string,
   actionId: string,

@@ -31,24 +31,43 @@ import type { AutoRepairMetrics } from './metrics.js';
 
 /** Tuning of the drain that the policy does not cover (deployment-level knobs). */
 export interface DrainTuning {
+  /** Grace period given to each evicted or deleted pod, in seconds; default the pod's own. */
   gracePeriodSeconds?: number;
   /** How soon the next drain pass runs while pods are left. Default 5 s. */
   pollIntervalMs?: number;
   /** Unused since draining is a phase (a refused eviction is retried by the next pass). */
   initialBackoffMs?: number;
+  /** Unused since draining is a phase (kept so existing configurations still type-check). */
   maxBackoffMs?: number;
+  /**
+   * Delete pods instead of evicting them, bypassing PodDisruptionBudgets (kubectl drain
+   * --disable-eviction). Default false.
+   */
   disableEviction?: boolean;
+  /**
+   * Overrides of the drain's pod filters (DaemonSets, emptyDir, unmanaged pods...); unset fields
+   * keep the defaults.
+   */
   options?: Partial<DrainOptions>;
 }
 
+/** The ports and knobs executeActions works through. */
 export interface ExecutorDeps {
+  /** Cordon, drain, uncordon and the out-of-service taint go through it. */
   drainPort: DrainPort;
+  /** Receives the Remediate actions and answers whether a machine is fenced. */
   provider: MachineProvider;
+  /** Counts each action's result. */
   metrics: AutoRepairMetrics;
+  /** Records an Event on the Node. */
   event: (ev: EventInput) => Promise<void>;
+  /** Logger; the executor adds the node to its fields. */
   log: RuntimeLogger;
+  /** Clock of the persisted times (outcomes, fences, drain ends), in epoch milliseconds. */
   now: () => number;
+  /** Drain knobs the policy does not cover; defaults in DrainTuning. */
   drain?: DrainTuning;
+  /** Clock of the drain passes; default the real clock. */
   drainClock?: DrainClock;
   /**
    * Reads and deletes Nodes for the DeleteNode step after an accepted Replace. Without it no
@@ -57,8 +76,11 @@ export interface ExecutorDeps {
   nodes?: NodeDeletePort;
 }
 
+/** The node the actions are for, and how to persist what they learn. */
 export interface ExecuteTarget {
+  /** The Node's name. */
   node: string;
+  /** The Node's spec.providerID, sent with Remediate actions (empty when unset). */
   providerID?: string;
   /** Persists the outcome of a Remediate action (recordOutcome + write). */
   recordOutcome: (outcome: ActionOutcome) => Promise<void>;
@@ -72,9 +94,11 @@ export interface ExecuteTarget {
   recordDrain?: (report: DrainReport) => Promise<void>;
   /** Persists what the DeleteNode step learnt (recordReplace + write): the fence before the delete. */
   recordReplace?: (report: ReplaceReport) => Promise<void>;
+  /** Aborts on shutdown or lost leadership: the remaining actions are left to the next leader. */
   signal: AbortSignal;
 }
 
+/** What executeActions did, so the caller knows when to look at the node again. */
 export interface ExecuteSummary {
   /** A Remediate action ran (the node should be looked at again soon). */
   remediated: boolean;
@@ -101,6 +125,12 @@ function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/**
+ * Runs a decision's actions in order and returns when they ran, one waits (a drain with pods left,
+ * an unavailable provider) or the signal aborts. A Remediate outcome is persisted through
+ * `target.recordOutcome` before the next action; an unavailable provider records nothing, so no
+ * attempt is used. Throws when an uncordon or a persist fails (the decision is retried).
+ */
 export async function executeActions(
   actions: readonly RepairAction[],
   target: ExecuteTarget,

@@ -15,21 +15,36 @@ import type { MachineProvider } from '../provider/port.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import { EventReasons } from './events.js';
 
+/** The Fence action of a repair decision. */
 export type FenceAction = Extract<RepairAction, { type: 'Fence' }>;
 
+/** The ports runFenceStep works through. */
 export interface FenceStepDeps {
+  /** Reads the Node and its pods and adds the out-of-service taint. */
   drainPort: DrainPort;
+  /** Asked whether the machine is fenced. */
   provider: MachineProvider;
+  /** Records an Event on the Node (AwaitingFence, Fenced). */
   event: (ev: EventInput) => Promise<void>;
+  /** Clock of the fence record, in epoch milliseconds. */
   now: () => number;
 }
 
+/**
+ * What the fence step came to: Fenced (the taint is on; persist the record), NotNeeded, or
+ * NotFenced (the taint stays off; `retryAfterMs` when the provider asked to wait).
+ */
 export type FenceStepResult =
   | { kind: 'Fenced'; record: FenceRecord }
   /** Nothing to do now (Ready again, no pods left, Node gone). */
   | { kind: 'NotNeeded'; reason: string }
   | { kind: 'NotFenced'; reason: string; retryAfterMs?: number };
 
+/**
+ * Adds the out-of-service taint only once the machine is known fenced (provider answer or a changed
+ * bootID, as judgeFence decides) and the Node is still not Ready with pods on it and still the
+ * machine the action went to. Apiserver and provider errors propagate.
+ */
 export async function runFenceStep(
   action: FenceAction,
   target: { node: string; signal: AbortSignal },

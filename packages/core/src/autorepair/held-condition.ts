@@ -9,6 +9,7 @@ import type { NodeConditionSnapshot } from '../health/node.js';
 import { holdMessage } from '../health/status.js';
 import { iso } from '../health/time.js';
 
+/** Type of the Node condition that says why a node wanting a repair is held. */
 export const NodeRepairHeld = 'NodeRepairHeld';
 
 /** The condition's reason for each brake (CamelCase, as Kubernetes reasons are). */
@@ -19,11 +20,17 @@ const reasons = {
   actor: 'OtherActor',
 } as const;
 
+/** The NodeRepairHeld Node condition as written to the Node's status. */
 export interface HeldCondition {
+  /** Always NodeRepairHeld. */
   type: typeof NodeRepairHeld;
+  /** True while the node is held; False once a hold ended. */
   status: 'True' | 'False';
+  /** The brake (StormGuard, StormCooldown, MaxInFlight, OtherActor), or NotHeld. */
   reason: string;
+  /** Why, with the counts or until when. */
   message: string;
+  /** RFC 3339 time of the last status change; kept while the status stays the same. */
   lastTransitionTime: string;
 }
 

@@ -30,7 +30,15 @@ export const DisruptionLeaseSeconds = 3600;
 /** What taking the lease came to. */
 export type LeaseTaken = { kind: 'held-by-us' } | { kind: 'held'; holder: string; until?: number };
 
+/**
+ * Takes, renews and releases our per-node disruption lease in one namespace, with optimistic
+ * concurrency so two takers never both win.
+ */
 export class LeaseKeeper {
+  /**
+   * `now` is the clock in epoch milliseconds; `identity` the holder written in the lease (default
+   * DisruptionLeaseHolder).
+   */
   constructor(
     private readonly client: KubeClient,
     private readonly namespace: string,

@@ -5,6 +5,9 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { RepairDecision } from '../health/decide.js';
 import type { RepairPhase } from '../health/state.js';
 
+/**
+ * Every repair phase, in order: the `phase` label values of noderepair_nodes (each starts at 0).
+ */
 export const RepairPhases: readonly RepairPhase[] = [
   'Healthy',
   'Suspect',
@@ -17,22 +20,54 @@ export const RepairPhases: readonly RepairPhase[] = [
 
 /** How a remediation ended: the `outcome` label of noderepair_remediations_ended_total. */
 export const RemediationOutcomes = ['Succeeded', 'Failed', 'Replaced'] as const;
+/** One of RemediationOutcomes. */
 export type RemediationOutcome = (typeof RemediationOutcomes)[number];
 
+/**
+ * The auto-repair controller's Prometheus metrics. Construct once per Registry: prom-client refuses
+ * a second registration of the same names.
+ */
 export class AutoRepairMetrics {
+  /** noderepair_remediations_started_total, by cause and first ladder step. */
   readonly started: Counter<'cause' | 'step'>;
+  /** noderepair_remediations_succeeded_total, by cause and the step that fixed the node. */
   readonly succeeded: Counter<'cause' | 'step'>;
+  /** noderepair_remediations_failed_total, by cause and last step (the ladder used up). */
   readonly failed: Counter<'cause' | 'step'>;
+  /**
+   * noderepair_remediations_ended_total, by outcome (Succeeded, Failed, Replaced), cause and last
+   * step.
+   */
   readonly ended: Counter<'outcome' | 'cause' | 'step'>;
+  /**
+   * noderepair_remediation_actions_total, by action (Cordon, Drain, a provider action, Uncordon...)
+   * and result.
+   */
   readonly actions: Counter<'action' | 'result'>;
+  /** noderepair_storm_guard_holds_total: repairs held back, by scope. */
   readonly stormHolds: Counter<'scope'>;
+  /**
+   * noderepair_provider_unavailable_total: provider calls without an answer (no attempt used), by
+   * action.
+   */
   readonly providerUnavailable: Counter<'action'>;
+  /** noderepair_fenced_total: machines found fenced after an action, by how. */
   readonly fenced: Counter<'how'>;
+  /**
+   * noderepair_storm_guard_tripped: 1 while more nodes are unhealthy than the storm guard allows.
+   */
   readonly stormTripped: Gauge;
+  /** noderepair_nodes: watched nodes by repair phase. */
   readonly nodesByPhase: Gauge<'phase'>;
+  /**
+   * noderepair_nodes_held: nodes that want a repair and are held now, by reason (HoldTracker keeps
+   * it).
+   */
   readonly nodesHeld: Gauge<'reason'>;
+  /** noderepair_hold_duration_seconds: how long each hold lasted, by reason. */
   readonly holdDuration: Histogram<'reason'>;
 
+  /** Registers every metric on `registry`. */
   constructor(registry: Registry) {
     const registers = [registry];
     const cs = ['cause', 'step'] as const;
@@ -111,6 +146,7 @@ export class AutoRepairMetrics {
     });
   }
 
+  /** Sets noderepair_nodes for every phase; a phase missing from `counts` is set to 0. */
   setPhaseCounts(counts: ReadonlyMap<RepairPhase, number>): void {
     for (const phase of RepairPhases) this.nodesByPhase.set({ phase }, counts.get(phase) ?? 0);
   }

@@ -48,14 +48,24 @@ import { worthPersisting, type StateStore } from './state-store.js';
 
 /** The cache the reconciler reads the rest of the fleet from (an Informer fits). */
 export interface NodeCache {
+  /** The cached projection of the named Node, or undefined when it is not watched. */
   get(name: string): NodeView | undefined;
+  /** Every watched Node. */
   list(): NodeView[];
 }
 
+/**
+ * What the NodeReconciler works with: the executor's ports plus the client, the cache, the policy
+ * and the state store.
+ */
 export interface NodeReconcilerDeps extends Omit<ExecutorDeps, 'event'> {
+  /** Reads Nodes fresh (and their Leases) and patches the NodeRepairHeld condition. */
   client: KubeClient;
+  /** The informer's cache the rest of the fleet is counted from. */
   cache: NodeCache;
+  /** The resolved repair policy. */
   policy: RepairPolicy;
+  /** Where each Node's repair state is read and written. */
   store: StateStore;
   /** Records an Event about the Node (only its metadata is read). */
   recordEvent: (node: Pick<KubeNode, 'metadata'>, ev: EventInput) => Promise<void>;
@@ -82,6 +92,10 @@ interface Decided {
   previous: RepairState | undefined;
 }
 
+/**
+ * The per-node reconcile of the auto-repair controller: read, decide (under the admission lock when
+ * a repair may start), persist, then act. Give its `reconcile` to a runtime Controller.
+ */
 export class NodeReconciler {
   private readonly lock = new Mutex();
   private readonly log: RuntimeLogger;
@@ -102,6 +116,7 @@ export class NodeReconciler {
   /** Other actors' holds, our disruption lease, the NodeRepairHeld condition (coordinator.ts). */
   private readonly coordinator: Coordinator;
 
+  /** One reconciler per controller: it keeps the storm guard's memory between reconciles. */
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.log = deps.log.child({ component: 'autorepair' });
     this.coordinator = new Coordinator({ ...deps, log: this.log });

@@ -13,7 +13,12 @@ import {
 import type { RepairPolicy } from '../health/policy.js';
 import { AnnotationCapiMachine } from '../health/actors.js';
 
+/**
+ * The small Node projection the auto-repair informer caches: only what the decisions read (watched
+ * annotations, conditions without heartbeat times), so a kubelet heartbeat is not a change.
+ */
 export interface NodeView extends NodeSnapshot {
+  /** Identity, labels and only the watched annotations (see watchedAnnotations). */
   metadata: {
     name: string;
     resourceVersion?: string;
@@ -23,7 +28,9 @@ export interface NodeView extends NodeSnapshot {
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
   };
+  /** Cordon, taints and the providerID. */
   spec: { unschedulable?: boolean; taints?: TaintSnapshot[]; providerID?: string };
+  /** Conditions without lastHeartbeatTime. */
   status: { conditions?: NodeConditionSnapshot[] };
 }
 

@@ -18,7 +18,9 @@ import type { AutoRepairMetrics } from './metrics.js';
 
 /** Who a Node is: the object (uid) and the machine (providerID). */
 export interface NodeIdentity {
+  /** metadata.uid (empty when unset): the delete's precondition. */
   uid: string;
+  /** spec.providerID (empty when unset): must equal the one the Replace went to. */
   providerID: string;
 }
 
@@ -34,6 +36,10 @@ export interface NodeDeletePort {
   ): Promise<'Deleted' | 'NotFound' | 'Conflict'>;
 }
 
+/**
+ * The NodeDeletePort over a KubeClient: a missing Node reads as undefined or NotFound, a uid
+ * mismatch as Conflict; other apiserver errors propagate.
+ */
 export function kubeNodeDeletePort(client: KubeClient): NodeDeletePort {
   return {
     async getNode(name, signal) {
@@ -58,22 +64,35 @@ export function kubeNodeDeletePort(client: KubeClient): NodeDeletePort {
   };
 }
 
+/** The ports runReplaceStep works through. */
 export interface ReplaceStepDeps {
+  /** Reads and deletes the Node. */
   nodes: NodeDeletePort;
+  /** Asked whether the replaced machine is fenced. */
   provider: MachineProvider;
+  /** Counts the fence, the delete and the Replaced ending. */
   metrics: AutoRepairMetrics;
+  /** Records an Event on the Node (NodeDeleteWithheld, AwaitingFence, NodeReplaced). */
   event: (ev: EventInput) => Promise<void>;
+  /** Logger of the Replaced ending. */
   log: RuntimeLogger;
+  /** Clock of the persisted reports, in epoch milliseconds. */
   now: () => number;
 }
 
+/** The node the DeleteNode step is for, and how to persist what it learns. */
 export interface ReplaceStepTarget {
+  /** The Node's name. */
   node: string;
+  /** Aborts on shutdown or lost leadership: nothing more is sent. */
   signal: AbortSignal;
   /** Persists what the step learnt (recordReplace + write); the fence BEFORE the delete. */
   recordReplace?: (report: ReplaceReport) => Promise<void>;
 }
 
+/**
+ * What the DeleteNode step came to: Replaced (the remediation ended) or Withheld (the Node stays).
+ */
 export type ReplaceStepResult =
   /** The Node is gone: deleted now, or already (by a cloud-controller-manager, say). */
   | { kind: 'Replaced'; deleted: boolean }
@@ -84,6 +103,12 @@ export type ReplaceStepResult =
 export const RecreateCapacityNote =
   "noderepair does not create machines: the node group's owner (Cluster Autoscaler, Magnum, Heat, or your own automation) must recreate the capacity";
 
+/**
+ * The DeleteNode step after an accepted Replace: deletes the Node (uid precondition) only when it
+ * still carries the providerID the Replace went to and the machine is known fenced, the fence
+ * persisted first. Apiserver and provider errors propagate (nothing was deleted, or the next step
+ * finds the Node gone).
+ */
 export async function runReplaceStep(
   action: DeleteNodeAction,
   target: ReplaceStepTarget,

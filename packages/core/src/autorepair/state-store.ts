@@ -15,7 +15,12 @@ import {
   type RepairState,
 } from '../health/state.js';
 
+/** Where each Node's repair state is persisted and read back. */
 export interface StateStore {
+  /**
+   * `annotation` on the Node in the cluster, or `memory` (dry-run: lost on restart, nothing waits
+   * for the cache).
+   */
   readonly kind: 'annotation' | 'memory';
   /** The persisted state of a node; Left names what is wrong with a corrupt record. */
   read(node: NodeSnapshot): either.Either<string, RepairState | undefined>;
@@ -57,29 +62,46 @@ export function worthPersisting(stored: string | undefined, next: RepairState): 
   );
 }
 
+/**
+ * The state as an annotation on the Node, written by a merge patch with the Node's resourceVersion
+ * as an optimistic lock.
+ */
 export class AnnotationStateStore implements StateStore {
+  /** Always `annotation`. */
   readonly kind = 'annotation';
+  /** `key` is the annotation holding the state (the policy's annotations.state). */
   constructor(
     private readonly client: KubeClient,
     private readonly key: string,
   ) {}
 
+  /**
+   * The state in the Node's annotation; Left names what is wrong with a corrupt one, Right
+   * undefined when there is none.
+   */
   read(node: NodeSnapshot): either.Either<string, RepairState | undefined> {
     return readStateAnnotation(node, this.key);
   }
 
+  /** The annotation's raw text, undefined when absent. */
   stored(node: NodeSnapshot): string | undefined {
     return node.metadata?.annotations?.[this.key];
   }
 
+  /** Nothing to drop: the annotation went with the Node. */
   forget(): void {
     // The annotation was deleted with the Node.
   }
 
+  /** The serialized state, as the annotation will hold it. */
   encode(state: RepairState): string {
     return serializeRepairState(state);
   }
 
+  /**
+   * Patches the annotation; throws ConflictError when the Node changed since `resourceVersion`.
+   * Returns the Node's new resourceVersion.
+   */
   async write(
     name: string,
     state: RepairState,
@@ -94,27 +116,36 @@ export class AnnotationStateStore implements StateStore {
   }
 }
 
+/**
+ * The state in memory, for dry runs: nothing is written to the cluster and a restart forgets it.
+ */
 export class MemoryStateStore implements StateStore {
+  /** Always `memory`. */
   readonly kind = 'memory';
   private readonly states = new Map<string, string>();
 
+  /** The state kept for the Node's name; Left when it cannot be parsed. */
   read(node: NodeSnapshot): either.Either<string, RepairState | undefined> {
     return parseRepairState(this.states.get(node.metadata?.name ?? ''));
   }
 
+  /** The serialized state kept for the Node's name. */
   stored(node: NodeSnapshot): string | undefined {
     return this.states.get(node.metadata?.name ?? '');
   }
 
+  /** The serialized state, as it is kept. */
   encode(state: RepairState): string {
     return serializeRepairState(state);
   }
 
+  /** Keeps the state; never conflicts and returns undefined (no resourceVersion). */
   async write(name: string, state: RepairState): Promise<string | undefined> {
     this.states.set(name, serializeRepairState(state));
     return undefined;
   }
 
+  /** Drops the state kept for a deleted node. */
   forget(name: string): void {
     this.states.delete(name);
   }

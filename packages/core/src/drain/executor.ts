@@ -30,8 +30,13 @@ function fromDelete(r: DeleteResult): EvictionResult {
   return r.kind === 'Deleted' ? { kind: 'Evicted' } : r;
 }
 
+/** What drainNode drains and how: the node, the timeout and the eviction knobs. */
 export interface DrainRequest {
+  /** The Node's name. */
   node: string;
+  /**
+   * How long to try, in milliseconds from the call; then the drain ends as TimedOut with pods left.
+   */
   timeoutMs: number;
   /** The kubelet is unreachable: evicted pods cannot terminate on their own. */
   unreachable: boolean;
@@ -41,25 +46,41 @@ export interface DrainRequest {
    * is historical: the drain adds no taint (see the header).
    */
   outOfServiceAfterMs: number;
+  /**
+   * Overrides of the pod filters (DaemonSets, emptyDir, unmanaged pods...); unset fields keep
+   * defaultDrainOptions.
+   */
   options?: Partial<DrainOptions>;
   /** First retry delay after a 429 or a transient error; doubles up to maxBackoffMs. */
   initialBackoffMs?: number;
+  /** Ceiling of the retry delay, in milliseconds. Default 30 s. */
   maxBackoffMs?: number;
   /** How often to look again while waiting for pods to terminate. */
   pollIntervalMs?: number;
+  /** Grace period given to each evicted or deleted pod, in seconds; default the pod's own. */
   gracePeriodSeconds?: number;
   /** Delete pods instead of evicting them, bypassing PodDisruptionBudgets (kubectl drain --disable-eviction). Default false. */
   disableEviction?: boolean;
+  /** Aborts the drain: it ends as Aborted, whatever call was in flight. */
   signal?: AbortSignal;
 }
 
+/** One line of what a drain did (cordoned, evicted, a refusal, timed out), for events and logs. */
 export interface DrainStep {
+  /** When, in the drain clock's epoch milliseconds. */
   at: number;
+  /** What happened, in words. */
   message: string;
 }
 
+/** How a drain ended and what it did. */
 export interface DrainResult {
+  /**
+   * Drained: no evictable pod left. TimedOut: pods left at the timeout (or an unreachable node's
+   * evicted pods left waiting). NodeGone: the Node does not exist. Aborted: the signal fired.
+   */
   outcome: 'Drained' | 'TimedOut' | 'NodeGone' | 'Aborted';
+  /** Pods evicted (or deleted) by this drain, as namespace/name, sorted. */
   evicted: string[];
   /** Pods left in place because the options forbid evicting them. */
   blocked: DrainPlan['blocked'];
@@ -69,10 +90,16 @@ export interface DrainResult {
   outOfServiceTainted: boolean;
   /** Pods still present (and not skipped) when the drain ended. */
   remaining: string[];
+  /** From the drain's start to its end, in milliseconds. */
   durationMs: number;
+  /** What the drain did, in order. */
   steps: DrainStep[];
 }
 
+/**
+ * node.kubernetes.io/out-of-service=nodeshutdown:NoExecute, the taint addOutOfServiceTaint adds
+ * once the machine is fenced.
+ */
 export const OutOfServiceTaint: TaintSnapshot = {
   key: TaintOutOfService,
   value: 'nodeshutdown',
@@ -96,6 +123,10 @@ export async function addOutOfServiceTaint(
   return 'Tainted';
 }
 
+/**
+ * Marks the Node unschedulable. 'AlreadyCordoned' leaves it as it was (maybe someone else's
+ * cordon); apiserver errors propagate.
+ */
 export async function cordonNode(
   port: DrainPort,
   node: string,
@@ -108,6 +139,11 @@ export async function cordonNode(
   return 'Cordoned';
 }
 
+/**
+ * Makes the Node schedulable again (unless `keepCordon`: a cordon not ours) and, when
+ * `removeOutOfServiceTaint`, removes that taint. Patches only what is set; apiserver errors
+ * propagate.
+ */
 export async function uncordonNode(
   port: DrainPort,
   node: string,
@@ -130,6 +166,11 @@ export async function uncordonNode(
   return 'Uncordoned';
 }
 
+/**
+ * Cordons and drains a node in one call, waiting (on `clock`) for pods to go until the timeout;
+ * PodDisruptionBudget refusals are retried with backoff. Never adds the out-of-service taint.
+ * Apiserver errors propagate unless the signal aborted.
+ */
 export async function drainNode(
   port: DrainPort,
   req: DrainRequest,

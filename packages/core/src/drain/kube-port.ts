@@ -53,6 +53,7 @@ function deleteResultFromError(e: unknown): DeleteResult {
   return { kind: 'Error', message: e instanceof Error ? e.message : String(e) };
 }
 
+/** Options of kubeDrainPort. */
 export interface KubeDrainPortOptions {
   /** Attempts for a Node patch that meets a resourceVersion conflict. Default 5. */
   conflictRetries?: number;

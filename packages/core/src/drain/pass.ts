@@ -13,10 +13,19 @@ import { defaultDrainOptions, planDrain, podsLeft, type DrainOptions } from './p
 import { podKey } from './pod.js';
 import { drainSystemClock, type DrainClock, type DrainPort, type EvictionResult } from './port.js';
 
+/**
+ * What one drain pass works on; the start and last eviction come from the persisted state, so the
+ * timeout spans passes and restarts.
+ */
 export interface DrainPassRequest {
+  /** The Node's name. */
   node: string;
   /** When the drain began (persisted): the timeout counts from here, across passes and restarts. */
   startedAt: number;
+  /**
+   * How long the drain may take from `startedAt`, in milliseconds; then it ends as TimedOut with
+   * pods left.
+   */
   timeoutMs: number;
   /** The kubelet is unreachable: evicted pods cannot terminate on their own. */
   unreachable: boolean;
@@ -24,17 +33,28 @@ export interface DrainPassRequest {
   outOfServiceAfterMs: number;
   /** When an earlier pass last had an eviction accepted (persisted). */
   lastEvictedAt?: number;
+  /**
+   * Overrides of the pod filters (DaemonSets, emptyDir, unmanaged pods...); unset fields keep
+   * defaultDrainOptions.
+   */
   options?: Partial<DrainOptions>;
+  /** Grace period given to each evicted or deleted pod, in seconds; default the pod's own. */
   gracePeriodSeconds?: number;
   /** Delete pods instead of evicting them, bypassing PodDisruptionBudgets. Default false. */
   disableEviction?: boolean;
+  /** Aborts the pass: it ends as Aborted. */
   signal?: AbortSignal;
 }
 
 /** 'Draining': pods are left and the timeout has not passed; run another pass later. */
 export type DrainPassOutcome = DrainResult['outcome'] | 'Draining';
 
+/** What one drain pass did and whether the drain goes on. */
 export interface DrainPassResult extends Omit<DrainResult, 'outcome'> {
+  /**
+   * Draining: pods are left, run another pass later; otherwise the drain has ended (see
+   * DrainResult).
+   */
   outcome: DrainPassOutcome;
   /** The last accepted eviction, this pass's or the one given (to persist). */
   lastEvictedAt?: number;
@@ -42,6 +62,11 @@ export interface DrainPassResult extends Omit<DrainResult, 'outcome'> {
   deadline: number;
 }
 
+/**
+ * One drain pass: cordon, list the node's pods, evict (or delete) the evictable ones once and
+ * return without waiting. The caller persists `lastEvictedAt` and runs the next pass until the
+ * outcome is not Draining. Apiserver errors propagate unless the signal aborted.
+ */
 export async function drainPass(
   port: DrainPort,
   req: DrainPassRequest,

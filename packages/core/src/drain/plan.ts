@@ -9,6 +9,7 @@ import {
   type PodSnapshot,
 } from './pod.js';
 
+/** Which pods a drain may evict, as kubectl drain's flags of the same names decide. */
 export interface DrainOptions {
   /** Leave DaemonSet pods alone (the DaemonSet controller would recreate them at once). Default true. */
   ignoreDaemonSets: boolean;
@@ -18,16 +19,30 @@ export interface DrainOptions {
   force: boolean;
 }
 
+/**
+ * The options a repair drains with: DaemonSet pods left alone, emptyDir pods evicted, pods without
+ * a controller left in place.
+ */
 export const defaultDrainOptions: DrainOptions = {
   ignoreDaemonSets: true,
   deleteEmptyDirData: true,
   force: false,
 };
 
+/**
+ * Why a pod is left in place without blocking the drain: a mirror (static) pod, a DaemonSet pod, or
+ * one already terminating.
+ */
 export type SkipReason = 'MirrorPod' | 'DaemonSet' | 'Terminating';
+/**
+ * Why a pod the options forbid evicting blocks the drain: a DaemonSet pod (ignoreDaemonSets off),
+ * no controller (force off), or emptyDir data (deleteEmptyDirData off).
+ */
 export type BlockReason = 'DaemonSet' | 'UnmanagedPod' | 'LocalStorage';
 
+/** What a drain does with each pod on the node: evict, skip or blocked. */
 export interface DrainPlan {
+  /** Pods to evict. */
   evict: PodRef[];
   /** Left in place on purpose (or already going away). */
   skip: Array<{ pod: PodRef; reason: SkipReason }>;
@@ -38,6 +53,10 @@ export interface DrainPlan {
 const finished = (p: PodSnapshot) =>
   p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
 
+/**
+ * Sorts the node's pods into evict, skip and blocked by kubectl drain's rules, in its order (pure).
+ * Finished pods (Succeeded or Failed) are evicted whatever owns them.
+ */
 export function planDrain(
   pods: readonly PodSnapshot[],
   opts: DrainOptions = defaultDrainOptions,

@@ -6,7 +6,12 @@ import type { ActorKind } from './coordination-policy.js';
 /** An actor the policy lists, or Unreadable: a mark we were not allowed to read. */
 export type HoldActor = ActorKind | 'Unreadable';
 
+/**
+ * Another actor's hold on a node: do not start a repair now, look again later (never a failed
+ * attempt).
+ */
 export interface ActorHold {
+  /** Who holds the node. */
   actor: HoldActor;
   /** Who and what, for Events and `noderepair status` (never a secret: these are object names). */
   detail: string;

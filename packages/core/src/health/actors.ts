@@ -13,7 +13,12 @@ export type { ActorHold, HoldActor } from './actor-hold.js';
 
 /** The part of a coordination.k8s.io/v1 Lease read here. */
 export interface LeaseSnapshot {
+  /**
+   * The lease's name and namespace (for the hold's detail) and its resourceVersion (for a
+   * precondition).
+   */
   metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+  /** Holder, duration and times; a lease we cannot date counts as held. */
   spec?: {
     holderIdentity?: string | null;
     leaseDurationSeconds?: number | null;
@@ -25,8 +30,11 @@ export interface LeaseSnapshot {
 
 /** The part of a nodemaintenance.medik8s.io/v1beta1 NodeMaintenance read here. */
 export interface NodeMaintenanceSnapshot {
+  /** Its name and whether it is being deleted (it holds the node until it is gone). */
   metadata?: { name?: string; deletionTimestamp?: TimeInput };
+  /** The node it is for, and why. */
   spec?: { nodeName?: string; reason?: string };
+  /** Its phase (Running, Succeeded...); any phase holds. */
   status?: { phase?: string };
 }
 
@@ -45,7 +53,9 @@ export const TaintKarpenterDisrupted = 'karpenter.sh/disrupted';
 
 /** What the controller can see about one node and the actors around it. */
 export interface ActorView {
+  /** The Node's name. */
   nodeName: string;
+  /** The Node as read; undefined when it is gone. */
   node: NodeSnapshot | undefined;
   /** True when noderepair's own repair cordoned the node (Remediation.cordoned). */
   cordonedByUs: boolean;
@@ -61,6 +71,7 @@ export interface ActorView {
   ourLeaseIdentity: string;
 }
 
+/** What actorHolds found on one node. */
 export interface ActorReport {
   /** Every hold found, in the policy's actor order; empty: no other actor is disrupting the node. */
   holds: ActorHold[];
@@ -68,12 +79,14 @@ export interface ActorReport {
   problems: string[];
 }
 
+/** The taint Cluster API puts on the Nodes of Machines a rollout replaces. */
 export const TaintCapiOutdatedRevision = 'node.cluster.x-k8s.io/outdated-revision';
 /** Set on a Node by Cluster API's machine controller: the name of its Machine. */
 export const AnnotationCapiMachine = 'cluster.x-k8s.io/machine';
 
 /** One kured lock: the node it names and when it lapses. */
 export interface KuredLock {
+  /** The node the lock is for; kured's `manual` pauses kured without naming a node. */
   nodeID: string;
   /** Epoch ms the lock lapses; absent: never (TTL 0 or missing, as in a hand-written lock). */
   expiresAt?: number;

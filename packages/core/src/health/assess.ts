@@ -30,13 +30,17 @@ import { formatDuration, iso } from './time.js';
  */
 export type HealthSignal = 'healthy' | 'suspect' | 'unhealthy' | 'waiting' | 'paused' | 'gone';
 
+/** How healthy a node is now and why, with the episode memory decideRepair persists. */
 export interface Assessment extends FlapMemory {
+  /** What the node reports (NotReady, NotStarted, a condition...), before any timeout. */
   cause: Cause;
+  /** The verdict after the policy's timeouts, annotations and shutdown handling. */
   signal: HealthSignal;
   /** Why the signal is what it is, in words for events and the simulator. */
   detail: string;
   /** When the unhealthy signal began (condition lastTransitionTime, creation time, ...). */
   unhealthySince?: number;
+  /** Look again after this many milliseconds (a timeout or a settle period runs out then). */
   requeueAfterMs?: number;
   // FlapMemory: the episodes inside the window and the current not-Ready period after this
   // observation (decideRepair persists them).
@@ -57,6 +61,11 @@ export interface Assessment extends FlapMemory {
  */
 const PAST_DEADLINE_MS = 1;
 
+/**
+ * Judges one node against the policy at `now` (epoch ms): unhealthy once a condition has matched
+ * for longer than its timeout (Cluster API's rule), flapping, a startup timeout, a stale heartbeat
+ * or a manual trigger. Pure.
+ */
 export function assessNode(
   obs: HealthObservation,
   state: RepairState | undefined,

@@ -36,25 +36,36 @@ export const readyTexts = {
   },
 } as const;
 
+/** A name of a Ready condition text in readyTexts. */
 export type ReadyText = keyof typeof readyTexts;
 
+/** What buildNode makes a Node from; times are epoch ms. */
 export interface NodeBuilderInput {
+  /** The Node's name. */
   name: string;
+  /** The Ready condition's texts; absent: no Ready condition (a node that has not started). */
   ready?: ReadyText | undefined;
   /** lastTransitionTime of Ready (epoch ms). */
   since?: number;
   /** lastHeartbeatTime of Ready (epoch ms); default `since`. */
   heartbeat?: number;
+  /** creationTimestamp (epoch ms); default 0. */
   created?: number;
+  /** Labels; default none. */
   labels?: Record<string, string>;
+  /** Annotations; default none. */
   annotations?: Record<string, string>;
+  /** Cordoned; default false. */
   unschedulable?: boolean;
+  /** Taints; default none. */
   taints?: TaintSnapshot[];
+  /** Conditions after Ready. */
   extraConditions?: NodeConditionSnapshot[];
   /** status.nodeInfo.bootID (changes when the machine restarts). */
   bootID?: string;
 }
 
+/** A NodeSnapshot with the kubelet's real condition texts, for tests and the simulator. */
 export function buildNode(i: NodeBuilderInput): NodeSnapshot {
   const since = i.since ?? 0;
   const conditions = [

@@ -4,6 +4,7 @@
 import type { HealthObservation } from './node.js';
 import { observeNode, type NodeObservation } from './observation.js';
 
+/** What a node's conditions say is wrong, before any timeout (classifyNode). */
 export type CauseKind =
   | 'Healthy'
   | 'NodeDeleted'
@@ -20,7 +21,9 @@ export type CauseKind =
   | 'ConditionUnhealthy'
   | 'Other';
 
+/** What is wrong with a node, in a kind and the condition's own words. */
 export interface Cause {
+  /** The kind of signal. */
   kind: CauseKind;
   /** The condition's own message (or ours when there is none). */
   message: string;
@@ -49,8 +52,10 @@ const readyFalseFragments: ReadonlyArray<readonly [RegExp, CauseKind]> = [
 
 /** Reason strings the node lifecycle controller writes when it takes over the Ready condition. */
 export const ReasonNodeStatusUnknown = 'NodeStatusUnknown'; // "Kubelet stopped posting node status."
+/** The Ready reason of a node whose kubelet never posted status (classified NotStarted). */
 export const ReasonNodeStatusNeverUpdated = 'NodeStatusNeverUpdated'; // "Kubelet never posted node status."
 
+/** Options of classifyNode. */
 export interface ClassifyOptions {
   /** 0 disables. Ready=True whose newest heartbeat is older than this is StaleHeartbeat. */
   staleHeartbeatTimeoutMs: number;

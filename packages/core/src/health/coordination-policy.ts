@@ -24,16 +24,24 @@ export const ActorKind = t.keyof(
   },
   'ActorKind',
 );
+/** One of the actors noderepair can recognise (see the ActorKind codec). */
 export type ActorKind = t.TypeOf<typeof ActorKind>;
 
+/** io-ts codec of the policy's `coordination` section as written; every field is optional. */
 export const CoordinationInput = t.partial({
   actors: t.array(ActorKind),
   kured: t.partial({ daemonSet: t.string, lockAnnotation: t.string }),
   medik8sLease: t.partial({ namespace: t.string }),
   systemUpgrade: t.partial({ namespace: t.string }),
 });
+/**
+ * The `coordination` section as written in the policy; resolveCoordination fills in the defaults.
+ */
 export type CoordinationInput = t.TypeOf<typeof CoordinationInput>;
 
+/**
+ * The resolved `coordination` section: which other actors hold a repair and where their marks are.
+ */
 export interface CoordinationPolicy {
   /** The actors whose disruption holds a repair, in the order their holds are reported. */
   actors: ActorKind[];
@@ -49,6 +57,11 @@ export interface CoordinationPolicy {
 // repaired, and holding it would leave it broken until someone notices. Noderepair never
 // uncordons such a node either way (Remediation.cordoned). SystemUpgrade is opt-in too: it
 // needs `list jobs` in the upgrade namespace, more than a repair tool should ask by default.
+/**
+ * What an empty `coordination` section means: Kured, NodeMaintenance, Medik8sLease,
+ * ClusterAPIRollout and Karpenter, at their usual places. ManualCordon and SystemUpgrade are
+ * opt-in.
+ */
 export const defaultCoordinationPolicy: CoordinationPolicy = {
   actors: ['Kured', 'NodeMaintenance', 'Medik8sLease', 'ClusterAPIRollout', 'Karpenter'],
   // kured's own flags default to --ds-namespace=kube-system --ds-name=kured; its Helm chart

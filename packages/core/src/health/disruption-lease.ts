@@ -5,21 +5,33 @@
 import { leaseExpiresAt, type LeaseSnapshot } from './actors.js';
 import { iso } from './time.js';
 
+/**
+ * The Node a disruption lease is for; the lease is owned by it, so a deleted Node takes its lease
+ * along.
+ */
 export interface NodeRef {
+  /** The Node's name. */
   name: string;
+  /** The Node's metadata.uid (the lease's ownerReference). */
   uid: string;
 }
 
 /** The Lease object as we write it. */
 export interface DisruptionLease {
+  /** Always coordination.k8s.io/v1. */
   apiVersion: 'coordination.k8s.io/v1';
+  /** Always Lease. */
   kind: 'Lease';
+  /** `node-<node>` in the lease namespace, owned by the Node; resourceVersion set on an update. */
   metadata: {
     name: string;
     namespace: string;
     resourceVersion?: string;
     ownerReferences: Array<{ apiVersion: 'v1'; kind: 'Node'; name: string; uid: string }>;
   };
+  /**
+   * Holder, duration in seconds, MicroTime acquire and renew times, and the number of takeovers.
+   */
   spec: {
     holderIdentity: string;
     leaseDurationSeconds: number;
@@ -31,21 +43,34 @@ export interface DisruptionLease {
 
 /** The I/O a lease keeper needs; updates and deletes carry resourceVersion (optimistic). */
 export interface DisruptionLeasePort {
+  /** The lease, or undefined when there is none. */
   get(namespace: string, name: string): Promise<LeaseSnapshot | undefined>;
+  /** Creates the lease; fails if it exists already. */
   create(lease: DisruptionLease): Promise<void>;
+  /** Replaces the lease; fails with a conflict when its resourceVersion is stale. */
   update(lease: DisruptionLease): Promise<void>;
+  /** Deletes the lease only at `resourceVersion`. */
   delete(namespace: string, name: string, resourceVersion: string): Promise<void>;
 }
 
+/** What acquireOrRenew needs to take or renew the lease of one node. */
 export interface LeaseRequest {
+  /** The Node the lease is for. */
   node: NodeRef;
+  /** Where the lease lives (the medik8s lease namespace). */
   namespace: string;
   /** e.g. `noderepair/<pod name>`: who to ask, readable by a person. */
   identity: string;
+  /** How long the lease holds without a renewal, in seconds. */
   durationSeconds: number;
+  /** The clock, in epoch milliseconds. */
   now: number;
 }
 
+/**
+ * What acquireOrRenew says to do: create or update the lease, keep it as it is (ours and fresh), or
+ * wait (held by someone else, until `until` epoch ms when known).
+ */
 export type LeaseStep =
   | { kind: 'create'; lease: DisruptionLease }
   /** Renew ours, or take over a lapsed or empty one (leaseTransitions + 1). */
@@ -53,6 +78,7 @@ export type LeaseStep =
   | { kind: 'keep' }
   | { kind: 'held'; holder: string; until?: number };
 
+/** What release says to do: delete our lease at its resourceVersion, or nothing (and why). */
 export type ReleaseStep =
   | { kind: 'delete'; namespace: string; name: string; resourceVersion: string }
   | { kind: 'none'; why: string };

@@ -24,6 +24,7 @@ import type { RepairPolicy } from './policy.js';
 import type { NotReadyPeriod, RepairState, UncountedReason } from './state.js';
 import { isInFlight } from './storm-guard.js';
 
+/** What the controller remembers of a node's NotReady episodes, persisted in its repair state. */
 export interface FlapMemory {
   /** Episode start times within the flap window, oldest first. */
   episodes: number[];

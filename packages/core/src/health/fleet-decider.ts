@@ -13,6 +13,10 @@ import { readStateAnnotation, type RepairState } from './state.js';
 import { stormMemoryAtStart, type StormMemory, type StormReport } from './storm-guard.js';
 import { nowMillis } from './time.js';
 
+/**
+ * Decides nodes one at a time while remembering, between fleet passes, what the storm guard needs.
+ * Made by newFleetDecider; shared by the controller and the simulator.
+ */
 export interface FleetDecider {
   /** The storm guard's memory after the last fleet pass. */
   readonly memory: StormMemory;

@@ -15,13 +15,19 @@ import {
 } from './storm-guard.js';
 import { nowMillis } from './time.js';
 
+/** One node of the fleet: what was observed and its persisted repair state. */
 export interface FleetMember {
+  /** The Node and whatever else was read about it. */
   obs: HealthObservation;
+  /** Its persisted repair state; undefined when it has none. */
   state: RepairState | undefined;
 }
 
+/** The result of one decideFleet pass. */
 export interface FleetDecision {
+  /** One decision per member, in the members' order. */
   decisions: RepairDecision[];
+  /** The storm guard's verdicts and its memory for the next pass. */
   storm: StormReport;
 }
 

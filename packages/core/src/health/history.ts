@@ -13,6 +13,7 @@ import { either } from 'fp-ts';
 import { IsoTime } from './time.js';
 import { RemediationStepKind } from './policy.js';
 
+/** How many ended repairs a Node's history keeps (the newest). */
 export const HISTORY_LIMIT = 5;
 
 /** Most UTF-8 bytes a cause message takes in the annotation's JSON (escapes counted). */
@@ -20,17 +21,22 @@ export const CAUSE_MESSAGE_MAX_BYTES = 64;
 
 /** How a step's last attempt ended: TimedOut is an accepted action after which the node was not back in time. */
 export const StepResult = t.keyof({ Succeeded: null, Failed: null, TimedOut: null }, 'StepResult');
+/** One of Succeeded, Failed, TimedOut (see the StepResult codec). */
 export type StepResult = t.TypeOf<typeof StepResult>;
 
 /** One ladder step a repair used: its action, how many attempts it took, how the last ended. */
 export interface StepTried {
+  /** The step's action. */
   action: RemediationStepKind;
+  /** How many attempts of the step were made. */
   attempts: number;
+  /** How the step's last attempt ended. */
   result: StepResult;
 }
 // Named interfaces, not aliases of the codecs' inferred types: declaration files then name
 // them instead of spelling out their unions, whose member order TypeScript does not keep
 // stable between builds (the checked-in API report would flip).
+/** io-ts codec of a StepTried. */
 export const StepTried: t.Type<StepTried, unknown> = t.type({
   action: RemediationStepKind,
   attempts: t.number,
@@ -43,14 +49,17 @@ export interface HistoryEntry {
   id: string;
   /** The cause kind (a CauseKind; a plain string so a newer kind still decodes) and its message, clipped. */
   cause: { kind: string; message?: string };
+  /** When the repair started, in epoch ms (RFC 3339 in the annotation). */
   startedAt: number;
   /** The duration is endedAt - startedAt; not stored, so the two cannot disagree. */
   endedAt: number;
+  /** Succeeded: the node came back; Failed: the ladder was used up. */
   outcome: 'Succeeded' | 'Failed';
   /** The steps in the order they were tried. */
   steps: StepTried[];
 }
 
+/** io-ts codec of a HistoryEntry; times are RFC 3339 text in the annotation, epoch ms in memory. */
 export const HistoryEntry: t.Type<HistoryEntry, unknown> = t.type({
   id: t.string,
   cause: t.intersection([t.type({ kind: t.string }), t.partial({ message: t.string })]),

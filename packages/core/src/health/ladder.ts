@@ -25,7 +25,9 @@ import type { ActionResult } from './state.js';
 
 /** Where on the ladder: the step index and the 1-based attempt within the step. */
 export interface LadderPosition {
+  /** 0-based index of the step in the ladder. */
   readonly step: number;
+  /** 1-based attempt within the step. */
   readonly attempt: number;
 }
 
@@ -34,16 +36,25 @@ export interface LadderPosition {
  * another store (a CRD status) builds it from there.
  */
 export interface LadderIntent {
+  /**
+   * The attempt's action id: stable per position, so a replay is recognised as the same request.
+   */
   readonly actionId: string;
+  /** The step's action. */
   readonly action: RemediationStepKind;
+  /** 0-based index of the step in the ladder. */
   readonly step: number;
+  /** 1-based attempt within the step. */
   readonly attempt: number;
+  /** When the intent was persisted, in epoch ms. */
   readonly issuedAt: number;
   /** For Rebuild: the image sent with the action. */
   readonly image?: string;
   /** Set after the provider answered; absent means the action may or may not have happened. */
   readonly completedAt?: number;
+  /** The provider's answer: Succeeded (accepted) or Failed; set with completedAt. */
   readonly result?: ActionResult;
+  /** The provider's message, if any. */
   readonly message?: string;
 }
 
@@ -55,6 +66,10 @@ export type LadderAttemptEnd =
   | { readonly result: 'Failed'; readonly message: string | undefined }
   | { readonly result: 'TimedOut'; readonly timeoutMs: number };
 
+/**
+ * What progressLadder says to do with the current attempt: replay it, wait (backing off, awaiting
+ * Ready, verifying), succeed, go to the next attempt or give up.
+ */
 export type LadderVerdict =
   /** The intent has no completion: execute it again with the same action id. */
   | { readonly kind: 'Replay'; readonly intent: LadderIntent }
@@ -77,7 +92,9 @@ export type LadderVerdict =
   /** The attempt is over and it was the last one of the last step: give up. */
   | { readonly kind: 'Exhausted'; readonly ended: LadderAttemptEnd };
 
+/** What progressLadder needs about the current attempt and the node. */
 export interface LadderProgressInput {
+  /** The steps, in order, as the policy has them now. */
   readonly ladder: readonly LadderStep[];
   /** The current attempt (the last intent persisted). */
   readonly intent: LadderIntent;
@@ -87,9 +104,13 @@ export interface LadderProgressInput {
   readonly readySinceMs?: number | undefined;
   /** From an earlier Verifying verdict for this attempt, as persisted by the caller. */
   readonly healthySince?: number | undefined;
+  /** How long the node must stay back before the repair counts as a success, in ms. */
   readonly minHealthyPeriodMs: number;
+  /** How long after a failed provider call the next attempt is due, in ms. */
   readonly retryBackoffMs: number;
+  /** The caller's action-id scheme, for the next attempt's intent. */
   readonly actionIdFor: LadderActionIdFor;
+  /** The clock, in epoch ms. */
   readonly now: number;
 }
 

@@ -34,6 +34,7 @@ export const RemediationStepKind = t.keyof(
   },
   'RemediationStepKind',
 );
+/** One of the repairs the ladder can name (see the RemediationStepKind codec). */
 export type RemediationStepKind = t.TypeOf<typeof RemediationStepKind>;
 
 const ConditionStatus = t.keyof({ True: null, False: null, Unknown: null }, 'ConditionStatus');
@@ -99,18 +100,32 @@ export const RepairPolicyInput = t.partial(
   },
   'RepairPolicy',
 );
+/**
+ * The policy as written by a user (durations already in ms); resolveRepairPolicy validates it and
+ * fills the defaults.
+ */
 export type RepairPolicyInput = t.TypeOf<typeof RepairPolicyInput>;
 
+/**
+ * A node condition that makes the node unhealthy once it has had `status` for longer than the
+ * timeout.
+ */
 export interface UnhealthyCondition {
+  /** The condition type (Ready, or any other node condition). */
   type: string;
+  /** The status that counts as unhealthy. */
   status: 'True' | 'False' | 'Unknown';
+  /** How long the condition must hold before the node is unhealthy, in ms (default 10 min). */
   timeoutMs: number;
 }
 
+/** One step of the escalation ladder: which repair, how many attempts, how long each may take. */
 export interface LadderStep {
+  /** The repair this step sends. */
   action: RemediationStepKind;
   /** After the action completes: how long the node has to become Ready before the attempt counts as failed. */
   timeoutMs: number;
+  /** How many attempts of this step before the next step (at least 1; default 1). */
   attempts: number;
   /** The image to rebuild from: present exactly when `action` is Rebuild. */
   image?: string;
@@ -124,18 +139,40 @@ export interface LadderStep {
   requestTimeoutMs?: number;
 }
 
+/** A count, or a percentage of a total (scaleCountOrPercent rounds it down). */
 export type CountOrPercent = { count: number } | { percent: number };
 
+/**
+ * The storm guard's brakes: how many unhealthy nodes stop new repairs, and how many repairs may run
+ * at once.
+ */
 export interface StormGuardPolicy {
+  /**
+   * Above this many unhealthy nodes (not below minUnhealthyAllowed) no new repair starts; repairs
+   * in flight go on. Default 40%.
+   */
   maxUnhealthy: CountOrPercent;
   /**
    * Floor for the resolved limit, so that `40%` of a 2-node cluster still lets one node be
    * repaired. Deliberately unlike Cluster API's maxUnhealthy (mhc/ keeps CAPI's exact rule).
    */
   minUnhealthyAllowed: number;
+  /**
+   * At most this many repairs (Remediating or Verifying, plus nodes other actors are disrupting) at
+   * once. Default 1.
+   */
   maxInFlight: number;
+  /**
+   * Node label naming the failure domain (e.g. topology.kubernetes.io/zone) for
+   * maxUnhealthyPerDomain.
+   */
   failureDomainLabel?: string;
+  /** maxUnhealthy per failure domain; needs failureDomainLabel. */
   maxUnhealthyPerDomain?: CountOrPercent;
+  /**
+   * How often a held node is looked at again, in ms (also paces waits for an unavailable provider).
+   * Default 30 s, at least 1 s.
+   */
   recheckIntervalMs: number;
   /**
    * After a storm lifts (fleet or failure domain), a node the guard held waits this long
@@ -147,22 +184,39 @@ export interface StormGuardPolicy {
 
 /** The resolved policy: every field present, durations in ms. */
 export interface RepairPolicy {
+  /** Decide and report, but cordon, drain, repair and write nothing. */
   dryRun: boolean;
+  /** Node conditions that make a node unhealthy; default Ready False or Unknown for 10 min. */
   unhealthyConditions: UnhealthyCondition[];
   /** 0 disables the startup check (as in Cluster API). */
   nodeStartupTimeoutMs: number;
   /** 0 disables; otherwise Ready=True with no heartbeat for this long is unhealthy. */
   staleHeartbeatTimeoutMs: number;
+  /**
+   * How long a repaired node must stay Ready before the repair counts as a success, in ms. Default
+   * 5 min.
+   */
   minHealthyPeriodMs: number;
+  /** After a failed provider call, how long before the next attempt, in ms. Default 1 min. */
   retryBackoffMs: number;
+  /** The escalation ladder, tried in order; default SoftReboot, then HardReboot twice. */
   ladder: LadderStep[];
   /**
    * Flap detection: `episodes` NotReady episodes within `windowMs` make the node unhealthy once
    * its current episode has lasted `settleMs` (so the storm guard sees the rest of a storm first).
    */
   flap: { episodes: number; windowMs: number; escalateWithinMs: number; settleMs: number };
+  /** Fleet-wide brakes (storm guard). */
   stormGuard: StormGuardPolicy;
+  /**
+   * Drain before the repair: whether, for how long (ms, default 15 min), and after how long an
+   * unreachable node's evicted pods stop being waited for (ms, default 5 min).
+   */
   drain: { enabled: boolean; timeoutMs: number; outOfServiceAfterMs: number };
+  /**
+   * The annotation keys of the repair state and of the manual trigger (default
+   * noderepair.io/repair-state, noderepair.io/repair-now).
+   */
   annotations: { state: string; trigger: string };
   /** A node that shut down on purpose: wait for ever (default), or fail it after a while. */
   shutdown: ShutdownPolicy;
@@ -183,6 +237,9 @@ const MIN = 60_000;
 export const DefaultCommandTimeoutMs = 5 * MIN;
 export const DefaultRequestTimeoutMs = 30_000;
 
+/**
+ * What the empty policy `{}` resolves to: conservative defaults (no Replace step, maxInFlight 1).
+ */
 export const defaultRepairPolicy: RepairPolicy = {
   dryRun: false,
   unhealthyConditions: [
@@ -239,6 +296,7 @@ function resolveShutdown(
   return { poweredOff: 'FailAfter', failAfterMs: p.failAfter };
 }
 
+/** A count ("3" or 3) or a percentage ("40%", at most 100%); Left names `field`. */
 export function parseCountOrPercent(
   v: number | string,
   field: string,

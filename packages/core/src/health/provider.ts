@@ -9,10 +9,15 @@
 // again; it returns the first result (see docs/health.md, "Exactly one reboot").
 import type { RemediationStepKind } from './policy.js';
 
+/**
+ * A repair action for a RebootProvider (deprecated: MachineProvider's ActionRequest replaces it).
+ */
 export interface RebootRequest {
+  /** The Node's name. */
   node: string;
   /** The Node's spec.providerID, when known (e.g. openstack:///<server uuid>). */
   providerID?: string;
+  /** The repair to carry out. */
   action: RemediationStepKind;
   /** For Rebuild: the image to rebuild from (the ladder step's `image`). */
   image?: string;
@@ -22,27 +27,49 @@ export interface RebootRequest {
   replay: boolean;
 }
 
+/**
+ * A RebootProvider's answer (deprecated: MachineProvider's ProviderOutcome replaces it, which can
+ * also say Unavailable).
+ */
 export interface RebootResult {
+  /** Succeeded: the action was accepted; Failed: it was not (the attempt fails). */
   result: 'Succeeded' | 'Failed';
+  /** The provider's explanation, for events. */
   message?: string;
 }
 
-/** @deprecated use MachineProvider (provider/port.ts). */
+/**
+ * The legacy port a repair action reached the infrastructure through; it cannot say "could
+ * not ask" apart from "refused", nor report fencing.
+ *
+ * @deprecated use MachineProvider (provider/port.ts).
+ */
 export interface RebootProvider {
+  /** The provider's name, for events and logs. */
   readonly name: string;
+  /**
+   * Carries out the action, at most once per actionId: a repeated id returns the first result
+   * without acting again.
+   */
   execute(req: RebootRequest, signal?: AbortSignal): Promise<RebootResult>;
 }
 
 /**
- * @deprecated use DryRunProvider (provider/dry-run.ts).
  * Built-in provider for dry runs and tests: records every request, acts on nothing. Idempotent on actionId.
+ *
+ * @deprecated use DryRunProvider (provider/dry-run.ts).
  */
 export class DryRunRebootProvider implements RebootProvider {
+  /** Always `dry-run`. */
   readonly name = 'dry-run';
   /** Every request received, replays included, in order. */
   readonly requests: RebootRequest[] = [];
   private readonly done = new Map<string, RebootResult>();
 
+  /**
+   * Records the request and answers Succeeded without acting; a repeated actionId returns the first
+   * result.
+   */
   async execute(req: RebootRequest): Promise<RebootResult> {
     this.requests.push({ ...req });
     const prior = this.done.get(req.actionId);

@@ -20,13 +20,19 @@ import { formatDuration, iso } from './time.js';
 
 /** The shell's step after an accepted Replace: identity, fence, then delete the Node. */
 export interface DeleteNodeAction {
+  /** Always DeleteNode. */
   type: 'DeleteNode';
+  /** Why, in words for events. */
   reason: string;
+  /** A dry run: nothing is fenced or deleted. */
   dryRun: boolean;
   /** The cause of the remediation (metrics label, bounded). */
   cause: string;
+  /** The action that was accepted (Replace). */
   action: RemediationStepKind;
+  /** The Replace attempt's action id. */
   actionId: string;
+  /** When the Replace intent was issued, in epoch ms. */
   issuedAt: number;
   /**
    * The Node's providerID when the Replace intent was persisted: the Node is deleted only while
@@ -51,16 +57,29 @@ export function isAcceptedReplace(intent: RepairIntent | undefined): intent is R
   );
 }
 
+/** What decideAfterReplace needs: the remediation, its accepted Replace intent and the clock. */
 export interface AfterReplaceInput {
+  /** The remediation in progress (its `replace` record says what the step learnt so far). */
   rem: Remediation;
+  /** The accepted Replace intent. */
   intent: RepairIntent & { completedAt: number };
   /** The step's timeout (0 when the policy no longer has the step). */
   timeoutMs: number;
+  /**
+   * The storm guard's recheck interval, in ms: the most a DeleteNode step waits before it runs
+   * again.
+   */
   recheckIntervalMs: number;
+  /** A dry run: the DeleteNode action is marked dryRun. */
   dryRun: boolean;
+  /** The clock, in epoch ms. */
   now: number;
 }
 
+/**
+ * What follows an accepted Replace: a DeleteNode step (run it, look again after requeueAfterMs), or
+ * TimedOut (not fenced by the step's timeout while the provider answered: the attempt failed).
+ */
 export type AfterReplaceVerdict =
   | {
       kind: 'DeleteNode';
@@ -78,6 +97,11 @@ export type AfterReplaceVerdict =
  */
 export const ReplaceFencePollMs = 5_000;
 
+/**
+ * Decides what follows an accepted Replace (pure): delete the Node once the machine is known
+ * fenced; an unavailable provider holds the timeout, an answering one that never says fenced lets
+ * it run out.
+ */
 export function decideAfterReplace(input: AfterReplaceInput): AfterReplaceVerdict {
   const { rem, intent, now } = input;
   const record = rem.replace?.actionId === intent.actionId ? rem.replace : undefined;
@@ -122,6 +146,7 @@ export function decideAfterReplace(input: AfterReplaceInput): AfterReplaceVerdic
 
 /** What the shell's DeleteNode step learnt, to persist (recordReplace). */
 export interface ReplaceReport {
+  /** The Replace attempt the report is about; a report for another attempt is ignored. */
   actionId: string;
   /** The provider reported the machine fenced: persisted before the Node is deleted. */
   fenced?: { at: number; how: string; evidence: string };

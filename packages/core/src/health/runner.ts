@@ -25,10 +25,13 @@ import type { RepairState } from './state.js';
 
 /** One observation of one node at an absolute time (epoch ms). */
 export interface TimedObservation {
+  /** When, in epoch ms. */
   at: number;
+  /** What was observed. */
   obs: HealthObservation;
 }
 
+/** The Remediate action of a repair decision. */
 export type RemediateAction = Extract<RepairAction, { type: 'Remediate' }>;
 
 /** What executing a Remediate action did. undefined: the controller died before recording it. */
@@ -38,8 +41,14 @@ export type ActionExecutor = (
   now: number,
 ) => Omit<ActionOutcome, 'actionId' | 'at'> | undefined;
 
+/** What runRepairLoop replays and how. */
 export interface RepairLoopOptions {
+  /** The policy the nodes are decided with. */
   policy: RepairPolicy;
+  /**
+   * The scheduler time runs on: a VirtualTimeScheduler or TestScheduler for a fast deterministic
+   * replay, asyncScheduler for real time.
+   */
   scheduler: SchedulerLike;
   /** Observations in any order; grouped by time, applied in time order. */
   observations: readonly TimedObservation[];

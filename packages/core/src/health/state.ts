@@ -12,8 +12,13 @@ import { formatValidationErrors } from './errors.js';
 import { annotation, type NodeSnapshot } from './node.js';
 import { History, StepTried } from './history.js';
 
+/** Version of the repair-state annotation's format; parseRepairState refuses any other. */
 export const RepairStateVersion = 1;
 
+/**
+ * io-ts codec of a node's repair phase: Healthy, Suspect (inside a timeout), Waiting (shutting
+ * down), Unhealthy (held), Remediating, Verifying, Failed (ladder used up).
+ */
 export const RepairPhase = t.keyof(
   {
     Healthy: null,
@@ -26,9 +31,11 @@ export const RepairPhase = t.keyof(
   },
   'RepairPhase',
 );
+/** A node's repair phase (see the RepairPhase codec). */
 export type RepairPhase = t.TypeOf<typeof RepairPhase>;
 
 const ActionResult = t.keyof({ Succeeded: null, Failed: null }, 'ActionResult');
+/** A provider's answer as persisted: Succeeded (accepted) or Failed. */
 export type ActionResult = t.TypeOf<typeof ActionResult>;
 
 /**
@@ -60,6 +67,7 @@ export const RepairIntent = t.intersection([
     providerID: t.string,
   }),
 ]);
+/** An action intent (see the RepairIntent codec); times in epoch ms. */
 export type RepairIntent = t.TypeOf<typeof RepairIntent>;
 
 /** How the machine was found fenced, and whether we added node.kubernetes.io/out-of-service. */
@@ -70,6 +78,7 @@ export const FenceRecord = t.type({
   evidence: t.string,
   taintAdded: t.boolean,
 });
+/** How the machine was found fenced (see the FenceRecord codec); `at` in epoch ms. */
 export type FenceRecord = t.TypeOf<typeof FenceRecord>;
 
 /**
@@ -86,6 +95,7 @@ export const DrainRecord = t.intersection([
     outcome: t.keyof({ Drained: null, TimedOut: null, NodeGone: null, Failed: null }),
   }),
 ]);
+/** A remediation's drain phase (see the DrainRecord codec); times in epoch ms. */
 export type DrainRecord = t.TypeOf<typeof DrainRecord>;
 
 /**
@@ -102,8 +112,14 @@ export const ReplaceRecord = t.intersection([
     unavailableSince: IsoTime,
   }),
 ]);
+/** What followed an accepted Replace (see the ReplaceRecord codec); times in epoch ms. */
 export type ReplaceRecord = t.TypeOf<typeof ReplaceRecord>;
 
+/**
+ * io-ts codec of the remediation in progress: where on the ladder it is, its current intent, and
+ * what its drain, fence and Replace steps learnt. Times are RFC 3339 in the annotation, epoch ms in
+ * memory.
+ */
 export const Remediation = t.intersection([
   t.type({
     /** Stable id of this remediation: node name + start time. Action ids derive from it. */
@@ -135,14 +151,17 @@ export const Remediation = t.intersection([
     tried: t.array(StepTried),
   }),
 ]);
+/** The remediation in progress (see the Remediation codec); times in epoch ms. */
 export type Remediation = t.TypeOf<typeof Remediation>;
 
+/** io-ts codec of the last remediation that ended: its id, end time, last step index and result. */
 export const LastRemediation = t.type({
   id: t.string,
   endedAt: IsoTime,
   step: t.number,
   result: t.keyof({ Succeeded: null, Failed: null }),
 });
+/** The last remediation that ended (see the LastRemediation codec); `endedAt` in epoch ms. */
 export type LastRemediation = t.TypeOf<typeof LastRemediation>;
 
 /**
@@ -154,6 +173,7 @@ export const UncountedReason = t.keyof(
   { Repair: null, Shutdown: null, Startup: null },
   'UncountedReason',
 );
+/** Why a not-Ready period is not a flap episode (see the UncountedReason codec). */
 export type UncountedReason = t.TypeOf<typeof UncountedReason>;
 
 /**
@@ -168,8 +188,13 @@ export const NotReadyPeriod = t.intersection([
   }),
   t.partial({ uncounted: UncountedReason }),
 ]);
+/** The not-Ready period the node is in (see the NotReadyPeriod codec); `since` in epoch ms. */
 export type NotReadyPeriod = t.TypeOf<typeof NotReadyPeriod>;
 
+/**
+ * io-ts codec of the whole repair state annotation (version RepairStateVersion). Times are RFC 3339
+ * in the annotation, epoch ms in memory; serializeRepairState and parseRepairState convert.
+ */
 export const RepairState = t.intersection(
   [
     t.type({
@@ -205,8 +230,10 @@ export const RepairState = t.intersection(
   ],
   'RepairState',
 );
+/** A node's persisted repair state (see the RepairState codec); times in epoch ms. */
 export type RepairState = t.TypeOf<typeof RepairState>;
 
+/** The state of a node with nothing to remember: Healthy since `now` (epoch ms). */
 export function initialRepairState(now: number): RepairState {
   return { v: RepairStateVersion, phase: 'Healthy', since: now, episodes: [] };
 }

@@ -35,33 +35,48 @@ export type Hold =
   | { kind: 'shutdown'; message: string }
   | { kind: 'failed'; message: string; trigger: string };
 
+/** The kind of a Hold: storm, cooldown, in-flight, actor, paused, shutdown or failed. */
 export type HoldKind = Hold['kind'];
 
+/** Where a node's repair is on the ladder. */
 export interface StepStatus {
   /** 1-based position in the ladder. */
   index: number;
+  /** How many steps the ladder has. */
   of: number;
+  /** The step's action (the intent's, when one is recorded). */
   action: RemediationStepKind;
+  /** 1-based attempt within the step. */
   attempt: number;
+  /** How many attempts the step allows. */
   attempts: number;
 }
 
+/** One node's line of `noderepair status`. */
 export interface NodeStatus {
+  /** The Node's name. */
   name: string;
   /** The phase the controller decides for the node now. */
   phase: RepairPhase;
   /** The phase recorded in the state annotation (absent: none recorded). */
   recordedPhase?: RepairPhase;
+  /** What the node's conditions say is wrong (Healthy when nothing). */
   cause: CauseKind;
+  /** The assessment after the policy's timeouts (healthy, suspect, unhealthy...). */
   signal: HealthSignal;
+  /** The ladder position of the repair in progress; absent when none (or Failed). */
   step?: StepStatus;
   /** When the controller acts or looks again: `now` when it acts at once; absent: only on a change. */
   nextAt?: number;
   /** True when the decision now carries actions (cordon, drain, an action, uncordon...). */
   actsNow: boolean;
+  /**
+   * Why the node is not being repaired although something is wrong; absent when nothing holds it.
+   */
   hold?: Hold;
   /** The decision's reason in words. */
   reason: string;
+  /** The last repair that ended, from the state annotation (`endedAt` in epoch ms). */
   lastRemediation?: { id: string; endedAt: number; step: number; result: string };
   /** The node's last repairs from the state annotation, oldest first (history.ts). */
   history?: (HistoryEntry & { durationMs: number })[];
@@ -69,12 +84,20 @@ export interface NodeStatus {
   stateError?: string;
 }
 
+/** What `noderepair status` shows: the storm guard's counts and every node's status. */
 export interface StatusReport {
+  /** When the report was made, in epoch ms. */
   at: number;
+  /**
+   * The storm guard's view: nodes counted, unhealthy, repairs in flight, the resolved limit, and
+   * whether it is tripped.
+   */
   storm: { total: number; unhealthy: number; inFlight: number; limit: number; tripped: boolean };
+  /** One status per named node, in name order. */
   nodes: NodeStatus[];
 }
 
+/** What statusReport knows beyond the Nodes and the policy; all optional. */
 export interface StatusOptions {
   /**
    * The storm guard's memory of the controller, when known. Without it (the CLI cannot see

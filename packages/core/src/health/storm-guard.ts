@@ -7,10 +7,15 @@ import { scaleCountOrPercent, type StormGuardPolicy } from './policy.js';
 import { iso } from './time.js';
 import type { RepairPhase } from './state.js';
 
+/** One node as the storm guard sees it: its assessment, phase and holds. */
 export interface StormEntry {
+  /** The Node's name (verdicts are keyed by it; ties in admission order go by name). */
   name: string;
+  /** The Node's labels (the failure domain label is read from them). */
   labels?: Record<string, string>;
+  /** The node's assessment; paused and gone nodes are not counted. */
   signal: HealthSignal;
+  /** Its persisted phase; Remediating and Verifying count as in flight. */
   phase: RepairPhase | undefined;
   /** When the node turned unhealthy; earlier nodes are admitted first. */
   unhealthySince?: number;
@@ -57,9 +62,14 @@ export type StormVerdict =
  * not see ended), so a restart never lets a held node start before the cooldown.
  */
 export interface StormMemory {
+  /**
+   * Epoch ms each storm was last seen tripped, by scope key ('' for the fleet, `label=value` for a
+   * failure domain).
+   */
   lastTrippedAt: Readonly<Record<string, number>>;
 }
 
+/** No storm remembered: no held node waits out a cooldown. */
 export const emptyStormMemory: StormMemory = { lastTrippedAt: {} };
 
 /** Memory for a controller that starts at `now`: as if a storm had just lifted. */
@@ -67,17 +77,28 @@ export function stormMemoryAtStart(now: number): StormMemory {
   return { lastTrippedAt: { '': now } };
 }
 
+/** The storm guard's counts and a verdict for each node that wanted to start. */
 export interface StormReport {
+  /** Nodes counted (paused and gone ones are not). */
   total: number;
+  /**
+   * Counted nodes not healthy now (including those inside their timeout) or with a repair in
+   * flight.
+   */
   unhealthy: number;
+  /** Repairs in flight after this pass's admissions, counting nodes other actors are disrupting. */
   inFlight: number;
+  /** The fleet limit: maxUnhealthy of the counted nodes, never below minUnhealthyAllowed. */
   limit: number;
+  /** More nodes are unhealthy than the limit: no new repair starts. */
   tripped: boolean;
+  /** Admitted or held, by node name, for the nodes that wanted to start a repair. */
   verdicts: Map<string, StormVerdict>;
   /** The memory to pass to the next call. */
   memory: StormMemory;
 }
 
+/** True for Remediating and Verifying: a repair is running. */
 export function isInFlight(phase: RepairPhase | undefined): boolean {
   return phase === 'Remediating' || phase === 'Verifying';
 }

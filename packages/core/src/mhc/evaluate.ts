@@ -15,16 +15,26 @@ import {
   type MhcTarget,
 } from './target.js';
 
+/**
+ * The outcome of one MachineHealthCheck pass, shaped like the status and condition Cluster API
+ * writes.
+ */
 export interface MhcEvaluation {
   /** Targets after dropping paused / skip-remediation Machines (sorted names, as status.targets). */
   targets: string[];
+  /** status.expectedMachines: the targets counted. */
   expectedMachines: number;
+  /** status.currentHealthy: targets with a Node, not deleting, judged healthy. */
   currentHealthy: number;
   /** expectedMachines - currentHealthy: pending and node-less machines count too. */
   unhealthyCount: number;
+  /** The targets judged healthy. */
   healthy: TargetEvaluation[];
+  /** The targets that need remediation. */
   unhealthy: TargetEvaluation[];
+  /** Targets not failed yet but to be looked at again (a timeout still running). */
   pending: TargetEvaluation[];
+  /** False when the trigger (maxUnhealthy or unhealthyRange) short-circuits remediation. */
   remediationAllowed: boolean;
   /** status.remediationsAllowed: 0 when not allowed, else limit - unhealthyCount. */
   remediationsAllowed: number;
@@ -55,6 +65,11 @@ export function shouldSkip(m: MhcMachine): string | undefined {
   return undefined;
 }
 
+/**
+ * Cluster API's isAllowedRemediation: whether remediation may proceed with `expected` targets of
+ * which `currentHealthy` are healthy, how many more may be remediated (negative when over the
+ * limit), and the limit as text for messages. Percentages round down.
+ */
 export function isAllowedRemediation(
   policy: MhcPolicy,
   expected: number,
@@ -79,6 +94,11 @@ export function isAllowedRemediation(
   };
 }
 
+/**
+ * One MachineHealthCheck pass over the targets as Cluster API's controller does it in release
+ * `order` (default the pinned one): paused and skip-remediation Machines dropped, each target
+ * judged, the trigger applied. Pure; `nowInput` is a Date or epoch ms.
+ */
 export function evaluateMachineHealthCheck(
   machines: readonly MhcTarget[],
   policy: MhcPolicy,

@@ -15,9 +15,11 @@ export type ExtendedTargetEvaluation = Omit<TargetEvaluation, 'reason'> & {
   reason?: MhcUnhealthyReason | 'Flapping';
 };
 
+/** Settings of applyFlapMemoryExtension (a noderepair extension, not Cluster API behaviour). */
 export interface FlapMemoryExtension {
   /** Unhealthy episodes within `windowMs` that make a target unhealthy. */
   episodes: number;
+  /** The window the episodes are counted in, in milliseconds. */
   windowMs: number;
 }
 
@@ -33,10 +35,13 @@ export interface MhcFlapMemory {
   unhealthySince?: number;
 }
 
+/** What applyFlapMemoryExtension decided. */
 export interface FlapMemoryResult {
+  /** The verdict: the one given, or unhealthy with reason Flapping. */
   evaluation: ExtendedTargetEvaluation;
   /** The memory to persist for next time. */
   memory: MhcFlapMemory;
+  /** The target is in an unhealthy episode and enough episodes fell in the window. */
   flapping: boolean;
 }
 
@@ -90,6 +95,7 @@ export function applyFlapMemoryExtension(
   };
 }
 
+/** Settings of escalationStepExtension (a noderepair extension, not Cluster API behaviour). */
 export interface EscalationExtension {
   /** Ladder of remediation kinds, cheapest first (e.g. the names of remediation templates). */
   ladder: readonly string[];

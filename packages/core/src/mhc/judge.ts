@@ -28,8 +28,11 @@ import {
   type MhcTarget,
 } from './target.js';
 
+/** One target's verdict, as Cluster API's needsRemediation returns it. */
 export interface TargetEvaluation {
+  /** The Machine's name. */
   machine: string;
+  /** The target failed a check and is unhealthy. */
   needsRemediation: boolean;
   /** The HealthCheckSucceeded=False reason (v1beta2 name; 'MachineHasFailure' only in 'v1.10'). */
   reason?: MhcUnhealthyReason;
@@ -52,6 +55,7 @@ function condition(list: MhcCondition[] | undefined, type: string): MhcCondition
 function isTrue(list: MhcCondition[] | undefined, type: string): boolean {
   return condition(list, type)?.status === 'True';
 }
+/** True for a Machine with the cluster.x-k8s.io/control-plane label. */
 export function isControlPlaneMachine(m: MhcMachine): boolean {
   return m.metadata.labels?.[LabelControlPlane] !== undefined;
 }
@@ -116,6 +120,11 @@ function checkConditions(
   return out;
 }
 
+/**
+ * Judges one target exactly as Cluster API's needsRemediation does in release `order` (default the
+ * pinned one): remediate annotation, cluster gates, machine and node checks. Pure; `nowInput` is a
+ * Date or epoch ms.
+ */
 export function evaluateTarget(
   target: MhcTarget,
   policy: MhcPolicy,

@@ -18,11 +18,15 @@ export type MhcUnhealthyReason =
 
 /** The deprecated v1beta1 HealthCheckSucceeded=False condition written next to the v1beta2 one. */
 export interface V1Beta1ConditionText {
+  /** The v1beta1 reason (NodeNotFound for a deleted Node). */
   reason: string;
+  /** Always Warning. */
   severity: 'Warning';
+  /** The v1beta1 message (empty for NodeNotFound). */
   message: string;
 }
 
+/** The HealthCheckSucceeded=False message for a Machine with the remediate-machine annotation. */
 export const RemediateAnnotationMessage =
   'Health check failed: marked for remediation via cluster.x-k8s.io/remediate-machine annotation';
 export const RemediateAnnotationV1Beta1: V1Beta1ConditionText = {

@@ -20,8 +20,10 @@ export type CapiRuleOrder = 'v1.10' | 'v1.11' | 'v1.12' | 'v1.13';
 /** The pinned release's behaviour. */
 export const DefaultCapiRuleOrder: CapiRuleOrder = 'v1.13';
 
+/** Every supported rule order, oldest first. */
 export const CapiRuleOrders: readonly CapiRuleOrder[] = ['v1.10', 'v1.11', 'v1.12', 'v1.13'];
 
+/** What changes between the Cluster API releases' MachineHealthCheck rules. */
 export interface OrderRules {
   /** Machine failureReason / failureMessage (v1beta1 status) make a Machine unhealthy. */
   failureRule: boolean;
@@ -35,6 +37,7 @@ export interface OrderRules {
   requeueWhenBlocked: boolean;
 }
 
+/** The rules of one release. Throws for an unknown order (reachable from untyped callers only). */
 export function orderRules(order: CapiRuleOrder): OrderRules {
   switch (order) {
     case 'v1.10':

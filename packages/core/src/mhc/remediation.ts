@@ -8,13 +8,22 @@ import type { MhcPolicy } from './spec.js';
 import { AnnotationPaused, type MhcCluster, type MhcCondition, type MhcMachine } from './target.js';
 import { toMillis } from '../health/time.js';
 
+/** A metav1 condition Cluster API sets False on an unhealthy Machine. */
 export interface MetaConditionText {
+  /** ExternallyRemediated or OwnerRemediated. */
   type: string;
+  /** Always False. */
   status: 'False';
+  /** WaitingForRemediation. */
   reason: string;
+  /** Human-readable detail. */
   message?: string;
 }
 
+/**
+ * What Cluster API writes on an unhealthy Machine: ExternallyRemediated (a template is set),
+ * OwnerRemediated (its owner replaces it), or nothing (paused, or deleting).
+ */
 export type CapiRemediationMark =
   | { kind: 'external'; externallyRemediated: MetaConditionText }
   | {
@@ -26,6 +35,7 @@ export type CapiRemediationMark =
     }
   | { kind: 'none'; why: 'paused' | 'deleting' };
 
+/** The OwnerRemediated=False message. */
 export const OwnerRemediatedMessage = 'Waiting for remediation';
 
 /** The two condition lists of a Machine: v1beta2 (metav1) and the deprecated v1beta1 one. */

@@ -27,12 +27,17 @@ const LabelSelector = t.partial({
     ]),
   ),
 });
+/** A Kubernetes label selector (matchLabels, matchExpressions) as the MHC spec carries it. */
 export type LabelSelector = t.TypeOf<typeof LabelSelector>;
 
 const IntOrString = t.union([t.number, t.string], 'IntOrString');
 
 const CheckV1Beta1 = t.type({ type: t.string, status: ConditionStatus, timeout: V1Beta1Timeout });
 
+/**
+ * io-ts codec of a cluster.x-k8s.io/v1beta1 MachineHealthCheck spec; durations are metav1.Duration
+ * text, decoded to whole seconds in ms.
+ */
 export const MachineHealthCheckSpecV1Beta1 = t.intersection(
   [
     t.type({ clusterName: t.string, selector: LabelSelector }),
@@ -52,6 +57,7 @@ export const MachineHealthCheckSpecV1Beta1 = t.intersection(
   ],
   'MachineHealthCheckSpec(v1beta1)',
 );
+/** A decoded v1beta1 MachineHealthCheck spec. */
 export type MachineHealthCheckSpecV1Beta1 = t.TypeOf<typeof MachineHealthCheckSpecV1Beta1>;
 
 /** A whole number of seconds, as the v1beta2 schema has it (int32, minimum 0). */
@@ -69,6 +75,10 @@ const Seconds = new t.Type<number, number, unknown>(
 // than read as 0 (which would mean "unhealthy at once").
 const CheckV1Beta2 = t.type({ type: t.string, status: ConditionStatus, timeoutSeconds: Seconds });
 
+/**
+ * io-ts codec of a cluster.x-k8s.io/v1beta2 MachineHealthCheck spec; timeouts are whole seconds and
+ * required.
+ */
 export const MachineHealthCheckSpecV1Beta2 = t.intersection(
   [
     t.type({ clusterName: t.string, selector: LabelSelector }),
@@ -89,10 +99,17 @@ export const MachineHealthCheckSpecV1Beta2 = t.intersection(
   ],
   'MachineHealthCheckSpec(v1beta2)',
 );
+/** A decoded v1beta2 MachineHealthCheck spec. */
 export type MachineHealthCheckSpecV1Beta2 = t.TypeOf<typeof MachineHealthCheckSpecV1Beta2>;
 
+/**
+ * One unhealthy-condition check: unhealthy once the condition has had `status` for longer than the
+ * timeout.
+ */
 export interface MhcCheck {
+  /** The condition type (Ready, ...). */
   type: string;
+  /** The status that counts as unhealthy. */
   status: 'True' | 'False' | 'Unknown';
   /** Whole seconds in ms (v1beta1 timeouts are truncated to seconds, as the conversion does). */
   timeoutMs: number;
@@ -105,18 +122,27 @@ export type MhcTrigger =
 
 /** One policy for both API versions: the v1beta2 object Cluster API stores and judges. */
 export interface MhcPolicy {
+  /** The API version the spec was decoded from. */
   sourceVersion: 'v1beta1' | 'v1beta2';
+  /** spec.clusterName. */
   clusterName: string;
+  /** spec.selector: which Machines are targets. */
   selector: LabelSelector;
+  /** Checks on the Node's conditions. */
   unhealthyNodeConditions: MhcCheck[];
   /** Both versions (v1beta1 unhealthyMachineConditions, v1beta2 checks.unhealthyMachineConditions); judged from Cluster API v1.12. */
   unhealthyMachineConditions: MhcCheck[];
   /** 0 disables the startup check. */
   nodeStartupTimeoutMs: number;
+  /** When remediation may proceed (maxUnhealthy, default 100%, or unhealthyRange). */
   trigger: MhcTrigger;
+  /**
+   * External remediation template; without one the Machine's owner remediates (OwnerRemediated).
+   */
   remediationTemplate?: { apiVersion: string; kind: string; name: string; namespace?: string };
 }
 
+/** Cluster API's default nodeStartupTimeout: 10 minutes. */
 export const DefaultNodeStartupTimeoutMs = 600_000;
 
 interface Fields {
@@ -173,6 +199,10 @@ function finish(
   return either.right({ ...body, trigger: trigger.right });
 }
 
+/**
+ * A decoded v1beta1 spec as the normalised policy Cluster API's conversion would store, validated
+ * as its webhook does; Left lists every problem, naming the v1beta1 fields.
+ */
 export function normaliseV1Beta1(
   spec: MachineHealthCheckSpecV1Beta1,
 ): either.Either<string, MhcPolicy> {
@@ -210,6 +240,10 @@ export function normaliseV1Beta1(
   );
 }
 
+/**
+ * A decoded v1beta2 spec as the normalised policy, validated as Cluster API's webhook does; Left
+ * lists every problem, naming the fields.
+ */
 export function normaliseV1Beta2(
   spec: MachineHealthCheckSpecV1Beta2,
 ): either.Either<string, MhcPolicy> {

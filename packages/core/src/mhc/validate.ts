@@ -7,6 +7,7 @@ import { either } from 'fp-ts';
 import type { CountOrPercent } from '../health/policy.js';
 import type { LabelSelector, MhcCheck } from './spec.js';
 
+/** At most this many checks per list (CRD maxItems). */
 export const MaxConditionChecks = 100;
 /** Machine conditions owned by the MHC machinery itself; a check on them is refused (CEL rule). */
 export const ForbiddenMachineConditionChecks = [

@@ -97,7 +97,9 @@ describe('runApiReports', () => {
     ]);
     expect(first.entries.flatMap((r) => r.problems)).toEqual([]);
     expect(read('api/lib/index.api.md')).toContain('export function area(s: Shape): number;');
-    expect(read(countsFile)).toContain('| `@fx/lib/sub` | 1 | [lib/sub.api.md](lib/sub.api.md) |');
+    expect(read(countsFile)).toContain(
+      '| `@fx/lib/sub` | new | 1 | [lib/sub.api.md](lib/sub.api.md) |',
+    );
 
     const clean = run('check');
     expect(clean.entries.map((r) => r.changed)).toEqual([false, false]);

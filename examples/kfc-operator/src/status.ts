@@ -1,6 +1,7 @@
 // What the operator publishes: one line per watched Node with the phase of its repair (from
 // core's state store) and the cause core's health rules see right now. Pure.
-import { classifyNode, type NodeView, type RepairState } from '@noderepair/core';
+import type { NodeView } from '@noderepair/core/autorepair';
+import { classifyNode, type RepairState } from '@noderepair/core/health';
 
 export interface NodeStatus {
   phase: RepairState['phase'];

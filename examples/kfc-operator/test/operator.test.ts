@@ -1,12 +1,8 @@
 // The operator's pure parts: settings from the environment, the policy ConfigMap, the status.
-import {
-  buildNode,
-  initialRepairState,
-  toNodeView,
-  type KubeNode,
-  type NodeView,
-  type RepairState,
-} from '@noderepair/core';
+import { toNodeView, type NodeView } from '@noderepair/core/autorepair';
+import { initialRepairState, type RepairState } from '@noderepair/core/health';
+import type { KubeNode } from '@noderepair/core/kube';
+import { buildNode } from '@noderepair/core/testing';
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../src/config.js';
 import { policyFromConfigMap } from '../src/policy.js';

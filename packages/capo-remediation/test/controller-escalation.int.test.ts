@@ -1,7 +1,7 @@
 // The OpenStackRemediation controller climbing its ladder on a real kube-apiserver: soft ->
 // hard escalation, and giving up by handing the v1beta2 Machine to Cluster API with
 // OwnerRemediated=False in both condition lists.
-import { EventResource, type KubeEvent } from '@noderepair/core';
+import { EventResource, type KubeEvent } from '@noderepair/core/kube';
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -1,7 +1,7 @@
 // The OpenStackRemediation controller's lifecycle on a real kube-apiserver: deletion mid-flow
 // (the finalizer uncordons and removes the out-of-service taint) and controller restarts
 // mid-flow (exactly one reboot per attempt at the fake Nova).
-import { NodeResource, PodResource, type KubeNode, type KubeObject } from '@noderepair/core';
+import { NodeResource, PodResource, type KubeNode, type KubeObject } from '@noderepair/core/kube';
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OpenStackRemediationResource } from '../src/controller/index.js';

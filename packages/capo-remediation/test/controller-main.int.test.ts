@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createKubeClient, LeaseResource, type KubeLease } from '@noderepair/core';
+import { createKubeClient, LeaseResource, type KubeLease } from '@noderepair/core/kube';
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { installAllCRDs, until } from './support/remediation-env.js';

@@ -6,7 +6,7 @@
 //   drain and never after a SOFT reboot.
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EventResource, type KubeEvent, type KubeNode } from '@noderepair/core';
+import { EventResource, type KubeEvent, type KubeNode } from '@noderepair/core/kube';
 import {
   buildWorld,
   installAllCRDs,

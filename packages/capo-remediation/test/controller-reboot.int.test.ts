@@ -2,7 +2,7 @@
 // and CAPO's CRDs, a FAKE Keystone + Nova and a fake kubelet: the happy path and a retry.
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EventResource, type KubeEvent } from '@noderepair/core';
+import { EventResource, type KubeEvent } from '@noderepair/core/kube';
 import { FAKE_DEFAULTS } from '@noderepair/openstack/testing';
 import {
   buildWorld,

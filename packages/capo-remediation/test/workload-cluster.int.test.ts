@@ -13,7 +13,7 @@ import {
   type KubeEvent,
   type KubeNode,
   type KubeObject,
-} from '@noderepair/core';
+} from '@noderepair/core/kube';
 import { ControlPlane } from '@noderepair/envtest';
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

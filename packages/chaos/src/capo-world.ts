@@ -19,15 +19,11 @@ import {
   type KubeEvent,
   type KubeNode,
   type KubeObject,
-} from '@noderepair/core';
+} from '@noderepair/core/kube';
 import { FAKE_DEFAULTS, FakeOpenStack } from '@noderepair/openstack/testing';
-import {
-  GROUP,
-  OpenStackRemediationResource,
-  remediationFromTemplate,
-  VERSION,
-  type RemediationStatus,
-} from '@noderepair/capo-remediation';
+import { GROUP, VERSION, type RemediationStatus } from '@noderepair/capo-remediation/api';
+import { OpenStackRemediationResource } from '@noderepair/capo-remediation/controller';
+import { remediationFromTemplate } from '@noderepair/capo-remediation/testing';
 import {
   freePort,
   startControlPlane,

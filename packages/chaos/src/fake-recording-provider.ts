@@ -14,7 +14,7 @@ import type {
   ProviderAction,
   ProviderModule,
   ProviderOutcome,
-} from '@noderepair/core';
+} from '@noderepair/core/provider';
 
 const actions: readonly ProviderAction[] = [
   'SoftReboot',

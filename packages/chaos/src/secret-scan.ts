@@ -1,7 +1,7 @@
 // The secret scan: every log line a controller printed and every Event the suite produced is
 // searched for every credential the suite knows (the clouds.yaml password, the application
 // credential secret, Keystone tokens, ServiceAccount and admin bearer tokens).
-import type { KubeEvent } from '@noderepair/core';
+import type { KubeEvent } from '@noderepair/core/kube';
 
 export interface Leak {
   readonly where: string;

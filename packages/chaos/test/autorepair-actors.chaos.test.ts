@@ -18,17 +18,17 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { parseKuredLock } from '@noderepair/core/health';
 import {
   createKubeClient,
   customResource,
   EventResource,
   NodeResource,
-  parseKuredLock,
   type KubeClient,
   type KubeEvent,
   type KubeNode,
   type KubeObject,
-} from '@noderepair/core';
+} from '@noderepair/core/kube';
 import {
   freePort,
   installCRDs,

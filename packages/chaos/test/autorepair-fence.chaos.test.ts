@@ -10,7 +10,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { createKubeClient, EventResource, type KubeClient, type KubeEvent } from '@noderepair/core';
+import {
+  createKubeClient,
+  EventResource,
+  type KubeClient,
+  type KubeEvent,
+} from '@noderepair/core/kube';
 import {
   startControlPlane,
   startFakeKubelet,

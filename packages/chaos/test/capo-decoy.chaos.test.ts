@@ -5,7 +5,7 @@
 // (secret-or-management) reaches this cluster, where the Machine's nodeRef names a Node whose
 // providerID is another server: NodeVerified=False, one Warning event, nothing written.
 // Either way: 0 writes to the Node, 0 Nova actions.
-import { NodeResource, type KubeNode, type KubeObject } from '@noderepair/core';
+import { NodeResource, type KubeNode, type KubeObject } from '@noderepair/core/kube';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CapoCluster, type CapoWorld } from '../src/capo-world.js';
 import { sleep, until } from '../src/wait.js';

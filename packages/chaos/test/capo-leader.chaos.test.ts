@@ -3,7 +3,7 @@
 // the reply. The other replica must take over and finish the remediation; no two replicas
 // ever act on it (Nova's records: one reboot; status.history: one attempt; logs: the follower
 // sent nothing to Nova while the leader was alive and leading).
-import { LeaseResource, type KubeLease } from '@noderepair/core';
+import { LeaseResource, type KubeLease } from '@noderepair/core/kube';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CapoCluster, SYSTEM_NAMESPACE, type CapoWorld } from '../src/capo-world.js';
 import type { ControllerProcess } from '../src/controller-process.js';

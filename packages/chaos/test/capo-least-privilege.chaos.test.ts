@@ -2,8 +2,13 @@
 // ServiceAccount token (TokenRequest) bound by the shipped config/rbac/*.yaml, never as admin.
 // Here: that token really is limited, and a role missing one permission (patch nodes, so
 // the controller cannot cordon) gives a clear event on the remediation and no reboot.
-import { createKubeClient, ForbiddenError, NodeResource, customResource } from '@noderepair/core';
-import { loadKubeConfig } from '@noderepair/envtest';
+import {
+  createKubeClient,
+  ForbiddenError,
+  NodeResource,
+  customResource,
+} from '@noderepair/core/kube';
+import { loadKubeConfigFile } from '@noderepair/envtest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CapoCluster, SERVICE_ACCOUNT, SYSTEM_NAMESPACE } from '../src/capo-world.js';
 import { shippedRbac, type ManifestObject } from '../src/least-privilege.js';
@@ -73,7 +78,7 @@ describe('least privilege', () => {
   });
 
   it('the controllers token is the shipped ServiceAccount, not admin', async () => {
-    const sa = createKubeClient(loadKubeConfig(cluster.kubeconfig));
+    const sa = createKubeClient(loadKubeConfigFile(cluster.kubeconfig));
     // Allowed by the shipped role.
     await sa.list(NodeResource);
     // Not allowed: deleting nodes, listing secrets (the role only gets them by name).

@@ -5,7 +5,7 @@
 // client's own timeout; 404 -> ServerNotFound -> the ladder ends
 // and the Machine goes to Cluster API. The fault is placed exactly on the reboot call by
 // holding it in the GateProxy, injecting into the FakeOpenStack, then letting it go.
-import { customResource } from '@noderepair/core';
+import { customResource } from '@noderepair/core/kube';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CapoCluster, type CapoWorld } from '../src/capo-world.js';
 import type { ControllerProcess } from '../src/controller-process.js';

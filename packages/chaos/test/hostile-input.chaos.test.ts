@@ -12,16 +12,15 @@ import {
   decodeOpenStackRemediationTemplate,
   exampleRemediation,
   exampleRemediationTemplate,
-  parseFlags,
-} from '@noderepair/capo-remediation';
+} from '@noderepair/capo-remediation/api';
 import { parseCloudsYaml, parseProviderID } from '@noderepair/openstack';
 import {
   decideRepair,
-  decodeMachineHealthCheck,
   defaultRepairPolicy,
   resolveRepairPolicy,
   type HealthObservation,
-} from '@noderepair/core';
+} from '@noderepair/core/health';
+import { decodeMachineHealthCheck } from '@noderepair/core/mhc';
 import { decodeConfig, formatConfigError, generate, parseConfig } from '@noderepair/overlayfs-gen';
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
@@ -33,6 +32,7 @@ import { repoRoot } from '../src/controller-process.js';
 // export (their bins are the interface), so they are imported from source.
 import { parseRunArgs, parseTrace } from '../../core/src/cli/index.js';
 import { parseCommand } from '../../overlayfs-gen/src/cli/args.js';
+import { parseFlags } from '../../capo-remediation/src/controller/flags.js';
 
 const SEED = 20261202;
 const RUNS = Number(process.env['CHAOS_FUZZ_RUNS'] ?? 300);

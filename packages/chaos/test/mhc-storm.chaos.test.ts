@@ -9,7 +9,7 @@ import {
   evaluateMachineHealthCheck,
   type MhcPolicy,
   type MhcTarget,
-} from '@noderepair/core';
+} from '@noderepair/core/mhc';
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';

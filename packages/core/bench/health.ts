@@ -4,13 +4,13 @@
 // The compiled package (dist/, what users run): a TypeScript loader's helpers would slow the
 // hot paths measured here.
 import {
-  buildNode,
   decideFleet,
   decideMember,
   decideRepair,
   defaultRepairPolicy,
   type FleetMember,
-} from '@noderepair/core';
+} from '@noderepair/core/health';
+import { buildNode } from '@noderepair/core/testing';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 

@@ -1,6 +1,6 @@
 // Work-queue throughput: add -> get -> done cycles (with dedupe and re-adds), ops per second.
 // From the compiled package (dist/), as users run it.
-import { WorkQueue, ItemExponentialRateLimiter } from '@noderepair/core';
+import { WorkQueue, ItemExponentialRateLimiter } from '@noderepair/core/runtime';
 
 export async function benchQueue(): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];

@@ -12,7 +12,7 @@ import type {
   ProviderContext,
   ProviderModule,
   ProviderOutcome,
-} from '@noderepair/core';
+} from '@noderepair/core/provider';
 
 /** "power:///rack1-07" -> "rack1-07": the Node's spec.providerID names the machine. */
 const machineOf = (providerID: string) => providerID.replace(/^[a-z0-9+.-]+:\/\/\/?/i, '');

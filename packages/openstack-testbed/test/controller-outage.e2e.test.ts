@@ -23,7 +23,12 @@
 //
 // The one fake link is FakeKubeletFollowsNova (see its file): a fake kubelet comes back only
 // after Nova's own records show the reboot finished.
-import { NodeResource, type KubeClient, type KubeNode, type KubeObject } from '@noderepair/core';
+import {
+  NodeResource,
+  type KubeClient,
+  type KubeNode,
+  type KubeObject,
+} from '@noderepair/core/kube';
 import { startControlPlane, type ControlPlane } from '@noderepair/envtest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

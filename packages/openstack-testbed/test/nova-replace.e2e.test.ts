@@ -14,13 +14,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  silentLogger,
-  type ActionRequest,
-  type ClusterConfig,
-  type FenceStatus,
-  type MachineProvider,
-} from '@noderepair/core';
+import type { ClusterConfig } from '@noderepair/core/kube';
+import type { ActionRequest, FenceStatus, MachineProvider } from '@noderepair/core/provider';
+import { silentLogger } from '@noderepair/core/runtime';
 import {
   createHttpTransport,
   NovaMachineProvider,

@@ -27,7 +27,7 @@ import {
   type KubeClient,
   type KubeEvent,
   type KubeNode,
-} from '@noderepair/core';
+} from '@noderepair/core/kube';
 import {
   freePort,
   startControlPlane,

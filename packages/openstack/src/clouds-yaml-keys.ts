@@ -18,7 +18,7 @@ import {
   formatUnknownField,
   shapeOf,
   unknownFields,
-} from '@noderepair/core';
+} from '@noderepair/core/codec';
 
 const optString = t.union([t.string, t.undefined, t.null]);
 

@@ -7,7 +7,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
-import { formatErrors } from '@noderepair/core';
+import { formatErrors } from '@noderepair/core/codec';
 import {
   AuthSection,
   authKeyProblems,

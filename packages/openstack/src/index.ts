@@ -1,5 +1,7 @@
 // Keystone v3 + Nova client of our own (no maintained JavaScript one exists).
-export { Secret, REDACTED, redact } from './secret.js';
+// Names core also uses (Secret, HttpTransport, backoffDelay, ...) carry an OpenStack or retry
+// prefix here: they are different declarations, and one name should mean one thing.
+export { Secret as OpenStackSecret, REDACTED, redact } from './secret.js';
 export {
   OpenStackError,
   ServerNotFound,
@@ -26,15 +28,20 @@ export { selectEndpoint, Catalog } from './catalog.js';
 export type { EndpointQuery, CatalogEndpoint, CatalogService } from './catalog.js';
 export { tokenRequestBody, decodeTokenBody } from './keystone.js';
 export type { TokenInfo } from './keystone.js';
-export { defaultRetryPolicy, backoffDelay, parseRetryAfter, isRetriableStatus } from './retry.js';
+export {
+  defaultRetryPolicy,
+  backoffDelay as retryBackoffDelay,
+  parseRetryAfter,
+  isRetriableStatus,
+} from './retry.js';
 export type { RetryPolicy } from './retry.js';
 export { createHttpTransport } from './transport.js';
 export type {
   Transport,
-  HttpRequest,
-  HttpResponse,
-  HttpTransport,
-  HttpTransportOptions,
+  HttpRequest as OpenStackHttpRequest,
+  HttpResponse as OpenStackHttpResponse,
+  HttpTransport as OpenStackHttpTransport,
+  HttpTransportOptions as OpenStackHttpTransportOptions,
 } from './transport.js';
 export { KeystoneSession } from './session.js';
 export type {

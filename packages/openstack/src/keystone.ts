@@ -2,7 +2,7 @@
 // request body from a CloudAuth, the reply decoded with io-ts.
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { formatErrors } from '@noderepair/core';
+import { formatErrors } from '@noderepair/core/codec';
 import { Catalog } from './catalog.js';
 import type { CloudAuth, DomainRef, ProjectRef, UserRef } from './clouds-yaml.js';
 import type { Secret } from './secret.js';

@@ -4,7 +4,7 @@
 // of the testbed in openstack-testbed/test/nova-replace.e2e.test.ts.
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import type { ActionRequest } from '@noderepair/core';
+import type { ActionRequest } from '@noderepair/core/provider';
 import { FakeOpenStack } from './testing/index.js';
 import { createOpenStackClient } from './client.js';
 import { parseCloudsYaml } from './clouds-yaml.js';

@@ -4,7 +4,7 @@
 // os-instance-actions, a replay asks Nova first, and fencing is reported from Nova's state.
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import type { ActionRequest, ProviderAction } from '@noderepair/core';
+import type { ActionRequest, ProviderAction } from '@noderepair/core/provider';
 import { FakeOpenStack } from './testing/index.js';
 import { createOpenStackClient } from './client.js';
 import { parseCloudsYaml } from './clouds-yaml.js';

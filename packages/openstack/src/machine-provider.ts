@@ -27,7 +27,7 @@ import type {
   ProviderAction,
   ProviderContext,
   ProviderOutcome,
-} from '@noderepair/core';
+} from '@noderepair/core/provider';
 import * as E from 'fp-ts/lib/Either.js';
 import { OpenStackError } from './errors.js';
 import type { ActionAccepted, InstanceAction, NovaClient } from './nova.js';

@@ -5,7 +5,7 @@
 // 403 policy; 406 microversion not supported; 5xx/timeouts -> the session backs off.
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { formatErrors } from '@noderepair/core';
+import { formatErrors } from '@noderepair/core/codec';
 import { ActionMaybeSent, OpenStackError, ServerConflict, ServerNotFound } from './errors.js';
 import { decodeServer, type ServerInfo } from './server.js';
 import type { KeystoneSession, ServiceResponse } from './session.js';

@@ -6,7 +6,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { providerModuleOf, silentLogger, type ClusterConfig } from '@noderepair/core';
+import type { ClusterConfig } from '@noderepair/core/kube';
+import { providerModuleOf } from '@noderepair/core/provider';
+import { silentLogger } from '@noderepair/core/runtime';
 import { FAKE_DEFAULTS, FakeOpenStack } from './testing/index.js';
 import {
   createOpenStackProvider,

@@ -8,7 +8,11 @@ import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as E from 'fp-ts/lib/Either.js';
-import type { MachineProvider, ProviderModule, ProviderModuleContext } from '@noderepair/core';
+import type {
+  MachineProvider,
+  ProviderModule,
+  ProviderModuleContext,
+} from '@noderepair/core/provider';
 import { createOpenStackClient } from './client.js';
 import { parseCloudsYaml } from './clouds-yaml.js';
 import { NovaMachineProvider } from './machine-provider.js';

@@ -9,7 +9,7 @@
 //   otherwise: record the id, then act.
 // A crash between recording and acting loses that one action (at most once); the attempt
 // then times out and the ladder escalates, which is safe. A double reboot is not.
-import type { RebootProvider, RebootRequest, RebootResult } from '@noderepair/core';
+import type { RebootProvider, RebootRequest, RebootResult } from '@noderepair/core/health';
 import * as E from 'fp-ts/lib/Either.js';
 import { ActionMaybeSent, OpenStackError } from './errors.js';
 import type { CallOptions, NovaClient } from './nova.js';

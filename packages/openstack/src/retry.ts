@@ -3,7 +3,7 @@
 // controller already spreads load because each remediation has its own schedule.
 
 // Retry-After is read the same way by every client of the packages: core's.
-export { parseRetryAfter } from '@noderepair/core';
+export { parseRetryAfter } from '@noderepair/core/runtime';
 
 /**
  * When and how long the session waits before sending a request again; all durations in

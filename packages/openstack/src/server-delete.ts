@@ -6,7 +6,7 @@
 // persisted, outcome not) Nova's os-instance-actions also say whether our first DELETE
 // arrived: nova-api records `delete` before its 204, and lists a deleted server's actions
 // from microversion 2.21 on. The decisions here are pure; NovaMachineProvider does the I/O.
-import type { FenceStatus } from '@noderepair/core';
+import type { FenceStatus } from '@noderepair/core/provider';
 import type { InstanceAction } from './nova.js';
 import type { ServerInfo } from './server.js';
 

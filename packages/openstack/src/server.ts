@@ -1,7 +1,7 @@
 // Nova's server representation, reduced to what remediation decides on.
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { formatErrors } from '@noderepair/core';
+import { formatErrors } from '@noderepair/core/codec';
 
 const nullableString = t.union([t.string, t.null]);
 

@@ -3,7 +3,7 @@
 // We use undici's own fetch with an undici Agent: Node 20's global fetch is an older bundled
 // undici, and handing it a dispatcher from a newer undici is not supported.
 import { Agent, fetch as undiciFetch } from 'undici';
-import { deadlineSignal } from '@noderepair/core';
+import { deadlineSignal } from '@noderepair/core/runtime';
 import { OpenStackError } from './errors.js';
 
 /** One HTTP request as the session hands it to a Transport. */

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { createKubeClient, customResource, type KubeObject } from '@noderepair/core';
+import { createKubeClient, customResource, type KubeObject } from '@noderepair/core/kube';
 import { startControlPlane, type ControlPlane } from '@noderepair/envtest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLES, generatedFiles, renderHelm, type BundleSpec } from '../src/bundles.js';

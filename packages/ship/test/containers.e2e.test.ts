@@ -13,7 +13,7 @@ import {
   NodeResource,
   type KubeEvent,
   type KubeNode,
-} from '@noderepair/core';
+} from '@noderepair/core/kube';
 import {
   startControlPlane,
   startFakeKubelet,

@@ -32,7 +32,7 @@ import {
   NodeResource,
   type KubeClient,
   type KubeObject,
-} from '@noderepair/core';
+} from '@noderepair/core/kube';
 import {
   freePort,
   loadCRDs,

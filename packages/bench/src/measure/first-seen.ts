@@ -3,7 +3,7 @@
 // Node) and Cluster API's OpenStackRemediations (named after, and owned by, the Machine;
 // Machines are named after their Nodes here). The watch is opened before anything happens
 // and restarted from the last resourceVersion if the server ends it.
-import type { KubeClient, KubeObject, ResourceType, WatchOptions } from '@noderepair/core';
+import type { KubeClient, KubeObject, ResourceType, WatchOptions } from '@noderepair/core/kube';
 
 export class FirstSeen {
   readonly seen = new Map<string, number>();

@@ -2,7 +2,12 @@
 // the other (2 shared cores: their initial syncs must not compete), then a steady-state
 // window, then 1 % of the Nodes post Ready=False at the same whole second and both race to
 // create their remediation. Everything here is measured, nothing asserted.
-import { createKubeClient, customResource, EventResource, type KubeObject } from '@noderepair/core';
+import {
+  createKubeClient,
+  customResource,
+  EventResource,
+  type KubeObject,
+} from '@noderepair/core/kube';
 import { BENCH_NAMESPACE } from '../cluster/identities.js';
 import { MachineResource, type CapiWorld } from '../cluster/capi-world.js';
 import { REMEDIATION_GROUP, REMEDIATION_VERSION } from '../cluster/capi-objects.js';

@@ -8,14 +8,14 @@
 // same when read before and after the world was read (with a pause), i.e. no reconcile changed
 // it meanwhile. Otherwise the snapshot is retried.
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Node } from '@kubernetes/client-node';
+import type { NodeSnapshot } from '@noderepair/core/health';
 import {
   decodeMachineHealthCheck,
   evaluateMachineHealthCheck,
   type MhcCluster,
   type MhcMachine,
   type MhcTarget,
-  type NodeSnapshot,
-} from '@noderepair/core';
+} from '@noderepair/core/mhc';
 
 type Cond = { type: string; status: string; reason?: string; lastTransitionTime?: string };
 interface RawMhc {
@@ -67,13 +67,18 @@ function realVerdict(mhc: RawMhc, machines: RawMachine[]): Verdict {
     currentHealthy: s.currentHealthy ?? -1,
     remediationAllowed: allowed,
     unhealthy: machines
-      .filter((m) => m.status?.conditions?.some((c) => c.type === 'HealthCheckSucceeded' && c.status === 'False'))
+      .filter((m) =>
+        m.status?.conditions?.some(
+          (c) => c.type === 'HealthCheckSucceeded' && c.status === 'False',
+        ),
+      )
       .map((m) => m.metadata.name)
       .sort(),
   };
 }
 
-const statusKey = (mhc: RawMhc, machines: RawMachine[]) => JSON.stringify(realVerdict(mhc, machines));
+const statusKey = (mhc: RawMhc, machines: RawMachine[]) =>
+  JSON.stringify(realVerdict(mhc, machines));
 
 /** A Node as @noderepair/core reads it (conditions with their times and reasons). */
 export function toSnapshot(n: V1Node): NodeSnapshot {
@@ -85,7 +90,11 @@ export function toSnapshot(n: V1Node): NodeSnapshot {
       labels: n.metadata?.labels ?? {},
       annotations: n.metadata?.annotations ?? {},
     },
-    spec: { unschedulable: n.spec?.unschedulable ?? false, taints: (n.spec?.taints ?? []) as never, providerID: n.spec?.providerID },
+    spec: {
+      unschedulable: n.spec?.unschedulable ?? false,
+      taints: (n.spec?.taints ?? []) as never,
+      providerID: n.spec?.providerID,
+    },
     status: {
       conditions: (n.status?.conditions ?? []).map((c) => ({
         type: c.type,
@@ -131,14 +140,21 @@ export class ConformanceRecorder {
         .map(([k, v]) => `${k}=${v}`)
         .join(','),
     })) as { items: RawMachine[] };
-    return list.items.filter((m) => m.metadata.labels?.['cluster.x-k8s.io/cluster-name'] === this.clusterName);
+    return list.items.filter(
+      (m) => m.metadata.labels?.['cluster.x-k8s.io/cluster-name'] === this.clusterName,
+    );
   }
 
   /**
    * Takes one settled snapshot for MHC `name` (read at `version`, as it was written), evaluates
    * it with @noderepair/core and records both verdicts. Returns the record.
    */
-  async snapshot(label: string, name: string, version: 'v1beta1' | 'v1beta2', timeoutMs = 45_000): Promise<ConformanceRecord> {
+  async snapshot(
+    label: string,
+    name: string,
+    version: 'v1beta1' | 'v1beta2',
+    timeoutMs = 45_000,
+  ): Promise<ConformanceRecord> {
     const deadline = Date.now() + timeoutMs;
     let why = '';
     for (;;) {
@@ -153,7 +169,9 @@ export class ConformanceRecorder {
         plural: 'clusters',
         name: this.clusterName,
       })) as { spec?: { paused?: boolean }; status?: { conditions?: Cond[] } };
-      const nodes = new Map((await this.core.listNode()).items.map((n) => [n.metadata?.name ?? '', n]));
+      const nodes = new Map(
+        (await this.core.listNode()).items.map((n) => [n.metadata?.name ?? '', n]),
+      );
       const now = Date.now();
       await new Promise((r) => setTimeout(r, 1_500));
       const after = await this.readMhc(name, 'v1beta2');
@@ -161,17 +179,37 @@ export class ConformanceRecorder {
       const settled =
         before.status?.observedGeneration === before.metadata.generation &&
         statusKey(before, machinesBefore) === statusKey(after, machinesAfter) &&
-        JSON.stringify(machinesBefore.map((m) => [m.metadata.name, m.status?.nodeRef?.name, m.metadata.deletionTimestamp])) ===
-          JSON.stringify(machinesAfter.map((m) => [m.metadata.name, m.status?.nodeRef?.name, m.metadata.deletionTimestamp]));
+        JSON.stringify(
+          machinesBefore.map((m) => [
+            m.metadata.name,
+            m.status?.nodeRef?.name,
+            m.metadata.deletionTimestamp,
+          ]),
+        ) ===
+          JSON.stringify(
+            machinesAfter.map((m) => [
+              m.metadata.name,
+              m.status?.nodeRef?.name,
+              m.metadata.deletionTimestamp,
+            ]),
+          );
       if (settled) {
         const policy = decodeMachineHealthCheck(written);
-        if (policy._tag === 'Left') throw new Error(`our decoder rejected the MHC ${name}: ${policy.left}`);
+        if (policy._tag === 'Left')
+          throw new Error(`our decoder rejected the MHC ${name}: ${policy.left}`);
         const targets: MhcTarget[] = machinesBefore.map((m) => {
           const nodeName = m.status?.nodeRef?.name;
           const node = nodeName ? nodes.get(nodeName) : undefined;
-          return { machine: m, node: node ? toSnapshot(node) : undefined, nodeMissing: Boolean(nodeName) && !node };
+          return {
+            machine: m,
+            node: node ? toSnapshot(node) : undefined,
+            nodeMissing: Boolean(nodeName) && !node,
+          };
         });
-        const c: MhcCluster = { conditions: (cluster.status?.conditions ?? []) as MhcCluster['conditions'], paused: cluster.spec?.paused ?? false };
+        const c: MhcCluster = {
+          conditions: (cluster.status?.conditions ?? []) as MhcCluster['conditions'],
+          paused: cluster.spec?.paused ?? false,
+        };
         // The default rule order is the pinned release's (v1.13).
         const e = evaluateMachineHealthCheck(targets, policy.right, c, now);
         const ours: Verdict = {
@@ -198,12 +236,21 @@ export class ConformanceRecorder {
           .filter((k) => k !== 'unhealthy' || readoutUsable)
           .filter((k) => JSON.stringify(real[k]) !== JSON.stringify(ours[k]))
           .map((k) => `${k}: real=${JSON.stringify(real[k])} ours=${JSON.stringify(ours[k])}`);
-        const rec = { label, at: new Date(now).toISOString(), mhc: `${name} (${ver(written.apiVersion)})`, real, ours, differences, notes };
+        const rec = {
+          label,
+          at: new Date(now).toISOString(),
+          mhc: `${name} (${ver(written.apiVersion)})`,
+          real,
+          ours,
+          differences,
+          notes,
+        };
         this.records.push(rec);
         return rec;
       }
       why = `not settled: before=${statusKey(before, machinesBefore)} after=${statusKey(after, machinesAfter)} gen=${before.metadata.generation} observed=${before.status?.observedGeneration}`;
-      if (Date.now() > deadline) throw new Error(`conformance snapshot "${label}": MHC ${name} never settled (${why})`);
+      if (Date.now() > deadline)
+        throw new Error(`conformance snapshot "${label}": MHC ${name} never settled (${why})`);
     }
   }
 }

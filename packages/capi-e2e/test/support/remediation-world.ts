@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { addRemediationController } from '@noderepair/capo-remediation';
 import { FakeOpenStack } from '@noderepair/openstack/testing';
-import { createKubeClient, Manager, type RuntimeLogger } from '@noderepair/core';
+import { createKubeClient } from '@noderepair/core/kube';
+import { Manager, type RuntimeLogger } from '@noderepair/core/runtime';
 import type { FakeKubelet } from '@noderepair/envtest';
 
 const capoPkg = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'capo-remediation');
@@ -29,8 +30,9 @@ export class LineLogger implements RuntimeLogger {
   ) {}
   private push(level: string, obj: object, msg?: string): void {
     this.lines.push(
-      JSON.stringify({ t: new Date().toISOString(), level, ...this.bindings, ...obj, msg }, (_k, v: unknown) =>
-        v instanceof Error ? { name: v.name, message: v.message } : v,
+      JSON.stringify(
+        { t: new Date().toISOString(), level, ...this.bindings, ...obj, msg },
+        (_k, v: unknown) => (v instanceof Error ? { name: v.name, message: v.message } : v),
       ),
     );
   }
@@ -87,7 +89,12 @@ export class FakeNovaRebootsFakeKubelets {
   /** Server uuid -> Machine name (filled by serverFor, the harness's newServerId callback). */
   readonly machineOf = new Map<string, string>();
   readonly hopeless = new Set<string>();
-  readonly rebooted: Array<{ machine: string; serverId: string; at: number; kubeletRebooted: boolean }> = [];
+  readonly rebooted: Array<{
+    machine: string;
+    serverId: string;
+    at: number;
+    kubeletRebooted: boolean;
+  }> = [];
   private seen = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly pending = new Set<Promise<void>>();
@@ -118,7 +125,12 @@ export class FakeNovaRebootsFakeKubelets {
       if (!machine) continue;
       const kubelet = this.kubelets().get(machine);
       const revive = kubelet !== undefined && !this.hopeless.has(machine);
-      this.rebooted.push({ machine, serverId: e.serverId, at: Date.now(), kubeletRebooted: revive });
+      this.rebooted.push({
+        machine,
+        serverId: e.serverId,
+        at: Date.now(),
+        kubeletRebooted: revive,
+      });
       if (revive) {
         const p = kubelet.reboot(this.downMs).catch(() => undefined);
         this.pending.add(p);

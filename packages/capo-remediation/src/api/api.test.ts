@@ -2,7 +2,7 @@
 import * as E from 'fp-ts/lib/Either.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatErrors } from '@noderepair/core';
+import { formatErrors } from '@noderepair/core/codec';
 import { exampleRemediation, exampleRemediationTemplate } from './examples.js';
 import {
   crds,

@@ -5,7 +5,7 @@
 // serves; a newer CRD's fields must not make an older controller refuse the object.
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
-import { formatErrors, strict } from '@noderepair/core';
+import { formatErrors, strict } from '@noderepair/core/codec';
 import { API_VERSION } from './group-version.js';
 
 /**

@@ -17,10 +17,10 @@ export {
   STEP_TYPES,
   DEFAULT_STEPS,
   stepNode,
-  drainNode,
+  drainNodeSchema,
   remediationSpecNode,
 } from './remediation-spec.js';
-export type { StepType, Step, DrainOptions, RemediationSpec } from './remediation-spec.js';
+export type { StepType, Step, RemediationDrainOptions, RemediationSpec } from './remediation-spec.js';
 export {
   PHASES,
   ATTEMPT_RESULTS,
@@ -29,7 +29,7 @@ export {
   remediationStatusNode,
 } from './remediation-status.js';
 export type { Phase, AttemptResult, Attempt, RemediationStatus } from './remediation-status.js';
-export type { ObjectMeta } from './object-meta.js';
+export type { RemediationObjectMeta } from './object-meta.js';
 export { customResourceDefinition } from './crd.js';
 export type { CustomResourceDefinition, KindDefinition, PrinterColumn } from './crd.js';
 export {

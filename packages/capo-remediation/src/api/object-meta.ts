@@ -19,7 +19,7 @@ export const typeMetaFields = {
  * An object's metadata as this package's types carry it: the usual ObjectMeta fields, typed,
  * and any other field kept as is (the API server validates metadata itself).
  */
-export interface ObjectMeta {
+export interface RemediationObjectMeta {
   /** The object's name. */
   name?: string;
   /** The object's namespace. */
@@ -54,10 +54,10 @@ export interface ObjectMeta {
 }
 
 /** The apiserver only accepts `type: object` for top-level metadata. */
-export function topLevelMetadata(): s.Field<ObjectMeta, 'optional'> {
+export function topLevelMetadata(): s.Field<RemediationObjectMeta, 'optional'> {
   const n = s.unknownObject();
   return s.optional({
-    codec: n.codec as unknown as s.Node<ObjectMeta>['codec'],
+    codec: n.codec as unknown as s.Node<RemediationObjectMeta>['codec'],
     openAPI: () => ({ type: 'object' }),
   });
 }

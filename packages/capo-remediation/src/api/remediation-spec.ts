@@ -63,8 +63,11 @@ export const DEFAULT_STEPS: Step[] = [
   { type: 'HardReboot', timeoutSeconds: 600, retries: 1 },
 ];
 
-/** Schema of spec.drain; named DrainOptions as a type. */
-export const drainNode = s.object(
+/**
+ * Schema of spec.drain; its type is RemediationDrainOptions. (Core's drainNode is the drain
+ * itself, so the schema node says Schema.)
+ */
+export const drainNodeSchema = s.object(
   {
     enabled: s.defaulted(
       s.boolean({
@@ -92,7 +95,7 @@ export const drainNode = s.object(
   { description: 'How to drain the node before acting on the server.' },
 );
 /** spec.drain as decoded, defaults applied (enabled, timeoutSeconds 300, outOfServiceTaint). */
-export type DrainOptions = s.TypeOf<typeof drainNode>;
+export type RemediationDrainOptions = s.TypeOf<typeof drainNodeSchema>;
 
 /** Schema of an OpenStackRemediation's spec (also a template's spec.template.spec). */
 export const remediationSpecNode = s.object(
@@ -106,7 +109,7 @@ export const remediationSpecNode = s.object(
       }),
       DEFAULT_STEPS,
     ),
-    drain: s.defaultedToEmpty(drainNode),
+    drain: s.defaultedToEmpty(drainNodeSchema),
     minHealthySeconds: s.defaulted(
       s.integer({
         minimum: 0,

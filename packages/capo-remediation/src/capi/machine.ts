@@ -6,7 +6,7 @@
 //            status.conditions = metav1.Condition; status.deprecated.v1beta1.conditions
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { formatErrors } from '@noderepair/core';
+import { formatErrors } from '@noderepair/core/codec';
 
 /** Cluster API's API group (Machines, Clusters, MachineHealthChecks). */
 export const CAPI_GROUP = 'cluster.x-k8s.io';

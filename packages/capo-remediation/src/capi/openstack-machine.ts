@@ -3,7 +3,7 @@
 // holds clouds.yaml.
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { formatErrors } from '@noderepair/core';
+import { formatErrors } from '@noderepair/core/codec';
 
 /** The API group of Cluster API Provider OpenStack (OpenStackMachine, OpenStackCluster). */
 export const CAPO_GROUP = 'infrastructure.cluster.x-k8s.io';

@@ -10,7 +10,7 @@ import {
   setMetaCondition,
   type CapiCondition,
   type MetaCondition,
-} from '@noderepair/core';
+} from '@noderepair/core/runtime';
 
 /** Machine condition that hands the Machine to its owner (MachineSet, KubeadmControlPlane) to replace. */
 export const OWNER_REMEDIATED = 'OwnerRemediated';

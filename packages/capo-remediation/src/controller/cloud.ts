@@ -6,7 +6,7 @@
 // and the step's timeout, which runs from Nova's acceptance, has not started; the next
 // reconcile replays the same action id, and the provider asks Nova's records before it sends
 // anything. CloudReachable=False says so on the object meanwhile.
-import { judgeFence, type FenceStatus, type FenceVerdict } from '@noderepair/core';
+import { judgeFence, type FenceStatus, type FenceVerdict } from '@noderepair/core/provider';
 import type { Attempt, RemediationSpec, RemediationStatus } from '../api/index.js';
 import type { NodeView } from './node-view.js';
 

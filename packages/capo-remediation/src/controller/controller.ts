@@ -4,13 +4,12 @@
 // the management cluster (self-hosted clusters) and in each workload cluster a remediation
 // reaches through Cluster API's kubeconfig Secret (see workload-clusters.ts).
 import {
-  EventRecorder,
   NodeResource,
   type KubeClient,
   type KubeNode,
   type KubeObject,
-  type Manager,
-} from '@noderepair/core';
+} from '@noderepair/core/kube';
+import { EventRecorder, type Manager } from '@noderepair/core/runtime';
 import type { CloudConfig, OpenStackClient } from '@noderepair/openstack';
 import { RemediationMetrics } from './metrics.js';
 import { NodeSources } from './node-sources.js';

@@ -4,12 +4,12 @@
 // flag is an error naming it, and both controllers accept the same addresses.
 import * as E from 'fp-ts/lib/Either.js';
 import {
-  defaultLeaderIdentity,
   parseBindAddress,
   parseFlagsStrict,
   type BindAddress,
   type FlagOptions,
-} from '@noderepair/core';
+} from '@noderepair/core/codec';
+import { defaultLeaderIdentity } from '@noderepair/core/runtime';
 import { WORKLOAD_CLUSTER_ACCESS, type WorkloadClusterAccess } from './workload-clusters.js';
 
 /** The same type as core's (re-exported so existing imports of this package keep working). */

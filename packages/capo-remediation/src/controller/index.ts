@@ -1,4 +1,5 @@
-// The OpenStackRemediation controller: public API.
+// @noderepair/capo-remediation/controller: the OpenStackRemediation controller, its reconciler
+// and ladder. The flag parser and usage text are the CLI's (controller/main.ts), not exported.
 export { addRemediationController, CONTROLLER_NAME, REPORTING_CONTROLLER } from './controller.js';
 export type { RemediationControllerOptions, RemediationController } from './controller.js';
 export {
@@ -16,7 +17,7 @@ export type { RemediationReconcilerOptions } from './reconciler.js';
 export {
   decideLadder,
   nextPosition,
-  actionIdFor,
+  actionIdFor as remediationActionIdFor,
   cameBack,
   describeLadder,
   intentOf,
@@ -27,20 +28,16 @@ export {
 } from './ladder.js';
 export type { Action, LadderDecision, LadderInput, Position, EndedAttempt } from './ladder.js';
 export { readNode } from './node-view.js';
-export type { NodeView } from './node-view.js';
-export { executeStep, fenceOf } from './server-action.js';
+export type { NodeView as WorkloadNodeView } from './node-view.js';
 export {
   CONDITION_CLOUD_REACHABLE,
   CONDITION_FENCED,
   cloudBackoffMs,
   shouldAskFence,
 } from './cloud.js';
-export type { ServerActionRequest } from './server-action.js';
 export { resolveTarget, machineOwner } from './target.js';
 export type { Target, DefaultIdentity, OwnerRef } from './target.js';
 export { RemediationMetrics } from './metrics.js';
-export { parseFlags, USAGE } from './flags.js';
-export type { ControllerFlags, BindAddress } from './flags.js';
 export { OpenStackRemediationResource } from './resources.js';
 export { WorkloadClusters, WORKLOAD_CLUSTER_ACCESS } from './workload-clusters.js';
 export type {

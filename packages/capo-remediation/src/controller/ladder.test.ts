@@ -1,4 +1,4 @@
-import { progressLadder } from '@noderepair/core';
+import { progressLadder } from '@noderepair/core/health';
 import { describe, expect, it } from 'vitest';
 import type { Attempt, RemediationSpec, RemediationStatus } from '../api/index.js';
 import {

@@ -21,7 +21,7 @@ import {
   type LadderIntent,
   type LadderPosition,
   type LadderStep,
-} from '@noderepair/core';
+} from '@noderepair/core/health';
 import type { Attempt, RemediationSpec, RemediationStatus, Step } from '../api/index.js';
 import type { NodeView } from './node-view.js';
 

@@ -4,7 +4,8 @@
 import { realpathSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { createKubeClient, inClusterConfig, loadKubeConfig, Manager } from '@noderepair/core';
+import { createKubeClient, inClusterConfig, loadKubeConfig } from '@noderepair/core/kube';
+import { Manager } from '@noderepair/core/runtime';
 import * as E from 'fp-ts/lib/Either.js';
 import { addRemediationController } from './controller.js';
 import { parseFlags, USAGE, type ControllerFlags } from './flags.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EventSource, InformerHandlers } from '@noderepair/core';
+import type { EventSource, InformerHandlers } from '@noderepair/core/runtime';
 import { NodeSources } from './node-sources.js';
 
 /** An in-memory EventSource: emits to its handlers when told to. */

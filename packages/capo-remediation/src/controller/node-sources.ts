@@ -4,7 +4,7 @@
 // kubeconfig changes or it is forgotten. Controllers register handlers once, before start;
 // this forwards them to every informer, present and future, like Cluster API's ClusterCache
 // feeding remote watches into one controller.
-import type { EventSource, InformerHandlers } from '@noderepair/core';
+import type { EventSource, InformerHandlers } from '@noderepair/core/runtime';
 
 /**
  * Node events from several clusters as one controller source: handlers registered once reach

@@ -8,31 +8,30 @@
 // intent open (no attempt used, the step clock not started; see cloud.ts). A controller that dies after
 // the completion only waits. The object is always read from the API, not the cache, and
 // status is written under its resourceVersion, so two writers can never both act.
+import { cordonNode, drainNode, OutOfServiceTaint, uncordonNode } from '@noderepair/core/drain';
 import {
-  addFinalizer,
-  cordonNode,
-  drainNode,
-  findMetaCondition,
-  hasFinalizer,
-  isBeingDeleted,
   NodeResource,
-  OutOfServiceTaint,
   ForbiddenError,
   NotFoundError,
-  removeFinalizer,
-  removeMetaCondition,
-  setMetaCondition,
-  uncordonNode,
-  type EventRecorder,
   type KubeClient,
   type KubeNode,
   type KubeObject,
+} from '@noderepair/core/kube';
+import {
+  addFinalizer,
+  findMetaCondition,
+  hasFinalizer,
+  isBeingDeleted,
+  removeFinalizer,
+  removeMetaCondition,
+  setMetaCondition,
+  type EventRecorder,
   type MetaCondition,
   type ReconcileContext,
   type ReconcileRequest,
   type ReconcileResult,
   type RuntimeLogger,
-} from '@noderepair/core';
+} from '@noderepair/core/runtime';
 import * as E from 'fp-ts/lib/Either.js';
 import {
   decodeOpenStackRemediation,

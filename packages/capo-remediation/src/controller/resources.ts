@@ -1,5 +1,5 @@
 // The resource types the controller reads and writes.
-import { customResource, type ResourceType } from '@noderepair/core';
+import { customResource, type ResourceType } from '@noderepair/core/kube';
 import { GROUP, REMEDIATION_KIND, VERSION } from '../api/index.js';
 import { CAPI_GROUP, CAPO_GROUP } from '../capi/index.js';
 

@@ -1,7 +1,7 @@
 // Executes one ladder step on the server through NovaMachineProvider, core's MachineProvider
 // on Nova: at most once per action id, answered from Nova's own os-instance-actions on a
 // replay or after a lost reply, and an outage is Unavailable (never a failed attempt).
-import type { FenceStatus, ProviderOutcome } from '@noderepair/core';
+import type { FenceStatus, ProviderOutcome } from '@noderepair/core/provider';
 import type { Step } from '../api/index.js';
 import { formatProviderID, type NovaMachineProvider } from '@noderepair/openstack';
 

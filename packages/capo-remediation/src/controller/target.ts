@@ -1,7 +1,7 @@
 // Owner Machine -> infrastructureRef OpenStackMachine (or Machine.spec.providerID when there
 // is none) -> server uuid -> identityRef Secret (clouds.yaml, cloudName, cacert). Every
 // failure is a message naming the object and field; no secret value ever enters one.
-import { NotFoundError, type KubeClient, type KubeObject } from '@noderepair/core';
+import { NotFoundError, type KubeClient, type KubeObject } from '@noderepair/core/kube';
 import * as E from 'fp-ts/lib/Either.js';
 import {
   cloudFromIdentitySecret,

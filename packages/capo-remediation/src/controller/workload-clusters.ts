@@ -14,21 +14,22 @@
 //   management         always the management cluster (its Nodes are the workload's)
 // Whatever the access, a Node is written to only when its providerID names the Machine's
 // server (node-identity.ts).
+import { kubeDrainPort, type DrainPort } from '@noderepair/core/drain';
 import {
-  createInformer,
   createKubeClient,
-  errorFields,
-  kubeDrainPort,
   NodeResource,
   NotFoundError,
   parseKubeConfig,
-  type DrainPort,
-  type EventSource,
   type KubeClient,
   type KubeNode,
   type KubeObject,
+} from '@noderepair/core/kube';
+import {
+  createInformer,
+  errorFields,
+  type EventSource,
   type RuntimeLogger,
-} from '@noderepair/core';
+} from '@noderepair/core/runtime';
 import * as E from 'fp-ts/lib/Either.js';
 import { kubeconfigFromSecret, kubeconfigSecretName, type SecretLike } from '../capi/index.js';
 import type { NodeSources } from './node-sources.js';

@@ -10,13 +10,12 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import {
   createKubeClient,
   customResource,
-  Manager,
   NodeResource,
   type KubeClient,
   type KubeNode,
   type KubeObject,
-  type RuntimeLogger,
-} from '@noderepair/core';
+} from '@noderepair/core/kube';
+import { Manager, type RuntimeLogger } from '@noderepair/core/runtime';
 import { installCRDs, startFakeKubelet, type FakeKubelet } from '@noderepair/envtest';
 import { GROUP, VERSION, type RemediationStatus } from '../../src/api/index.js';
 import {

@@ -143,7 +143,6 @@ export {
   type ActionExecutor,
   type RemediateAction,
 } from './runner.js';
-export { buildNode, readyTexts, type NodeBuilderInput, type ReadyText } from './builders.js';
 export {
   DryRunRebootProvider,
   type RebootProvider,

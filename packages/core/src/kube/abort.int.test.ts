@@ -8,7 +8,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { useControlPlane } from '@noderepair/envtest/vitest';
-import { loadKubeConfig } from '@noderepair/envtest';
+import { loadKubeConfigFile } from '@noderepair/envtest';
 import type { KubeClient } from './client.js';
 import { createKubeClient } from './client-node/index.js';
 import { NotFoundError, RequestAbortedError } from './errors.js';
@@ -68,7 +68,7 @@ let relayed: KubeConfig;
 
 beforeAll(async () => {
   relay = await FreezableRelay.start(new URL(env.server));
-  relayed = loadKubeConfig(env.kubeconfigPath);
+  relayed = loadKubeConfigFile(env.kubeconfigPath);
   const cluster = relayed.getCurrentCluster()!;
   const server = `https://127.0.0.1:${relay.port}`;
   relayed.clusters = relayed.clusters.map((c) => (c.name === cluster.name ? { ...c, server } : c));

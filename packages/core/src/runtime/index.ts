@@ -1,6 +1,7 @@
 // @noderepair/core runtime: the controller runtime (informers, queue, controllers, leader
 // election, manager) and reconcile helpers.
-export * from './clock.js';
+// ManualClock (the test double) is @noderepair/core/testing.
+export { systemClock, sleep, withTimeout, type Clock, type CancelTimer } from './clock.js';
 export * from './backoff.js';
 export * from './deadline.js';
 export * from './queue/index.js';

@@ -1,5 +1,5 @@
 import type { V1Node } from '@kubernetes/client-node';
-import { serializeRepairState, type RepairState } from '@noderepair/core';
+import { serializeRepairState, type RepairState } from '@noderepair/core/health';
 import { describe, expect, it } from 'vitest';
 import { nodeSample, ZONE_LABEL } from './sample.js';
 

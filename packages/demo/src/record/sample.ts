@@ -1,7 +1,7 @@
 // Node (as the API server returns it) -> NodeSample: the Ready condition, and noderepair's
 // own view read back from its repair-state annotation with core's codec. Pure.
 import type { V1Node } from '@kubernetes/client-node';
-import { parseRepairState } from '@noderepair/core';
+import { parseRepairState } from '@noderepair/core/health';
 import type { NodeSample, ReadyStatus } from './timeline.js';
 
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';

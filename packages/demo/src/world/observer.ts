@@ -3,7 +3,7 @@
 // requests Nova accepted. Everything goes into the DemoRecord; the record's changes go to
 // the view.
 import { EventsV1Api, type EventsV1Event } from '@kubernetes/client-node';
-import { AutoRepairReportingController } from '@noderepair/core';
+import { AutoRepairReportingController } from '@noderepair/core/autorepair';
 import {
   addAction,
   observe,

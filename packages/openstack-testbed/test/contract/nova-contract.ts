@@ -13,7 +13,7 @@ import {
   ServerNotFound,
 } from '@noderepair/openstack';
 import type {
-  HttpRequest,
+  OpenStackHttpRequest,
   OpenStackClient,
   ServerInfo,
   Transport,
@@ -57,7 +57,7 @@ function recorder(): Recorder {
     computeUrls: [],
     lastComputeHeaders: undefined,
     close: () => http.close(),
-    transport: async (req: HttpRequest) => {
+    transport: async (req: OpenStackHttpRequest) => {
       const isAuth = req.method === 'POST' && /\/auth\/tokens$/.test(new URL(req.url).pathname);
       const res = await http.transport(req);
       if (isAuth) {

@@ -9,12 +9,12 @@
 import {
   createKubeClient,
   customResource,
-  Manager,
   NodeResource,
   type KubeClient,
   type KubeNode,
   type KubeObject,
-} from '@noderepair/core';
+} from '@noderepair/core/kube';
+import { Manager } from '@noderepair/core/runtime';
 import { startFakeKubelet, type ControlPlane, type FakeKubelet } from '@noderepair/envtest';
 import { GROUP, VERSION } from '../../../capo-remediation/src/api/index.js';
 import {

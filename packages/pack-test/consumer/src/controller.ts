@@ -4,14 +4,9 @@
 // It classifies every Node with core's health rules and records the cause in an annotation.
 // When the kubelet is unreachable it hard-reboots the Node's OpenStack server once per boot
 // (the Node's bootID changes when the machine comes back, which ends the episode).
-import {
-  classifyNode,
-  Manager,
-  NodeResource,
-  ServerSideApplier,
-  type KubeClient,
-  type KubeNode,
-} from '@noderepair/core';
+import { classifyNode } from '@noderepair/core/health';
+import { NodeResource, type KubeClient, type KubeNode } from '@noderepair/core/kube';
+import { Manager, ServerSideApplier } from '@noderepair/core/runtime';
 import { parseProviderID, type OpenStackClient } from '@noderepair/openstack';
 
 export const CauseAnnotation = 'packtest.noderepair.dev/cause';

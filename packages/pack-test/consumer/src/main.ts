@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { startControlPlane, startFakeKubelet, waitFor } from '@noderepair/envtest';
 import { openStackClientFromCloudsYaml } from '@noderepair/openstack';
 import { FakeOpenStack } from '@noderepair/openstack/testing';
-import { createKubeClient, nodeClient } from '@noderepair/core';
+import { createKubeClient, nodeClient } from '@noderepair/core/kube';
 import { createKfcKubeClient } from '@noderepair/core/kfc';
 import { generate, parseConfig } from '@noderepair/overlayfs-gen';
 import { CauseAnnotation, createController, RebootedBootAnnotation } from './controller.js';

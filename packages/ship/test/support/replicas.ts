@@ -5,7 +5,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LeaseResource, type KubeClient, type KubeLease } from '@noderepair/core';
+import { LeaseResource, type KubeClient, type KubeLease } from '@noderepair/core/kube';
 import { freePort } from '@noderepair/envtest';
 import { until } from '../../../chaos/src/wait.js';
 import { podman, RUN_FLAGS } from '../../src/podman.js';

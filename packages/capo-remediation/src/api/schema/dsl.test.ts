@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { formatErrors } from '@noderepair/core';
+import { formatErrors } from '@noderepair/core/codec';
 import * as s from './dsl.js';
 
 const errs = <A>(n: s.Node<A>, u: unknown) => {

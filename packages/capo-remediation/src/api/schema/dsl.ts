@@ -6,7 +6,7 @@
 // a document a user wrote, where pruning would silently drop a misspelt field.
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { arrayShape, objectShape, recordShape, shapeOf, withShape } from '@noderepair/core';
+import { arrayShape, objectShape, recordShape, shapeOf, withShape } from '@noderepair/core/codec';
 import type { JSONSchemaProps, ValidationRule } from './openapi.js';
 
 /**

@@ -7,7 +7,7 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { loadKubeConfig } from '@noderepair/envtest';
+import { loadKubeConfigFile } from '@noderepair/envtest';
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import { createKubeClient } from '../../kube/client-node/index.js';
 import { LeaseResource } from '../../kube/resource.js';
@@ -47,7 +47,7 @@ class FreezableRelay {
   }
 
   kubeConfig(): KubeConfig {
-    const kc = loadKubeConfig(env.kubeconfigPath);
+    const kc = loadKubeConfigFile(env.kubeconfigPath);
     const cluster = kc.getCurrentCluster()!;
     const server = `https://127.0.0.1:${(this.server.address() as net.AddressInfo).port}`;
     kc.clusters = kc.clusters.map((c) => (c.name === cluster.name ? { ...c, server } : c));

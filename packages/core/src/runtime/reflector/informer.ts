@@ -1,7 +1,6 @@
-// An informer: a Reflector feeding a Store, announcing changes to handlers and as an rxjs
-// Observable. Handlers run synchronously in event order; a throwing handler is logged and
-// never stops the informer.
-import { Observable } from 'rxjs';
+// An informer: a Reflector feeding a Store, announcing changes to handlers. Handlers run
+// synchronously in event order; a throwing handler is logged and never stops the informer.
+// (No Observable of events: handlers are the one event API.)
 import type { KubeClient } from '../../kube/client.js';
 import { objectKeyOf, type KubeObject } from '../../kube/object.js';
 import type { ResourceType } from '../../kube/resource.js';
@@ -17,11 +16,6 @@ export interface InformerHandlers<U> {
   onUpdate?(old: U, cur: U): void;
   onDelete?(obj: U): void;
 }
-
-export type InformerEvent<U> =
-  | { type: 'add'; object: U; inInitialList: boolean }
-  | { type: 'update'; old: U; object: U }
-  | { type: 'delete'; object: U };
 
 export interface InformerOptions<T extends KubeObject, U> extends ReflectorOptions {
   /**
@@ -89,17 +83,6 @@ export class Informer<T extends KubeObject, U = T> {
     if (this.synced && h.onAdd)
       for (const o of this.store.list()) this.call(() => h.onAdd!(o, true));
     return () => this.handlers.delete(h);
-  }
-
-  /** Every change as an Observable; subscribing after sync first replays the cache as adds. */
-  events$(): Observable<InformerEvent<U>> {
-    return new Observable<InformerEvent<U>>((sub) =>
-      this.addHandlers({
-        onAdd: (object, inInitialList) => sub.next({ type: 'add', object, inInitialList }),
-        onUpdate: (old, object) => sub.next({ type: 'update', old, object }),
-        onDelete: (object) => sub.next({ type: 'delete', object }),
-      }),
-    );
   }
 
   get(key: string): U | undefined {

@@ -5,6 +5,10 @@ import * as E from 'fp-ts/lib/Either.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { closestName } from './unknown-fields.js';
 
+/**
+ * The flag table handed to node:util parseArgs: each long flag with its type, short form and
+ * default.
+ */
 export type FlagOptions = NonNullable<ParseArgsConfig['options']>;
 
 type Parsed<O extends FlagOptions> = ReturnType<
@@ -64,7 +68,9 @@ export function parseFlagsStrict<O extends FlagOptions>(
 
 /** A listen address from a flag such as --metrics-bind-address. */
 export interface BindAddress {
+  /** Host to listen on; absent means every interface. */
   host?: string;
+  /** TCP port; 0 means the listener is disabled. */
   port: number;
 }
 

@@ -5,12 +5,18 @@
 import * as E from 'fp-ts/lib/Either.js';
 import type * as t from 'io-ts';
 
+/** One member of a union Shape. */
 export interface ShapeMember {
+  /** The member's shape. */
   readonly shape: Shape;
   /** How many errors this union member finds in the value (unknown fields aside); 0: it decodes it. */
   readonly misfit: (u: unknown) => number;
 }
 
+/**
+ * The key structure of a codec: which keys each object level knows, which levels are open, and how
+ * they nest. Unknown-field checks walk it.
+ */
 export type Shape =
   /** Not checked: scalars, custom codecs, opaque objects (t.unknown, metadata). */
   | { readonly kind: 'any' }
@@ -26,16 +32,20 @@ export type Shape =
   /** Recursive codecs (t.recursion) resolve their shape on use. */
   | { readonly kind: 'lazy'; readonly get: () => Shape };
 
+/** A shape whose value is not checked for unknown fields. */
 export const anyShape: Shape = { kind: 'any' };
 
+/** A closed object: only the given keys are known. */
 export function objectShape(fields: Readonly<Record<string, Shape>>): Shape {
   return { kind: 'object', fields: new Map(Object.entries(fields)) };
 }
 
+/** An open object: any key, each value checked against `values` (default: not checked). */
 export function recordShape(values: Shape = anyShape): Shape {
   return { kind: 'record', values };
 }
 
+/** An array whose items are checked against `items`. */
 export function arrayShape(items: Shape): Shape {
   return { kind: 'array', items };
 }

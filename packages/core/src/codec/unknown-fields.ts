@@ -3,11 +3,17 @@
 // are the user's spelling of a field), never values (inputs carry passwords and tokens).
 import type { Shape, ShapeMember } from './shape.js';
 
+/** One step of a path into a decoded value: an object key or an array index. */
 export type PathSegment = string | number;
 
+/**
+ * A key the codec does not know, found in user input; reported by name with its place and the keys
+ * that were expected, never with its value.
+ */
 export interface UnknownField {
   /** Where the unknown key sits: the path of its object, then the key itself. */
   readonly path: readonly PathSegment[];
+  /** The unknown key as the user spelt it. */
   readonly field: string;
   /** The keys the object at that level knows, in declaration order. */
   readonly known: readonly string[];

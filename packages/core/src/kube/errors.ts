@@ -3,10 +3,20 @@
 // objects we send cannot leak into logs through errors).
 import { statusFromBody, type KubeStatus } from './status.js';
 
+/**
+ * An error answer of the apiserver (a metav1.Status). The message is the server's; request bodies
+ * never appear in it. Subclasses name the reason.
+ */
 export class KubeApiError extends Error {
+  /** HTTP status code, 0 when the server sent none. */
   readonly code: number;
+  /** metav1.StatusReason, e.g. `NotFound`; empty when the server gave none. */
   readonly reason: string;
+  /** The server's full Status object, including details such as causes. */
   readonly status: KubeStatus;
+  /**
+   * Builds the error from the server's Status; context (e.g. `get Node n1`) prefixes the message.
+   */
   constructor(status: KubeStatus, context?: string) {
     const code = status.code ?? 0;
     const msg = status.message ?? status.reason ?? `HTTP ${code}`;
@@ -17,30 +27,50 @@ export class KubeApiError extends Error {
     this.status = status;
   }
 }
+/** 404: the object (or its namespace) does not exist. */
 export class NotFoundError extends KubeApiError {}
+/**
+ * 409: optimistic-concurrency failure (stale resourceVersion or precondition); re-read and retry.
+ */
 export class ConflictError extends KubeApiError {}
+/** 409 on create: an object with that name already exists. */
 export class AlreadyExistsError extends KubeApiError {}
 /** 410: the resourceVersion is too old (etcd compacted); a reflector must relist. */
 export class GoneError extends KubeApiError {}
+/** 403: the service account lacks the RBAC permission (or admission refused). */
 export class ForbiddenError extends KubeApiError {}
+/** 401: the credentials are missing, expired or rejected. */
 export class UnauthorizedError extends KubeApiError {}
+/**
+ * 429: throttled by the server or, for evictions, refused by a PodDisruptionBudget; retry later.
+ */
 export class TooManyRequestsError extends KubeApiError {
   /** Server's hint, from details.retryAfterSeconds (or the Retry-After header). */
   get retryAfterSeconds(): number | undefined {
     return this.status.details?.retryAfterSeconds;
   }
 }
+/** 422: the object failed validation; `causes` names the fields. */
 export class InvalidError extends KubeApiError {
+  /**
+   * The fields that failed validation and why, from the Status details; empty when none were given.
+   */
   get causes(): readonly { field?: string; message?: string; reason?: string }[] {
     return this.status.details?.causes ?? [];
   }
 }
+/**
+ * 504 or a Timeout reason: the server could not finish in time; the request may still take effect.
+ */
 export class ServerTimeoutError extends KubeApiError {}
+/** 400: the request was malformed (e.g. an invalid patch). */
 export class BadRequestError extends KubeApiError {}
+/** 5xx other than 504: a server-side failure. */
 export class InternalError extends KubeApiError {}
 
 /** The request never got an HTTP answer (connection refused/reset, TLS, timeout). */
 export class KubeConnectionError extends Error {
+  /** The message should name the request; `cause` keeps the transport's error. */
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'KubeConnectionError';
@@ -53,12 +83,17 @@ export class KubeConnectionError extends Error {
  * server saw a write that was aborted mid-flight is unknown: treat it as "maybe done".
  */
 export class RequestAbortedError extends Error {
+  /**
+   * Context names the request (e.g. `patch Node n1`); `cause` keeps the signal's reason or the
+   * transport's error.
+   */
   constructor(context: string, options?: { cause?: unknown }) {
     super(`${context}: aborted`, options);
     this.name = 'AbortError';
   }
 }
 
+/** True for any abort, ours (RequestAbortedError) or the platform's (`name === 'AbortError'`). */
 export const isAbortError = (e: unknown): boolean =>
   e instanceof Error && (e.name === 'AbortError' || e instanceof RequestAbortedError);
 
@@ -115,12 +150,20 @@ export function errorFromStatus(status: KubeStatus, context?: string): KubeApiEr
   }
 }
 
+/**
+ * Builds the typed error for a non-2xx answer from its status code and body (parsed as a Status
+ * when it is one).
+ */
 export function errorFromResponse(code: number, body: unknown, context?: string): KubeApiError {
   return errorFromStatus(statusFromBody(code, body), context);
 }
 
+/** True when the error is a NotFoundError (404). */
 export const isNotFound = (e: unknown): e is NotFoundError => e instanceof NotFoundError;
+/** True when the error is a ConflictError (409, stale resourceVersion). */
 export const isConflict = (e: unknown): e is ConflictError => e instanceof ConflictError;
+/** True when the error is an AlreadyExistsError (create of an existing name). */
 export const isAlreadyExists = (e: unknown): e is AlreadyExistsError =>
   e instanceof AlreadyExistsError;
+/** True when the error is a GoneError: the resourceVersion is too old, relist. */
 export const isGone = (e: unknown): e is GoneError => e instanceof GoneError;

@@ -6,12 +6,18 @@ import http from 'node:http';
 import https from 'node:https';
 import type { HttpRequest, HttpResponse, HttpStream, HttpTransport } from './rest-client.js';
 
+/** Options of HttpsTransport. */
 export interface HttpsTransportOptions {
   /** per-request timeout for non-watch calls (ms); default 30 s. */
   requestTimeoutMs?: number;
+  /** User-Agent header of every request; none when unset. */
   userAgent?: string;
 }
 
+/**
+ * The TLS parts of https.AgentOptions a credential source may set: CA, client certificate and key,
+ * server name, verification.
+ */
 export type TlsMaterial = Pick<
   https.AgentOptions,
   'ca' | 'cert' | 'key' | 'pfx' | 'passphrase' | 'rejectUnauthorized' | 'servername'
@@ -19,13 +25,20 @@ export type TlsMaterial = Pick<
 
 /** What one request needs: the TLS identity (the agent is rebuilt when it changes) and headers. */
 export interface Credentials {
+  /** TLS identity of the connection; the keep-alive agent is rebuilt when it changes. */
   readonly tls: TlsMaterial;
   /** e.g. Authorization; never logged. */
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/**
+ * Supplies the apiserver URL and, before every request, current credentials (tokens expire, auth
+ * plugins refresh).
+ */
 export interface CredentialSource {
+  /** The apiserver URL, e.g. `https://10.0.0.1:6443`. */
   readonly server: string;
+  /** Credentials for the next request; called once per request, so it should cache what it can. */
   credentials(): Promise<Credentials>;
 }
 

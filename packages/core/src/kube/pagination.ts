@@ -3,6 +3,7 @@ import type { KubeClient, ListOptions } from './client.js';
 import type { KubeObject, ObjectList } from './object.js';
 import type { ResourceType } from './resource.js';
 
+/** Items per page listPages and listAll ask for when the caller gives no limit. */
 export const DEFAULT_PAGE_SIZE = 500;
 
 /** Yields pages; the last page's metadata.resourceVersion is the snapshot's version. */

@@ -1,16 +1,23 @@
 // A resource type: enough of the discovery information to build REST paths without a
 // discovery round trip (like kube-rs' ApiResource).
 
+/**
+ * Enough discovery information about a kind to build its REST paths without asking the apiserver.
+ */
 export interface ResourceType {
   /** API group; '' for the core group. */
   group: string;
+  /** API version within the group, e.g. `v1`. */
   version: string;
+  /** Kind name, e.g. `Node`. */
   kind: string;
   /** lowercase plural used in URLs, e.g. "nodes". */
   plural: string;
+  /** True when objects live in a namespace (paths then need one for a named object). */
   namespaced: boolean;
 }
 
+/** `group/version`, or just the version for the core group (e.g. `v1`, `apps/v1`). */
 export function apiVersionOf(rt: ResourceType): string {
   return rt.group ? `${rt.group}/${rt.version}` : rt.version;
 }
@@ -26,9 +33,13 @@ function checkSegment(what: string, value: string): string {
   return encodeURIComponent(value);
 }
 
+/** Optional parts of a resource path; names are checked to be DNS-1123 names. */
 export interface PathParts {
+  /** Namespace; only allowed for namespaced kinds (a TypeError otherwise). */
   namespace?: string | undefined;
+  /** Object name; omit for a collection path. */
   name?: string | undefined;
+  /** Subresource such as `status` or `eviction`; needs a name. */
   subresource?: string | undefined;
 }
 
@@ -60,6 +71,7 @@ export function resourcePath(rt: ResourceType, parts: PathParts = {}): string {
   return path;
 }
 
+/** core/v1 Nodes (cluster-scoped). */
 export const NodeResource: ResourceType = {
   group: '',
   version: 'v1',
@@ -67,6 +79,7 @@ export const NodeResource: ResourceType = {
   plural: 'nodes',
   namespaced: false,
 };
+/** core/v1 Pods (namespaced). */
 export const PodResource: ResourceType = {
   group: '',
   version: 'v1',
@@ -74,6 +87,7 @@ export const PodResource: ResourceType = {
   plural: 'pods',
   namespaced: true,
 };
+/** core/v1 Namespaces (cluster-scoped). */
 export const NamespaceResource: ResourceType = {
   group: '',
   version: 'v1',
@@ -81,6 +95,7 @@ export const NamespaceResource: ResourceType = {
   plural: 'namespaces',
   namespaced: false,
 };
+/** core/v1 ConfigMaps (namespaced). */
 export const ConfigMapResource: ResourceType = {
   group: '',
   version: 'v1',
@@ -88,6 +103,7 @@ export const ConfigMapResource: ResourceType = {
   plural: 'configmaps',
   namespaced: true,
 };
+/** coordination.k8s.io/v1 Leases (namespaced). */
 export const LeaseResource: ResourceType = {
   group: 'coordination.k8s.io',
   version: 'v1',
@@ -95,6 +111,7 @@ export const LeaseResource: ResourceType = {
   plural: 'leases',
   namespaced: true,
 };
+/** events.k8s.io/v1 Events (namespaced). */
 export const EventResource: ResourceType = {
   group: 'events.k8s.io',
   version: 'v1',
@@ -102,6 +119,7 @@ export const EventResource: ResourceType = {
   plural: 'events',
   namespaced: true,
 };
+/** policy/v1 Eviction, the subresource through which a Pod is evicted. */
 export const EvictionResource: ResourceType = {
   group: 'policy',
   version: 'v1',

@@ -34,28 +34,44 @@ import {
 } from './resource.js';
 import { decodeWatchStream } from './watch-decoder.js';
 
+/** One HTTP request to the apiserver, as RestKubeClient hands it to a transport. */
 export interface HttpRequest {
+  /** HTTP method; PATCH carries the patch type in contentType. */
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** path + query string, relative to the server URL. */
   path: string;
+  /** Request body (JSON, or YAML for server-side apply). */
   body?: string | undefined;
+  /** Content-Type of the body. */
   contentType?: string | undefined;
+  /** Aborting must end the request; the transport then rejects. */
   signal?: AbortSignal | undefined;
 }
 
+/** A buffered HTTP response. */
 export interface HttpResponse {
+  /** HTTP status code; non-2xx bodies hold a KubeStatus. */
   status: number;
+  /** The whole response body as UTF-8 text (empty when there was none). */
   body: string;
 }
 
+/** A streamed HTTP response, used for watches. */
 export interface HttpStream {
+  /** HTTP status code; only 200 starts a watch. */
   status: number;
   /** the raw body; for non-2xx it holds the KubeStatus JSON. */
   body: AsyncIterable<Uint8Array>;
 }
 
+/**
+ * Authenticated HTTP to one apiserver: the only thing an adapter supplies to RestKubeClient. Reject
+ * (do not resolve) when no HTTP answer arrived.
+ */
 export interface HttpTransport {
+  /** Sends a request and buffers the whole response. */
   request(req: HttpRequest): Promise<HttpResponse>;
+  /** Sends a request and returns as soon as the status is known, streaming the body. */
   stream(req: HttpRequest): Promise<HttpStream>;
 }
 
@@ -70,7 +86,13 @@ function describe(verb: string, rt: ResourceType, name?: string, ns?: string): s
   return `${verb} ${rt.kind}${name !== undefined ? ` ${where}${name}` : ns ? ` in ${ns}` : ''}`;
 }
 
+/**
+ * KubeClient on any HttpTransport: builds the REST paths, query strings and bodies, and turns
+ * non-2xx answers into typed KubeApiErrors, transport failures into KubeConnectionError, aborts
+ * into RequestAbortedError.
+ */
 export class RestKubeClient implements KubeClient {
+  /** Wraps one authenticated transport; the client holds no other state. */
   constructor(private readonly http: HttpTransport) {}
 
   private async call<R>(req: HttpRequest, context: string): Promise<R> {
@@ -93,6 +115,7 @@ export class RestKubeClient implements KubeClient {
     return (res.body ? JSON.parse(res.body) : undefined) as R;
   }
 
+  /** GET of one object or subresource; see KubeClient.get. */
   async get<T extends KubeObject>(
     rt: ResourceType,
     name: string,
@@ -109,6 +132,10 @@ export class RestKubeClient implements KubeClient {
     );
   }
 
+  /**
+   * One page of a list; items get apiVersion and kind filled in, and a missing `items` becomes an
+   * empty array.
+   */
   async list<T extends KubeObject>(
     rt: ResourceType,
     opts: ListOptions = {},
@@ -130,6 +157,10 @@ export class RestKubeClient implements KubeClient {
     return list;
   }
 
+  /**
+   * Streams watch events. Ends quietly on abort; a failed connection is a KubeConnectionError, a
+   * non-200 answer a typed KubeApiError.
+   */
   async *watch<T extends KubeObject>(
     rt: ResourceType,
     opts: WatchOptions = {},
@@ -158,6 +189,7 @@ export class RestKubeClient implements KubeClient {
     }
   }
 
+  /** POST of a new object; apiVersion and kind are taken from the resource type. */
   async create<T extends KubeObject>(
     rt: ResourceType,
     obj: T,
@@ -172,6 +204,10 @@ export class RestKubeClient implements KubeClient {
     );
   }
 
+  /**
+   * PUT of the whole object; `metadata.resourceVersion`, when set, is a precondition (stale:
+   * ConflictError). Needs `metadata.name`.
+   */
   async update<T extends KubeObject>(
     rt: ResourceType,
     obj: T,
@@ -188,6 +224,10 @@ export class RestKubeClient implements KubeClient {
     );
   }
 
+  /**
+   * Server-side apply as `fieldManager`; throws a TypeError without one. A conflict with another
+   * manager is a ConflictError unless `force`.
+   */
   async apply<T extends KubeObject>(rt: ResourceType, obj: T, opts: ApplyOptions): Promise<T> {
     if (!opts.fieldManager)
       throw new TypeError('apply: fieldManager is required for server-side apply');
@@ -202,6 +242,7 @@ export class RestKubeClient implements KubeClient {
     );
   }
 
+  /** PATCH with the content type of the patch's kind; see KubePatch. */
   async patch<T extends KubeObject>(
     rt: ResourceType,
     name: string,
@@ -223,6 +264,7 @@ export class RestKubeClient implements KubeClient {
     );
   }
 
+  /** DELETE with the given preconditions and propagation; see KubeClient.delete. */
   async delete(rt: ResourceType, name: string, opts: DeleteOptions = {}): Promise<void> {
     const path = resourcePath(rt, { namespace: opts.namespace, name });
     const { namespace: _ns, signal, ...rest } = opts;
@@ -238,6 +280,10 @@ export class RestKubeClient implements KubeClient {
     );
   }
 
+  /**
+   * Evicts a Pod through the policy/v1 eviction subresource; a PodDisruptionBudget refusal is a
+   * TooManyRequestsError.
+   */
   async evict(namespace: string, podName: string, opts: EvictOptions = {}): Promise<void> {
     const path =
       resourcePath(PodResource, { namespace, name: podName, subresource: 'eviction' }) +

@@ -5,6 +5,10 @@ import { isRight } from 'fp-ts/lib/Either.js';
 
 const StatusCause = t.partial({ reason: t.string, message: t.string, field: t.string });
 
+/**
+ * io-ts codec of a metav1.Status, the body of every apiserver error answer; every field but `kind`
+ * is optional.
+ */
 export const KubeStatusCodec = t.intersection([
   t.type({ kind: t.literal('Status') }),
   t.partial({
@@ -24,6 +28,10 @@ export const KubeStatusCodec = t.intersection([
   }),
 ]);
 
+/**
+ * A metav1.Status: the apiserver's error (or delete) answer with code, reason, message and details
+ * such as validation causes.
+ */
 export type KubeStatus = t.TypeOf<typeof KubeStatusCodec>;
 
 /** Parses a response body as a KubeStatus, or builds one from the HTTP code when it is not. */

@@ -4,6 +4,10 @@ import type { WatchEvent } from './client.js';
 import { errorFromStatus } from './errors.js';
 import { statusFromBody } from './status.js';
 
+/**
+ * A watch stream line that is not a watch event (not JSON, or no known type); the stream is broken,
+ * not the server's answer.
+ */
 export class WatchDecodeError extends Error {
   constructor(message: string) {
     super(message);
@@ -11,6 +15,10 @@ export class WatchDecodeError extends Error {
   }
 }
 
+/**
+ * Decodes one line of a watch stream; ERROR events carry the typed KubeApiError of their Status.
+ * Throws a WatchDecodeError on a malformed line.
+ */
 export function decodeWatchLine<T>(line: string): WatchEvent<T> {
   let parsed: unknown;
   try {

@@ -11,13 +11,20 @@ import type {
 import { ProviderActions } from './port.js';
 import type { ProviderModule } from './module.js';
 
+/**
+ * The provider of dry runs and tests: records every request, accepts it without acting, and never
+ * reports a machine fenced (nothing was powered off).
+ */
 export class DryRunProvider implements MachineProvider {
+  /** Provider name, as on the command line. */
   readonly name = 'dry-run';
+  /** Every action: a dry run accepts whatever the ladder asks for. */
   readonly actions: ReadonlySet<ProviderAction> = new Set(ProviderActions);
   /** Every request received, replays included, in order. */
   readonly requests: ActionRequest[] = [];
   private readonly done = new Map<string, ProviderOutcome>();
 
+  /** Records the request and answers Accepted; a repeated actionId gets the first answer again. */
   async execute(req: ActionRequest): Promise<ProviderOutcome> {
     this.requests.push({ ...req });
     const prior = this.done.get(req.actionId);
@@ -30,6 +37,9 @@ export class DryRunProvider implements MachineProvider {
     return r;
   }
 
+  /**
+   * Always NotFenced: a dry run never turns a machine off, so nothing may be tainted or deleted.
+   */
   async fence(q: FenceQuery): Promise<FenceStatus> {
     return { kind: 'NotFenced', reason: `dry-run: ${q.node} was not touched` };
   }

@@ -20,7 +20,12 @@ export function canFence(action: ProviderAction): boolean {
   return action !== 'SoftReboot' && action !== 'Command' && action !== 'Webhook';
 }
 
+/**
+ * What judgeFence decides from: the action taken, what the provider said, and the Node's bootID
+ * before and now.
+ */
 export interface FenceEvidence {
+  /** The action that was taken on the machine. */
   readonly action: ProviderAction;
   /** What the provider said when asked (undefined when it was not asked). */
   readonly provider?: FenceStatus | undefined;
@@ -30,10 +35,19 @@ export interface FenceEvidence {
   readonly bootIdNow?: string | undefined;
 }
 
+/**
+ * Whether the machine is proven unable to run its old workloads: how and on what evidence, or why
+ * not (yet).
+ */
 export type FenceVerdict =
   | { readonly fenced: true; readonly how: FenceHow; readonly evidence: string }
   | { readonly fenced: false; readonly reason: string };
 
+/**
+ * Decides whether a machine is fenced, so the out-of-service taint may be added or the Node
+ * deleted. Only the provider's Fenced answer, or a changed bootID after HardReboot or Rebuild,
+ * counts; a soft reboot or site step never does. Pure.
+ */
 export function judgeFence(e: FenceEvidence): FenceVerdict {
   if (!canFence(e.action))
     return {

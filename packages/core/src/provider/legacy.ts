@@ -17,7 +17,12 @@ import type {
   ProviderOutcome,
 } from './port.js';
 
-/** @deprecated for legacy RebootProviders only; implement MachineProvider instead. */
+/**
+ * Wraps a legacy RebootProvider as a MachineProvider, answering conservatively what the old
+ * interface cannot say: its fence always answers NotFenced, a thrown error is Unavailable.
+ *
+ * @deprecated for legacy RebootProviders only; implement MachineProvider instead.
+ */
 export function machineProviderFromRebootProvider(legacy: RebootProvider): MachineProvider {
   const actions: ReadonlySet<ProviderAction> = new Set<ProviderAction>([
     'SoftReboot',

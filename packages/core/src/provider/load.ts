@@ -12,10 +12,15 @@ import { dryRunProviderModule } from './dry-run.js';
 import { builtinProviderModules, providerModuleOf, type ProviderModule } from './module.js';
 import { resolvePackageFrom, splitPackageSpec } from './resolve-package.js';
 
+/**
+ * What `--provider` named: a provider by name (built-in or injected), or a module to import (a
+ * package name or a file path).
+ */
 export type ProviderChoice =
   | { readonly kind: 'name'; readonly name: string }
   | { readonly kind: 'module'; readonly spec: string };
 
+/** Where loadProviderModule looks for modules. */
 export interface LoadOptions {
   /** Where a relative file path and a package installed by the user are looked for. */
   readonly cwd: string;

@@ -21,11 +21,16 @@ export interface ProviderModuleContext {
   readonly options: Readonly<Record<string, string>>;
   /** The process environment (e.g. OS_CLIENT_CONFIG_FILE, OS_CLOUD). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Logger for the provider's own lines. */
   readonly log: RuntimeLogger;
   /** Cancelled when the controller stops before `create` has finished. */
   readonly signal: AbortSignal;
 }
 
+/**
+ * What a provider package exports: its name, the options it takes and a factory of its
+ * MachineProvider.
+ */
 export interface ProviderModule {
   /** The provider's name, as `--provider` takes it and as events and metrics show it. */
   readonly name: string;

@@ -6,7 +6,9 @@ import { either } from 'fp-ts';
 import { closestName } from '../codec/unknown-fields.js';
 import type { ProviderModule } from './module.js';
 
+/** One provider option as given on the command line. */
 export interface GivenOption {
+  /** The option's value as given. */
   readonly value: string;
   /** The flag it came from, for messages: "--provider-opt" or "--cloud". */
   readonly flag: string;

@@ -37,6 +37,7 @@ export type ProviderAction =
   | 'Command'
   | 'Webhook';
 
+/** Every ProviderAction, in the order help texts list them. */
 export const ProviderActions: readonly ProviderAction[] = [
   'SoftReboot',
   'HardReboot',
@@ -58,7 +59,12 @@ export interface MachineRef {
   readonly providerID: string;
 }
 
+/**
+ * One action for a provider to execute on a machine, with the idempotency key and replay flag of
+ * the attempt.
+ */
 export interface ActionRequest extends MachineRef {
+  /** What to do to the machine. */
   readonly action: ProviderAction;
   /** Stable id of this attempt: the idempotency key (promise 1). */
   readonly actionId: string;
@@ -74,6 +80,10 @@ export interface ActionRequest extends MachineRef {
   readonly image?: string;
 }
 
+/**
+ * A provider's answer to an action: Accepted, Rejected (a real failure, counts as an attempt), or
+ * Unavailable (no answer; wait and ask again with the same id).
+ */
 export type ProviderOutcome =
   /** The infrastructure accepted the action (or had already accepted this id). */
   | {
@@ -100,12 +110,21 @@ export type ProviderOutcome =
 export interface FenceQuery extends MachineRef {
   /** The action whose effect is asked about (its id and when its intent was persisted). */
   readonly actionId: string;
+  /** The action whose effect is asked about. */
   readonly action: ProviderAction;
+  /**
+   * When the caller persisted the intent of the action (ms since the epoch, the caller's clock).
+   */
   readonly issuedAt: number;
 }
 
+/** How a machine was fenced: powered off, a reset was observed, or the machine was deleted. */
 export type FenceHow = 'PoweredOff' | 'ResetObserved' | 'Deleted';
 
+/**
+ * A provider's answer to a FenceQuery. Fenced is proof the machine is off or gone (see
+ * judgeFence); NotFenced and Unavailable never allow the out-of-service taint or a Node deletion.
+ */
 export type FenceStatus =
   /** The machine cannot be running the node's old workloads; `evidence` says how we know. */
   | {
@@ -120,6 +139,10 @@ export type FenceStatus =
   /** Could not ask (promise 2): not fenced as far as the caller may assume. */
   | { readonly kind: 'Unavailable'; readonly reason: string; readonly retryAfterMs?: number };
 
+/**
+ * A machine's power state as the infrastructure reports it; Unavailable means it could not be
+ * asked.
+ */
 export type PowerState =
   | { readonly kind: 'On' }
   /**
@@ -137,15 +160,31 @@ export type PowerState =
 
 /** Passed to every provider call: cancelled when the controller stops or loses its lease. */
 export interface ProviderContext {
+  /**
+   * Aborted when the controller stops or loses its Lease; the provider must stop waiting and
+   * sending.
+   */
   readonly signal: AbortSignal;
 }
 
+/**
+ * The port to a machine's infrastructure (cloud, BMC, site automation): executes repair actions
+ * exactly once per actionId and reports whether a machine is fenced.
+ */
 export interface MachineProvider {
   /** Short name for events, logs and metrics (e.g. "openstack"). */
   readonly name: string;
   /** The actions this provider can execute; a policy naming another one is refused at start. */
   readonly actions: ReadonlySet<ProviderAction>;
+  /**
+   * Executes the action once per actionId: a repeated id (replay) must not act again but report
+   * what the first call did. An outage is Unavailable, never Rejected.
+   */
   execute(req: ActionRequest, ctx: ProviderContext): Promise<ProviderOutcome>;
+  /**
+   * Whether the machine is fenced after the action. Answer Fenced only on proof; a provider error
+   * is Unavailable.
+   */
   fence(query: FenceQuery, ctx: ProviderContext): Promise<FenceStatus>;
   /** Optional: providers that can tell power state let the policy treat a shut-down node as failed after a while. */
   powerState?(machine: MachineRef, ctx: ProviderContext): Promise<PowerState>;

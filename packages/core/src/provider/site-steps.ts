@@ -31,12 +31,18 @@ import { commandOutcome, runSiteCommand } from './site-command.js';
 import { secretValuesOf } from './site-text.js';
 import { callSiteWebhook, webhookOutcome, webhookTarget } from './site-webhook.js';
 
+/**
+ * The actions run by the site's own automation rather than the cloud provider: a program (Command)
+ * or an HTTP endpoint (Webhook).
+ */
 export type SiteAction = Extract<ProviderAction, 'Command' | 'Webhook'>;
 
+/** True for Command and Webhook, the site-step actions. */
 export function isSiteAction(a: ProviderAction): a is SiteAction {
   return a === 'Command' || a === 'Webhook';
 }
 
+/** Options of the site steps (withSiteSteps). */
 export interface SiteStepOptions {
   /** The environment the program inherits (default: the controller's, process.env). */
   readonly env?: Readonly<Record<string, string | undefined>>;

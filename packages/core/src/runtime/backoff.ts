@@ -1,9 +1,15 @@
 // Exponential backoff with jitter (client-go wait.Backoff semantics): a pure step function
 // plus a small stateful wrapper that resets after a quiet period of success.
 
+/**
+ * Exponential backoff with jitter (client-go wait.Backoff semantics); all times in milliseconds.
+ */
 export interface BackoffPolicy {
+  /** Delay after the first failure. */
   initialMs: number;
+  /** Cap on every delay, jitter included. */
   maxMs: number;
+  /** Multiplier from one failure's delay to the next. */
   factor: number;
   /** 0 = none; 1.0 = each delay is uniformly in [d, 2d) before the cap. */
   jitter: number;
@@ -24,18 +30,25 @@ export function backoffDelay(policy: BackoffPolicy, attempt: number, random: num
   return Math.min(policy.maxMs, jittered);
 }
 
+/**
+ * Stateful exponential backoff: each next() is one more consecutive failure; reset() after a
+ * success.
+ */
 export class Backoff {
   private attempt = 0;
   constructor(
     private readonly policy: BackoffPolicy = DEFAULT_WATCH_BACKOFF,
     private readonly random: () => number = Math.random,
   ) {}
+  /** Delay in milliseconds for one more consecutive failure. */
   next(): number {
     return backoffDelay(this.policy, this.attempt++, this.random());
   }
+  /** Starts over at the initial delay (after a success). */
   reset(): void {
     this.attempt = 0;
   }
+  /** Consecutive failures since the last reset. */
   get failures(): number {
     return this.attempt;
   }

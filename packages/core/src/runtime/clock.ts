@@ -1,12 +1,26 @@
 // Time as a dependency: everything that waits takes a Clock so tests run in virtual time.
 
+/** Cancels a timer; calling it after the timer fired (or twice) does nothing. */
 export type CancelTimer = () => void;
 
+/**
+ * Time as a dependency: everything that waits takes a Clock, so tests and simulations run in
+ * virtual time.
+ */
 export interface Clock {
+  /** Current time in milliseconds since the epoch (or since the start of a ManualClock). */
   now(): number;
+  /**
+   * Calls fn once after ms milliseconds (negative counts as 0); returns the function that cancels
+   * it.
+   */
   setTimeout(fn: () => void, ms: number): CancelTimer;
 }
 
+/**
+ * The real clock: Date.now and the platform's setTimeout. Its timers keep the process alive until
+ * cancelled.
+ */
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout(fn, ms) {
@@ -28,9 +42,11 @@ export class ManualClock implements Clock {
   constructor(start = 0) {
     this.t = start;
   }
+  /** The virtual time in milliseconds; changes only through advance(). */
   now(): number {
     return this.t;
   }
+  /** Schedules fn at now + ms virtual milliseconds; it fires during a later advance(). */
   setTimeout(fn: () => void, ms: number): CancelTimer {
     const timer = { at: this.t + Math.max(0, ms), seq: this.seq++, fn };
     this.timers.push(timer);
@@ -42,6 +58,9 @@ export class ManualClock implements Clock {
   get pending(): number {
     return this.timers.length;
   }
+  /**
+   * Moves time forward by ms, firing every timer that falls due on the way, each at its own time.
+   */
   advance(ms: number): void {
     const end = this.t + ms;
     for (;;) {

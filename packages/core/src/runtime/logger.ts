@@ -1,12 +1,22 @@
 // The logging surface the runtime needs. A pino Logger satisfies it; so does silentLogger.
+/**
+ * The structured-logging surface the runtime uses; a pino Logger satisfies it. Fields go in the
+ * object, the message second.
+ */
 export interface RuntimeLogger {
+  /** Detail for debugging, off in production. */
   debug(obj: object, msg?: string): void;
+  /** Normal operation worth a line. */
   info(obj: object, msg?: string): void;
+  /** Something unexpected the process recovers from. */
   warn(obj: object, msg?: string): void;
+  /** A failure that needs attention. */
   error(obj: object, msg?: string): void;
+  /** A logger that adds the bindings to every line it writes. */
   child(bindings: Record<string, unknown>): RuntimeLogger;
 }
 
+/** A logger that writes nothing; the default wherever a logger is optional. */
 export const silentLogger: RuntimeLogger = {
   debug() {},
   info() {},

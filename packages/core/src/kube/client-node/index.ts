@@ -6,7 +6,11 @@ import { HttpsTransport, type HttpsTransportOptions } from '../https-transport.j
 import { RestKubeClient } from '../rest-client.js';
 import { clientNodeCredentials } from './credentials.js';
 
-/** @deprecated the options are the transport's: HttpsTransportOptions. */
+/**
+ * Options of the transport createKubeClient builds (an alias kept for older callers).
+ *
+ * @deprecated the options are the transport's: HttpsTransportOptions.
+ */
 export type ClientNodeTransportOptions = HttpsTransportOptions;
 
 /**

@@ -11,13 +11,16 @@ import type { ClusterConfig } from './cluster-config.js';
 import { KubeconfigCodec, type KubeconfigDoc } from './codec.js';
 import { selectContext } from './select.js';
 
+/** Where Kubernetes mounts a pod's service-account token, CA and namespace. */
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /** A kubeconfig that cannot be used; the message names the file and field, never a value. */
 export class KubeConfigError extends Error {
+  /** Always `KubeConfigError`. */
   override readonly name = 'KubeConfigError';
 }
 
+/** Options of parseKubeConfig. */
 export interface ParseKubeConfigOptions {
   /** For messages: the file name, or e.g. "Secret ns/name". */
   source?: string;
@@ -73,6 +76,10 @@ export function parseKubeConfig(
   return E.isLeft(doc) ? doc : selectContext(doc.right, source, opts.context);
 }
 
+/**
+ * Options of loadKubeConfig; without any, the lookup is $KUBECONFIG, then the in-cluster service
+ * account, then ~/.kube/config.
+ */
 export interface LoadKubeConfigOptions {
   /** An explicit kubeconfig file (--kubeconfig): only this file is read. */
   path?: string | undefined;

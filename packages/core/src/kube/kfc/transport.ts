@@ -36,7 +36,9 @@ function undici(): Promise<Undici> {
   return undiciModule;
 }
 
+/** Options of KfcTransport. */
 export interface KfcTransportOptions {
+  /** Timeout in milliseconds of each non-watch request; default 30000. */
   requestTimeoutMs?: number;
 }
 

@@ -2,17 +2,26 @@
 // False carries a severity, Ready sorts first and the rest alphabetically, and
 // lastTransitionTime moves only when the condition actually changes.
 
+/** How bad a False CAPI condition is; empty for True and Unknown conditions. */
 export type CapiSeverity = 'Error' | 'Warning' | 'Info' | '';
 
+/** One Cluster API v1beta1 condition, as on Machine and MachineHealthCheck status. */
 export interface CapiCondition {
+  /** Condition type, e.g. `Ready`. */
   type: string;
+  /** `Unknown` means the state could not be determined (yet). */
   status: 'True' | 'False' | 'Unknown';
+  /** Set only on False conditions: how bad the problem is. */
   severity?: CapiSeverity;
+  /** RFC 3339 time of the last change of status, severity, reason or message. */
   lastTransitionTime: string;
+  /** CamelCase cause, set on False and Unknown conditions. */
   reason?: string;
+  /** Human-readable detail. */
   message?: string;
 }
 
+/** Type of the summary condition, sorted first in every CAPI condition list. */
 export const CAPI_READY = 'Ready';
 
 function sortCapi(list: CapiCondition[]): CapiCondition[] {
@@ -49,6 +58,7 @@ export function setCapiCondition(
   return sortCapi([...rest, next]);
 }
 
+/** Sets the condition True (no reason, severity or message); returns a new sorted list. */
 export function markCapiTrue(
   list: readonly CapiCondition[] | undefined,
   type: string,
@@ -57,6 +67,7 @@ export function markCapiTrue(
   return setCapiCondition(list, { type, status: 'True' }, now);
 }
 
+/** Sets the condition False with a reason, severity and message; returns a new sorted list. */
 export function markCapiFalse(
   list: readonly CapiCondition[] | undefined,
   type: string,
@@ -68,6 +79,7 @@ export function markCapiFalse(
   return setCapiCondition(list, { type, status: 'False', reason, severity, message }, now);
 }
 
+/** Sets the condition Unknown with a reason and message; returns a new sorted list. */
 export function markCapiUnknown(
   list: readonly CapiCondition[] | undefined,
   type: string,
@@ -78,6 +90,7 @@ export function markCapiUnknown(
   return setCapiCondition(list, { type, status: 'Unknown', reason, message }, now);
 }
 
+/** The condition of the given type, or undefined when the list has none. */
 export function getCapiCondition(
   list: readonly CapiCondition[] | undefined,
   type: string,
@@ -85,11 +98,14 @@ export function getCapiCondition(
   return (list ?? []).find((c) => c.type === type);
 }
 
+/** True when the condition exists and is True. */
 export const isCapiTrue = (list: readonly CapiCondition[] | undefined, type: string): boolean =>
   getCapiCondition(list, type)?.status === 'True';
+/** True when the condition exists and is False (absent or Unknown is not False). */
 export const isCapiFalse = (list: readonly CapiCondition[] | undefined, type: string): boolean =>
   getCapiCondition(list, type)?.status === 'False';
 
+/** Returns a new list without the condition of the given type. */
 export function deleteCapiCondition(
   list: readonly CapiCondition[] | undefined,
   type: string,

@@ -2,17 +2,32 @@
 // it by type; lastTransitionTime moves only when status changes; observedGeneration records
 // which spec generation the condition describes.
 
+/** Status of a metav1.Condition. */
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
+/** A metav1.Condition, the standard condition of status subresources. */
 export interface MetaCondition {
+  /** CamelCase condition type, e.g. `Ready`. */
   type: string;
+  /** Whether the condition holds; `Unknown` when it cannot be determined. */
   status: ConditionStatus;
+  /**
+   * The `metadata.generation` the condition was computed from; older than the object's generation
+   * means stale.
+   */
   observedGeneration?: number;
+  /** RFC 3339 time the status last changed (not the reason or message). */
   lastTransitionTime: string;
+  /** CamelCase cause of the current status; required by the API. */
   reason: string;
+  /** Human-readable detail; may be empty. */
   message: string;
 }
 
+/**
+ * What setMetaCondition takes: a condition whose message may be omitted (empty) and whose
+ * transition time defaults to now.
+ */
 export type MetaConditionInput = Omit<MetaCondition, 'lastTransitionTime' | 'message'> & {
   message?: string;
   lastTransitionTime?: string;
@@ -45,6 +60,7 @@ export function setMetaCondition(
   return current.map((x) => (x.type === c.type ? next : x));
 }
 
+/** Returns a new list without the condition of the given type. */
 export function removeMetaCondition(
   list: readonly MetaCondition[] | undefined,
   type: string,
@@ -52,6 +68,7 @@ export function removeMetaCondition(
   return (list ?? []).filter((c) => c.type !== type);
 }
 
+/** The condition of the given type, or undefined when the list has none. */
 export function findMetaCondition(
   list: readonly MetaCondition[] | undefined,
   type: string,
@@ -59,6 +76,7 @@ export function findMetaCondition(
   return (list ?? []).find((c) => c.type === type);
 }
 
+/** True when the condition exists and is True. */
 export function isMetaConditionTrue(
   list: readonly MetaCondition[] | undefined,
   type: string,

@@ -10,30 +10,47 @@ import { requestForObject, requestForOwner, type RequestMapper } from './mappers
 import { passes, type Predicate } from './predicates.js';
 import { requestFromKey, requestKey, type Reconciler } from './reconciler.js';
 
+/** How one reconcile ended, as the `outcome` label of the reconcile metrics. */
 export type ReconcileOutcome = 'success' | 'error' | 'requeue' | 'requeue_after';
 
+/** Hooks through which a controller reports metrics; the Manager passes its RuntimeMetrics. */
 export interface ControllerMetrics {
+  /** Called after each reconcile with its outcome and duration in seconds. */
   reconciled?(controller: string, outcome: ReconcileOutcome, seconds: number): void;
+  /** Metrics hooks for the controller's work queue, by controller name. */
   queue?(controller: string): WorkQueueMetrics<string>;
 }
 
+/** Options of a Controller. */
 export interface ControllerOptions {
+  /** Controller name, for logs, metrics and the queue; required. */
   name: string;
+  /** Called for each queued key; a throw requeues the key with backoff. */
   reconcile: Reconciler;
   /** parallel workers; one key is still never reconciled twice at once. Default 1. */
   concurrency?: number;
+  /**
+   * Backoff of failed and requeued keys; default the controller-runtime limiter (exponential per
+   * key, 10 qps overall).
+   */
   rateLimiter?: RateLimiter<string>;
   /** every key of the primary informer is re-queued this often (controller-runtime SyncPeriod); 0 = off. */
   maxResyncIntervalMs?: number;
+  /** Time source for resyncs and delayed requeues; default the system clock. */
   clock?: Clock;
+  /** Logger; each reconcile logs with `controller` and `key` fields. Default silent. */
   logger?: RuntimeLogger;
+  /** Metrics hooks; none by default. */
   metrics?: ControllerMetrics;
 }
 
 /** What a controller needs from an informer (an Informer satisfies it). */
 export interface EventSource<U> {
+  /** Registers event handlers; returns a function that removes them. */
   addHandlers(h: InformerHandlers<U>): () => void;
+  /** Resolves once the initial list is in the cache; rejects if the signal aborts first. */
   waitForSync(signal?: AbortSignal): Promise<void>;
+  /** The objects currently in the cache (used for periodic resyncs). */
   list(): U[];
 }
 
@@ -44,8 +61,14 @@ interface Source {
   predicates: Predicate<unknown>[];
 }
 
+/**
+ * Reconciles keys from its sources through a rate-limited queue, like a controller-runtime
+ * controller: errors requeue with backoff, one key is never reconciled twice at once.
+ */
 export class Controller {
+  /** Controller name, from the options. */
   readonly name: string;
+  /** The queue of request keys; exposed for tests and metrics. */
   readonly queue: WorkQueue<string>;
   private readonly sources: Source[] = [];
   private primary: EventSource<unknown> | undefined;

@@ -2,6 +2,10 @@
 import type { KubeObject } from '../../kube/object.js';
 import type { ReconcileRequest } from './reconciler.js';
 
+/**
+ * Maps a watched object to the keys of the objects to reconcile (controller-runtime's
+ * handler.EventHandler).
+ */
 export type RequestMapper<U = KubeObject> = (obj: U) => ReconcileRequest[];
 
 /** The object itself (For). */

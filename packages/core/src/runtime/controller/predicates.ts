@@ -2,9 +2,16 @@
 // a missing hook lets it through.
 import type { KubeObject } from '../../kube/object.js';
 
+/**
+ * Filters a controller's events (controller-runtime predicates): a hook returning false drops the
+ * event, a missing hook lets it through.
+ */
 export interface Predicate<U = KubeObject> {
+  /** Whether an object's creation (or its first sight in a list) is passed on. */
   create?(obj: U): boolean;
+  /** Whether a change from old to cur is passed on. */
   update?(old: U, cur: U): boolean;
+  /** Whether a deletion is passed on. */
   delete?(obj: U): boolean;
 }
 
@@ -45,6 +52,7 @@ export function anyOf<U>(...ps: Predicate<U>[]): Predicate<U> {
   };
 }
 
+/** True when every predicate lets the event through (a missing hook passes). */
 export function passes<U>(
   ps: readonly Predicate<U>[],
   ev: { type: 'create'; obj: U } | { type: 'update'; old: U; obj: U } | { type: 'delete'; obj: U },

@@ -9,10 +9,15 @@ import type { KubeEvent, KubeObjectReference } from '../../kube/types.js';
 import { systemClock, type Clock } from '../clock.js';
 import { errorFields, silentLogger, type RuntimeLogger } from '../logger.js';
 
+/** Options of an EventRecorder. */
 export interface EventRecorderOptions {
+  /** Controller name written to each Event, e.g. `noderepair.io/autorepair`; required. */
   reportingController: string;
+  /** This replica's name (usually the pod name), written to each Event; required. */
   reportingInstance: string;
+  /** Time source of event times and series windows; default the system clock. */
   clock?: Clock;
+  /** Where failures to record are logged (as warnings); default silent. */
   logger?: RuntimeLogger;
   /** repeats within this window extend a series; default 30 min. */
   seriesWindowMs?: number;
@@ -22,11 +27,17 @@ export interface EventRecorderOptions {
   clusterScopedNamespace?: string;
 }
 
+/** One event to record about an object. */
 export interface EventInput {
+  /** `Warning` for something a person should look at, `Normal` otherwise. */
   type: 'Normal' | 'Warning';
+  /** CamelCase cause, e.g. `FenceFailed`. */
   reason: string;
+  /** What the controller did or tried, e.g. `Fence`. */
   action: string;
+  /** Human-readable detail; cut to 1024 characters. Never put secrets here. */
   note?: string;
+  /** A second object involved, recorded as the Event's `related` reference. */
   related?: KubeObject;
 }
 
@@ -37,6 +48,10 @@ export function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
+/**
+ * An ObjectReference to the object (apiVersion, kind, name, namespace, uid, resourceVersion,
+ * whichever are set).
+ */
 export function objectReference(o: KubeObject): KubeObjectReference {
   const m = o.metadata ?? {};
   return {
@@ -56,6 +71,10 @@ interface Series {
   lastMs: number;
 }
 
+/**
+ * Records events.k8s.io/v1 Events; repeats of one event within the series window extend one Event's
+ * series count instead of creating new Events. Recording never throws.
+ */
 export class EventRecorder {
   private readonly clock: Clock;
   private readonly log: RuntimeLogger;

@@ -5,10 +5,15 @@ import type { KubeClient } from '../../kube/client.js';
 import type { KubeObject } from '../../kube/object.js';
 import type { ResourceType } from '../../kube/resource.js';
 
+/** True when the object carries the finalizer. */
 export function hasFinalizer(obj: KubeObject, finalizer: string): boolean {
   return obj.metadata?.finalizers?.includes(finalizer) ?? false;
 }
 
+/**
+ * True once deletion was requested (metadata.deletionTimestamp is set) while finalizers hold the
+ * object.
+ */
 export function isBeingDeleted(obj: KubeObject): boolean {
   return Boolean(obj.metadata?.deletionTimestamp);
 }

@@ -1,6 +1,9 @@
 // Owner references: who owns an object (garbage collection) and who controls it.
 import type { KubeObject, OwnerReference } from '../../kube/object.js';
 
+/**
+ * An owner reference to the owner; throws a TypeError unless it has apiVersion, kind, name and uid.
+ */
 export function ownerReferenceFor(
   owner: KubeObject,
   opts: { controller?: boolean; blockOwnerDeletion?: boolean } = {},
@@ -37,15 +40,18 @@ export function withOwnerReference<T extends KubeObject>(obj: T, ref: OwnerRefer
   return { ...obj, metadata: { ...obj.metadata, ownerReferences: next } };
 }
 
+/** The owner reference marked `controller: true`, if any. */
 export function controllerReferenceOf(obj: KubeObject): OwnerReference | undefined {
   return obj.metadata?.ownerReferences?.find((r) => r.controller === true);
 }
 
+/** True when the owner (matched by uid) is the object's controller. */
 export function isControlledBy(obj: KubeObject, owner: KubeObject): boolean {
   const ref = controllerReferenceOf(obj);
   return ref !== undefined && ref.uid === owner.metadata?.uid;
 }
 
+/** True when any owner reference of the object has the owner's uid. */
 export function isOwnedBy(obj: KubeObject, owner: KubeObject): boolean {
   return (obj.metadata?.ownerReferences ?? []).some((r) => r.uid === owner.metadata?.uid);
 }

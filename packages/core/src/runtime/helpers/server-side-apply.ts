@@ -41,12 +41,18 @@ export function toApplyConfiguration<T extends KubeObject>(
   return { ...rest, apiVersion: apiVersionOf(rt), kind: rt.kind, metadata: meta } as unknown as T;
 }
 
+/** Options of ServerSideApplier. */
 export interface ApplierOptions {
+  /** Field manager the applied fields are owned by; required. */
   fieldManager: string;
   /** take ownership of fields another manager owns (controllers usually do); default true. */
   force?: boolean;
 }
 
+/**
+ * Applies desired state with server-side apply under one field manager, stripping server-owned
+ * metadata first.
+ */
 export class ServerSideApplier {
   constructor(
     private readonly client: KubeClient,
@@ -55,6 +61,10 @@ export class ServerSideApplier {
     if (!opts.fieldManager) throw new TypeError('ServerSideApplier: fieldManager is required');
   }
 
+  /**
+   * Applies the object's main resource (status removed); `force` takes over fields other managers
+   * own (default from the options, else true).
+   */
   apply<T extends KubeObject>(
     rt: ResourceType,
     desired: T,
@@ -66,6 +76,7 @@ export class ServerSideApplier {
     });
   }
 
+  /** Applies only the object's status on the status subresource; `force` as in apply. */
   applyStatus<T extends KubeObject>(
     rt: ResourceType,
     desired: T,

@@ -6,6 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 
+/**
+ * A leader-election identity unique per container: `POD_NAME` (or the host name) plus a random
+ * UUID, so a restarted container is never taken for its predecessor.
+ */
 export function defaultLeaderIdentity(
   env: Readonly<Record<string, string | undefined>> = process.env,
   host: () => string = hostname,

@@ -21,8 +21,13 @@ import {
   type LeaseTimings,
 } from './lease-decision.js';
 
+/**
+ * Options of a LeaderElector; timings default to 15 s lease, 10 s renew deadline, 2 s retry period.
+ */
 export interface LeaderElectionOptions extends Partial<LeaseTimings> {
+  /** Client that reads and writes the Lease (needs get, create and update on leases). */
   client: KubeClient;
+  /** Namespace of the Lease. */
   namespace: string;
   /** the Lease name, shared by all candidates. */
   name: string;
@@ -30,15 +35,27 @@ export interface LeaderElectionOptions extends Partial<LeaseTimings> {
   identity: string;
   /** release the Lease when run() is aborted (default true). */
   releaseOnCancel?: boolean;
+  /** Time source of renewals and expiry; default the system clock. */
   clock?: Clock;
+  /** Source of the jitter added to retries (0 to 1); default Math.random. */
   random?: () => number;
+  /** Logger for leadership changes; default silent. */
   logger?: RuntimeLogger;
   /** leading is aborted when the term ends. */
   onStartedLeading?: (leading: AbortSignal) => void;
+  /** Called when the term ends, after the term's signal aborted. */
   onStoppedLeading?: () => void;
+  /**
+   * Called with the holder's identity whenever a different candidate (or this one) is seen holding
+   * the Lease.
+   */
   onNewLeader?: (identity: string) => void;
 }
 
+/**
+ * Lease-based leader election (coordination.k8s.io/v1), as client-go's: one candidate holds the
+ * Lease and renews it; a term ends when renewals fail for the renew deadline.
+ */
 export class LeaderElector {
   private readonly timings: LeaseTimings;
   private readonly clock: Clock;
@@ -71,6 +88,9 @@ export class LeaderElector {
     });
   }
 
+  /**
+   * True while this candidate holds the Lease (between becoming leader and the end of the term).
+   */
   isLeader(): boolean {
     return this.leader;
   }

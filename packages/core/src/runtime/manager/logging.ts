@@ -12,6 +12,10 @@ function withoutMsgField(obj: Record<string, unknown>): Record<string, unknown> 
   return { ...rest, [Object.hasOwn(rest, 'detail') ? 'msgField' : 'detail']: msg };
 }
 
+/**
+ * A pino logger writing JSON lines to stdout (or the destination), with password, token and
+ * authorization fields redacted. Level from the options, else `LOG_LEVEL`, else `info`.
+ */
 export function createRuntimeLogger(
   opts: {
     name?: string;

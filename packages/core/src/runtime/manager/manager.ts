@@ -24,7 +24,9 @@ import { serverPort, startProbeServer } from './probes.js';
 
 /** Anything the manager starts; start() runs until the signal aborts. */
 export interface Runnable {
+  /** Name used in logs when the runnable fails. */
   name: string;
+  /** Runs until the signal aborts; a rejection is logged, it does not stop the manager. */
   start(signal: AbortSignal): Promise<void>;
   /** only run while this instance leads (default true for controllers). */
   needLeaderElection?: boolean;
@@ -32,22 +34,39 @@ export interface Runnable {
 
 /** What the manager needs of an informer: run it, and know when it has synced (readyz). */
 export interface ManagedInformer {
+  /** Name shown in the readiness probe while the informer has not synced. */
   readonly name: string;
+  /** Lists and watches until the signal aborts. */
   run(signal: AbortSignal): Promise<void>;
+  /**
+   * True once the first list is in the cache; the manager is not ready before every informer is.
+   */
   hasSynced(): boolean;
 }
 
+/** Options of a Manager; every field has a default. */
 export interface ManagerOptions {
+  /** Name in logs and the default for components; default `noderepair`. */
   name?: string;
+  /** Structured logger; default a JSON logger named after the manager. */
   logger?: RuntimeLogger;
   /** metrics registry; default a new Registry (never prom-client's global). */
   registry?: Registry;
   /** probe/metrics server; false to disable. Port 0 picks a free port. */
   probes?: { port: number; host?: string } | false;
+  /**
+   * Lease to lead through (name, namespace, identity, timings). Unset: no election, leader-only
+   * work runs at once.
+   */
   leaderElection?: Omit<LeaderElectionOptions, 'onStartedLeading' | 'onStoppedLeading' | 'logger'>;
   /** install SIGTERM/SIGINT handlers that stop the manager. */
   handleSignals?: boolean;
+  /**
+   * How long in-flight work gets to finish on shutdown before the manager stops waiting; default
+   * 30000 ms.
+   */
   gracefulShutdownTimeoutMs?: number;
+  /** Time source for timeouts; default the system clock (tests pass a fake). */
   clock?: Clock;
   /**
    * Ends the process when in-flight work has not stopped by the time a lost Lease could be
@@ -56,16 +75,31 @@ export interface ManagerOptions {
   exit?: (code: number) => void;
 }
 
+/**
+ * The manager lost its Lease: start() rejects with it after stopping, and the process should exit
+ * and restart to rejoin the election.
+ */
 export class LeadershipLostError extends Error {
+  /** Names the Lease (`namespace/name`) that was lost. */
   constructor(lease: string) {
     super(`leader election lost for Lease ${lease}; stopping so a fresh process can rejoin`);
     this.name = 'LeadershipLostError';
   }
 }
 
+/**
+ * Runs a process's informers (always, so standby replicas keep warm caches) and controllers (only
+ * while leading), serves probes and metrics, and shuts down gracefully.
+ */
 export class Manager {
+  /** Manager name, from the options (default `noderepair`). */
   readonly name: string;
+  /** The logger shared by everything the manager runs. */
   readonly log: RuntimeLogger;
+  /**
+   * Prometheus metrics of informers, controllers and leader election, in the manager's own
+   * registry.
+   */
   readonly metrics: RuntimeMetrics;
   private readonly clock: Clock;
   private readonly informers: ManagedInformer[] = [];
@@ -76,6 +110,7 @@ export class Manager {
   private running = false;
   private stopping = false;
 
+  /** Builds a manager; nothing runs before start(). */
   constructor(private readonly opts: ManagerOptions = {}) {
     this.name = opts.name ?? 'noderepair';
     this.log = opts.logger ?? createRuntimeLogger({ name: this.name });
@@ -127,6 +162,10 @@ export class Manager {
     return c;
   }
 
+  /**
+   * Registers a runnable to start with the manager; throws once the manager has started. Runs only
+   * while leading unless `needLeaderElection` is false.
+   */
   add(r: Runnable): void {
     if (this.running) throw new Error('manager: add runnables before start()');
     this.runnables.push(r);
@@ -137,6 +176,7 @@ export class Manager {
     return this.server ? serverPort(this.server) : undefined;
   }
 
+  /** True while this instance holds the Lease; always true without leader election. */
   isLeader(): boolean {
     return this.opts.leaderElection ? (this.elector?.isLeader() ?? false) : true;
   }

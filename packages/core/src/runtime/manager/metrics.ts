@@ -4,7 +4,12 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { ControllerMetrics, ReconcileOutcome } from '../controller/controller.js';
 import type { WorkQueueMetrics } from '../queue/work-queue.js';
 
+/**
+ * Prometheus metrics of the runtime on a registry of its own (never prom-client's global one),
+ * named like controller-runtime's so existing dashboards work.
+ */
 export class RuntimeMetrics implements ControllerMetrics {
+  /** The registry the probe server exposes at /metrics. */
   readonly registry: Registry;
   private readonly reconcileTotal: Counter<'controller' | 'result'>;
   private readonly reconcileErrors: Counter<'controller'>;
@@ -94,12 +99,16 @@ export class RuntimeMetrics implements ControllerMetrics {
     });
   }
 
+  /**
+   * Counts a reconcile by outcome (errors also separately) and observes its duration in seconds.
+   */
   reconciled(controller: string, outcome: ReconcileOutcome, seconds: number): void {
     this.reconcileTotal.inc({ controller, result: outcome });
     if (outcome === 'error') this.reconcileErrors.inc({ controller });
     this.reconcileTime.observe({ controller }, seconds);
   }
 
+  /** Work-queue hooks feeding the `workqueue_*` metrics labelled with the queue name. */
   queue(name: string): WorkQueueMetrics<string> {
     return {
       depth: (d) => this.queueDepth.set({ name }, d),
@@ -110,12 +119,15 @@ export class RuntimeMetrics implements ControllerMetrics {
     };
   }
 
+  /** Counts a relist of the informer (after 410 Gone). */
   informerRelisted(informer: string): void {
     this.relists.inc({ informer });
   }
+  /** Counts a list or watch error the informer recovered from. */
   informerError(informer: string): void {
     this.watchErrors.inc({ informer });
   }
+  /** Sets `leader_election_master_status` for the Lease: 1 while leading, else 0. */
   leaderStatus(name: string, leading: boolean): void {
     this.leader.set({ name }, leading ? 1 : 0);
   }

@@ -3,12 +3,18 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 
+/** What the probe server asks to answer /healthz and /readyz. */
 export interface ProbeChecks {
+  /** False makes /healthz (and /livez) answer 503. */
   healthy(): boolean;
   /** null when ready, otherwise the reason (returned as the 503 body). */
   notReadyReason(): string | null;
 }
 
+/**
+ * Serves /healthz, /livez, /readyz and /metrics (the registry) over HTTP on the given port and host
+ * (default 0.0.0.0); resolves once listening. Port 0 picks a free port.
+ */
 export function startProbeServer(
   checks: ProbeChecks,
   registry: Registry,
@@ -46,6 +52,7 @@ export function startProbeServer(
   });
 }
 
+/** The port the server listens on (useful after listening on port 0). */
 export function serverPort(server: http.Server): number {
   return (server.address() as AddressInfo).port;
 }

@@ -2,9 +2,17 @@
 // before the item may be processed again; forget(item) ends its failure streak.
 import { systemClock, type Clock } from '../clock.js';
 
+/**
+ * Decides how long an item waits before it may be processed again (client-go workqueue semantics).
+ */
 export interface RateLimiter<K = string> {
+  /** Records one more requeue of the item and returns its delay in milliseconds. */
   when(item: K): number;
+  /**
+   * Ends the item's failure streak (after a success), so its next delay starts from the base again.
+   */
   forget(item: K): void;
+  /** How many times the item was requeued since it was last forgotten. */
   numRequeues(item: K): number;
 }
 
@@ -12,18 +20,23 @@ export interface RateLimiter<K = string> {
 export class ItemExponentialRateLimiter<K = string> implements RateLimiter<K> {
   private readonly failures = new Map<K, number>();
   constructor(
+    /** Delay in milliseconds after an item's first failure; doubles with each further failure. */
     readonly baseMs = 5,
+    /** Upper bound of the delay in milliseconds. */
     readonly maxMs = 1_000_000,
   ) {}
+  /** Delay for this failure: `baseMs * 2^failures`, at most `maxMs` milliseconds. */
   when(item: K): number {
     const n = this.failures.get(item) ?? 0;
     this.failures.set(item, n + 1);
     // 2^n overflows to Infinity past n=1023; the cap keeps it finite.
     return Math.min(this.maxMs, this.baseMs * 2 ** n);
   }
+  /** Resets the item's failure count. */
   forget(item: K): void {
     this.failures.delete(item);
   }
+  /** Failures of the item since it was last forgotten. */
   numRequeues(item: K): number {
     return this.failures.get(item) ?? 0;
   }
@@ -37,7 +50,9 @@ export class BucketRateLimiter<K = string> implements RateLimiter<K> {
   private tokens: number;
   private last: number;
   constructor(
+    /** Tokens added per second once the burst is spent; must be positive. */
     readonly qps = 10,
+    /** Size of the bucket: how many items pass without delay; at least 1. */
     readonly burst = 100,
     private readonly clock: Clock = systemClock,
   ) {
@@ -48,6 +63,10 @@ export class BucketRateLimiter<K = string> implements RateLimiter<K> {
     this.tokens = burst;
     this.last = clock.now();
   }
+  /**
+   * Reserves one token and returns the wait in milliseconds until it is available (0 while the
+   * burst lasts).
+   */
   when(_item: K): number {
     const now = this.clock.now();
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
@@ -55,7 +74,9 @@ export class BucketRateLimiter<K = string> implements RateLimiter<K> {
     this.tokens -= 1;
     return this.tokens >= 0 ? 0 : (-this.tokens / this.qps) * 1000;
   }
+  /** No-op: the bucket has no per-item state. */
   forget(_item: K): void {}
+  /** Always 0: the bucket does not count per item. */
   numRequeues(_item: K): number {
     return 0;
   }
@@ -68,13 +89,16 @@ export class MaxOfRateLimiter<K = string> implements RateLimiter<K> {
     if (limiters.length === 0) throw new RangeError('MaxOfRateLimiter needs at least one limiter');
     this.limiters = limiters;
   }
+  /** Asks every limiter (each records the requeue) and returns the longest delay. */
   when(item: K): number {
     // Every limiter must see the event (to count failures/spend tokens), not just the max.
     return this.limiters.map((l) => l.when(item)).reduce((a, b) => Math.max(a, b));
   }
+  /** Forgets the item in every limiter. */
   forget(item: K): void {
     for (const l of this.limiters) l.forget(item);
   }
+  /** The largest requeue count any limiter reports. */
   numRequeues(item: K): number {
     return this.limiters.map((l) => l.numRequeues(item)).reduce((a, b) => Math.max(a, b));
   }

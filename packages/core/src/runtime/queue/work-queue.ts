@@ -9,23 +9,39 @@ import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.j
 
 /** Observability hooks (the manager wires them to Prometheus). Times are in ms. */
 export interface WorkQueueMetrics<K = string> {
+  /** Called with the number of items waiting after each change. */
   depth?(depth: number): void;
+  /** Called when an item not yet waiting is added (duplicates are not counted). */
   added?(item: K): void;
   /** how long the item waited in the queue before a worker took it. */
   latency?(item: K, waitedMs: number): void;
   /** how long the worker held it. */
   workDuration?(item: K, workMs: number): void;
+  /** Called when an item is re-added through the rate limiter (a failure or requeue). */
   retry?(item: K): void;
 }
 
+/** Options of a WorkQueue; all optional. */
 export interface WorkQueueOptions<K = string> {
+  /** Name for metrics and logs; default `queue`. */
   name?: string;
+  /** Time source of delayed adds; default the system clock. */
   clock?: Clock;
+  /**
+   * Delays of addRateLimited; default the controller-runtime limiter (exponential per item, 10 qps
+   * overall).
+   */
   rateLimiter?: RateLimiter<K>;
+  /** Observability hooks; none by default. */
   metrics?: WorkQueueMetrics<K>;
 }
 
+/**
+ * A rate-limited work queue with client-go semantics: an item waits at most once however often it
+ * is added, and is never handed out again while a worker holds it.
+ */
 export class WorkQueue<K = string> {
+  /** Queue name, from the options. */
   readonly name: string;
   private readonly clock: Clock;
   private readonly limiter: RateLimiter<K>;
@@ -53,10 +69,15 @@ export class WorkQueue<K = string> {
     return this.items.length - this.head;
   }
 
+  /** True once shutdown() was called; adds are ignored from then on. */
   get shuttingDown(): boolean {
     return this.down;
   }
 
+  /**
+   * Queues the item unless it is already waiting; an item being processed is queued again when
+   * done() is called for it. Ignored after shutdown.
+   */
   add(item: K): void {
     if (this.down || this.dirty.has(item)) return;
     this.metrics.added?.(item);
@@ -99,10 +120,12 @@ export class WorkQueue<K = string> {
     this.addAfter(item, this.limiter.when(item));
   }
 
+  /** Ends the item's failure streak in the rate limiter; call it after a success. */
   forget(item: K): void {
     this.limiter.forget(item);
   }
 
+  /** How many times the item went through addRateLimited since it was last forgotten. */
   numRequeues(item: K): number {
     return this.limiter.numRequeues(item);
   }

@@ -10,13 +10,20 @@ import { Reflector, type ReflectorOptions, type ReflectorSink } from './reflecto
 import { Store, type IndexFunc } from './store.js';
 import { dropManagedFields, type Transform } from './transform.js';
 
+/**
+ * Callbacks an informer calls synchronously, in event order; a throwing handler is logged and
+ * skipped.
+ */
 export interface InformerHandlers<U> {
   /** inInitialList: the object came from the first list, not from a later change. */
   onAdd?(obj: U, inInitialList: boolean): void;
+  /** The object changed (also on a relist that found a new resourceVersion). */
   onUpdate?(old: U, cur: U): void;
+  /** The object was deleted, or was missing from a relist; receives the last cached state. */
   onDelete?(obj: U): void;
 }
 
+/** Options of an Informer: the reflector's options plus the cache's shape. */
 export interface InformerOptions<T extends KubeObject, U> extends ReflectorOptions {
   /**
    * Runs on every object before it is cached; default drops managedFields. The result must
@@ -24,13 +31,19 @@ export interface InformerOptions<T extends KubeObject, U> extends ReflectorOptio
    * namespace are taken from the original object.
    */
   transform?: Transform<T, U>;
+  /** Named index functions of the cache, queried with byIndex(). */
   indexers?: Record<string, IndexFunc<U>>;
   /** name used in logs and metrics; defaults to the list-watcher description. */
   name?: string;
 }
 
+/**
+ * A cache of one resource type kept current by list and watch, announcing each change to handlers.
+ */
 export class Informer<T extends KubeObject, U = T> {
+  /** Name in logs and metrics. */
   readonly name: string;
+  /** The cache; read it through get, list and byIndex. */
   readonly store: Store<U>;
   private readonly handlers = new Set<InformerHandlers<U>>();
   private readonly reflector: Reflector<T>;
@@ -85,15 +98,19 @@ export class Informer<T extends KubeObject, U = T> {
     return () => this.handlers.delete(h);
   }
 
+  /** The cached object under a `namespace/name` (or `name`) key, or undefined. */
   get(key: string): U | undefined {
     return this.store.get(key);
   }
+  /** Every cached object. */
   list(): U[] {
     return this.store.list();
   }
+  /** The cached objects the named index maps the value to; an unknown index name is a RangeError. */
   byIndex(indexName: string, value: string): U[] {
     return this.store.byIndex(indexName, value);
   }
+  /** resourceVersion of the last list or watch event applied to the cache. */
   get lastSyncResourceVersion(): string | undefined {
     return this.reflector.lastSyncResourceVersion;
   }

@@ -17,15 +17,24 @@ export interface ReflectorSink<T> {
   apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void;
 }
 
+/** Options of a Reflector; all optional. */
 export interface ReflectorOptions {
+  /** Items per list page; default 500. */
   pageSize?: number;
+  /**
+   * Backoff between failed list or watch attempts; default 800 ms doubling to 30 s with full
+   * jitter.
+   */
   backoff?: BackoffPolicy;
+  /** Source of jitter (0 to 1); default Math.random. */
   random?: () => number;
   /** reconnect a watch that delivered nothing (not even a bookmark) for this long; default 5 min. */
   inactivityTimeoutMs?: number;
   /** server-side watch timeout range; a random value in it spreads reconnects (client-go: 5-10 min). */
   minWatchTimeoutSeconds?: number;
+  /** Time source of backoff and timeouts; default the system clock. */
   clock?: Clock;
+  /** Logger of list/watch failures; default silent. */
   logger?: RuntimeLogger;
   /** called on every relist after the first list (metrics). */
   onRelist?: (reason: string) => void;
@@ -33,6 +42,10 @@ export interface ReflectorOptions {
   onError?: (e: unknown) => void;
 }
 
+/**
+ * A watch delivered nothing, not even a bookmark, for the inactivity timeout; the reflector
+ * reconnects.
+ */
 export class InactivityTimeoutError extends Error {
   constructor(ms: number) {
     super(`watch delivered nothing for ${ms} ms`);
@@ -40,6 +53,11 @@ export class InactivityTimeoutError extends Error {
   }
 }
 
+/**
+ * The list-then-watch loop (client-go's Reflector): lists page by page, then watches from the
+ * list's resourceVersion, relisting on 410 Gone and backing off on errors. It never stops on its
+ * own.
+ */
 export class Reflector<T extends KubeObject> {
   private resourceVersion: string | undefined;
   private readonly backoff: Backoff;

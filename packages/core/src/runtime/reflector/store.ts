@@ -1,14 +1,23 @@
 // The informer's cache: objects by "namespace/name" key plus secondary indexes
 // (client-go's ThreadSafeStore with Indexers), and the diff a relist produces.
 
+/** Maps an object to the index values it is found under (several, or none). */
 export type IndexFunc<T> = (obj: T) => string[];
 
+/** What a Store.replace changed. */
 export interface StoreDiff<T> {
+  /** Objects that were not in the store. */
   added: T[];
+  /** Objects whose resourceVersion changed, as pairs of old and new. */
   updated: [old: T, cur: T][];
+  /** Objects that were in the store but not in the new content. */
   deleted: T[];
 }
 
+/**
+ * A cache of objects by `namespace/name` key with named secondary indexes (client-go's
+ * ThreadSafeStore with indexers).
+ */
 export class Store<T> {
   private readonly objects = new Map<string, T>();
   private readonly indices = new Map<string, Map<string, Set<string>>>();
@@ -20,18 +29,23 @@ export class Store<T> {
     for (const name of Object.keys(indexers)) this.indices.set(name, new Map());
   }
 
+  /** Number of cached objects. */
   get size(): number {
     return this.objects.size;
   }
+  /** The object under the key, or undefined. */
   get(key: string): T | undefined {
     return this.objects.get(key);
   }
+  /** True when an object is cached under the key. */
   has(key: string): boolean {
     return this.objects.has(key);
   }
+  /** Every key, in insertion order. */
   keys(): string[] {
     return [...this.objects.keys()];
   }
+  /** Every cached object, in insertion order. */
   list(): T[] {
     return [...this.objects.values()];
   }
@@ -56,6 +70,7 @@ export class Store<T> {
     return old;
   }
 
+  /** Removes the object under the key; returns it, or undefined when there was none. */
   remove(key: string): T | undefined {
     const old = this.objects.get(key);
     if (old === undefined) return undefined;

@@ -6,10 +6,10 @@ import type { KubeClient } from '../kube/client.js';
 import { NodeResource } from '../kube/resource.js';
 import type { KubeNode } from '../kube/types.js';
 import { kubeDrainPort } from '../drain/kube-port.js';
-import type { DrainClock } from '../drain/port.js';
 import type { RepairPolicy } from '../health/policy.js';
 import { DryRunProvider } from '../provider/dry-run.js';
 import type { MachineProvider } from '../provider/port.js';
+import type { Clock } from '../runtime/clock.js';
 import type { Controller } from '../runtime/controller/controller.js';
 import type { Predicate } from '../runtime/controller/predicates.js';
 import { EventRecorder } from '../runtime/helpers/event-recorder.js';
@@ -45,7 +45,8 @@ export interface AutoRepairOptions {
   /** Every watched Node is looked at again at least this often. Default 5 min. */
   maxResyncIntervalMs?: number;
   drain?: DrainTuning;
-  drainClock?: DrainClock;
+  /** Time for drains and waits (tests pass a ManualClock); default systemClock. */
+  clock?: Clock;
   now?: () => number;
 }
 
@@ -103,7 +104,7 @@ export function addAutoRepairController(
     recordEvent: (node, ev) =>
       events.record({ apiVersion: 'v1', kind: 'Node', metadata: node.metadata ?? {} }, ev),
     ...(opts.drain !== undefined ? { drain: opts.drain } : {}),
-    ...(opts.drainClock !== undefined ? { drainClock: opts.drainClock } : {}),
+    ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
   });
   const controller = manager
     .controller({

@@ -89,7 +89,8 @@ export function addAutoRepairController(
     reportingInstance: opts.instance ?? `${name}-${process.pid}`,
     logger: manager.log,
   });
-  const now = opts.now ?? Date.now;
+  // One source of time by default: the injected clock's, unless a test sets now apart.
+  const now = opts.now ?? (opts.clock !== undefined ? () => opts.clock!.now() : Date.now);
   const reconciler = new NodeReconciler({
     client,
     cache: informer,

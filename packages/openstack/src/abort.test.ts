@@ -3,7 +3,8 @@
 // not at the request timeout, and a backoff wait between retries ends too. Over real loopback
 // sockets to the FAKE OpenStack (FakeOpenStack.start), whose replies are delayed like a stalled
 // link (setLatency: the request takes effect, the reply does not come).
-import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '@noderepair/core/testing';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openStackClientFromCloudsYaml, type OpenStackClient } from './client.js';
 import { OpenStackError } from './errors.js';
 import { formatProviderID } from './provider-id.js';
@@ -84,5 +85,32 @@ describe('AbortSignal through the session', () => {
     stop.abort();
     const e = await settle(call, 1000);
     expect((e as OpenStackError).code).toBe('Aborted');
+  });
+
+  it("ends a backoff wait on the session's clock and leaves no timer behind", async () => {
+    // In memory (no sockets): nothing for afterEach to close.
+    [fake, client] = [undefined, undefined];
+    const mem = new FakeOpenStack({ transitionDelayMs: 0 });
+    // Time moves only when the test says: the wait can only end through the abort.
+    const clock = new ManualClock(Date.now());
+    const os = openStackClientFromCloudsYaml(mem.cloudsYaml(), 'openstack', undefined, {
+      transport: mem.transport,
+      clock,
+    });
+    const id = mem.addServer();
+    await os.nova.getServer(id); // a token is cached; the next calls go straight to Nova
+    const sent = () => mem.requests.filter((r) => r.service === 'compute').length;
+    const before = sent();
+    mem.failNext(1, { status: 503, service: 'compute' });
+    const stop = new AbortController();
+    const call = os.nova.getServer(id, { signal: stop.signal }).catch((e: unknown) => e);
+    await vi.waitFor(() => expect(clock.pending).toBe(1));
+    expect(clock.slept).toEqual([500]); // the first backoff of the default policy
+    stop.abort();
+    const e = await call;
+    expect((e as OpenStackError).code).toBe('Aborted');
+    expect(clock.pending).toBe(0);
+    clock.advance(60_000);
+    expect(sent()).toBe(before + 1); // the 503'd attempt only: nothing sent after the abort
   });
 });

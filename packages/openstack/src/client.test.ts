@@ -1,5 +1,6 @@
 // The client against FakeOpenStack's in-memory transport (no sockets): each auth method,
 // token caching, expiry and 401 re-auth, catalog selection, and every documented Nova status.
+import { ManualClock } from '@noderepair/core/testing';
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { FAKE_DEFAULTS, FakeOpenStack, type FakeOpenStackOptions } from './testing/index.js';
@@ -7,20 +8,9 @@ import { createOpenStackClient, type OpenStackClientOptions } from './client.js'
 import { parseCloudsYaml } from './clouds-yaml.js';
 import { ActionMaybeSent, OpenStackError, ServerConflict, ServerNotFound } from './errors.js';
 
+/** The session's clock: sleeps move it at once and are recorded in `slept`. */
 function clock(start = Date.parse('2026-12-02T12:00:00Z')) {
-  let t = start;
-  const sleeps: number[] = [];
-  return {
-    now: () => t,
-    advance: (ms: number) => {
-      t += ms;
-    },
-    sleeps,
-    sleep: async (ms: number) => {
-      sleeps.push(ms);
-      t += ms;
-    },
-  };
+  return new ManualClock(start, { sleepAdvances: true });
 }
 
 function setup(
@@ -34,7 +24,7 @@ function setup(
   } = {},
 ) {
   const c = clock();
-  const fake = new FakeOpenStack({ transitionDelayMs: 3000, ...o.fake, now: c.now });
+  const fake = new FakeOpenStack({ transitionDelayMs: 3000, ...o.fake, now: () => c.now() });
   const yaml = o.yaml
     ? o.yaml(fake)
     : fake.cloudsYaml({ auth: o.auth, region: o.region, interface: o.interface });
@@ -42,8 +32,7 @@ function setup(
   if (E.isLeft(cloud)) throw new Error(cloud.left);
   const client = createOpenStackClient(cloud.right, {
     transport: fake.transport,
-    now: c.now,
-    sleep: c.sleep,
+    clock: c,
     ...o.client,
   });
   return { fake, client, nova: client.nova, clock: c };
@@ -182,7 +171,7 @@ describe('Keystone authentication', () => {
     const id = fake.addServer();
     fake.failNext(2, { status: 503, service: 'identity' });
     expect((await nova.getServer(id)).id).toBe(id);
-    expect(c.sleeps).toEqual([500, 1000]);
+    expect(c.slept).toEqual([500, 1000]);
   });
 });
 
@@ -328,7 +317,7 @@ describe('Nova status codes', () => {
     const id = fake.addServer();
     await nova.reboot(id, 'HARD');
     await nova.reboot(id, 'HARD'); // 409 until the first completes (3 s); retried every 5 s
-    expect(c.sleeps).toEqual([5000]);
+    expect(c.slept).toEqual([5000]);
     expect(fake.rebootCount(id, 'HARD')).toBe(2);
     expect(fake.requests.filter((r) => r.status === 409)).toHaveLength(1);
   });
@@ -346,7 +335,7 @@ describe('Nova status codes', () => {
     const id = fake.addServer();
     await nova.reboot(id, 'SOFT');
     await nova.reboot(id, 'HARD');
-    expect(c.sleeps).toEqual([]);
+    expect(c.slept).toEqual([]);
     expect((await nova.getServer(id)).status).toBe('HARD_REBOOT');
   });
 
@@ -360,7 +349,7 @@ describe('Nova status codes', () => {
     const e = await rejection(nova.reboot(id, 'HARD'));
     expect(e).toBeInstanceOf(ServerConflict);
     expect(e.message).toContain('locked');
-    expect(c.sleeps).toEqual([1000, 1000]);
+    expect(c.slept).toEqual([1000, 1000]);
     expect(fake.requests.filter((r) => r.status === 409)).toHaveLength(3);
   });
 
@@ -389,7 +378,7 @@ describe('Nova status codes', () => {
     fake.failNext(1, { status: 503, retryAfterSeconds: 7, service: 'compute' });
     fake.failNext(1, { status: 500, service: 'compute' });
     expect((await nova.getServer(id)).id).toBe(id);
-    expect(c.sleeps).toEqual([7000, 1000]);
+    expect(c.slept).toEqual([7000, 1000]);
   });
 
   it('a server action answered with a 5xx is not sent again (a proxy may have forwarded it)', async () => {
@@ -400,7 +389,7 @@ describe('Nova status codes', () => {
     const e = await rejection(nova.reboot(id, 'SOFT'));
     expect(e).toBeInstanceOf(ActionMaybeSent);
     expect(e).toMatchObject({ status: 502, maybeSent: true });
-    expect(c.sleeps).toEqual([]);
+    expect(c.slept).toEqual([]);
     expect(fake.rebootCount(id)).toBe(1);
   });
 
@@ -425,7 +414,7 @@ describe('Nova status codes', () => {
     fake.setLatency(50);
     const e = await rejection(nova.getServer(id));
     expect(e.code).toBe('Timeout');
-    expect(c.sleeps).toEqual([500]);
+    expect(c.slept).toEqual([500]);
   });
 
   it('a reboot whose reply timed out is not sent twice', async () => {

@@ -2,6 +2,7 @@
 // the server shows task "deleting" until the fake compute removes it, nova-api's `delete`
 // record stays listable from microversion 2.21). The same proofs run against the real Nova
 // of the testbed in openstack-testbed/test/nova-replace.e2e.test.ts.
+import { ManualClock } from '@noderepair/core/testing';
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import type { ActionRequest } from '@noderepair/core/provider';
@@ -12,10 +13,10 @@ import { NovaMachineProvider } from './machine-provider.js';
 import type { Transport } from './transport.js';
 
 function setup(opts: { transitionDelayMs?: number; wrap?: (t: Transport) => Transport } = {}) {
-  let t = Date.parse('2026-12-05T04:00:00Z');
+  const clock = new ManualClock(Date.parse('2026-12-05T04:00:00Z'), { sleepAdvances: true });
   const fake = new FakeOpenStack({
     transitionDelayMs: opts.transitionDelayMs ?? 5_000,
-    now: () => t,
+    now: () => clock.now(),
   });
   const cloud = parseCloudsYaml(fake.cloudsYaml(), 'openstack');
   if (E.isLeft(cloud)) throw new Error(cloud.left);
@@ -24,9 +25,8 @@ function setup(opts: { transitionDelayMs?: number; wrap?: (t: Transport) => Tran
     new NovaMachineProvider(
       createOpenStackClient(cloud.right, {
         transport: opts.wrap ? opts.wrap(fake.transport) : fake.transport,
-        sleep: async () => {},
+        clock,
         retry: { conflictAttempts: 1, maxAttempts: 3 },
-        now: () => t,
       }).nova,
       deletes ? { replace: 'DeleteServer' } : {},
     );
@@ -43,8 +43,8 @@ function setup(opts: { transitionDelayMs?: number; wrap?: (t: Transport) => Tran
     provider,
     deletesSent,
     deleteRecords,
-    now: () => t,
-    advance: (ms: number) => (t += ms),
+    now: () => clock.now(),
+    advance: (ms: number) => clock.advance(ms),
   };
 }
 
@@ -319,7 +319,7 @@ describe("NovaMachineProvider fence after Replace ('DeleteServer')", () => {
     // Below 2.21 Nova does not list a deleted server's actions: the provider must ask with 2.21.
     const client = createOpenStackClient(cloud, {
       transport: fake.transport,
-      sleep: async () => {},
+      clock: new ManualClock(Date.now(), { sleepAdvances: true }),
     });
     await expect(client.nova.listInstanceActions(id)).rejects.toMatchObject({
       code: 'ServerNotFound',

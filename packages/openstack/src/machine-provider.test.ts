@@ -2,6 +2,7 @@
 // behaviours run against the real Nova of the testbed in openstack-testbed's e2e suite):
 // outages are Unavailable, a 5xx after the request left is never resent and is looked up in
 // os-instance-actions, a replay asks Nova first, and fencing is reported from Nova's state.
+import { ManualClock } from '@noderepair/core/testing';
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import type { ActionRequest, ProviderAction } from '@noderepair/core/provider';
@@ -11,8 +12,11 @@ import { parseCloudsYaml } from './clouds-yaml.js';
 import { NovaMachineProvider } from './machine-provider.js';
 
 function setup(opts: { transitionDelayMs?: number } = {}) {
-  let t = Date.parse('2026-12-05T04:00:00Z');
-  const fake = new FakeOpenStack({ transitionDelayMs: opts.transitionDelayMs ?? 0, now: () => t });
+  const clock = new ManualClock(Date.parse('2026-12-05T04:00:00Z'), { sleepAdvances: true });
+  const fake = new FakeOpenStack({
+    transitionDelayMs: opts.transitionDelayMs ?? 0,
+    now: () => clock.now(),
+  });
   const cloud = parseCloudsYaml(fake.cloudsYaml(), 'openstack');
   if (E.isLeft(cloud)) throw new Error(cloud.left);
   // A fresh client and provider per call: what a restarted controller has.
@@ -20,12 +24,11 @@ function setup(opts: { transitionDelayMs?: number } = {}) {
     new NovaMachineProvider(
       createOpenStackClient(cloud.right, {
         transport: fake.transport,
-        sleep: async () => {},
+        clock,
         retry: { conflictAttempts: 1, maxAttempts: 3 },
-        now: () => t,
       }).nova,
     );
-  return { fake, provider, now: () => t, advance: (ms: number) => (t += ms) };
+  return { fake, provider, now: () => clock.now(), advance: (ms: number) => clock.advance(ms) };
 }
 
 const ctx = { signal: new AbortController().signal };

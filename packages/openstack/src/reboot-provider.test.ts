@@ -1,5 +1,6 @@
 // NovaRebootProvider keeps core's "an actionId is executed at most once" promise across
 // restarts by recording the id in the server's metadata before rebooting.
+import { ManualClock } from '@noderepair/core/testing';
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
 import { FakeOpenStack } from './testing/index.js';
@@ -16,7 +17,7 @@ function setup() {
     new NovaRebootProvider(
       createOpenStackClient(cloud.right, {
         transport: fake.transport,
-        sleep: async () => {},
+        clock: new ManualClock(Date.now(), { sleepAdvances: true }),
         retry: { conflictAttempts: 1 },
       }).nova,
     );
@@ -94,7 +95,7 @@ describe('NovaRebootProvider: Rebuild (core ladder step with an image)', () => {
       new NovaRebootProvider(
         createOpenStackClient(cloud.right, {
           transport: fake.transport,
-          sleep: async () => {},
+          clock: new ManualClock(Date.now(), { sleepAdvances: true }),
           retry: { conflictAttempts: 1 },
         }).nova,
       );

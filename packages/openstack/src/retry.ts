@@ -2,6 +2,8 @@
 // client ask; tests check the numbers. No jitter, so behaviour is reproducible; the
 // controller already spreads load because each remediation has its own schedule.
 
+import { backoffDelay as exponentialBackoff } from '@noderepair/core/runtime';
+
 // Retry-After is read the same way by every client of the packages: core's.
 export { parseRetryAfter } from '@noderepair/core/runtime';
 
@@ -39,7 +41,12 @@ export const defaultRetryPolicy: RetryPolicy = {
 
 /** Backoff after the given failed attempt (1-based); the server's Retry-After is honoured up to maxDelayMs. */
 export function backoffDelay(p: RetryPolicy, failedAttempt: number, retryAfterMs?: number): number {
-  const exp = Math.min(p.maxDelayMs, p.baseDelayMs * 2 ** Math.max(0, failedAttempt - 1));
+  // core's one backoff with this policy's numbers (base doubling to max, no jitter); only the
+  // Retry-After rule is the session's own.
+  const exp = exponentialBackoff(
+    { initialMs: p.baseDelayMs, maxMs: p.maxDelayMs, factor: 2, jitter: 0 },
+    failedAttempt - 1,
+  );
   return Math.min(p.maxDelayMs, Math.max(exp, retryAfterMs ?? 0));
 }
 

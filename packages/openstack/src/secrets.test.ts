@@ -1,5 +1,6 @@
 // Secrets (passwords, application-credential secrets, tokens) never appear in logs, error
 // messages, or the JSON / string / inspect forms of any client object.
+import { ManualClock } from '@noderepair/core/testing';
 import * as E from 'fp-ts/lib/Either.js';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -71,7 +72,7 @@ describe('secrets never leak', () => {
         {
           transport: fake.transport,
           logger,
-          sleep: async () => {},
+          clock: new ManualClock(Date.now(), { sleepAdvances: true }),
         },
       );
       const id = fake.addServer();
@@ -101,7 +102,7 @@ describe('secrets never leak', () => {
     // A broken proxy that answers every compute call with the request's secrets in it.
     let seenToken = '';
     const client = createOpenStackClient(cloud.right, {
-      sleep: async () => {},
+      clock: new ManualClock(Date.now(), { sleepAdvances: true }),
       transport: async (req) => {
         if (req.url.includes('/auth/tokens')) return fake.transport(req);
         seenToken = req.headers['X-Auth-Token'] ?? '';

@@ -2,6 +2,7 @@
 // when a service answers 401, and the HTTP plumbing every service call shares (endpoint from
 // the catalog, backoff on 5xx and timeouts). Service-specific replies (Nova's 404/409) are
 // left to the service client.
+import { systemClock, type Clock } from '@noderepair/core/runtime';
 import * as E from 'fp-ts/lib/Either.js';
 import type { CloudConfig } from './clouds-yaml.js';
 import { selectEndpoint } from './catalog.js';
@@ -31,10 +32,11 @@ export interface SessionOptions {
   readonly retry?: Partial<RetryPolicy> | undefined;
   /** Renew the token when less than this is left (default 5 minutes, at most half its life). */
   readonly refreshMarginMs?: number | undefined;
-  /** Clock in epoch milliseconds for token expiry (default Date.now); tests pass a fake one. */
-  readonly now?: (() => number) | undefined;
-  /** How backoff waits (default a real setTimeout); tests pass a fake one. */
-  readonly sleep?: ((ms: number) => Promise<void>) | undefined;
+  /**
+   * core's Clock: token expiry, Retry-After dates and backoff waits (default systemClock); tests
+   * pass a ManualClock.
+   */
+  readonly clock?: Clock | undefined;
   /** Where retries and re-authentications are reported; none by default. */
   readonly logger?: OpenStackLogger | undefined;
   /** User-Agent header of every request (default `noderepair-capo-remediation`). */
@@ -92,8 +94,6 @@ interface CachedToken {
   readonly issuedAt: number;
 }
 
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 function aborted(what: string): OpenStackError {
   return new OpenStackError('Aborted', `${what}: aborted by the caller`);
 }
@@ -128,8 +128,7 @@ export class KeystoneSession {
   readonly #transport: Transport;
   readonly #retry: RetryPolicy;
   readonly #refreshMarginMs: number;
-  readonly #now: () => number;
-  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #clock: Clock;
   readonly #logger: OpenStackLogger | undefined;
   readonly #userAgent: string;
   #token: CachedToken | undefined;
@@ -143,8 +142,7 @@ export class KeystoneSession {
     this.#transport = opts.transport;
     this.#retry = { ...defaultRetryPolicy, ...opts.retry };
     this.#refreshMarginMs = opts.refreshMarginMs ?? 5 * 60_000;
-    this.#now = opts.now ?? Date.now;
-    this.#sleep = opts.sleep ?? realSleep;
+    this.#clock = opts.clock ?? systemClock;
     this.#logger = opts.logger;
     this.#userAgent = opts.userAgent ?? 'noderepair-capo-remediation';
     this.#secrets = [...secretsOf(opts.cloud.auth)];
@@ -166,8 +164,8 @@ export class KeystoneSession {
   }
 
   /** For callers that wait between their own retries (Nova's 409), on the same clock. */
-  sleep(ms: number): Promise<void> {
-    return this.#sleep(ms);
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return this.#clock.sleep(ms, signal);
   }
 
   /** Redacts every secret this session knows from a text. */
@@ -188,7 +186,7 @@ export class KeystoneSession {
   #fresh(tok: CachedToken): boolean {
     const life = tok.info.expiresAt - tok.issuedAt;
     const margin = Math.min(this.#refreshMarginMs, Math.max(0, life / 2));
-    return this.#now() < tok.info.expiresAt - margin;
+    return this.#clock.now() < tok.info.expiresAt - margin;
   }
 
   async #currentToken(): Promise<CachedToken> {
@@ -239,7 +237,7 @@ export class KeystoneSession {
     }
     const info = decodeTokenBody(parsed);
     if (E.isLeft(info)) throw new OpenStackError('InvalidResponse', info.left);
-    const tok: CachedToken = { value, info: info.right, issuedAt: this.#now() };
+    const tok: CachedToken = { value, info: info.right, issuedAt: this.#clock.now() };
     this.#token = tok;
     this.#logger?.debug(
       { cloud: this.#cloud.cloudName, expiresAt: new Date(info.right.expiresAt).toISOString() },
@@ -400,7 +398,7 @@ export class KeystoneSession {
       const delay = backoffDelay(
         this.#retry,
         attempt,
-        parseRetryAfter(res?.headers.get('retry-after'), this.#now()),
+        parseRetryAfter(res?.headers.get('retry-after'), this.#clock.now()),
       );
       this.#logger?.warn(
         {
@@ -414,7 +412,13 @@ export class KeystoneSession {
         },
         'openstack request failed, retrying',
       );
-      await untilAborted(this.#sleep(delay), r.signal, path);
+      // The clock's sleep cancels its timer on abort; the caller sees OpenStackError('Aborted').
+      try {
+        await this.#clock.sleep(delay, r.signal);
+      } catch (e) {
+        if (r.signal?.aborted) throw aborted(path);
+        throw e;
+      }
     }
   }
 

@@ -30,6 +30,8 @@ import {
   type ReconcileContext,
   type ReconcileRequest,
   type ReconcileResult,
+  systemClock,
+  type Clock,
   type RuntimeLogger,
 } from '@noderepair/core/runtime';
 import * as E from 'fp-ts/lib/Either.js';
@@ -120,8 +122,8 @@ export interface RemediationReconcilerOptions {
   readonly openStackClient?: (cloud: CloudConfig) => OpenStackClient;
   /** Identity for Machines without an OpenStackMachine identityRef. */
   readonly defaultIdentity?: DefaultIdentity;
-  /** Clock, ms since the epoch (default Date.now; tests pass a fake). */
-  readonly now?: () => number;
+  /** core's Clock (default systemClock; tests pass a ManualClock). */
+  readonly clock?: Clock;
   /** Passed to the drain executor (how often to look at terminating pods). */
   readonly drainPollIntervalMs?: number;
   /**
@@ -151,7 +153,8 @@ export class RemediationReconciler {
   private readonly clusters: Pick<WorkloadClusters<unknown>, 'nodeAccess'>;
 
   constructor(private readonly opts: RemediationReconcilerOptions) {
-    this.now = opts.now ?? Date.now;
+    const clock = opts.clock ?? systemClock;
+    this.now = () => clock.now();
     this.metrics = opts.metrics ?? new RemediationMetrics();
     this.clusters =
       opts.clusters ?? new WorkloadClusters({ management: opts.client, log: opts.log });

@@ -28,6 +28,8 @@ import {
   createInformer,
   errorFields,
   type EventSource,
+  systemClock,
+  type Clock,
   type RuntimeLogger,
 } from '@noderepair/core/runtime';
 import * as E from 'fp-ts/lib/Either.js';
@@ -78,8 +80,8 @@ export interface WorkloadClustersOptions<V> {
   };
   /** Forget a cluster no remediation asked for in this long (default 30 min). */
   readonly idleMs?: number;
-  /** Clock for the idle timeout, ms since the epoch (default Date.now; tests pass a fake). */
-  readonly now?: () => number;
+  /** core's Clock, for the idle timeout (default systemClock; tests pass a ManualClock). */
+  readonly clock?: Clock;
 }
 
 interface Entry {
@@ -105,7 +107,8 @@ export class WorkloadClusters<V = never> {
 
   constructor(private readonly opts: WorkloadClustersOptions<V>) {
     this.access = opts.access ?? 'auto';
-    this.now = opts.now ?? Date.now;
+    const clock = opts.clock ?? systemClock;
+    this.now = () => clock.now();
     this.management = {
       client: opts.management,
       drain: kubeDrainPort(opts.management),

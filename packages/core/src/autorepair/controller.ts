@@ -6,10 +6,10 @@ import type { KubeClient } from '../kube/client.js';
 import { NodeResource } from '../kube/resource.js';
 import type { KubeNode } from '../kube/types.js';
 import { kubeDrainPort } from '../drain/kube-port.js';
-import type { DrainClock } from '../drain/port.js';
 import type { RepairPolicy } from '../health/policy.js';
 import { DryRunProvider } from '../provider/dry-run.js';
 import type { MachineProvider } from '../provider/port.js';
+import type { Clock } from '../runtime/clock.js';
 import type { Controller } from '../runtime/controller/controller.js';
 import type { Predicate } from '../runtime/controller/predicates.js';
 import { EventRecorder } from '../runtime/helpers/event-recorder.js';
@@ -54,9 +54,9 @@ export interface AutoRepairOptions {
   maxResyncIntervalMs?: number;
   /** Drain timing and eviction tuning; defaults in DrainTuning. */
   drain?: DrainTuning;
-  /** Clock of the drain passes (tests pass a virtual one); default the real clock. */
-  drainClock?: DrainClock;
-  /** Clock of the decisions, in epoch milliseconds; default Date.now. */
+  /** Time for drains and waits (tests pass a ManualClock); default systemClock. */
+  clock?: Clock;
+  /** Clock of the decisions, in epoch milliseconds; default the clock's now. */
   now?: () => number;
 }
 
@@ -106,7 +106,8 @@ export function addAutoRepairController(
     reportingInstance: opts.instance ?? `${name}-${process.pid}`,
     logger: manager.log,
   });
-  const now = opts.now ?? Date.now;
+  // One source of time by default: the injected clock's, unless a test sets now apart.
+  const now = opts.now ?? (opts.clock !== undefined ? () => opts.clock!.now() : Date.now);
   const reconciler = new NodeReconciler({
     client,
     cache: informer,
@@ -121,7 +122,7 @@ export function addAutoRepairController(
     recordEvent: (node, ev) =>
       events.record({ apiVersion: 'v1', kind: 'Node', metadata: node.metadata ?? {} }, ev),
     ...(opts.drain !== undefined ? { drain: opts.drain } : {}),
-    ...(opts.drainClock !== undefined ? { drainClock: opts.drainClock } : {}),
+    ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
   });
   const controller = manager
     .controller({

@@ -24,6 +24,7 @@ import { silentLogger } from '../runtime/logger.js';
 import { executeActions } from './executor.js';
 import { AutoRepairMetrics } from './metrics.js';
 import { Mutex } from './mutex.js';
+import { ManualClock } from '../runtime/clock.js';
 
 class InMemoryDrainPortForTest implements DrainPort {
   node: NodeSnapshot = { metadata: { name: 'n1' }, spec: {} };
@@ -122,7 +123,7 @@ function setup() {
   const order: string[] = [];
   const fences: FenceRecord[] = [];
   const drains: DrainReport[] = [];
-  const clock = { t: 0 };
+  const clock = new ManualClock(0, { sleepAdvances: true });
   const deps = {
     drainPort: port,
     provider,
@@ -134,7 +135,7 @@ function setup() {
     log: silentLogger,
     now: () => 42,
     // The drain's clock: the tests move it to pass the drain timeout.
-    drainClock: { now: () => clock.t, sleep: async () => undefined },
+    clock,
   };
   const target = (signal = new AbortController().signal) => ({
     node: 'n1',
@@ -210,12 +211,12 @@ describe('executeActions', () => {
     };
     // Each pass returns at once and asks to be looked at again; the action is not sent.
     for (const t of [0, 5000, 30_000]) {
-      s.clock.t = t;
+      s.clock.setTime(t);
       const r = await executeActions(repair(false).slice(1), s.target(), s.deps);
       expect(r).toEqual({ remediated: false, aborted: false, retryAfterMs: 5000 });
     }
     // Near the timeout the next look is at the timeout, not later.
-    s.clock.t = 58_000;
+    s.clock.setTime(58_000);
     expect(await executeActions(repair(false).slice(1), s.target(), s.deps)).toEqual({
       remediated: false,
       aborted: false,
@@ -227,7 +228,7 @@ describe('executeActions', () => {
     expect(s.events[0]).toMatchObject({ type: 'Warning', reason: 'Draining' });
     // drain.timeout after the recorded start: the end is recorded, then the action goes
     // out exactly as after a drain timeout before.
-    s.clock.t = 60_000;
+    s.clock.setTime(60_000);
     const r = await executeActions(repair(false).slice(1), s.target(), s.deps);
     expect(r).toEqual({ remediated: true, aborted: false });
     expect(s.drains).toEqual([{ remediationId: 'n1/1', ended: { at: 42, outcome: 'TimedOut' } }]);

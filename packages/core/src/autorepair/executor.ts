@@ -16,11 +16,12 @@
 import { cordonNode, uncordonNode } from '../drain/executor.js';
 import { drainPass } from '../drain/pass.js';
 import type { DrainOptions } from '../drain/plan.js';
-import { drainSystemClock, type DrainClock, type DrainPort } from '../drain/port.js';
+import type { DrainPort } from '../drain/port.js';
 import type { ActionOutcome, DrainReport, RepairAction } from '../health/decide.js';
 import type { FenceRecord } from '../health/state.js';
 import type { MachineProvider, ProviderOutcome } from '../provider/port.js';
 import { backoffDelay, type BackoffPolicy } from '../runtime/backoff.js';
+import { systemClock, type Clock } from '../runtime/clock.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import { errorFields, type RuntimeLogger } from '../runtime/logger.js';
 import { drainEvent, drainingEvent, EventReasons, remediationEvent } from './events.js';
@@ -67,8 +68,8 @@ export interface ExecutorDeps {
   now: () => number;
   /** Drain knobs the policy does not cover; defaults in DrainTuning. */
   drain?: DrainTuning;
-  /** Clock of the drain passes; default the real clock. */
-  drainClock?: DrainClock;
+  /** Time for the drain's passes and deadline, and the node reconciler's waits; default systemClock. */
+  clock?: Clock;
   /**
    * Reads and deletes Nodes for the DeleteNode step after an accepted Replace. Without it no
    * Node is ever deleted (the step reports it and the Replace step times out).
@@ -349,7 +350,7 @@ async function runDrainPass(
   log: RuntimeLogger,
 ): Promise<DrainStep> {
   const t = deps.drain ?? {};
-  const clock = deps.drainClock ?? drainSystemClock;
+  const clock = deps.clock ?? systemClock;
   const interval = t.pollIntervalMs ?? DrainPassIntervalMs;
   const report = (r: Omit<DrainReport, 'remediationId'>) =>
     target.recordDrain?.({ remediationId: action.remediationId, ...r }) ?? Promise.resolve();

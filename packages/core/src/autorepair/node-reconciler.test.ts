@@ -29,6 +29,7 @@ import { AutoRepairMetrics } from './metrics.js';
 import { NodeReconciler } from './node-reconciler.js';
 import { toNodeView, watchedAnnotations, type NodeView } from './node-view.js';
 import { AnnotationStateStore } from './state-store.js';
+import { ManualClock } from '../runtime/clock.js';
 
 const STATE = 'noderepair.io/repair-state';
 const t0 = Date.parse('2026-01-01T00:00:00Z');
@@ -168,7 +169,7 @@ function setup(policyDoc: unknown) {
     log: silentLogger,
     now: () => clock.now,
     drainPort: kubeDrainPort(counted),
-    drainClock: { now: () => 0, sleep: async () => undefined },
+    clock: new ManualClock(0, { sleepAdvances: true }),
     recordEvent: async (node, ev) => {
       events.push({ node: node.metadata!.name!, ev });
     },

@@ -29,6 +29,7 @@ import { needsPowerState } from '../health/shutdown.js';
 import type { PowerState } from '../provider/port.js';
 import type { RepairPolicy } from '../health/policy.js';
 import type { FenceRecord, RepairPhase, RepairState } from '../health/state.js';
+import { systemClock } from '../runtime/clock.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import type {
   ReconcileContext,
@@ -71,18 +72,6 @@ export interface NodeReconcilerDeps extends Omit<ExecutorDeps, 'event'> {
   recordEvent: (node: Pick<KubeNode, 'metadata'>, ev: EventInput) => Promise<void>;
   /** How long to wait for the cache to show our own write before going on. Default 10 s. */
   cacheSyncTimeoutMs?: number;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 interface Decided {
@@ -475,15 +464,18 @@ export class NodeReconciler {
   private async awaitCache(name: string, state: RepairState, signal: AbortSignal): Promise<void> {
     if (this.deps.store.kind === 'memory') return;
     const want = this.deps.store.encode(state);
-    const deadline = this.deps.now() + (this.deps.cacheSyncTimeoutMs ?? 10_000);
+    // The wait and its deadline on one clock, so a virtual clock in tests ends the wait too.
+    const clock = this.deps.clock ?? systemClock;
+    const deadline = clock.now() + (this.deps.cacheSyncTimeoutMs ?? 10_000);
     for (;;) {
       const v = this.deps.cache.get(name);
       if (v === undefined || this.deps.store.stored(v) === want) return;
-      if (signal.aborted || this.deps.now() >= deadline) {
+      if (signal.aborted || clock.now() >= deadline) {
         this.log.warn({ node: name }, 'cache did not show our state write in time; going on');
         return;
       }
-      await sleep(25, signal);
+      // An abort rejects the sleep; the check above then ends the wait as before.
+      await clock.sleep(25, signal).catch(() => undefined);
     }
   }
 

@@ -3,18 +3,11 @@ import type { NodeSnapshot } from '../health/node.js';
 import { drainNode, uncordonNode } from './executor.js';
 import { drainPass } from './pass.js';
 import { podKey, type PodRef, type PodSnapshot } from './pod.js';
-import type { DeleteResult, DrainClock, DrainPort, EvictionResult, NodePatch } from './port.js';
+import type { DeleteResult, DrainPort, EvictionResult, NodePatch } from './port.js';
+import { ManualClock } from '../runtime/clock.js';
 
-/** A virtual clock: sleeping advances time instantly, so minutes of retries run in microseconds. */
-class VirtualClockTestDouble implements DrainClock {
-  constructor(public t = 0) {}
-  now(): number {
-    return this.t;
-  }
-  async sleep(ms: number): Promise<void> {
-    this.t += ms;
-  }
-}
+/** The drain's clock: sleeping advances time at once, so minutes of retries run in microseconds. */
+const virtualClock = (start = 0) => new ManualClock(start, { sleepAdvances: true });
 
 /**
  * TEST DOUBLE of the DrainPort: an in-memory node and its pods. A PodDisruptionBudget refuses
@@ -29,7 +22,7 @@ class InMemoryDrainPortTestDouble implements DrainPort {
   evictions: string[] = [];
   patches: NodePatch[] = [];
   constructor(
-    private clock: VirtualClockTestDouble,
+    private clock: ManualClock,
     name: string,
     private opts: {
       kubeletAlive: boolean;
@@ -121,7 +114,7 @@ const MIN = 60 * S;
 
 describe('drainNode', () => {
   it('cordons, evicts, retries a PDB 429 with backoff until the budget allows it, then reports Drained', async () => {
-    const clock = new VirtualClockTestDouble();
+    const clock = virtualClock();
     const port = new InMemoryDrainPortTestDouble(clock, 'n1', {
       kubeletAlive: true,
       pdbProtected: ['ns/db-0'],
@@ -155,7 +148,7 @@ describe('drainNode', () => {
   });
 
   it('gives up at the timeout while the PDB still refuses, naming what is left', async () => {
-    const clock = new VirtualClockTestDouble();
+    const clock = virtualClock();
     const port = new InMemoryDrainPortTestDouble(clock, 'n1', {
       kubeletAlive: true,
       pdbProtected: ['ns/db-0'],
@@ -176,7 +169,7 @@ describe('drainNode', () => {
   });
 
   it('unreachable node: the drain never adds the out-of-service taint; it stops waiting for pods that cannot terminate', async () => {
-    const clock = new VirtualClockTestDouble();
+    const clock = virtualClock();
     const port = new InMemoryDrainPortTestDouble(clock, 'n1', { kubeletAlive: false });
     port.addPod('db-0', 'StatefulSet');
     const r = await drainNode(
@@ -202,7 +195,7 @@ describe('drainNode', () => {
     expect(again.durationMs).toBe(0);
     expect(port.node.spec?.taints).toEqual([]);
     // A reachable node never gets the taint either.
-    const clock2 = new VirtualClockTestDouble();
+    const clock2 = virtualClock();
     const port2 = new InMemoryDrainPortTestDouble(clock2, 'n2', { kubeletAlive: true });
     port2.addPod('web', 'ReplicaSet');
     const r2 = await drainNode(
@@ -214,7 +207,7 @@ describe('drainNode', () => {
   });
 
   it('retries transient errors, leaves unmanaged pods (reported as blocked) and finishes', async () => {
-    const clock = new VirtualClockTestDouble();
+    const clock = virtualClock();
     const port = new InMemoryDrainPortTestDouble(clock, 'n1', {
       kubeletAlive: true,
       failFirstEvictionOf: 'ns/web',
@@ -240,7 +233,7 @@ describe('drainNode', () => {
   });
 
   it('a node that is gone ends the drain at once; abort stops it', async () => {
-    const clock = new VirtualClockTestDouble();
+    const clock = virtualClock();
     const port = new InMemoryDrainPortTestDouble(clock, 'n1', { kubeletAlive: true });
     port.getNode = async () => undefined;
     expect(
@@ -276,7 +269,7 @@ describe('drainNode', () => {
 
 describe('drainNode with disableEviction', () => {
   it('deletes pods directly, so a PodDisruptionBudget does not hold them', async () => {
-    const clock = new VirtualClockTestDouble();
+    const clock = virtualClock();
     const port = new InMemoryDrainPortTestDouble(clock, 'n1', {
       kubeletAlive: true,
       pdbProtected: ['ns/db-0'],
@@ -302,7 +295,7 @@ describe('drainNode with disableEviction', () => {
 
 describe('uncordonNode', () => {
   it('uncordons and removes the out-of-service taint', async () => {
-    const clock = new VirtualClockTestDouble();
+    const clock = virtualClock();
     const port = new InMemoryDrainPortTestDouble(clock, 'n1', { kubeletAlive: false });
     port.node.spec = {
       unschedulable: true,
@@ -325,7 +318,7 @@ describe('uncordonNode', () => {
 
 describe('drainNode and its signal', () => {
   it('passes the signal into every port call: an eviction in flight when it aborts ends the drain as Aborted', async () => {
-    const clock = new VirtualClockTestDouble();
+    const clock = virtualClock();
     const seen: (AbortSignal | undefined)[] = [];
     /** An eviction that hangs (a frozen API server) until its own signal aborts, as a KubeClient request does. */
     class HangingEvictionTestDouble extends InMemoryDrainPortTestDouble {
@@ -375,7 +368,7 @@ describe('drainNode and its signal', () => {
 
 describe('drainPass (one pass per reconcile; the drain phase is persisted by the caller)', () => {
   it('evicts what it may, counts the PDB refusals and returns at once; a later pass finds the node drained', async () => {
-    const clock = new VirtualClockTestDouble(10 * S);
+    const clock = virtualClock(10 * S);
     const port = new InMemoryDrainPortTestDouble(clock, 'n1', {
       kubeletAlive: true,
       pdbProtected: ['ns/db-0'],
@@ -404,7 +397,7 @@ describe('drainPass (one pass per reconcile; the drain phase is persisted by the
     expect(port.node.spec?.unschedulable).toBe(true);
     // The pass never slept: the virtual clock did not move.
     expect(clock.now()).toBe(10 * S);
-    clock.t = 20 * S; // the budget still refuses; the web pod is gone
+    clock.setTime(20 * S); // the budget still refuses; the web pod is gone
     expect(await drainPass(port, { ...req, lastEvictedAt: 10 * S }, clock)).toMatchObject({
       outcome: 'Draining',
       evicted: [],
@@ -412,16 +405,16 @@ describe('drainPass (one pass per reconcile; the drain phase is persisted by the
       remaining: ['ns/db-0'],
       lastEvictedAt: 10 * S,
     });
-    clock.t = 50 * S; // the budget allows it now
+    clock.setTime(50 * S); // the budget allows it now
     expect((await drainPass(port, req, clock)).evicted).toEqual(['ns/db-0']);
-    clock.t = 60 * S;
+    clock.setTime(60 * S);
     const last = await drainPass(port, req, clock);
     expect(last.outcome).toBe('Drained');
     expect(last.durationMs).toBe(60 * S);
   });
 
   it('times out drain.timeout after the recorded start, not after this pass began', async () => {
-    const clock = new VirtualClockTestDouble(10 * MIN);
+    const clock = virtualClock(10 * MIN);
     const port = new InMemoryDrainPortTestDouble(clock, 'n1', {
       kubeletAlive: true,
       pdbProtected: ['ns/db-0'],
@@ -439,12 +432,12 @@ describe('drainPass (one pass per reconcile; the drain phase is persisted by the
     expect(r.outcome).toBe('TimedOut');
     expect(r.remaining).toEqual(['ns/db-0']);
     expect(port.evictions).toEqual([]);
-    clock.t = 10 * MIN - 1;
+    clock.setTime(10 * MIN - 1);
     expect((await drainPass(port, req, clock)).outcome).toBe('Draining');
   });
 
   it('unreachable node: goes on outOfServiceAfter after the last accepted eviction, never adding the taint', async () => {
-    const clock = new VirtualClockTestDouble(0);
+    const clock = virtualClock(0);
     const port = new InMemoryDrainPortTestDouble(clock, 'n1', { kubeletAlive: false });
     port.addPod('web', 'ReplicaSet');
     const req = {
@@ -456,9 +449,9 @@ describe('drainPass (one pass per reconcile; the drain phase is persisted by the
     };
     const first = await drainPass(port, req, clock);
     expect(first).toMatchObject({ outcome: 'Draining', lastEvictedAt: 0, deadline: 5 * MIN });
-    clock.t = 5 * MIN - 1;
+    clock.setTime(5 * MIN - 1);
     expect((await drainPass(port, { ...req, lastEvictedAt: 0 }, clock)).outcome).toBe('Draining');
-    clock.t = 5 * MIN;
+    clock.setTime(5 * MIN);
     const r = await drainPass(port, { ...req, lastEvictedAt: 0 }, clock);
     expect(r.outcome).toBe('TimedOut');
     expect(r.remaining).toEqual(['ns/web']);
@@ -467,7 +460,7 @@ describe('drainPass (one pass per reconcile; the drain phase is persisted by the
   });
 
   it('an aborted signal ends the pass before any call', async () => {
-    const clock = new VirtualClockTestDouble(0);
+    const clock = virtualClock(0);
     const port = new InMemoryDrainPortTestDouble(clock, 'n1', { kubeletAlive: true });
     port.addPod('web', 'ReplicaSet');
     const stop = new AbortController();

@@ -10,6 +10,8 @@
 // such pods after `outOfServiceAfterMs`, so the repair action is not held up.
 import { hasTaint, TaintOutOfService, type TaintSnapshot } from '../health/node.js';
 import { formatDuration } from '../health/time.js';
+import { backoffDelay, type BackoffPolicy } from '../runtime/backoff.js';
+import { systemClock, type Clock } from '../runtime/clock.js';
 import {
   defaultDrainOptions,
   planDrain,
@@ -18,13 +20,7 @@ import {
   type DrainPlan,
 } from './plan.js';
 import { podKey, type PodRef } from './pod.js';
-import {
-  drainSystemClock,
-  type DeleteResult,
-  type DrainClock,
-  type DrainPort,
-  type EvictionResult,
-} from './port.js';
+import { type DeleteResult, type DrainPort, type EvictionResult } from './port.js';
 
 function fromDelete(r: DeleteResult): EvictionResult {
   return r.kind === 'Deleted' ? { kind: 'Evicted' } : r;
@@ -174,7 +170,7 @@ export async function uncordonNode(
 export async function drainNode(
   port: DrainPort,
   req: DrainRequest,
-  clock: DrainClock = drainSystemClock,
+  clock: Clock = systemClock,
 ): Promise<DrainResult> {
   // Every port call carries req.signal; a call it cut short ends the drain as Aborted.
   try {
@@ -199,18 +195,23 @@ const abortedResult: DrainResult = {
 async function drainLoop(
   port: DrainPort,
   req: DrainRequest,
-  clock: DrainClock,
+  clock: Clock,
 ): Promise<DrainResult> {
   const opts: DrainOptions = { ...defaultDrainOptions, ...req.options };
   const start = clock.now();
   const deadline = start + req.timeoutMs;
-  const initialBackoff = req.initialBackoffMs ?? 1000;
-  const maxBackoff = req.maxBackoffMs ?? 30_000;
+  // Per pod: initialBackoffMs (1 s) doubling up to maxBackoffMs (30 s), no jitter.
+  const evictionBackoff: BackoffPolicy = {
+    initialMs: req.initialBackoffMs ?? 1000,
+    maxMs: req.maxBackoffMs ?? 30_000,
+    factor: 2,
+    jitter: 0,
+  };
   const poll = req.pollIntervalMs ?? 2000;
   const steps: DrainStep[] = [];
   const log = (message: string) => steps.push({ at: clock.now(), message });
   const evicted = new Set<string>();
-  const nextTry = new Map<string, { at: number; backoff: number }>();
+  const nextTry = new Map<string, { at: number; failures: number }>();
   let pdbRefusals = 0;
   const outOfServiceTainted = false;
   // When this drain last had an eviction accepted: an unreachable node's pods get
@@ -287,9 +288,9 @@ async function drainLoop(
           log(`${req.disableEviction === true ? 'deleted' : 'evicted'} ${key}`);
         continue;
       }
-      const backoff =
-        retry === undefined ? initialBackoff : Math.min(retry.backoff * 2, maxBackoff);
-      nextTry.set(key, { at: now + backoff, backoff });
+      const failures = retry === undefined ? 0 : retry.failures + 1;
+      const backoff = backoffDelay(evictionBackoff, failures);
+      nextTry.set(key, { at: now + backoff, failures });
       if (r.kind === 'TooManyRequests') {
         pdbRefusals += 1;
         log(

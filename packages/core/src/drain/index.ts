@@ -20,9 +20,7 @@ export {
   type DrainStep,
 } from './executor.js';
 export {
-  drainSystemClock,
   type DrainPort,
-  type DrainClock,
   type NodePatch,
   type EvictionResult,
   type DeleteResult,

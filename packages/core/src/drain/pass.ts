@@ -11,7 +11,8 @@ import { formatDuration } from '../health/time.js';
 import { cordonNode, type DrainResult, type DrainStep } from './executor.js';
 import { defaultDrainOptions, planDrain, podsLeft, type DrainOptions } from './plan.js';
 import { podKey } from './pod.js';
-import { drainSystemClock, type DrainClock, type DrainPort, type EvictionResult } from './port.js';
+import { systemClock, type Clock } from '../runtime/clock.js';
+import { type DrainPort, type EvictionResult } from './port.js';
 
 /**
  * What one drain pass works on; the start and last eviction come from the persisted state, so the
@@ -70,7 +71,7 @@ export interface DrainPassResult extends Omit<DrainResult, 'outcome'> {
 export async function drainPass(
   port: DrainPort,
   req: DrainPassRequest,
-  clock: DrainClock = drainSystemClock,
+  clock: Clock = systemClock,
 ): Promise<DrainPassResult> {
   const opts: DrainOptions = { ...defaultDrainOptions, ...req.options };
   const signal = req.signal;

@@ -1,5 +1,8 @@
 // Exponential backoff with jitter (client-go wait.Backoff semantics): a pure step function
 // plus a small stateful wrapper that resets after a quiet period of success.
+// The one backoff of all packages: the watch reflector, the work queue's per-item limiter,
+// the provider-unavailable wait, drain eviction retries and the OpenStack session's retries
+// each pass their own numbers; only this function computes a delay from them.
 
 /**
  * Exponential backoff with jitter (client-go wait.Backoff semantics); all times in milliseconds.
@@ -23,8 +26,11 @@ export const DEFAULT_WATCH_BACKOFF: BackoffPolicy = {
   jitter: 1,
 };
 
-/** Delay for the n-th consecutive failure (n >= 0); random in [0,1) is injected. */
-export function backoffDelay(policy: BackoffPolicy, attempt: number, random: number): number {
+/**
+ * Delay for the n-th consecutive failure (n >= 0): initialMs * factor^n, jittered, capped at
+ * maxMs. random in [0,1) is injected (pure); without it no jitter is added.
+ */
+export function backoffDelay(policy: BackoffPolicy, attempt: number, random = 0): number {
   const base = Math.min(policy.maxMs, policy.initialMs * policy.factor ** Math.max(0, attempt));
   const jittered = base + base * policy.jitter * random;
   return Math.min(policy.maxMs, jittered);

@@ -1,4 +1,6 @@
 // Time as a dependency: everything that waits takes a Clock so tests run in virtual time.
+// The one clock of all packages (runtime, drain, autorepair, the OpenStack session, capo):
+// a second clock type would let two parts of one reconcile disagree about what time it is.
 
 /** Cancels a timer; calling it after the timer fired (or twice) does nothing. */
 export type CancelTimer = () => void;
@@ -15,6 +17,11 @@ export interface Clock {
    * it.
    */
   setTimeout(fn: () => void, ms: number): CancelTimer;
+  /**
+   * Resolves after ms; once the signal aborts it rejects with the signal's reason (an
+   * AbortError when the reason is not an Error) and cancels its timer, so nothing is left behind.
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 /**
@@ -29,7 +36,19 @@ export const systemClock: Clock = {
     const h = setTimeout(fn, Math.max(0, ms));
     return () => clearTimeout(h);
   },
+  sleep(ms, signal) {
+    return sleep(systemClock, ms, signal);
+  },
 };
+
+/** Options of a ManualClock. */
+export interface ManualClockOptions {
+  /**
+   * sleep(ms) moves time forward by ms at once (firing the timers that fall due) instead of
+   * waiting for advance(): minutes of retries run in microseconds, for code that only sleeps.
+   */
+  readonly sleepAdvances?: boolean;
+}
 
 /**
  * A deterministic clock for tests and simulations: time moves only on advance(), and due
@@ -39,12 +58,29 @@ export class ManualClock implements Clock {
   private t: number;
   private seq = 0;
   private timers: { at: number; seq: number; fn: () => void }[] = [];
-  constructor(start = 0) {
+  private readonly sleepAdvances: boolean;
+  /** Every sleep's ms, in call order (what a test asserts a retry schedule against). */
+  readonly slept: number[] = [];
+  constructor(start = 0, opts: ManualClockOptions = {}) {
     this.t = start;
+    this.sleepAdvances = opts.sleepAdvances ?? false;
   }
   /** The virtual time in milliseconds; changes only through advance(). */
   now(): number {
     return this.t;
+  }
+  /** Sleeps on virtual time: resolves at a later advance() (or at once with sleepAdvances). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    this.slept.push(ms);
+    if (!this.sleepAdvances) return sleep(this, ms, signal);
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    this.advance(Math.max(0, ms));
+    return Promise.resolve();
+  }
+  /** Sets the time: forward fires the timers due by then; backward (a wall-clock step) fires none. */
+  setTime(t: number): void {
+    if (t >= this.t) this.advance(t - this.t);
+    else this.t = t;
   }
   /** Schedules fn at now + ms virtual milliseconds; it fires during a later advance(). */
   setTimeout(fn: () => void, ms: number): CancelTimer {
@@ -75,7 +111,10 @@ export class ManualClock implements Clock {
   }
 }
 
-/** Resolves after ms on the clock, or rejects with the signal's reason when aborted. */
+/**
+ * Resolves after ms on the clock's timers, or rejects with the signal's reason when aborted
+ * (the timer cancelled). The building block of Clock.sleep; callers use clock.sleep.
+ */
 export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortReason(signal));

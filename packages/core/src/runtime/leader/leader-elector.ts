@@ -10,7 +10,7 @@ import type { KubeClient } from '../../kube/client.js';
 import { NotFoundError } from '../../kube/errors.js';
 import { LeaseResource } from '../../kube/resource.js';
 import type { KubeLease } from '../../kube/types.js';
-import { sleep, systemClock, withTimeout, type Clock } from '../clock.js';
+import { systemClock, withTimeout, type Clock } from '../clock.js';
 import { microTime } from '../helpers/event-recorder.js';
 import { errorFields, silentLogger, type RuntimeLogger } from '../logger.js';
 import {
@@ -135,7 +135,7 @@ export class LeaderElector {
     for (;;) {
       if (signal.aborted) throw new Error('aborted');
       if (await this.tryAcquireOrRenew()) return;
-      await sleep(this.clock, this.timings.retryPeriodMs * (1 + 1.2 * this.random()), signal);
+      await this.clock.sleep(this.timings.retryPeriodMs * (1 + 1.2 * this.random()), signal);
     }
   }
 
@@ -145,8 +145,7 @@ export class LeaderElector {
       // Never sleep past the renew deadline: the term must end AT it, not a retryPeriod
       // later, or the time left before a successor may take over shrinks.
       try {
-        await sleep(
-          this.clock,
+        await this.clock.sleep(
           Math.min(this.timings.retryPeriodMs, deadline - this.clock.now()),
           signal,
         );

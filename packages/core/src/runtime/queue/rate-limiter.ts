@@ -1,5 +1,6 @@
 // Work-queue rate limiters, as in client-go's workqueue: when(item) says how long to wait
 // before the item may be processed again; forget(item) ends its failure streak.
+import { backoffDelay } from '../backoff.js';
 import { systemClock, type Clock } from '../clock.js';
 
 /**
@@ -30,7 +31,7 @@ export class ItemExponentialRateLimiter<K = string> implements RateLimiter<K> {
     const n = this.failures.get(item) ?? 0;
     this.failures.set(item, n + 1);
     // 2^n overflows to Infinity past n=1023; the cap keeps it finite.
-    return Math.min(this.maxMs, this.baseMs * 2 ** n);
+    return backoffDelay({ initialMs: this.baseMs, maxMs: this.maxMs, factor: 2, jitter: 0 }, n);
   }
   /** Resets the item's failure count. */
   forget(item: K): void {

@@ -5,7 +5,7 @@ import { GoneError } from '../../kube/errors.js';
 import type { WatchEvent } from '../../kube/client.js';
 import type { KubeObject } from '../../kube/object.js';
 import { Backoff, DEFAULT_WATCH_BACKOFF, type BackoffPolicy } from '../backoff.js';
-import { sleep, systemClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { errorFields, silentLogger, type RuntimeLogger } from '../logger.js';
 import type { ListWatcher } from './list-watcher.js';
 
@@ -106,7 +106,7 @@ export class Reflector<T extends KubeObject> {
           'list/watch failed; backing off',
         );
         try {
-          await sleep(this.clock, delay, signal);
+          await this.clock.sleep(delay, signal);
         } catch {
           break;
         }

@@ -31,7 +31,7 @@ import {
 } from '@noderepair/core';
 import * as E from 'fp-ts/lib/Either.js';
 import { decodeOpenStackRemediation } from '../api/index.js';
-import type { CloudConfig, OpenStackClient } from '@noderepair/openstack';
+import { type CloudConfig, type OpenStackClient } from '@noderepair/openstack';
 import { act } from './action.js';
 import { drain } from './cordon-drain.js';
 import { fenceAfterAction } from './fence.js';

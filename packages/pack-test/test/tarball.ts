@@ -68,3 +68,55 @@ export function bareImports(js: string): string[] {
     );
   return [...new Set(names)].sort();
 }
+
+/** Relative module specifiers of a JS or .d.ts file (static, side-effect, `import()`, `new URL`). */
+export function relativeImports(text: string): string[] {
+  const specs = [
+    ...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]/gm),
+    ...text.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm),
+    ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+    ...text.matchAll(/\bnew URL\(\s*['"]([^'"]+)['"]\s*,\s*import\.meta\.url/g),
+  ].map((m) => m[1] as string);
+  return [...new Set(specs.filter((s) => s.startsWith('./') || s.startsWith('../')))];
+}
+
+/**
+ * Shipped modules (JS or .d.ts, named without the extension) that no entry point reaches
+ * through relative imports. A module only a test imports (a harness, a fixture, an in-memory
+ * double) is unreachable from the entry points, so it shows up here. The JS and the
+ * declaration graphs are walked separately: type-only imports exist only in the .d.ts.
+ */
+export function unreachableModules(
+  files: string[],
+  entries: string[],
+  read: (file: string) => string,
+): string[] {
+  const moduleOf = (f: string) => f.replace(/(\.d\.ts|\.js)$/, '');
+  const shipped = new Set(files.filter((f) => /\.(d\.ts|js)$/.test(f)));
+  const seen = new Set<string>();
+  const queue = entries.filter((e) => shipped.has(e));
+  while (queue.length > 0) {
+    const file = queue.pop() as string;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const dir = file.split('/').slice(0, -1).join('/');
+    const dts = file.endsWith('.d.ts');
+    for (const spec of relativeImports(read(file))) {
+      const target = normalize(`${dir}/${spec}`);
+      const next = dts ? target.replace(/\.js$/, '.d.ts') : target;
+      if (shipped.has(next)) queue.push(next);
+    }
+  }
+  const reached = new Set([...seen].map(moduleOf));
+  return [...new Set([...shipped].map(moduleOf))].filter((m) => !reached.has(m)).sort();
+}
+
+function normalize(path: string): string {
+  const out: string[] = [];
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') out.pop();
+    else out.push(part);
+  }
+  return out.join('/');
+}

@@ -78,6 +78,8 @@ async function main(): Promise<void> {
 
     const server = await openstack.nova.getServer(serverId);
     const summary = {
+      // The test runs this program on each supported Node major; it checks which one ran.
+      node: process.version,
       kubernetesVersion: cp.version,
       causes,
       hardReboots: fake.rebootCount(serverId, 'HARD'),

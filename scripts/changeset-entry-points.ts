@@ -23,6 +23,9 @@ const removedBecause: Record<string, string> = {
   USAGE: "the controller's usage text is its CLI's",
   ControllerFlags: "the controller's flags are its CLI's",
   BindAddress: "re-export of core's, for the CLI only; `@noderepair/core/codec` has it",
+  DrainClock:
+    'one clock for every package: `Clock` from `@noderepair/core/runtime` (it has `now()` and `sleep(ms, signal)`)',
+  drainSystemClock: 'one clock for every package: `systemClock` from `@noderepair/core/runtime`',
   InformerEvent:
     'went with `Informer.events$()` (rxjs); use `informer.addHandlers({ onAdd, onUpdate, onDelete })`',
 };

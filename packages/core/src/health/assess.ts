@@ -18,17 +18,11 @@ import {
 import type { RepairPolicy } from './policy.js';
 import type { RepairState } from './state.js';
 import { judgeShutdown, shutdownBehaviour } from './shutdown.js';
+import type { HealthSignal } from './signal.js';
 import { formatDuration, iso } from './time.js';
 
-/**
- * - healthy: nothing to do
- * - suspect: an unhealthy signal whose timeout has not run out yet (requeueAfterMs says when)
- * - unhealthy: act (subject to the storm guard)
- * - waiting: the node is shutting down; wait for it, never reboot it
- * - paused: Cluster API paused / skip-remediation annotation; not judged, not counted
- * - gone: the Node object no longer exists
- */
-export type HealthSignal = 'healthy' | 'suspect' | 'unhealthy' | 'waiting' | 'paused' | 'gone';
+// HealthSignal lives in signal.ts (the storm guard reads it too); exported here as before.
+export type { HealthSignal };
 
 /** How healthy a node is now and why, with the episode memory decideRepair persists. */
 export interface Assessment extends FlapMemory {

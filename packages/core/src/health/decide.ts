@@ -15,14 +15,14 @@
 // giving up). How a repair climbs the ladder is ladder.ts's progressLadder, shared with the
 // Cluster API remediation controller. The Node is parsed once (observation.ts); every rule
 // reads that, never the raw snapshot.
-import { assessObserved } from './assess.js';
+import { assessObserved, type Assessment } from './assess.js';
 import { decision, type Judge } from './decide-context.js';
 import type { DecideContext, RepairDecision } from './decision.js';
 import { withFlapMemory } from './episodes.js';
 import { followRepair } from './follow-repair.js';
 import { afterGivingUp, judgeIdle } from './idle.js';
 import type { HealthObservation } from './node.js';
-import { observeNode } from './observation.js';
+import { observeNode, type NodeObservation } from './observation.js';
 import type { RepairPolicy } from './policy.js';
 import { initialRepairState, type RepairState } from './state.js';
 import { nowMillis } from './time.js';
@@ -51,8 +51,26 @@ export function decideRepair(
 ): RepairDecision {
   const now = nowMillis(nowInput);
   const obs = observeNode(input);
+  const a = assessObserved(obs, persisted, policy, now);
+  return decideObserved(obs, a, persisted, policy, now, ctx);
+}
+
+/**
+ * decideRepair on a node already parsed and assessed: `a` is assessObserved(obs, persisted,
+ * policy, now). A fleet pass (fleet.ts) assesses every node for the storm guard anyway; it
+ * hands that assessment here instead of parsing and assessing the node a second time. An
+ * absent state assesses exactly as initialRepairState (no episodes, no open period, no
+ * trigger handled, nothing in flight), so `persisted` is passed to the assessment as it is.
+ */
+export function decideObserved(
+  obs: NodeObservation,
+  a: Assessment,
+  persisted: RepairState | undefined,
+  policy: RepairPolicy,
+  now: number,
+  ctx: DecideContext = {},
+): RepairDecision {
   const prev = persisted ?? initialRepairState(now);
-  const a = assessObserved(obs, prev, policy, now);
   const j: Judge = { obs, a, prev, policy, now, dryRun: policy.dryRun };
 
   // The Node is gone: nothing left to repair, and nowhere to keep a state.

@@ -1,9 +1,16 @@
 // One level-triggered pass over every node: assess all, let the storm guard admit new
-// repairs, then decide each node with its verdict. Pure. The controller and the simulator
-// both decide through fleet-decider.ts (newFleetDecider), which is built on these.
-import { assessNode, type Assessment } from './assess.js';
-import { decideRepair, type RepairDecision } from './decide.js';
+// repairs, then decide each node with its verdict. Pure. Each node is parsed and assessed
+// once per pass, and its decision reads that same observation and assessment. A parsed node
+// is kept only as long as it is needed: a node that does not want to start a repair gets no
+// verdict, so it is decided at once; only the few that want to start wait for the guard.
+// Keeping all 10,000 parsed nodes until the guard had run measured slower than parsing each
+// twice (pnpm bench:core): they outlive the young generation, so the GC copies them.
+// The controller and the simulator both decide through fleet-decider.ts (newFleetDecider),
+// which is built on these.
+import { assessObserved, type Assessment } from './assess.js';
+import { decideObserved, type RepairDecision } from './decide.js';
 import type { HealthObservation } from './node.js';
+import { observeNode, type NodeObservation } from './observation.js';
 import type { RepairPolicy } from './policy.js';
 import type { RepairPhase, RepairState } from './state.js';
 import {
@@ -31,6 +38,18 @@ export interface FleetDecision {
   storm: StormReport;
 }
 
+/** A member parsed and assessed once: what both the storm guard and its decision read. */
+interface Judged {
+  readonly member: FleetMember;
+  readonly obs: NodeObservation;
+  readonly a: Assessment;
+}
+
+function judge(member: FleetMember, policy: RepairPolicy, now: number): Judged {
+  const obs = observeNode(member.obs);
+  return { member, obs, a: assessObserved(obs, member.state, policy, now) };
+}
+
 /** Would this node start a remediation now if the storm guard admitted it? */
 export function wantsToStart(a: Assessment, phase: RepairPhase | undefined): boolean {
   return (
@@ -53,9 +72,9 @@ export function decideAlone(
   nowInput: Date | number,
 ): RepairDecision | undefined {
   const now = nowMillis(nowInput);
-  const a = assessNode(member.obs, member.state, policy, now);
+  const { obs, a } = judge(member, policy, now);
   if (wantsToStart(a, member.state?.phase)) return undefined;
-  return decideRepair(member.obs, member.state, policy, now, {});
+  return decideObserved(obs, a, member.state, policy, now, {});
 }
 
 /**
@@ -69,16 +88,29 @@ export function decideFleet(
   memory?: StormMemory,
 ): FleetDecision {
   const now = nowMillis(nowInput);
-  const storm = fleetStorm(members, policy, now, memory);
-  const decisions = members.map((m) => decideWithVerdict(m, storm, policy, now));
+  const entries: StormEntry[] = [];
+  // The guard gives a verdict only to a node that wants to start: any other is decided now,
+  // exactly as it would be after the guard (with no verdict). One that wants to start keeps
+  // its parsed form until its verdict is known.
+  const early = members.map((m): RepairDecision | Judged => {
+    const judged = judge(m, policy, now);
+    const entry = stormEntry(judged);
+    entries.push(entry);
+    if (entry.wantsToStart) return judged;
+    return decideObserved(judged.obs, judged.a, m.state, policy, now, {});
+  });
+  const storm = stormGuard(entries, policy.stormGuard, now, memory);
+  const decisions = early.map((d) =>
+    'member' in d ? decideWithVerdict(d, storm, policy, now) : d,
+  );
   return { decisions, storm };
 }
 
 /**
  * One member's decision of decideFleet (the storm guard still sees every member), without
  * deciding the others: a controller reconciling one node needs only its own decision, and
- * deciding is the costly part of a pass (assessing 10,000 nodes is ~3 ms, deciding them
- * ~80 ms). Equal to decideFleet(...).decisions[index] (a property test checks it).
+ * deciding is most of a pass (`pnpm bench:core`: decideMember against decideFleet at 10,000
+ * nodes). Equal to decideFleet(...).decisions[index] (a property test checks it).
  */
 export function decideMember(
   members: readonly FleetMember[],
@@ -90,8 +122,10 @@ export function decideMember(
   const member = members[index];
   if (member === undefined) return undefined;
   const now = nowMillis(nowInput);
-  const storm = fleetStorm(members, policy, now, memory);
-  return { decision: decideWithVerdict(member, storm, policy, now), storm };
+  const self = judge(member, policy, now);
+  const entries = members.map((m, i) => stormEntry(i === index ? self : judge(m, policy, now)));
+  const storm = stormGuard(entries, policy.stormGuard, now, memory);
+  return { decision: decideWithVerdict(self, storm, policy, now), storm };
 }
 
 /** decideMember for `self` with the rest of the fleet beside it. */
@@ -102,42 +136,36 @@ export function decideWithFleet(
   now: number,
   memory: StormMemory | undefined,
 ): { decision: RepairDecision; storm: StormReport } {
-  const storm = fleetStorm([self, ...others], policy, now, memory);
-  return { decision: decideWithVerdict(self, storm, policy, now), storm };
+  const me = judge(self, policy, now);
+  const entries = [stormEntry(me), ...others.map((m) => stormEntry(judge(m, policy, now)))];
+  const storm = stormGuard(entries, policy.stormGuard, now, memory);
+  return { decision: decideWithVerdict(me, storm, policy, now), storm };
 }
 
 function decideWithVerdict(
-  { obs, state }: FleetMember,
+  { member, obs, a }: Judged,
   storm: StormReport,
   policy: RepairPolicy,
   now: number,
 ): RepairDecision {
   const verdict = storm.verdicts.get(obs.nodeName);
-  return decideRepair(obs, state, policy, now, verdict !== undefined ? { storm: verdict } : {});
+  const ctx = verdict !== undefined ? { storm: verdict } : {};
+  return decideObserved(obs, a, member.state, policy, now, ctx);
 }
 
-/** Assesses every member and runs the storm guard over them. */
-function fleetStorm(
-  members: readonly FleetMember[],
-  policy: RepairPolicy,
-  now: number,
-  memory: StormMemory | undefined,
-): StormReport {
-  const entries: StormEntry[] = members.map(({ obs, state }) => {
-    const a = assessNode(obs, state, policy, now);
-    const phase = state?.phase;
-    return {
-      name: obs.nodeName,
-      ...(obs.node?.metadata?.labels !== undefined ? { labels: obs.node.metadata.labels } : {}),
-      signal: a.signal,
-      phase,
-      ...(a.unhealthySince !== undefined ? { unhealthySince: a.unhealthySince } : {}),
-      wantsToStart: wantsToStart(a, phase),
-      ...(state?.heldByStormSince !== undefined ? { heldByStorm: true } : {}),
-      ...(obs.actorHolds !== undefined && obs.actorHolds.length > 0
-        ? { actorHolds: obs.actorHolds }
-        : {}),
-    };
-  });
-  return stormGuard(entries, policy.stormGuard, now, memory);
+/** What the storm guard reads about one member. */
+function stormEntry({ member: { obs, state }, a }: Judged): StormEntry {
+  const phase = state?.phase;
+  return {
+    name: obs.nodeName,
+    ...(obs.node?.metadata?.labels !== undefined ? { labels: obs.node.metadata.labels } : {}),
+    signal: a.signal,
+    phase,
+    ...(a.unhealthySince !== undefined ? { unhealthySince: a.unhealthySince } : {}),
+    wantsToStart: wantsToStart(a, phase),
+    ...(state?.heldByStormSince !== undefined ? { heldByStorm: true } : {}),
+    ...(obs.actorHolds !== undefined && obs.actorHolds.length > 0
+      ? { actorHolds: obs.actorHolds }
+      : {}),
+  };
 }

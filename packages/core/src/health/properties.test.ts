@@ -245,6 +245,13 @@ describe('repair state machine properties', () => {
             };
           });
           const fleet = decideFleet(members, policy, now);
+          // The pass parses and assesses each node once and hands that to the decision: the
+          // same decision decideRepair gives from the raw snapshot with the node's verdict.
+          members.forEach((m, i) => {
+            const verdict = fleet.storm.verdicts.get(m.obs.nodeName);
+            const ctx = verdict !== undefined ? { storm: verdict } : {};
+            expect(decideRepair(m.obs, m.state, policy, now, ctx)).toEqual(fleet.decisions[i]);
+          });
           // decideMember is decideFleet's answer for one member.
           members.forEach((_, i) =>
             expect(decideMember(members, i, policy, now)?.decision).toEqual(fleet.decisions[i]),

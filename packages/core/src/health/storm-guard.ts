@@ -2,8 +2,8 @@
 // the nodes (it is the network, the control plane, a bad rollout), and rebooting them all
 // makes things worse. Pure function over every node's assessment and persisted phase.
 import type { ActorHold, HoldActor } from './actor-hold.js';
-import type { HealthSignal } from './assess.js';
 import { scaleCountOrPercent, type StormGuardPolicy } from './policy.js';
+import type { HealthSignal } from './signal.js';
 import { iso } from './time.js';
 import type { RepairPhase } from './state.js';
 

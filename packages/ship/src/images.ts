@@ -120,9 +120,12 @@ export async function makeContext(
       tarballs.set(n, to);
     }
   } else tarballs = await packPackages(spec.packages, pkgs);
-  const dependencies = Object.fromEntries(
-    [...tarballs].map(([n, f]) => [n, `file:${relative(dir, f)}`]),
-  );
+  const dependencies: Record<string, string> = {
+    ...Object.fromEntries([...tarballs].map(([n, f]) => [n, `file:${relative(dir, f)}`])),
+    // core's peer admits client-node 1.4 (Node 20) and 2.x (Node 22); npm would pick the newest,
+    // which crashes on the images' Node 20 once loaded (an exec credential plugin loads it).
+    '@kubernetes/client-node': clientNodeForNode20(),
+  };
   writeFileSync(
     join(dir, 'package.json'),
     `${JSON.stringify({ name: `noderepair-${spec.name}-image`, private: true, type: 'module', dependencies }, null, 2)}\n`,
@@ -203,4 +206,15 @@ export async function buildImage(
 
 export function removeContext(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** The client-node version core is built and tested with on Node 20 (its devDependency). */
+function clientNodeForNode20(): string {
+  const core = JSON.parse(
+    readFileSync(join(repoRoot, 'packages', 'core', 'package.json'), 'utf8'),
+  ) as { devDependencies?: Record<string, string> };
+  const v = core.devDependencies?.['@kubernetes/client-node'];
+  if (v === undefined)
+    throw new Error('packages/core: no devDependency on @kubernetes/client-node');
+  return v;
 }

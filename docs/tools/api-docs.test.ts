@@ -2,7 +2,7 @@
 // each gets a distinct, file-name-safe package name, and the rendered text gets the real
 // specifier back while links keep pointing at the files API Documenter wrote.
 import { describe, expect, it } from 'vitest';
-import { modelNameOf, restoreSpecifiers, specifierOf } from './api-docs.js';
+import { modelNameOf, restoreSpecifiers, specifierOf, stalePages } from './api-docs.js';
 
 const core = { packageName: '@noderepair/core', subpath: '.' };
 const kfc = { packageName: '@noderepair/core', subpath: './kfc' };
@@ -31,5 +31,25 @@ describe('api docs naming', () => {
         '[@noderepair/core/kfc](./core__kfc.md) and [@noderepair/core](./core.md)',
       ].join('\n'),
     );
+  });
+});
+
+// `pnpm api:check` fails on what stalePages reports: a checked-in page must match a fresh render.
+describe('stale api docs', () => {
+  const pages = (o: Record<string, string>) => new Map(Object.entries(o));
+
+  it('reports nothing when the checked-in pages are the fresh ones', () => {
+    const same = pages({ 'core.md': 'a', 'core.node.md': 'b' });
+    expect(stalePages(same, new Map(same))).toEqual({ changed: [], missing: [], orphaned: [] });
+  });
+
+  it('reports changed, missing and orphaned pages by name, sorted', () => {
+    const fresh = pages({ 'core.md': 'new', 'core.b.md': 'b', 'core.a.md': 'a', 'core.x.md': 'x' });
+    const checkedIn = pages({ 'core.md': 'old', 'core.x.md': 'x', 'core.gone.md': 'g' });
+    expect(stalePages(fresh, checkedIn)).toEqual({
+      changed: ['core.md'],
+      missing: ['core.a.md', 'core.b.md'],
+      orphaned: ['core.gone.md'],
+    });
   });
 });

@@ -8,7 +8,7 @@
 // own with a valid package name (@noderepair/core__kfc); the pages' text is then given the real
 // specifier back. File names keep the alias (core__kfc.md).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import {
@@ -157,4 +157,36 @@ export function renderMarkdown(
     if (fixed !== text) writeFileSync(path, fixed);
   }
   return pages.length;
+}
+
+/** The rendered pages in folder, by file name (the .md files only); empty when it does not exist. */
+export function readPages(folder: string): Map<string, string> {
+  if (!existsSync(folder)) return new Map();
+  const names = readdirSync(folder).filter((f) => f.endsWith('.md'));
+  return new Map(names.sort().map((f) => [f, readFileSync(join(folder, f), 'utf8')]));
+}
+
+/** How checked-in pages differ from freshly rendered ones, by file name (sorted). */
+export interface StalePages {
+  /** Rendered both times, with different text. */
+  readonly changed: readonly string[];
+  /** Rendered now, not checked in (a new declaration or entry point). */
+  readonly missing: readonly string[];
+  /** Checked in, no longer rendered (a removed declaration): API Documenter would delete it. */
+  readonly orphaned: readonly string[];
+}
+
+/** Compares freshly rendered pages with the checked-in ones (pure); all empty: up to date. */
+export function stalePages(
+  fresh: ReadonlyMap<string, string>,
+  checkedIn: ReadonlyMap<string, string>,
+): StalePages {
+  const sorted = (xs: Iterable<string>) => [...xs].sort();
+  return {
+    changed: sorted(
+      [...fresh].filter(([f, t]) => checkedIn.has(f) && checkedIn.get(f) !== t).map(([f]) => f),
+    ),
+    missing: sorted([...fresh.keys()].filter((f) => !checkedIn.has(f))),
+    orphaned: sorted([...checkedIn.keys()].filter((f) => !fresh.has(f))),
+  };
 }

@@ -1,10 +1,14 @@
-// @noderepair/core: the handful of names a first controller needs — a client, a Manager, a
-// repair policy and the auto-repair controller. Everything else lives under one subpath per
-// concept: /runtime (informers, queue, controllers, leader election, manager), /kube (client
-// port, resources, kubeconfig), /codec (strict input decoding), /health (the NotReady state
-// machine), /mhc (MachineHealthCheck semantics), /drain, /provider (machine provider port),
-// /autorepair, /kfc (kubernetes-fluent-client adapter) and /testing (test doubles).
-// Each name below is also exported by its concept subpath; it is the same declaration.
+/**
+ * The names a first controller needs from `@noderepair/core`: a client, a Manager, a repair
+ * policy and the auto-repair controller. Everything else lives under one subpath per concept:
+ * `/runtime` (informers, queue, controllers, leader election, manager), `/kube` (client port,
+ * resources, kubeconfig), `/kfc` (kubernetes-fluent-client adapter), `/codec` (strict input
+ * decoding), `/health` (the NotReady state machine), `/mhc` (MachineHealthCheck semantics),
+ * `/drain`, `/provider` (machine provider port), `/autorepair` and `/testing` (test doubles).
+ * Each name here is also exported by its concept subpath; it is the same declaration.
+ *
+ * @packageDocumentation
+ */
 export {
   createKubeClient,
   loadKubeConfig,

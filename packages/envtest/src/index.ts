@@ -1,5 +1,11 @@
-// @noderepair/envtest: a real etcd + kube-apiserver (+ kube-controller-manager) for tests,
-// in the spirit of controller-runtime's envtest, plus a fake kubelet per node.
+/**
+ * A real etcd + kube-apiserver (+ kube-controller-manager) for tests, in the spirit of
+ * controller-runtime's envtest, plus a fake kubelet per node and the download of the pinned
+ * binaries. Subpaths: `/vitest` (a test file's handle on its worker's shared control plane) and
+ * `/vitest/global-setup` (the vitest global setup that starts one control plane per worker).
+ *
+ * @packageDocumentation
+ */
 export { ControlPlane, startControlPlane } from './control-plane.js';
 export type { ControlPlaneOptions, ControllerManagerOptions } from './control-plane.js';
 export {

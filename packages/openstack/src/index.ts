@@ -1,6 +1,12 @@
-// Keystone v3 + Nova client of our own (no maintained JavaScript one exists).
-// Names core also uses (Secret, HttpTransport, backoffDelay, ...) carry an OpenStack or retry
-// prefix here: they are different declarations, and one name should mean one thing.
+/**
+ * Our own Keystone v3 + Nova client (no maintained JavaScript one exists): clouds.yaml parsing,
+ * authentication, servers and their actions, with secrets redacted from every error. Names core
+ * also uses (Secret, HttpTransport, backoffDelay, ...) carry an OpenStack or retry prefix here:
+ * they are different declarations. Subpaths: `/provider` (the machine provider module
+ * `noderepair run --provider openstack` loads) and `/testing` (a FAKE Keystone + Nova).
+ *
+ * @packageDocumentation
+ */
 export { Secret as OpenStackSecret, REDACTED, redact } from './secret.js';
 export {
   OpenStackError,

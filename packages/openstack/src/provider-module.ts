@@ -1,18 +1,21 @@
-// `noderepair run --provider openstack`: the ProviderModule core loads on demand (the subpath
-// @noderepair/openstack/provider), so core never depends on this package. It reads clouds.yaml
-// where openstacksdk looks for it, builds the same client capo-remediation uses (same parser,
-// same rules: application credentials or password, errors name the field, never a value) and
-// returns a NovaMachineProvider whose Replace deletes the server: without Cluster API, the
-// node group's owner (Cluster Autoscaler, Magnum, Heat, a script) recreates the capacity.
-import { readFile, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
-import * as E from 'fp-ts/lib/Either.js';
+/**
+ * The ProviderModule `noderepair run --provider openstack` loads on demand, so core never depends
+ * on this package. It reads clouds.yaml where openstacksdk looks for it, builds the same client
+ * capo-remediation uses and returns a Nova machine provider whose Replace deletes the server:
+ * without Cluster API, the node group's owner recreates the capacity.
+ *
+ * @packageDocumentation
+ */
 import type {
   MachineProvider,
   ProviderModule,
   ProviderModuleContext,
 } from '@noderepair/core/provider';
+// First: tsc keeps the package comment in the .d.ts only above an import it keeps.
+import { readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import * as E from 'fp-ts/lib/Either.js';
 import { createOpenStackClient } from './client.js';
 import { parseCloudsYaml } from './clouds-yaml.js';
 import { NovaMachineProvider } from './machine-provider.js';

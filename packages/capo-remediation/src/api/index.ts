@@ -1,5 +1,10 @@
-// The remediation.noderepair.dev/v1alpha1 API: one definition per kind, from which the CRD's
-// OpenAPI schema and the io-ts codec are both derived.
+/**
+ * The remediation.noderepair.dev/v1alpha1 API. Each kind has one definition from which both the
+ * CRD's OpenAPI schema and the io-ts codec are derived, so what the API server accepts and what the
+ * controller decodes cannot drift apart.
+ *
+ * @packageDocumentation
+ */
 export { GROUP, VERSION, API_VERSION, REMEDIATION_KIND, TEMPLATE_KIND } from './group-version.js';
 export { s } from './schema/index.js';
 export type {

@@ -1,5 +1,10 @@
-// @noderepair/capo-remediation/controller: the OpenStackRemediation controller, its reconciler
-// and ladder. The flag parser and usage text are the CLI's (controller/main.ts), not exported.
+/**
+ * The OpenStackRemediation controller, its reconciler and the remediation ladder it climbs (soft
+ * reboot, hard reboot, rebuild: each step with its timeout and retries, then giving up). The
+ * command line's flag parser and usage text are not exported.
+ *
+ * @packageDocumentation
+ */
 export { addRemediationController, CONTROLLER_NAME, REPORTING_CONTROLLER } from './controller.js';
 export type { RemediationControllerOptions, RemediationController } from './controller.js';
 export {

@@ -1,5 +1,10 @@
-// Test doubles and helpers, named as such. The FAKE Keystone + Nova is
-// @noderepair/openstack/testing.
+/**
+ * Test helpers, named as such: what Cluster API's MachineHealthCheck does when it clones a
+ * remediation template for a Machine, for tests of the controller. The FAKE Keystone + Nova is
+ * `@noderepair/openstack/testing`.
+ *
+ * @packageDocumentation
+ */
 export {
   remediationFromTemplate,
   LABEL_CLUSTER_NAME,

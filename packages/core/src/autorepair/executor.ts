@@ -115,6 +115,11 @@ export interface ExecuteSummary {
 /** Default pause between drain passes while pods are left. */
 export const DrainPassIntervalMs = 5000;
 
+/**
+ * How long to wait before re-issuing a Remediate action the provider could not be asked about
+ * (an outage: nothing recorded, the same actionId next time), by the number of re-issues so far:
+ * 5 s doubling to 5 min, no jitter. A Retry-After from the provider is used instead when given.
+ */
 export const ProviderUnavailableBackoff: BackoffPolicy = {
   initialMs: 5000,
   maxMs: 5 * 60_000,

@@ -1,5 +1,11 @@
-// autorepair/: the standalone auto-repair controller for clusters without Cluster API.
-// The imperative shell around health/ (decisions) and drain/ (the drain executor).
+/**
+ * The standalone auto-repair controller, for clusters without Cluster API. It is the imperative
+ * shell around `/health` (the decisions) and `/drain` (the drain executor): it reads Nodes, persists
+ * each decision before acting, executes the actions through the machine provider and records what
+ * happened.
+ *
+ * @packageDocumentation
+ */
 export {
   addAutoRepairController,
   nodeViewPredicate,

@@ -1,6 +1,11 @@
-// codec/: reading user and wire input with io-ts. Errors name the field and what was
-// expected, never the value (inputs carry passwords and tokens). User documents are decoded
-// strictly: an unknown field is an error naming its path and the known fields.
+/**
+ * Reading user and wire input with io-ts. User documents are decoded strictly: an unknown field is
+ * an error naming its path and the known fields. Errors name the field and what was expected, never
+ * the value, because inputs carry passwords and tokens. Also the codecs of the Kubernetes and
+ * Cluster API objects the libraries read (metav1, finalizers, owner references, events).
+ *
+ * @packageDocumentation
+ */
 export { formatErrors } from './format-errors.js';
 export { strict, decodeStrict, unknownFieldError } from './strict.js';
 export {

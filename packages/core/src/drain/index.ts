@@ -1,6 +1,11 @@
-// drain/: cordon, eviction honouring PodDisruptionBudgets, DaemonSet and mirror pods left
-// alone, uncordon, and the out-of-service taint helper (added only after fencing, never by
-// the drain). Talks through DrainPort.
+/**
+ * Draining a node: cordon, eviction that honours PodDisruptionBudgets (DaemonSet and mirror pods are
+ * left alone), uncordon, and the out-of-service taint helper, which is added only after the machine
+ * is fenced and never by the drain itself. Everything goes through the DrainPort, so the plan is
+ * pure and testable.
+ *
+ * @packageDocumentation
+ */
 export {
   planDrain,
   defaultDrainOptions,
@@ -19,12 +24,7 @@ export {
   type DrainResult,
   type DrainStep,
 } from './executor.js';
-export {
-  type DrainPort,
-  type NodePatch,
-  type EvictionResult,
-  type DeleteResult,
-} from './port.js';
+export { type DrainPort, type NodePatch, type EvictionResult, type DeleteResult } from './port.js';
 export {
   kubeDrainPort,
   nodePatchBody,

@@ -81,16 +81,28 @@ export type RepairAction =
 
 /** One decision about one node: the next state, the actions, the reason and when to look again. */
 export interface RepairDecision {
+  /** The Node's name. */
   node: string;
+  /** The decision's `now` (epoch ms): the time every deadline in it was measured against. */
   at: number;
+  /** What the node's conditions say is wrong (kind `Healthy` when nothing is). */
   cause: Cause;
+  /** The verdict after the policy's timeouts: healthy, suspect, unhealthy, waiting, paused or gone. */
   signal: Assessment['signal'];
+  /** The phase of the persisted state the decision started from. */
   previousPhase: RepairPhase;
+  /** The phase after the decision: `nextState`'s, or `previousPhase` when the Node is gone. */
   phase: RepairPhase;
   /** undefined when the Node is gone (there is nothing left to annotate). */
   nextState: RepairState | undefined;
+  /** What the shell does, in order, after persisting `nextState`; empty: nothing to do but wait. */
   actions: RepairAction[];
+  /**
+   * Decide again after this many milliseconds (whole, at least 1): when a timeout or settle
+   * period runs out. Absent: only the next change of the node brings a new decision.
+   */
   requeueAfterMs?: number;
+  /** Why, in words: the note of the decision's events, and the simulator's output. */
   reason: string;
   /** The node wants a repair but is held: by which brake and why (storm guard, another actor). */
   held?: Extract<StormVerdict, { admitted: false }>;

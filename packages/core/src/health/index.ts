@@ -1,4 +1,12 @@
-// health/: the NotReady state machine. Pure, deterministic, clock injected.
+/**
+ * The NotReady state machine: from what a Node shows (conditions, Lease, taints) to a cause, a
+ * health signal and a repair decision (the next state to persist, the actions, when to look again).
+ * Pure and deterministic with the clock injected, so the controller, the simulator and tests make
+ * the same decision from the same observation. The fleet pass (storm guard, other actors' holds)
+ * decides which repairs may start.
+ *
+ * @packageDocumentation
+ */
 export {
   classifyNode,
   ReasonNodeStatusNeverUpdated,

@@ -6,19 +6,29 @@ import { toMillis, type TimeInput } from './time.js';
 
 /** One entry of a Node's status.conditions, as the health code reads it. */
 export interface NodeConditionSnapshot {
+  /** The condition type, e.g. `Ready`, `MemoryPressure` or a node-problem-detector type. */
   type: string;
+  /** `True`, `False` or `Unknown`, as the API reports it. */
   status: string;
+  /** The kubelet's (or node lifecycle controller's) one-word reason, e.g. `KubeletNotReady`. */
   reason?: string;
+  /** The human-readable message; classifyNode matches the kubelet's error strings in it. */
   message?: string;
+  /** When `status` last changed: where an unhealthy period starts counting. */
   lastTransitionTime?: TimeInput;
+  /** When the kubelet last reported this condition; the Ready heartbeat is a sign of life. */
   lastHeartbeatTime?: TimeInput;
 }
 
 /** One entry of a Node's spec.taints. */
 export interface TaintSnapshot {
+  /** The taint's key, e.g. `node.kubernetes.io/unreachable`. */
   key: string;
+  /** The taint's value; most well-known taints have none. */
   value?: string;
+  /** `NoSchedule`, `PreferNoSchedule` or `NoExecute`. */
   effect: string;
+  /** When the taint was added; Kubernetes sets it only for NoExecute taints. */
   timeAdded?: TimeInput;
 }
 
@@ -27,6 +37,11 @@ export interface TaintSnapshot {
  * fits. Parsed once per decision into a NodeObservation (observation.ts).
  */
 export interface NodeSnapshot {
+  /**
+   * Name, creation time (the start-up timeout counts from it), deletion time (a Node being
+   * deleted counts as gone), labels, and the annotations that hold the repair state, manual
+   * triggers and the Cluster API opt-outs.
+   */
   metadata?: {
     name?: string;
     creationTimestamp?: TimeInput;
@@ -34,7 +49,12 @@ export interface NodeSnapshot {
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
   };
+  /**
+   * Whether the node is cordoned (`unschedulable`: a cordon by someone else is never undone),
+   * its taints, and the providerID that names its machine for the provider.
+   */
   spec?: { unschedulable?: boolean; taints?: TaintSnapshot[]; providerID?: string };
+  /** The conditions the node is judged by, its capacity, and nodeInfo (the bootID). */
   status?: {
     conditions?: NodeConditionSnapshot[];
     capacity?: Record<string, unknown>;
@@ -45,7 +65,9 @@ export interface NodeSnapshot {
 
 /** What one reconcile sees about one node. `node` undefined means the Node object is gone. */
 export interface HealthObservation {
+  /** The Node's name; known even when the Node object is gone. */
   nodeName: string;
+  /** The Node object as read; undefined when it no longer exists (the decision forgets it). */
   node: NodeSnapshot | undefined;
   /** renewTime of the node's Lease in kube-node-lease, when the caller reads it. */
   leaseRenewTime?: TimeInput;

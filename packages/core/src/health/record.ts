@@ -6,9 +6,16 @@ import { nowMillis } from './time.js';
 
 /** Result of executing a Remediate action, reported back by the shell. */
 export interface ActionOutcome {
+  /** The Remediate action's `actionId`; an outcome for any other id is ignored (stale report). */
   actionId: string;
+  /**
+   * Succeeded: the provider accepted the action; Failed: it rejected it. A provider outage is
+   * no outcome: nothing is recorded and the intent stays open.
+   */
   result: ActionResult;
+  /** When the action completed (a Date or epoch ms); Verifying's deadlines count from it. */
   at: Date | number;
+  /** The provider's message about the outcome, kept on the intent. */
   message?: string;
 }
 
@@ -61,8 +68,14 @@ export function recordFence(state: RepairState, fence: FenceRecord): RepairState
 
 /** What a drain pass reported: progress, or the end of the drain. */
 export interface DrainReport {
+  /** The Drain action's `remediationId`; a report for another remediation is ignored. */
   remediationId: string;
+  /** When this pass last had an eviction accepted (epoch ms); absent when it evicted nothing. */
   lastEvictedAt?: number;
+  /**
+   * Set when the drain is over: when (epoch ms) and how (Drained, TimedOut, NodeGone, Failed).
+   * Absent while pods are left and the drain goes on in a later pass.
+   */
   ended?: { at: number; outcome: NonNullable<DrainRecord['outcome']> };
 }
 

@@ -1,6 +1,11 @@
-// @noderepair/core kube: the client port, its types and errors, the kubeconfig loader and the
-// default adapter (node:https; a @kubernetes/client-node KubeConfig is accepted, never
-// imported). The kubernetes-fluent-client adapter is @noderepair/core/kfc.
+/**
+ * Talking to the Kubernetes API: the KubeClient port, its resource types and errors, the
+ * kubeconfig / in-cluster loader and the default adapter over node:https. A `@kubernetes/client-node`
+ * KubeConfig is accepted, never imported. The kubernetes-fluent-client adapter is
+ * `@noderepair/core/kfc`.
+ *
+ * @packageDocumentation
+ */
 export * from './object.js';
 export * from './resource.js';
 export * from './status.js';

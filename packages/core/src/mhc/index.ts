@@ -1,6 +1,10 @@
-// mhc/: MachineHealthCheck semantics (v1beta1 + v1beta2 -> one policy), evaluated exactly as
-// Cluster API does (the pinned v1.13 by default, older releases selectable), plus
-// noderepair's extensions kept apart.
+/**
+ * MachineHealthCheck semantics: v1beta1 and v1beta2 specs read into one policy and evaluated exactly
+ * as Cluster API does (the pinned v1.13 by default, older releases selectable). noderepair's own
+ * extensions are kept apart, so a MachineHealthCheck means here what it means to Cluster API.
+ *
+ * @packageDocumentation
+ */
 export {
   MachineHealthCheckSpecV1Beta1,
   MachineHealthCheckSpecV1Beta2,

@@ -1,5 +1,10 @@
-// provider/: the machine provider port (what every infrastructure implements), the fence
-// judgement made before any forceful step, and the built-in dry-run provider.
+/**
+ * The machine provider port: what every infrastructure implements to reboot, rebuild or replace a
+ * machine and to say whether it is fenced. Also the fence judgement made before any forceful step
+ * (the out-of-service taint, deleting a Node) and the built-in dry-run provider.
+ *
+ * @packageDocumentation
+ */
 export {
   ProviderActions,
   type ProviderAction,

@@ -1,6 +1,11 @@
-// @noderepair/core runtime: the controller runtime (informers, queue, controllers, leader
-// election, manager) and reconcile helpers.
-// ManualClock (the test double) is @noderepair/core/testing.
+/**
+ * The controller runtime: informers and their stores, the rate-limited work queue, controllers and
+ * reconcilers, leader election, the Manager that runs them, plus metrics, probes, logging and the
+ * Clock and backoff every loop waits with. The test double ManualClock is in
+ * `@noderepair/core/testing`.
+ *
+ * @packageDocumentation
+ */
 export { systemClock, sleep, withTimeout, type Clock, type CancelTimer } from './clock.js';
 export * from './backoff.js';
 export * from './deadline.js';

@@ -1,5 +1,13 @@
-import { availableParallelism } from 'node:os';
+/**
+ * The vitest global setup of integration projects: name this module in `globalSetup`. It starts one
+ * control plane per vitest worker, so parallel test files never share an API server, and stops
+ * them when the run ends.
+ *
+ * @packageDocumentation
+ */
 import type { TestProject } from 'vitest/node';
+// First: tsc keeps the package comment in the .d.ts only above an import it keeps.
+import { availableParallelism } from 'node:os';
 import { ControlPlane } from '../control-plane.js';
 import type { SharedControlPlane } from './provided.js';
 

@@ -1,6 +1,14 @@
+/**
+ * vitest integration: connects a test file to the control plane its worker shares, started by the
+ * global setup `@noderepair/envtest/vitest/global-setup`. Files of one worker run one after another
+ * on the same API server; each file can ask for a namespace of its own, deleted after it.
+ *
+ * @packageDocumentation
+ */
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+// First: tsc keeps the package comment in the .d.ts only above an import it keeps.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { loadKubeConfig } from '../kubeconfig.js';
 import type { SharedControlPlane } from './provided.js';
@@ -65,11 +73,14 @@ export function useControlPlane(): ControlPlaneFixture {
   afterAll(async () => {
     if (!kc) return;
     const core = kc.makeApiClient(CoreV1Api);
-    await Promise.all(namespaces.map((name) => core.deleteNamespace({ name }).catch(() => undefined)));
+    await Promise.all(
+      namespaces.map((name) => core.deleteNamespace({ name }).catch(() => undefined)),
+    );
   });
 
   const need = <T>(v: T | undefined): T => {
-    if (v === undefined) throw new Error('useControlPlane(): the fixture is available inside tests and hooks only');
+    if (v === undefined)
+      throw new Error('useControlPlane(): the fixture is available inside tests and hooks only');
     return v;
   };
 
@@ -92,10 +103,11 @@ export function useControlPlane(): ControlPlaneFixture {
     async namespace(prefix = 't') {
       const core = need(kc).makeApiClient(CoreV1Api);
       const name = `${prefix}-${randomBytes(4).toString('hex')}`;
-      await core.createNamespace({ body: { metadata: { name, labels: { 'noderepair.dev/test': 'true' } } } });
+      await core.createNamespace({
+        body: { metadata: { name, labels: { 'noderepair.dev/test': 'true' } } },
+      });
       namespaces.push(name);
       return name;
     },
   };
 }
-

@@ -1,6 +1,10 @@
-// @noderepair/core/kfc: the KubeClient port over kubernetes-fluent-client, for Pepr-based
-// operators that already ship KFC. Import this subpath only when you want KFC; the main
-// entry point never loads it.
+/**
+ * The KubeClient port over kubernetes-fluent-client (KFC), for Pepr-based operators that already
+ * ship KFC. Import this subpath only when you want KFC: the main entry point never loads it, so
+ * other users do not pay for the dependency.
+ *
+ * @packageDocumentation
+ */
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient } from '../client.js';
 import { RestKubeClient } from '../rest-client.js';

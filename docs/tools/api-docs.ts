@@ -18,16 +18,12 @@ import {
   ExtractorLogLevel,
   type ExtractorMessage,
 } from '@microsoft/api-extractor';
-import type { EntryPoint } from './api-entries.js';
+import { extractorCompiler, specifierOf, type EntryPoint } from './api-entries.js';
+
+export { specifierOf };
 
 const require = createRequire(import.meta.url);
 const typescriptFolder = dirname(require.resolve('typescript/package.json'));
-const typeRoots = [dirname(dirname(require.resolve('@types/node/package.json')))];
-
-/** The specifier a consumer imports: the package name, plus the subpath when not ".". */
-export function specifierOf(e: Pick<EntryPoint, 'packageName' | 'subpath'>): string {
-  return e.subpath === '.' ? e.packageName : `${e.packageName}/${e.subpath.slice(2)}`;
-}
 
 /**
  * The package name the entry point has in the doc model: the package's own for ".", else the
@@ -71,22 +67,7 @@ function configFor(e: EntryPoint, apiJsonFilePath: string, files: string[]): Ext
     configObject: {
       projectFolder: e.packageDir,
       mainEntryPointFilePath: e.dts,
-      compiler: {
-        // As for the API reports: sibling packages resolve to their built .d.ts.
-        overrideTsconfig: {
-          compilerOptions: {
-            target: 'ES2022',
-            lib: ['ES2023'],
-            module: 'NodeNext',
-            moduleResolution: 'NodeNext',
-            strict: true,
-            skipLibCheck: true,
-            types: ['node'],
-            typeRoots,
-          },
-          files,
-        },
-      },
+      compiler: extractorCompiler(files),
       apiReport: { enabled: false },
       docModel: { enabled: true, apiJsonFilePath },
       dtsRollup: { enabled: false },

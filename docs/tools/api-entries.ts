@@ -3,7 +3,8 @@
 // (api/<package>/<subpath>.api.md, "." as index). Derived from the manifests, so a new
 // package or subpath gets a report without touching this file.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, posix } from 'node:path';
 
 export interface EntryPoint {
   /** The package's name, e.g. @noderepair/core. */
@@ -76,4 +77,36 @@ export function orphanReports(root: string, entries: readonly EntryPoint[]): str
     .map((f) => posix.join(apiFolder, f.split('\\').join('/')))
     .filter((f) => f.endsWith('.api.md') && !known.has(f))
     .sort();
+}
+
+/** The import specifier of an entry point, e.g. @noderepair/core/kfc. */
+export function specifierOf(e: Pick<EntryPoint, 'packageName' | 'subpath'>): string {
+  return e.subpath === '.' ? e.packageName : `${e.packageName}/${e.subpath.slice(2)}`;
+}
+
+const require = createRequire(import.meta.url);
+// The workspace's @types, wherever the analysed files are (a test's fixture is in a temp dir).
+const typeRoots = [dirname(dirname(require.resolve('@types/node/package.json')))];
+
+/**
+ * API Extractor's compiler settings for `files`, the same for the reports and the reference
+ * pages: no "source" custom condition, so imports of sibling packages resolve to their built
+ * .d.ts, as a consumer's would.
+ */
+export function extractorCompiler(files: string[]) {
+  return {
+    overrideTsconfig: {
+      compilerOptions: {
+        target: 'ES2022',
+        lib: ['ES2023'],
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        skipLibCheck: true,
+        types: ['node'],
+        typeRoots,
+      },
+      files,
+    },
+  };
 }

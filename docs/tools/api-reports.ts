@@ -14,7 +14,15 @@ import {
   type ExtractorMessage,
 } from '@microsoft/api-extractor';
 import ts from 'typescript';
-import { apiFolder, orphanReports, type EntryPoint } from './api-entries.js';
+import {
+  apiFolder,
+  extractorCompiler,
+  orphanReports,
+  specifierOf,
+  type EntryPoint,
+} from './api-entries.js';
+
+export { specifierOf };
 
 export type Mode = 'check' | 'update';
 
@@ -43,8 +51,6 @@ export const countsFile = posix.join(apiFolder, 'exports.md');
 const require = createRequire(import.meta.url);
 // API Extractor analyses with the compiler that builds the packages, not its bundled one.
 const typescriptFolder = dirname(require.resolve('typescript/package.json'));
-// The workspace's @types, wherever the analysed files are (the test's fixture is in a temp dir).
-const typeRoots = [dirname(dirname(require.resolve('@types/node/package.json')))];
 
 function configFor(
   root: string,
@@ -56,22 +62,7 @@ function configFor(
     configObject: {
       projectFolder: e.packageDir,
       mainEntryPointFilePath: e.dts,
-      compiler: {
-        // No "source" custom condition: imports of sibling packages resolve to their .d.ts.
-        overrideTsconfig: {
-          compilerOptions: {
-            target: 'ES2022',
-            lib: ['ES2023'],
-            module: 'NodeNext',
-            moduleResolution: 'NodeNext',
-            strict: true,
-            skipLibCheck: true,
-            types: ['node'],
-            typeRoots,
-          },
-          files,
-        },
-      },
+      compiler: extractorCompiler(files),
       apiReport: {
         enabled: true,
         reportFolder: join(root, dirname(e.report)),
@@ -154,11 +145,6 @@ export function runApiReports(
     if (countsChanged) writeFileSync(countsPath, counts);
   }
   return { entries: results, orphans, countsChanged };
-}
-
-/** The import specifier of an entry point, e.g. @noderepair/core/kfc. */
-export function specifierOf(e: EntryPoint): string {
-  return e.subpath === '.' ? e.packageName : `${e.packageName}/${e.subpath.slice(2)}`;
 }
 
 /**

@@ -135,4 +135,56 @@ describe('OpenStackRemediation controller: cloud outage and fencing', () => {
       await w.close();
     }
   }, 150_000);
+  it('a second HARD attempt does not inherit the first fence: Fenced=False (NewAttempt) until Nova reports it done', async () => {
+    const ns = await env.namespace('osr-refence');
+    const w = await buildWorld(env.kubeConfig, ns, env.unique, {
+      steps: [{ type: 'HardReboot', timeoutSeconds: 30, retries: 1 }],
+      drain: { enabled: true, timeoutSeconds: 4, outOfServiceTaint: true },
+      minHealthySeconds: 2,
+    });
+    w.fake.compute.transitionDelayMs = 5_000;
+    w.kubelet.stopHeartbeats();
+    const ctl = startController(env.kubeConfig, ns);
+    try {
+      await until('Ready=Unknown', async () => (await readyStatus(w)) === 'Unknown', 30_000);
+      await w.createRemediation();
+      const first = await until(
+        'Fenced=True for attempt 1',
+        async () => {
+          const o = await w.osr();
+          return cond(o, 'Fenced')?.status === 'True' ? o : undefined;
+        },
+        40_000,
+      );
+      expect(first?.status?.retryCount).toBe(0);
+      // The node stays down: attempt 2 after the step's timeout. Its intent resets the fence.
+      const second = await until(
+        'attempt 2 started',
+        async () => {
+          const o = await w.osr();
+          return o?.status?.retryCount === 1 ? o : undefined;
+        },
+        60_000,
+      );
+      expect(cond(second, 'Fenced')).toMatchObject({ status: 'False', reason: 'NewAttempt' });
+      expect(w.fake.rebootCount(w.serverId, 'HARD')).toBe(2);
+      const refenced = await until(
+        'Fenced=True for attempt 2',
+        async () => {
+          const o = await w.osr();
+          return cond(o, 'Fenced')?.status === 'True' ? o : undefined;
+        },
+        30_000,
+      );
+      expect(cond(refenced, 'Fenced')).toMatchObject({ reason: 'ResetObserved' });
+      expect(w.fake.server(w.serverId)?.taskState).toBeNull();
+      await w.kubelet.reboot(500);
+      await until('phase Succeeded', () => phaseIs(w, 'Succeeded'), 30_000);
+      expect(tainted(await w.node())).toBe(false);
+      expect(w.fake.rebootCount(w.serverId, 'HARD')).toBe(2);
+    } finally {
+      await ctl.stop();
+      await w.close();
+    }
+  }, 180_000);
 });

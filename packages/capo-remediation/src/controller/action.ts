@@ -4,11 +4,12 @@
 import {
   findMetaCondition,
   removeMetaCondition,
+  type MetaCondition,
   type ReconcileContext,
   type ReconcileResult,
 } from '@noderepair/core/runtime';
-import { MAX_HISTORY, type Attempt } from '../api/index.js';
-import { CONDITION_CLOUD_REACHABLE, cloudHoldOffMs } from './cloud.js';
+import { MAX_HISTORY, type Attempt, type RemediationStatus } from '../api/index.js';
+import { CONDITION_CLOUD_REACHABLE, CONDITION_FENCED, cloudHoldOffMs } from './cloud.js';
 import { cloudAnswered, cloudUnavailable } from './cloud-status.js';
 import { CONDITION_NODE_RECOVERED, type Action, type EndedAttempt } from './ladder.js';
 import type { NodeView } from './node-view.js';
@@ -23,6 +24,29 @@ import {
   type RemediationIO,
 } from './status.js';
 import type { Target } from './target.js';
+
+/**
+ * A fence proven for an earlier attempt says nothing about this one: the machine was reset and
+ * may be running again. Fenced=True would also stop this attempt from asking Nova about its own
+ * fence (shouldAskFence), so it goes back to False until Nova answers for the new action. The
+ * out-of-service taint the earlier fence added stays (removing it is the release's job, and
+ * keeping it only keeps pods off).
+ */
+function staleFence(
+  io: RemediationIO,
+  osr: Osr,
+  s: RemediationStatus,
+  attempt: string,
+): MetaCondition[] {
+  const conditions = s.conditions ?? [];
+  if (findMetaCondition(conditions, CONDITION_FENCED)?.status !== 'True') return conditions;
+  return io.cond(osr, s, {
+    type: CONDITION_FENCED,
+    status: 'False',
+    reason: 'NewAttempt',
+    message: `${attempt} started; the earlier fence no longer holds until Nova reports this one`,
+  });
+}
 
 /**
  * Persists the intent of `action` (unless `replay`: it is open already), sends it to Nova
@@ -67,12 +91,20 @@ export async function act(
         serverID: t.server.serverId,
         history: [...history, attempt].slice(-MAX_HISTORY),
         conditions: removeMetaCondition(
-          io.cond(osr, s, {
-            type: CONDITION_REMEDIATED,
-            status: 'False',
-            reason: 'InProgress',
-            message: `step ${at.step} (${step.type}) attempt ${at.attempt}`,
-          }),
+          staleFence(
+            io,
+            osr,
+            {
+              ...s,
+              conditions: io.cond(osr, s, {
+                type: CONDITION_REMEDIATED,
+                status: 'False',
+                reason: 'InProgress',
+                message: `step ${at.step} (${step.type}) attempt ${at.attempt}`,
+              }),
+            },
+            `step ${at.step} (${step.type}) attempt ${at.attempt}`,
+          ),
           CONDITION_NODE_RECOVERED,
         ),
       };

@@ -47,6 +47,14 @@ export interface ControlPlaneOptions {
   progress?: (line: string) => void;
   /** Milliseconds to wait for each component to become ready. */
   startTimeoutMs?: number;
+  /**
+   * Node names that get a kubelet identity: a bearer token for user `system:node:<name>` in
+   * group `system:nodes` ({@link ControlPlane.nodeKubeConfig}). With any, the apiserver
+   * authorizes with `Node,RBAC` and admits with `NodeRestriction`, as a kubeadm cluster does,
+   * so a kubelet (real or fake) may write its own Node and Lease and nothing of another node.
+   * Each must be a valid Node name (a lower-case DNS subdomain).
+   */
+  nodeIdentities?: string[];
 }
 
 /** A real etcd + kube-apiserver (+ kube-controller-manager) on free loopback ports. */
@@ -83,6 +91,25 @@ export class ControlPlane {
     return this.credentials.adminToken;
   }
 
+  /**
+   * A KubeConfig for the kubelet identity of `nodeName` (user `system:node:<nodeName>`), one of
+   * the `nodeIdentities` the control plane was started with. The error for any other name lists
+   * the names there are (never a token).
+   */
+  nodeKubeConfig(nodeName: string): KubeConfig {
+    return kubeConfigFor({ server: this.server, caPem: this.caPem, token: this.nodeToken(nodeName) });
+  }
+
+  /** The bearer token of `nodeName`'s kubelet identity; see {@link ControlPlane.nodeKubeConfig}. */
+  nodeToken(nodeName: string): string {
+    const token = this.credentials.nodeTokens.get(nodeName);
+    if (token !== undefined) return token;
+    const known = [...this.credentials.nodeTokens.keys()].map((n) => `"${n}"`);
+    throw new Error(
+      `envtest: no kubelet identity for node "${nodeName}": nodeIdentities was ${known.length > 0 ? known.join(', ') : 'empty'}`,
+    );
+  }
+
   /** Log files of every component, for printing when a test fails. */
   get logFiles(): Record<string, string> {
     const files: Record<string, string> = { etcd: this.etcd.logFile, 'kube-apiserver': this.apiServer.logFile };
@@ -105,6 +132,7 @@ export class ControlPlane {
   static async start(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
     const kcmOpts: ControllerManagerOptions | undefined =
       opts.controllerManager === true ? {} : opts.controllerManager || undefined;
+    const nodeNames = checkNodeNames(opts.nodeIdentities ?? []);
     const assets = await ensureAssets({ needControllerManager: kcmOpts !== undefined, progress: opts.progress });
     if (!opts.dir) sweepOrphanDirs();
     const dir = opts.dir ?? mkdtempSync(join(tmpdir(), DIR_PREFIX));
@@ -122,7 +150,7 @@ export class ControlPlane {
       started.push(etcd);
       await waitFor('etcd', async () => ((await httpOk(`${etcdUrl}/health`)) ? true : undefined), timeout, 100);
 
-      const credentials = writeCredentials(dir);
+      const credentials = writeCredentials(dir, nodeNames);
       const port = await freePort();
       const server = `https://127.0.0.1:${port}`;
       const certDir = join(dir, 'certs');
@@ -274,7 +302,22 @@ function etcdArgs(dir: string, url: string, peerPort: number): string[] {
   ];
 }
 
+/** The node names, checked as the apiserver will check them; a bad one is an error naming it. */
+function checkNodeNames(names: readonly string[]): string[] {
+  const dns = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+  for (const [i, n] of names.entries()) {
+    if (n.length > 253 || !dns.test(n))
+      throw new Error(`envtest: nodeIdentities[${i}] "${n}" is not a valid Node name (a lower-case DNS subdomain)`);
+    if (names.indexOf(n) !== i) throw new Error(`envtest: nodeIdentities[${i}] "${n}" is listed twice`);
+  }
+  return [...names];
+}
+
 function apiServerArgs(certDir: string, etcdUrl: string, port: number, c: Credentials): string[] {
+  // Kubelet identities need the Node authorizer (RBAC's system:node binding has no subjects)
+  // and NodeRestriction (a node writes only its own Node and Lease). One --authorization-mode
+  // flag: a second occurrence would append to the list, and the apiserver refuses duplicates.
+  const nodes = c.nodeTokens.size > 0;
   return [
     `--etcd-servers=${etcdUrl}`,
     `--cert-dir=${certDir}`,
@@ -283,7 +326,7 @@ function apiServerArgs(certDir: string, etcdUrl: string, port: number, c: Creden
     '--advertise-address=127.0.0.1',
     '--service-cluster-ip-range=10.0.0.0/24',
     '--allow-privileged=true',
-    '--authorization-mode=RBAC',
+    nodes ? '--authorization-mode=Node,RBAC' : '--authorization-mode=RBAC',
     `--token-auth-file=${c.tokenFile}`,
     '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
     `--service-account-key-file=${c.serviceAccountPub}`,
@@ -291,6 +334,7 @@ function apiServerArgs(certDir: string, etcdUrl: string, port: number, c: Creden
     // As controller-runtime's envtest: no ServiceAccount controller runs, so Pods would be
     // rejected for lack of the namespace's default ServiceAccount.
     '--disable-admission-plugins=ServiceAccount',
+    ...(nodes ? ['--enable-admission-plugins=NodeRestriction'] : []),
     '--endpoint-reconciler-type=none',
     '--v=1',
   ];

@@ -41,14 +41,14 @@ export interface FakeKubeletOptions {
   kubeletVersion?: string;
 }
 
-/** The kubelet's Ready=False messages for the common causes (pkg/kubelet/nodestatus). */
+/** The kubelet's Ready=False messages for the common causes, as kubelet v1.35 writes them (pkg/kubelet/nodestatus/setters.go, pkg/kubelet/kubelet.go). */
 export const KubeletNotReadyMessages = {
   containerRuntimeDown: 'container runtime is down',
   runtimeNetworkNotReady:
     'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized',
   plegUnhealthy: 'PLEG is not healthy: pleg was last seen active 3m0.1s ago; threshold is 3m0s',
   shuttingDown: 'node is shutting down',
-  missingCapacity: 'Missing node capacity for resources: pods',
+  missingCapacity: 'missing node capacity for resources: pods',
 } as const;
 
 const LEASE_NAMESPACE = 'kube-node-lease';

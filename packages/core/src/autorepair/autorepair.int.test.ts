@@ -690,6 +690,12 @@ describe('standalone auto-repair controller', () => {
         )?.value,
       ).toBe(1);
       for (const n of firstTwo) {
+        // Admitted together (burst admission, when due in one pass) or one at a time: one
+        // first send each, one RepairStarted each.
+        expect(provider.requests.filter((r) => r.node === n).map((r) => r.replay)).toEqual([false]);
+        const started = (await eventsFor(client, n)).filter((e) => e.reason === 'RepairStarted');
+        expect(started).toHaveLength(1);
+        expect(started[0]?.series).toBeUndefined();
         const s = await stateOf(core, n);
         expect(s?.phase).toBe('Healthy');
         expect(s?.lastRemediation?.result).toBe('Succeeded');

@@ -108,6 +108,8 @@ export function addAutoRepairController(
   });
   // One source of time by default: the injected clock's, unless a test sets now apart.
   const now = opts.now ?? (opts.clock !== undefined ? () => opts.clock!.now() : Date.now);
+  // Burst admission wakes the nodes it admitted; the controller is made after the reconciler.
+  let wake: (name: string) => void = () => undefined;
   const reconciler = new NodeReconciler({
     client,
     cache: informer,
@@ -123,6 +125,7 @@ export function addAutoRepairController(
       events.record({ apiVersion: 'v1', kind: 'Node', metadata: node.metadata ?? {} }, ev),
     ...(opts.drain !== undefined ? { drain: opts.drain } : {}),
     ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
+    wake: (n) => wake(n),
   });
   const controller = manager
     .controller({
@@ -132,5 +135,7 @@ export function addAutoRepairController(
       reconcile: reconciler.reconcile,
     })
     .for(informer, [nodeViewPredicate]);
+  // Nodes are cluster-scoped: the request key is the name.
+  wake = (n) => controller.queue.add(n);
   return { informer, controller, metrics, provider, store, reconciler };
 }

@@ -44,6 +44,7 @@ import { executeActions, type ExecutorDeps } from './executor.js';
 import { countPhases } from './metrics.js';
 import { Coordinator, LeaseHeldError } from './coordinator.js';
 import { Mutex } from './mutex.js';
+import { Burst } from './burst.js';
 import type { NodeView } from './node-view.js';
 import { worthPersisting, type StateStore } from './state-store.js';
 
@@ -72,6 +73,11 @@ export interface NodeReconcilerDeps extends Omit<ExecutorDeps, 'event'> {
   recordEvent: (node: Pick<KubeNode, 'metadata'>, ev: EventInput) => Promise<void>;
   /** How long to wait for the cache to show our own write before going on. Default 10 s. */
   cacheSyncTimeoutMs?: number;
+  /**
+   * Enqueues a node's reconcile (the runtime Controller's queue): burst admission wakes the
+   * members it admitted. Without it they run at their next event or resync.
+   */
+  wake?: (name: string) => void;
 }
 
 interface Decided {
@@ -79,6 +85,8 @@ interface Decided {
   /** As read fresh, or the cached view when nothing is written (decideFromCache). */
   node: KubeNode | NodeView | undefined;
   previous: RepairState | undefined;
+  /** Admitted by a burst (burst.ts): its events and metrics are recorded already. */
+  announced?: true;
 }
 
 /**
@@ -104,11 +112,44 @@ export class NodeReconciler {
   private readonly replacing = new Map<string, DeleteNodeAction>();
   /** Other actors' holds, our disruption lease, the NodeRepairHeld condition (coordinator.ts). */
   private readonly coordinator: Coordinator;
+  /** Burst admission: many due nodes admitted in one pass, handed over to their reconciles. */
+  private readonly burst: Burst;
 
   /** One reconciler per controller: it keeps the storm guard's memory between reconciles. */
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.log = deps.log.child({ component: 'autorepair' });
     this.coordinator = new Coordinator({ ...deps, log: this.log });
+    this.burst = this.newBurst();
+  }
+
+  private newBurst(): Burst {
+    const { deps } = this;
+    return new Burst({
+      policy: deps.policy,
+      store: deps.store,
+      cachedStored: (name) => {
+        const v = deps.cache.get(name);
+        return v !== undefined ? deps.store.stored(v) : undefined;
+      },
+      now: deps.now,
+      log: this.log,
+      observe: (name, signal) => this.observe(name, signal),
+      takeForStart: (seen, d, signal) =>
+        this.coordinator.takeForStart(seen.self.obs.nodeName, seen.node, d, seen.previous, signal),
+      giveBack: (name, signal) => this.coordinator.giveBack(name, signal),
+      persist: async (seen, d, signal) => {
+        await this.persist(seen.self.obs.nodeName, seen.node, seen.previous, d, signal);
+      },
+      announce: async (seen, d) => {
+        for (const ev of transitionEvents(d, seen.previous)) await deps.recordEvent(seen.node, ev);
+        this.countTransition(d, seen.previous);
+        this.log.debug(
+          { node: seen.self.obs.nodeName, phase: d.phase, reason: d.reason },
+          'decided (burst)',
+        );
+      },
+      wake: (name) => deps.wake?.(name),
+    });
   }
 
   /** The Reconciler for the runtime Controller. */
@@ -119,7 +160,12 @@ export class NodeReconciler {
     this.decider ??= newFleetDecider(this.deps.policy, this.deps.now());
     let decided: Decided | undefined;
     try {
-      decided = await this.decide(this.decider, req.name, ctx.signal);
+      // Admitted by another node's burst: its decision is persisted and announced; act on it.
+      const handed = await this.burst.take(req.name, ctx.signal);
+      decided =
+        handed !== undefined
+          ? { ...handed, announced: true }
+          : await this.decide(this.decider, req.name, ctx.signal);
     } catch (e) {
       // The Node changed between our read and our write (a kubelet status post, usually):
       // nothing was done; decide again on fresh data, without logging an error.
@@ -164,8 +210,10 @@ export class NodeReconciler {
     if (deleting !== undefined) this.replacing.set(req.name, deleting);
     else this.replacing.delete(req.name);
     const event = (ev: EventInput) => this.deps.recordEvent(node, ev);
-    for (const ev of transitionEvents(decision, previous)) await event(ev);
-    this.countTransition(decision, previous);
+    if (decided.announced !== true) {
+      for (const ev of transitionEvents(decision, previous)) await event(ev);
+      this.countTransition(decision, previous);
+    }
     await this.coordinator.afterDecision(req.name, node, decision, previous, ctx.signal);
     // Uncordon ran before the Healthy state was persisted (see decideAndPersist).
     const actions = decision.actions.filter((a) => a.type !== 'Uncordon');
@@ -392,6 +440,9 @@ export class NodeReconciler {
     name: string,
     signal: AbortSignal,
   ): Promise<Decided | undefined> {
+    // A burst admitted this node while its reconcile waited for the lock.
+    const handed = await this.burst.take(name, signal);
+    if (handed !== undefined) return { ...handed, announced: true };
     const seen = await this.observe(name, signal);
     if (seen === undefined) return undefined;
     const { node, previous } = seen;
@@ -399,34 +450,49 @@ export class NodeReconciler {
     // The other actors' marks, read once for the pass.
     const withHolds = await this.coordinator.fleetHolds(signal);
     const self = withHolds(seen.self);
-    const others: FleetMember[] = this.deps.cache
+    const cached: FleetMember[] = this.deps.cache
       .list()
       .filter((v) => v.metadata.name !== name)
       .map((v) =>
         withHolds({ obs: { nodeName: v.metadata.name, node: v }, state: this.readState(v) }),
       );
-    // Only this node is decided; the storm guard still sees every node (and the decider
-    // keeps its memory and tripped flag for the next pass).
-    const { decision, storm } = decider.withFleet(self, others, now);
-    // Admitted: take the node's disruption lease before its intent is persisted (and so
-    // before any cordon), so no other actor starts on it meanwhile.
-    const tookLease = await this.coordinator.takeForStart(name, node, decision, previous, signal);
-    this.deps.metrics.stormTripped.set(storm.tripped ? 1 : 0);
-    this.setPhaseCounts(
-      others.map((m) => m.state),
-      decision,
+    // The other nodes the same pass would start too, read fresh (burst admission).
+    const { others, fresh } = await this.burst.freshCandidates(
+      self,
+      cached,
+      decider.memory,
+      withHolds,
+      signal,
     );
-    const verdict = storm.verdicts.get(name);
-    if (verdict !== undefined && !verdict.admitted)
-      this.deps.metrics.stormHolds.inc({ scope: verdict.scope });
-    this.log.debug({ node: name, phase: decision.phase, reason: decision.reason }, 'decided');
+    // One storm pass decides this node and the burst; the storm guard sees every node (and
+    // the decider keeps its memory and tripped flag for the next pass).
+    const batch = decider.withFleetBatch(self, others, new Set(fresh.keys()), now);
+    const { self: decision, storm } = batch;
+    // The burst's intents are persisted alongside this node's (its members' leases first).
+    const members = this.burst.admit(batch.admitted, fresh, signal);
+    let tookLease = false;
     try {
+      // Admitted: take the node's disruption lease before its intent is persisted (and so
+      // before any cordon), so no other actor starts on it meanwhile.
+      tookLease = await this.coordinator.takeForStart(name, node, decision, previous, signal);
+      this.deps.metrics.stormTripped.set(storm.tripped ? 1 : 0);
+      const verdict = storm.verdicts.get(name);
+      if (verdict !== undefined && !verdict.admitted)
+        this.deps.metrics.stormHolds.inc({ scope: verdict.scope });
+      this.log.debug({ node: name, phase: decision.phase, reason: decision.reason }, 'decided');
       return await this.persist(name, node, previous, decision, signal);
     } catch (e) {
       // The intent was not written (a Conflict, an outage): give the lease back, so other
       // actors do not wait an hour for a repair that may never start. Best effort; it lapses.
       if (tookLease) await this.coordinator.giveBack(name, signal);
       throw e;
+    } finally {
+      // The burst's members were persisted alongside (admit never throws): count them too.
+      const started = await members;
+      this.setPhaseCounts(
+        others.map((m) => started.get(m.obs.nodeName)?.nextState ?? m.state),
+        decision,
+      );
     }
   }
 

@@ -6,6 +6,7 @@
 // of the same rules. stateAtStart is the other half of a start: the repair state a node
 // already carries (in repair, held for a storm, cooling down) when the decider first sees it.
 import type { RepairDecision } from './decide.js';
+import { decideBatch, type FleetBatch } from './fleet-batch.js';
 import { decideAlone, decideWithFleet, type FleetMember } from './fleet.js';
 import type { NodeSnapshot } from './node.js';
 import type { RepairPolicy } from './policy.js';
@@ -36,6 +37,16 @@ export interface FleetDecider {
     others: readonly FleetMember[],
     now: Date | number,
   ): { decision: RepairDecision; storm: StormReport };
+  /**
+   * withFleet for self plus a burst: the `candidates` (names among `others`) the same pass
+   * admits and starts (fleet-batch.ts). Advances the memory and the tripped flag once.
+   */
+  withFleetBatch(
+    self: FleetMember,
+    others: readonly FleetMember[],
+    candidates: ReadonlySet<string>,
+    now: Date | number,
+  ): FleetBatch;
   /** alone, else withFleet: for a caller with the fleet at hand (the simulator). */
   decide(
     self: FleetMember,
@@ -60,6 +71,17 @@ export function newFleetDecider(policy: RepairPolicy, startedAt: Date | number):
     tripped = r.storm.tripped;
     return r;
   };
+  const withFleetBatch = (
+    self: FleetMember,
+    others: readonly FleetMember[],
+    candidates: ReadonlySet<string>,
+    now: Date | number,
+  ) => {
+    const r = decideBatch(self, others, candidates, policy, nowMillis(now), memory);
+    memory = r.storm.memory;
+    tripped = r.storm.tripped;
+    return r;
+  };
   return {
     get memory() {
       return memory;
@@ -69,6 +91,7 @@ export function newFleetDecider(policy: RepairPolicy, startedAt: Date | number):
     },
     alone,
     withFleet,
+    withFleetBatch,
     decide: (self, others, now) => {
       const decision = alone(self, now);
       return decision !== undefined ? { decision } : withFleet(self, others(), now);

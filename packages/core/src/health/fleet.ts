@@ -39,13 +39,14 @@ export interface FleetDecision {
 }
 
 /** A member parsed and assessed once: what both the storm guard and its decision read. */
-interface Judged {
+export interface Judged {
   readonly member: FleetMember;
   readonly obs: NodeObservation;
   readonly a: Assessment;
 }
 
-function judge(member: FleetMember, policy: RepairPolicy, now: number): Judged {
+/** @internal Parses and assesses one member (fleet-batch.ts shares it). */
+export function judge(member: FleetMember, policy: RepairPolicy, now: number): Judged {
   const obs = observeNode(member.obs);
   return { member, obs, a: assessObserved(obs, member.state, policy, now) };
 }
@@ -142,7 +143,8 @@ export function decideWithFleet(
   return { decision: decideWithVerdict(me, storm, policy, now), storm };
 }
 
-function decideWithVerdict(
+/** @internal The member's decision with its verdict from `storm` (if it got one). */
+export function decideWithVerdict(
   { member, obs, a }: Judged,
   storm: StormReport,
   policy: RepairPolicy,
@@ -153,8 +155,8 @@ function decideWithVerdict(
   return decideObserved(obs, a, member.state, policy, now, ctx);
 }
 
-/** What the storm guard reads about one member. */
-function stormEntry({ member: { obs, state }, a }: Judged): StormEntry {
+/** @internal What the storm guard reads about one member. */
+export function stormEntry({ member: { obs, state }, a }: Judged): StormEntry {
   const phase = state?.phase;
   return {
     name: obs.nodeName,

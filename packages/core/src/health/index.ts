@@ -143,6 +143,7 @@ export {
   type FleetDecision,
 } from './fleet.js';
 export { newFleetDecider, stateAtStart, type FleetDecider } from './fleet-decider.js';
+export { decideBatch, type FleetBatch } from './fleet-batch.js';
 export { followEpisodes, inCountedEpisode, repairInFlight, type FlapMemory } from './episodes.js';
 export {
   runRepairLoop,

@@ -18,6 +18,20 @@ describe('parseBenchArgs', () => {
       informers: true,
       micro: true,
     });
+    expect(o).toMatchObject({ capo: true, capoSizes: [50, 200], capoClusters: [1, 3] });
+  });
+
+  it('takes the capo points and --skip-capo', () => {
+    expect(
+      parseBenchArgs(['--capo-sizes', '10,20', '--capo-clusters', '2', '--skip-scale']),
+    ).toMatchObject({ capo: true, capoSizes: [10, 20], capoClusters: [2], scale: false });
+    expect(parseBenchArgs(['--skip-capo'])).toMatchObject({ capo: false });
+    expect(() => parseBenchArgs(['--capo-sizes', '200,50'])).toThrow(
+      /--capo-sizes: expected increasing numbers, got "200,50"/,
+    );
+    expect(() => parseBenchArgs(['--capo-clusters', '1,x'])).toThrow(
+      /--capo-clusters: expected a positive whole number, got "x"/,
+    );
   });
 
   it('--quick is one small scale point; a lone -- is ignored', () => {

@@ -18,11 +18,16 @@ export interface BenchOptions {
    * figure is then reported as "not done within" with the CPU spent so far.
    */
   capiSyncLimitSeconds: number;
+  /** The capo-remediation scale points: remediations N x workload clusters W (every pair). */
+  capo: boolean;
+  capoSizes: number[];
+  capoClusters: number[];
 }
 
 export const usage = `usage: pnpm bench [--quick] [--sizes N,N,...] [--steady-seconds S] [--timeout-seconds S]
                   [--heartbeat-seconds S] [--out FILE] [--max-minutes M]
                   [--capi-sync-limit-seconds S] [--skip-scale] [--skip-informers] [--skip-micro]
+                  [--capo-sizes N,N] [--capo-clusters W,W] [--skip-capo]
 
   --quick              one scale point of 1,000 nodes (~8 min)
   --sizes              node counts of the scale points (default 1000,5000,10000)
@@ -33,7 +38,12 @@ export const usage = `usage: pnpm bench [--quick] [--sizes N,N,...] [--steady-se
   --max-minutes        start no new scale point after this many minutes (default 20), so the
                        whole run stays within ~30 min on a slow machine; skipped points are listed
   --capi-sync-limit-seconds  follow the Cluster API manager's initial sync at most this long
-                       (default 150), then measure anyway and report its sync as "not done within"`;
+                       (default 150), then measure anyway and report its sync as "not done within"
+  --capo-sizes         remediations at once of the capo-remediation points, against the real
+                       Nova of the OpenStack test bed (default 50,200; run under
+                       flock -o /tmp/noderepair-testbed.lock)
+  --capo-clusters      workload clusters of those points (default 1,3); every size x every count
+  --skip-capo          no capo-remediation points (no OpenStack test bed needed)`;
 
 function positiveInt(v: string | undefined, flag: string, dflt: number): number {
   if (v === undefined) return dflt;
@@ -41,6 +51,15 @@ function positiveInt(v: string | undefined, flag: string, dflt: number): number 
   if (!Number.isInteger(n) || n <= 0)
     throw new Error(`${flag}: expected a positive whole number, got "${v}"`);
   return n;
+}
+
+/** "N,N,..." of increasing positive whole numbers (each point is built fresh; order is the report's). */
+function increasingList(v: unknown, flag: string, dflt: number[]): number[] {
+  if (typeof v !== 'string') return dflt;
+  const out = v.split(',').map((s) => positiveInt(s.trim(), flag, 0));
+  if (out.some((s, i) => i > 0 && s <= (out[i - 1] as number)))
+    throw new Error(`${flag}: expected increasing numbers, got "${v}"`);
+  return out;
 }
 
 export function parseBenchArgs(argv: string[]): BenchOptions {
@@ -62,6 +81,9 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
         'skip-micro': { type: 'boolean' },
         'max-minutes': { type: 'string' },
         'capi-sync-limit-seconds': { type: 'string' },
+        'capo-sizes': { type: 'string' },
+        'capo-clusters': { type: 'string' },
+        'skip-capo': { type: 'boolean' },
       },
       strict: true,
       allowPositionals: false,
@@ -79,6 +101,9 @@ export function parseBenchArgs(argv: string[]): BenchOptions {
       );
   }
   return {
+    capo: v['skip-capo'] !== true,
+    capoSizes: increasingList(v['capo-sizes'], '--capo-sizes', [50, 200]),
+    capoClusters: increasingList(v['capo-clusters'], '--capo-clusters', [1, 3]),
     mode: typeof v['sizes'] === 'string' ? 'custom' : quick ? 'quick' : 'full',
     sizes,
     steadySeconds: positiveInt(v['steady-seconds'] as string | undefined, '--steady-seconds', 30),

@@ -8,6 +8,7 @@ import { loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseBenchArgs, type BenchOptions } from './args.js';
+import { runCapo } from './capo/run.js';
 import { CapiWorld } from './cluster/capi-world.js';
 import { machineInfo } from './machine.js';
 import { runScale } from './measure/scale-run.js';
@@ -42,6 +43,7 @@ async function run(o: BenchOptions): Promise<BenchReport> {
     informers: [],
     micro: [],
     overlay: undefined,
+    capo: [],
     errors: [],
   };
   const attempt = async (what: string, fn: () => Promise<void>) => {
@@ -121,6 +123,27 @@ async function run(o: BenchOptions): Promise<BenchReport> {
     } finally {
       await world?.stop();
     }
+  }
+
+  if (o.capo) {
+    await attempt('capo', async () => {
+      await runCapo({
+        sizes: o.capoSizes,
+        clusters: o.capoClusters,
+        timeoutSeconds: o.timeoutSeconds,
+        onResult: (r, versions) => {
+          report.capo.push(r);
+          if (report.versions.kubernetes === undefined) report.versions = versions;
+          checkpoint(o, report);
+        },
+        onError: (what, e) => {
+          const msg = `${what}: ${e.message}`;
+          log(`FAILED ${msg}`);
+          report.errors.push(msg);
+          checkpoint(o, report);
+        },
+      });
+    });
   }
 
   report.overlay = readOverlayFigures();

@@ -124,11 +124,20 @@ export class CapiWorld {
     this.writer = createKubeClient(identities.writer.kubeConfig);
   }
 
+  /** envtest's admin (exempt from APF: the bench's own reads are not counted for anyone). */
+  get adminClient(): KubeClient {
+    return this.admin;
+  }
+
   get writerClient(): KubeClient {
     return this.writer;
   }
 
-  static async start(opts: { timeoutSeconds: number }): Promise<CapiWorld> {
+  /**
+   * `selfCluster` false: no Cluster is created (the capo scale point adds its own clusters,
+   * each on another control plane, with {@link addCluster}).
+   */
+  static async start(opts: { timeoutSeconds: number; selfCluster?: boolean }): Promise<CapiWorld> {
     const assets = await ensureCapiAssets({ progress: log });
     const dir = mkdtempSync(join(tmpdir(), 'noderepair-bench-'));
     // No kube-controller-manager at all: nothing judges the Nodes but the two controllers.
@@ -177,7 +186,7 @@ export class CapiWorld {
         certDir: certs.dir,
       });
       await world.startManager();
-      await world.createCluster(opts.timeoutSeconds);
+      if (opts.selfCluster !== false) await world.createCluster(opts.timeoutSeconds);
       return world;
     } catch (e) {
       await cp.stop();
@@ -228,37 +237,59 @@ export class CapiWorld {
   }
 
   private async createCluster(timeoutSeconds: number): Promise<void> {
-    const objects = KubernetesObjectApi.makeApiClient(this.cp.kubeConfig);
     const ns = BENCH_NAMESPACE;
     // The workload cluster is this same API server, reached with the capi identity's token:
     // the manager's node watches then count as its own requests too.
-    const access = {
-      server: this.cp.server,
-      caPem: this.cp.caPem,
-      token: this.identities.capi.token,
-    };
+    await this.addCluster({
+      namespace: ns,
+      clusterName: CLUSTER_NAME,
+      access: { server: this.cp.server, caPem: this.cp.caPem, token: this.identities.capi.token },
+      nodes: this.admin,
+      cpProviderID: 'openstack:///00000000-0000-4000-8000-c00000000000',
+      extra: [remediationTemplate(ns)],
+    });
+    await KubernetesObjectApi.makeApiClient(this.cp.kubeConfig).create(
+      machineHealthCheck(ns, CLUSTER_NAME, timeoutSeconds),
+    );
+  }
+
+  /**
+   * A Cluster whose workload API server is `access` (its Nodes written through `nodes`): the
+   * Cluster API objects, `extra` objects, and CAPO's part played once (cluster and
+   * control-plane machine ready, the control-plane Node posted), until the real manager reports
+   * InfrastructureReady and ControlPlaneInitialized (a MachineHealthCheck remediates nothing
+   * before).
+   */
+  async addCluster(p: {
+    namespace: string;
+    clusterName: string;
+    access: { server: string; caPem: string; token: string };
+    nodes: KubeClient;
+    cpProviderID: string;
+    extra?: KubernetesObject[];
+  }): Promise<void> {
+    const objects = KubernetesObjectApi.makeApiClient(this.cp.kubeConfig);
+    const ns = p.namespace;
     const all: KubernetesObject[] = [
-      ...clusterObjects({ namespace: ns, clusterName: CLUSTER_NAME, access }),
-      ...controlPlaneMachineObjects({ namespace: ns, clusterName: CLUSTER_NAME }),
-      remediationTemplate(ns),
+      ...clusterObjects({ namespace: ns, clusterName: p.clusterName, access: p.access }),
+      ...controlPlaneMachineObjects({ namespace: ns, clusterName: p.clusterName }),
+      ...(p.extra ?? []),
     ];
     for (const o of all) await objects.create(o);
-    // Play CAPO for the cluster and the control-plane machine, once.
     await this.admin.patch(
       OpenStackClusterResource,
-      CLUSTER_NAME,
+      p.clusterName,
       { type: 'merge', body: { status: { ready: true } } },
       {
         namespace: ns,
         subresource: 'status',
       },
     );
-    const cpName = `${CLUSTER_NAME}-control-plane-0`;
-    const cpProviderID = 'openstack:///00000000-0000-4000-8000-c00000000000';
+    const cpName = `${p.clusterName}-control-plane-0`;
     await this.admin.patch(
       OpenStackMachineResource,
       cpName,
-      { type: 'merge', body: { spec: { providerID: cpProviderID } } },
+      { type: 'merge', body: { spec: { providerID: p.cpProviderID } } },
       { namespace: ns },
     );
     await this.admin.patch(
@@ -266,7 +297,13 @@ export class CapiWorld {
       cpName,
       {
         type: 'merge',
-        body: { status: { ready: true, instanceID: 'c00000000000', instanceState: 'ACTIVE' } },
+        body: {
+          status: {
+            ready: true,
+            instanceID: p.cpProviderID.replace('openstack:///', ''),
+            instanceState: 'ACTIVE',
+          },
+        },
       },
       { namespace: ns, subresource: 'status' },
     );
@@ -275,14 +312,14 @@ export class CapiWorld {
       name: cpName,
       labels: { 'kubernetes.io/hostname': cpName, 'node-role.kubernetes.io/control-plane': '' },
     };
-    cpNode.spec = { providerID: cpProviderID };
-    await this.admin.create(NodeResource, cpNode);
+    cpNode.spec = { providerID: p.cpProviderID };
+    await p.nodes.create(NodeResource, cpNode);
     await waitFor(
-      'Cluster InfrastructureReady and ControlPlaneInitialized',
+      `Cluster ${p.clusterName} InfrastructureReady and ControlPlaneInitialized`,
       async () => {
         if (!this.manager?.running)
           throw new Error(`cluster-api-controller exited:\n${this.manager?.logTail(3000) ?? ''}`);
-        const c = await this.admin.get<Conditioned>(ClusterResource, CLUSTER_NAME, {
+        const c = await this.admin.get<Conditioned>(ClusterResource, p.clusterName, {
           namespace: ns,
         });
         return isTrue(c, 'InfrastructureReady') && isTrue(c, 'ControlPlaneInitialized')
@@ -292,7 +329,6 @@ export class CapiWorld {
       180_000,
       500,
     );
-    await objects.create(machineHealthCheck(ns, CLUSTER_NAME, timeoutSeconds));
   }
 
   /** Adds workers until there are `total`: Nodes by the writer, then OpenStackMachines and Machines. */

@@ -1,4 +1,5 @@
 // The JSON `pnpm bench` writes (and the tables are made from).
+import type { CapoResult } from '../capo/figures.js';
 import type { ScaleResult } from '../measure/scale-run.js';
 import type { OverlayFigures } from '../micro/overlay-figures.js';
 
@@ -24,5 +25,7 @@ export interface BenchReport {
   informers: Record<string, unknown>[];
   micro: Record<string, unknown>[];
   overlay: OverlayFigures | undefined;
+  /** capo-remediation at scale: one record per point (remediations x workload clusters). */
+  capo: CapoResult[];
   errors: string[];
 }

@@ -50,6 +50,7 @@ const report = (s: ScaleResult[], informers: Record<string, unknown>[] = []): Be
   informers,
   micro: [{ bench: 'workqueue', keys: 1000, opsPerSec: 2_000_000, note: 'n' }],
   overlay: undefined,
+  capo: [],
   errors: [],
 });
 

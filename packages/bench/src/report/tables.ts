@@ -1,6 +1,7 @@
 // The markdown `pnpm bench` prints and BENCHMARKS.md quotes (pure: report in, text out).
 // Every comparison shows both figures and the ratio theirs / ours.
 import type { ScaleResult } from '../measure/scale-run.js';
+import { capoSection } from './capo-table.js';
 import { fmtMiB, fmtNum, markdownTable, ratio } from './format.js';
 import type { BenchReport } from './model.js';
 import {
@@ -231,6 +232,11 @@ export function renderReport(report: BenchReport): string {
     '### 4. Overlay step at boot (recorded VM run)',
     '',
     overlaySection(report),
+    '',
+    '### 5. capo-remediation at scale (real Nova, real Cluster API manager)',
+    '',
+    // Older reports have no capo records.
+    capoSection(report.capo ?? []),
     '',
     '### Targets',
     '',

@@ -9,7 +9,7 @@
 // admission counts it. Then, outside the lock: run the actions (cordon, drain, reboot, ...),
 // record the reboot's outcome, requeue. Other actors (their holds on the fleet pass, our
 // disruption lease around each repair, the NodeRepairHeld condition) are coordinator.ts.
-import { either } from 'fp-ts';
+import * as either from 'fp-ts/lib/Either.js';
 import type { KubeClient } from '../kube/client.js';
 import { ConflictError, NotFoundError } from '../kube/errors.js';
 import { LeaseResource, NodeResource } from '../kube/resource.js';

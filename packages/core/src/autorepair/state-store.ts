@@ -3,7 +3,7 @@
 // contract in docs/health.md). In dry-run mode nothing may change in the cluster, so the
 // state lives in memory and is lost on restart (a dry run repairs nothing, so nothing is
 // at stake).
-import { either } from 'fp-ts';
+import * as either from 'fp-ts/lib/Either.js';
 import type { KubeClient } from '../kube/client.js';
 import { NodeResource } from '../kube/resource.js';
 import type { KubeNode } from '../kube/types.js';

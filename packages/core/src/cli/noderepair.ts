@@ -6,7 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import { either } from 'fp-ts';
+import * as either from 'fp-ts/lib/Either.js';
 import YAML from 'yaml';
 import { parseFlagsStrict } from '../codec/args.js';
 import { resolveRepairPolicy } from '../health/policy.js';

@@ -1,6 +1,6 @@
 // `noderepair run`'s machine provider: which module, with which options, and which ladder it
 // can carry out. Loading and create() are the only I/O; the checks are pure.
-import { either } from 'fp-ts';
+import * as either from 'fp-ts/lib/Either.js';
 import type { LadderStep, RepairPolicy } from '../health/policy.js';
 import {
   knownProviderNames,

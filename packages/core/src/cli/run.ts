@@ -1,7 +1,7 @@
 // `noderepair run`: the standalone auto-repair controller as a process. Reads a kubeconfig
 // (or the in-cluster service account) and a policy file, then runs a Manager with the
 // auto-repair controller, probes, metrics and optional leader election until SIGTERM.
-import { either } from 'fp-ts';
+import * as either from 'fp-ts/lib/Either.js';
 import YAML from 'yaml';
 import { addAutoRepairController } from '../autorepair/controller.js';
 import { parseBindAddress, parseFlagsStrict, type BindAddress } from '../codec/args.js';

@@ -3,7 +3,7 @@
 // controller does) and decides them offline with the controller's own rules (health/status.ts);
 // it changes nothing. Text is a kubectl-style table; --json is for scripts.
 import { parseArgs } from 'node:util';
-import { either } from 'fp-ts';
+import * as either from 'fp-ts/lib/Either.js';
 import { describeFlagError } from '../codec/args.js';
 import { resolveRepairPolicy, type RepairPolicy } from '../health/policy.js';
 import { statusReport, type NodeStatus, type StatusReport } from '../health/status.js';

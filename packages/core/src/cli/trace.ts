@@ -3,7 +3,7 @@
 // Lines are decoded strictly: a misspelt field (`conditons`) is an error naming it, never a
 // node observed without conditions (which the simulator would cordon and reboot).
 import * as t from 'io-ts';
-import { either } from 'fp-ts';
+import * as either from 'fp-ts/lib/Either.js';
 import { IsoTime } from '../health/time.js';
 import { formatValidationErrors } from '../health/errors.js';
 import type { NodeConditionSnapshot, NodeSnapshot } from '../health/node.js';

@@ -3,7 +3,7 @@
 // A hold means "do not start a repair now; look again later", never a failed attempt.
 // Formats are those of the actors' public sources (see docs: kured daemonsetlock, medik8s
 // common/pkg/lease, node-maintenance-operator api/v1beta1, Cluster API common_types).
-import { either } from 'fp-ts';
+import * as either from 'fp-ts/lib/Either.js';
 import type { ActorHold } from './actor-hold.js';
 import type { ActorKind, CoordinationPolicy } from './coordination-policy.js';
 import { hasTaint, type NodeSnapshot } from './node.js';

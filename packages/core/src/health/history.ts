@@ -9,7 +9,7 @@
 // next to the 256 KiB all annotations of an object share, and cheap to rewrite on every
 // state update.
 import * as t from 'io-ts';
-import { either } from 'fp-ts';
+import * as either from 'fp-ts/lib/Either.js';
 import { IsoTime } from './time.js';
 import { RemediationStepKind } from './policy.js';
 

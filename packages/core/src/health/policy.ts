@@ -4,7 +4,7 @@
 // default, so `{}` is a complete, conservative policy. An unknown field is an error naming it
 // (a typo must never silently keep a default), checked from the codec's shape at every level.
 import * as t from 'io-ts';
-import { either } from 'fp-ts';
+import * as either from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { DurationMs } from './time.js';
 import { formatValidationErrors } from './errors.js';

@@ -4,7 +4,7 @@
 // action that may or may not have happened, the flap history, the last repair and the
 // history of the last few (history.ts).
 import * as t from 'io-ts';
-import { either } from 'fp-ts';
+import * as either from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { IsoTime } from './time.js';
 import { RemediationStepKind } from './policy.js';

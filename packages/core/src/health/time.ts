@@ -2,7 +2,7 @@
 // milliseconds (plain numbers) so that decisions are cheap to compare and trivially
 // deterministic; Date and ISO strings are accepted only at the edges.
 import * as t from 'io-ts';
-import { either } from 'fp-ts';
+import * as either from 'fp-ts/lib/Either.js';
 
 /** A point in time as the API gives it to us: a Date (client-node), an RFC 3339 string, or epoch ms. */
 export type TimeInput = Date | string | number;

@@ -4,6 +4,7 @@
 // loader) or a @kubernetes/client-node KubeConfig.
 import http from 'node:http';
 import https from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
 import type { HttpRequest, HttpResponse, HttpStream, HttpTransport } from './rest-client.js';
 
 /** Options of HttpsTransport. */
@@ -127,9 +128,14 @@ export class HttpsTransport implements HttpTransport {
 
   async request(req: HttpRequest): Promise<HttpResponse> {
     const res = await this.open(req, await this.prepare(req), this.opts.requestTimeoutMs ?? 30_000);
-    const parts: Buffer[] = [];
-    for await (const c of res) parts.push(c as Buffer);
-    return { status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8') };
+    // Decoded chunk by chunk (into V8 strings that JSON.parse joins): a list page of several
+    // MiB is never also held as received chunks plus one concatenated native buffer, whose
+    // freed malloc memory the process would keep resident after the initial sync.
+    const decoder = new StringDecoder('utf8');
+    let body = '';
+    for await (const c of res) body += decoder.write(c as Buffer);
+    body += decoder.end();
+    return { status: res.statusCode ?? 0, body };
   }
 
   async stream(req: HttpRequest): Promise<HttpStream> {

@@ -3,7 +3,7 @@
 // whole seconds; Cluster API's condition messages print time.Duration.String() ("5m0s",
 // "1h0m0s"). health/time.ts keeps its own friendlier format for noderepair's own messages.
 import * as t from 'io-ts';
-import { either } from 'fp-ts';
+import * as either from 'fp-ts/lib/Either.js';
 
 const NS_PER_UNIT: Record<string, bigint> = {
   ns: 1n,

@@ -3,7 +3,7 @@
 // v1beta1 spec becomes what Cluster API's conversion stores (timeouts truncated to whole
 // seconds, machine conditions kept); both are then validated as its webhook does (validate.ts).
 import * as t from 'io-ts';
-import { either } from 'fp-ts';
+import * as either from 'fp-ts/lib/Either.js';
 import { pipe } from 'fp-ts/lib/function.js';
 import { formatValidationErrors } from '../health/errors.js';
 import type { CountOrPercent } from '../health/policy.js';

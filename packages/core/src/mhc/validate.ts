@@ -3,7 +3,7 @@
 // controller makes when it reads the trigger. Both API versions are validated in their
 // v1beta2 form, as the webhook sees a v1beta1 object after conversion. Messages name our
 // field and quote Cluster API's wording where users will search for it.
-import { either } from 'fp-ts';
+import * as either from 'fp-ts/lib/Either.js';
 import type { CountOrPercent } from '../health/policy.js';
 import type { LabelSelector, MhcCheck } from './spec.js';
 

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { either } from 'fp-ts';
+import * as either from 'fp-ts/lib/Either.js';
 import { dryRunProviderModule } from './dry-run.js';
 import { builtinProviderModules, providerModuleOf, type ProviderModule } from './module.js';
 import { resolvePackageFrom, splitPackageSpec } from './resolve-package.js';

@@ -2,7 +2,7 @@
 // `--cloud NAME` (shorthand for `cloud=NAME`). Strict like every other input: a malformed or
 // repeated option, or a name the provider does not list, is an error naming it, so a typo
 // never becomes a provider default (a misspelt cloud would otherwise reach another cloud).
-import { either } from 'fp-ts';
+import * as either from 'fp-ts/lib/Either.js';
 import { closestName } from '../codec/unknown-fields.js';
 import type { ProviderModule } from './module.js';
 

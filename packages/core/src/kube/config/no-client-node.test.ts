@@ -63,3 +63,21 @@ describe('importing core does not load @kubernetes/client-node', () => {
     expect(clientNode(urls)).toEqual([]);
   });
 });
+
+// fp-ts' root index requires every one of its ~120 modules (~2-3 MiB resident); core needs
+// only Either (io-ts loads it too), so sources import `fp-ts/lib/Either.js`.
+const fpTsRoot = (urls: string[]) => urls.filter((u) => /[/+]fp-ts[@/].*\/lib\/index\.js$/.test(u));
+
+describe('importing core does not load the root of fp-ts', () => {
+  it('detects the root when it is imported (the check works)', () => {
+    expect(fpTsRoot(resolvedBy('packages/overlayfs-gen/src/config/validate.ts'))).not.toEqual([]);
+  });
+
+  it.each([
+    ['noderepair run', 'packages/core/src/cli/run.ts'],
+    ['the noderepair CLI', 'packages/core/src/cli/noderepair.ts'],
+    ['capo-remediation controller', 'packages/capo-remediation/src/controller/main.ts'],
+  ])('%s', (_name, module) => {
+    expect(fpTsRoot(resolvedBy(module))).toEqual([]);
+  });
+});

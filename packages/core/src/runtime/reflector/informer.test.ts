@@ -36,6 +36,39 @@ describe('Informer', () => {
     expect(adds).toContainEqual(['f', false]);
   });
 
+  it('transforms each list page before the next is fetched (raw pages are not all kept)', async () => {
+    const api = new MemoryApi();
+    for (const n of ['a', 'b', 'c', 'd', 'e']) api.upsert(n);
+    const log: string[] = [];
+    const list = api.list.bind(api);
+    api.list = async (o) => {
+      log.push(`list ${o.continue ? 'next' : 'first'}`);
+      return list(o);
+    };
+    const inf = new Informer(api, {
+      ...fast,
+      transform: (o: KubeObject) => {
+        log.push(`transform ${o.metadata!.name!}`);
+        return {
+          metadata: { name: o.metadata!.name, resourceVersion: o.metadata!.resourceVersion },
+        };
+      },
+    });
+    void start(inf);
+    await inf.waitForSync();
+    expect(log).toEqual([
+      'list first',
+      'transform a',
+      'transform b',
+      'list next',
+      'transform c',
+      'transform d',
+      'list next',
+      'transform e',
+    ]);
+    expect(inf.list().map((o) => o.metadata.name)).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
   it('emits (old, new) on update and the last state on delete', async () => {
     const api = new MemoryApi();
     api.upsert('a', { spec: { v: 1 } });

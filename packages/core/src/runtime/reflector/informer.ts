@@ -46,7 +46,7 @@ export class Informer<T extends KubeObject, U = T> {
   /** The cache; read it through get, list and byIndex. */
   readonly store: Store<U>;
   private readonly handlers = new Set<InformerHandlers<U>>();
-  private readonly reflector: Reflector<T>;
+  private readonly reflector: Reflector<T, [string, U]>;
   private readonly transform: Transform<T, U>;
   private readonly log: RuntimeLogger;
   private synced = false;
@@ -60,11 +60,16 @@ export class Informer<T extends KubeObject, U = T> {
       (o) => (o as KubeObject).metadata?.resourceVersion,
     );
     this.log = (opts.logger ?? silentLogger).child({ informer: this.name });
-    const sink: ReflectorSink<T> = {
-      replace: (items) => this.onReplace(items),
+    const sink: ReflectorSink<T, [string, U]> = {
+      // Transformed page by page: a large list's raw objects never all live at once.
+      prepare: (raw) => [objectKeyOf(raw), this.transform(raw)],
+      replace: (entries) => this.onReplace(entries),
       apply: (type, obj) => this.onEvent(type, obj),
     };
-    this.reflector = new Reflector<T>(lw, sink, { ...opts, logger: opts.logger ?? silentLogger });
+    this.reflector = new Reflector<T, [string, U]>(lw, sink, {
+      ...opts,
+      logger: opts.logger ?? silentLogger,
+    });
   }
 
   /** true once the first list has been stored and announced. */
@@ -128,11 +133,9 @@ export class Informer<T extends KubeObject, U = T> {
     }
   }
 
-  private onReplace(items: T[]): void {
+  private onReplace(entries: [string, U][]): void {
     const initial = !this.synced;
-    const diff = this.store.replace(
-      items.map((raw) => [objectKeyOf(raw), this.transform(raw)] as [string, U]),
-    );
+    const diff = this.store.replace(entries);
     for (const h of this.handlers) {
       for (const o of diff.added) if (h.onAdd) this.call(() => h.onAdd!(o, initial));
       for (const [a, b] of diff.updated) if (h.onUpdate) this.call(() => h.onUpdate!(a, b));

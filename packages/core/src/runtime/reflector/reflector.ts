@@ -9,10 +9,20 @@ import { systemClock, type Clock } from '../clock.js';
 import { errorFields, silentLogger, type RuntimeLogger } from '../logger.js';
 import type { ListWatcher } from './list-watcher.js';
 
-/** Where the reflector delivers what it learns (the informer). */
-export interface ReflectorSink<T> {
-  /** a full page-by-page list finished; items is the complete snapshot. */
-  replace(items: T[], resourceVersion: string): void;
+/**
+ * Where the reflector delivers what it learns (the informer). `L` is what a listed item becomes
+ * by `prepare` (the object itself when there is no `prepare`).
+ */
+export interface ReflectorSink<T, L = T> {
+  /**
+   * Runs on each listed item as soon as its page arrives, so the page's parsed JSON can be
+   * collected while the next page is fetched instead of the whole list's raw objects living
+   * until the list ends (the informer caches a transform of each; the peak of a large initial
+   * list is otherwise every raw object at once). Without it the items are kept as listed.
+   */
+  prepare?(item: T): L;
+  /** a full page-by-page list finished; items is the complete snapshot, each prepared. */
+  replace(items: L[], resourceVersion: string): void;
   /** one ADDED/MODIFIED/DELETED event. */
   apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void;
 }
@@ -58,7 +68,7 @@ export class InactivityTimeoutError extends Error {
  * list's resourceVersion, relisting on 410 Gone and backing off on errors. It never stops on its
  * own.
  */
-export class Reflector<T extends KubeObject> {
+export class Reflector<T extends KubeObject, L = T> {
   private resourceVersion: string | undefined;
   private readonly backoff: Backoff;
   private readonly clock: Clock;
@@ -66,7 +76,7 @@ export class Reflector<T extends KubeObject> {
 
   constructor(
     private readonly lw: ListWatcher<T>,
-    private readonly sink: ReflectorSink<T>,
+    private readonly sink: ReflectorSink<T, L>,
     private readonly opts: ReflectorOptions = {},
   ) {
     this.clock = opts.clock ?? systemClock;
@@ -117,15 +127,16 @@ export class Reflector<T extends KubeObject> {
   /** Paginated list; a continue token that expires mid-list restarts the list once fresh. */
   private async list(signal: AbortSignal): Promise<string> {
     const limit = this.opts.pageSize ?? 500;
+    const prepare = this.sink.prepare?.bind(this.sink) ?? ((item: T) => item as unknown as L);
     for (let attempt = 0; ; attempt++) {
-      const items: T[] = [];
+      const items: L[] = [];
       let cont: string | undefined;
       let rv = '';
       try {
         do {
           const page = await this.lw.list({ limit, ...(cont ? { continue: cont } : {}) });
           if (signal.aborted) throw Object.assign(new Error('aborted'), { name: 'AbortError' });
-          for (const item of page.items) items.push(item);
+          for (const item of page.items) items.push(prepare(item));
           rv = page.metadata.resourceVersion ?? rv;
           cont = page.metadata.continue || undefined;
         } while (cont);

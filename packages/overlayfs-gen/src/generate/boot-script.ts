@@ -13,14 +13,16 @@
 //     kernels that breaks the overlay (empty listings, ENOENT on create).
 // Every process start costs hundreds of ms on an emulated CPU and still counts on a real one
 // this early in boot, so the mounts of a step are batched: the script writes them as fstab
-// lines (shell builtins) and one `mount -a -T` mounts them in order. 6 commands in all
-// (mount, mkdir, tar, tar, mount, umount) whatever the number of directories and paths.
+// lines (shell builtins) and one `mount -a -T` mounts them in order. 5 commands in all
+// (mount, tar, tar, mount, umount) whatever the number of directories and paths.
 // An overlay's root directory takes its mode and owner from its upper directory, so each
 // upper directory is a copy of the directory it covers (the directory itself, not its
-// contents: one tar pair for all), never a plain mkdir: that would open a 0700 /root to
-// every user. Steps, not
-// single mounts, are the unit of failure: a failed step stops the script before the next, so
-// nothing is ever bound back from a staging point whose staging failed.
+// contents), never a plain mkdir: that would open a 0700 /root to every user. One tar pair
+// makes every upper AND work directory: the archive also holds one empty directory per
+// overlay from the state dir (the unit's RuntimeDirectory= creates them without a process),
+// and extracting it below the tmpfs mirrors both at their absolute paths under "layers".
+// Steps, not single mounts, are the unit of failure: a failed step stops the script before
+// the next, so nothing is ever bound back from a staging point whose staging failed.
 // Every step leaves a marker in the state dir (on /run, so a new boot starts clean): a second
 // run in the same boot is a no-op, and a run after a partial failure resumes.
 import type { OverlayConfig } from '../config/index.js';
@@ -103,6 +105,8 @@ export function bootScript(config: OverlayConfig): string {
     `STATE_DIR=${shQuote(config.stateDir)}`,
     `TMPFS_SIZE=${shQuote(config.tmpfsSize)}`,
     'UPPER_FS="$STATE_DIR/tmpfs"',
+    '# Upper and work directories, each at its absolute path below this (see step 2).',
+    'LAYERS="$UPPER_FS/layers"',
     'FSTAB="$STATE_DIR/fstab"',
     '',
     ...FUNCTIONS,
@@ -123,12 +127,20 @@ export function bootScript(config: OverlayConfig): string {
     '# One pass over /proc/self/mountinfo, with builtins: which directories carry one of our',
     '# overlays (source "noderepair-overlay", so a root file system that is itself an overlay, as',
     '# in containers, is never mistaken for one of ours), whether the tmpfs is mounted, and',
-    '# whether anything is mounted below its mount point.',
+    '# whether anything is mounted below its mount point. Only a run that started earlier in',
+    '# this boot can have mounted any of that (the "started" marker, on /run, says whether one',
+    '# did), so the first run skips the pass: dash reads a file one byte per read(2), and on an',
+    '# emulated CPU that is a good part of the unit\'s time.',
     "OURS=' ' TMPFS_UP='' BELOW=''",
-    'while read -r _ _ _ _ mp rest; do',
-    '  case " $rest " in *" - overlay noderepair-overlay "*) OURS="$OURS$mp " ;; esac',
-    '  case "$mp" in "$UPPER_FS") TMPFS_UP=1 ;; "$UPPER_FS"/*) BELOW=1 ;; esac',
-    'done < /proc/self/mountinfo',
+    'if [ -e "$STATE_DIR/started" ]; then',
+    '  while read -r _ _ _ _ mp rest; do',
+    '    case " $rest " in *" - overlay noderepair-overlay "*) OURS="$OURS$mp " ;; esac',
+    '    case "$mp" in "$UPPER_FS") TMPFS_UP=1 ;; "$UPPER_FS"/*) BELOW=1 ;; esac',
+    '  done < /proc/self/mountinfo',
+    'else',
+    '  # Before the first mount: a run stopped at any later point leaves it.',
+    '  : > "$STATE_DIR/started"',
+    'fi',
     'overlaid() {',
     '  case "$OURS" in *" $1 "*) return 0 ;; esac',
     '  return 1',
@@ -188,8 +200,10 @@ export function bootScript(config: OverlayConfig): string {
     '    return 0',
     '  fi',
     '  add noderepair-overlay "$2" overlay \\',
-    '    "lowerdir=$2,upperdir=$UPPER_FS/upper$2,workdir=$UPPER_FS/work/$1,index=off,metacopy=off,redirect_dir=off"',
-    '  OVERLAYS="$OVERLAYS $2" UPPERS="$UPPERS ${2#/}"',
+    '    "lowerdir=$2,upperdir=$LAYERS$2,workdir=$LAYERS$STATE_DIR/work/$1,index=off,metacopy=off,redirect_dir=off"',
+    '  OVERLAYS="$OVERLAYS $2" DIRS="$DIRS ${2#/} ${STATE_DIR#/}/work/$1"',
+    '  # The unit made the work directory\'s source (RuntimeDirectory=); by hand, mkdir makes it.',
+    '  [ -d "$STATE_DIR/work/$1" ] || MISSING="$MISSING $STATE_DIR/work/$1"',
     '}',
     '# bind_back ID PATH STAGED',
     'bind_back() {',
@@ -198,24 +212,25 @@ export function bootScript(config: OverlayConfig): string {
     '  BINDS="$BINDS $1" KEPT="$KEPT $2"',
     '}',
     "start_batch",
-    "OVERLAYS='' UPPERS='' BINDS='' KEPT=''",
+    "OVERLAYS='' DIRS='' MISSING='' BINDS='' KEPT=''",
   );
   config.volatile.forEach((v, i) => emit(`overlay v${i} ${shQuote(v)}`));
   emit(
-    '# Work directories of every overlay (unused ones stay empty) in one mkdir; each upper',
-    '# directory a copy of the directory it covers (mode, owner, group: the overlay root shows',
-    '# them), made by one tar pair that copies the directories, not their contents.',
+    '# Every upper directory a copy of the directory it covers (mode, owner, group: the overlay',
+    '# root shows them) and every work directory a copy of an empty one in the state dir, made',
+    '# by one tar pair that copies the directories, not their contents.',
     'if [ -n "$BATCH" ]; then',
     '  # Never on the /run tmpfs: only on ours, size-limited and hidden afterwards.',
     '  [ -n "$TMPFS_UP" ] || die "the tmpfs $UPPER_FS is not mounted; not overlaying"',
-    `  mkdir -p "$UPPER_FS/upper" ${config.volatile.map((_, i) => `"$UPPER_FS/work/v${i}"`).join(' ')}`,
-    '  if [ -n "$UPPERS" ]; then',
-    '    # shellcheck disable=SC2086 # UPPERS is a list of validated paths, split on purpose',
-    '    tar -C / --no-recursion --numeric-owner -cf "$STATE_DIR/uppers.tar" $UPPERS ||',
-    '      die "copying the attributes of the volatile directories failed; not overlaying"',
-    '    tar -C "$UPPER_FS/upper" --numeric-owner -xpf "$STATE_DIR/uppers.tar" ||',
-    '      die "making the upper directories failed; not overlaying"',
+    '  if [ -n "$MISSING" ]; then',
+    '    # shellcheck disable=SC2086 # MISSING is a list of validated paths, split on purpose',
+    '    (umask 077 && mkdir -p $MISSING)',
     '  fi',
+    '  # shellcheck disable=SC2086 # DIRS is a list of validated paths, split on purpose',
+    '  tar -C / --no-recursion --numeric-owner --transform \'s,^,layers/,\' -cf "$STATE_DIR/layers.tar" $DIRS ||',
+    '    die "copying the attributes of the volatile directories failed; not overlaying"',
+    '  tar -C "$UPPER_FS" --numeric-owner -xpf "$STATE_DIR/layers.tar" ||',
+    '    die "making the upper and work directories failed; not overlaying"',
     'fi',
   );
   bound.forEach((b, j) => emit(`bind_back p${j} ${shQuote(b.path)} "$UPPER_FS/lower/v${b.root}"${shQuote(b.rel)}`));

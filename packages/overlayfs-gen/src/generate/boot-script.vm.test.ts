@@ -2,7 +2,7 @@
 // scratch tree: overlays mount, writes land in tmpfs, persistent paths write through, the
 // upper layers are hidden, and a second run is a no-op. Needs root and unshare(1).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { either } from 'fp-ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ interface Observed {
   overlaySource: string;
   overlayFs: string;
   upperHidden: boolean;
+  usrMode: string;
   volatileReadBack: string;
   persistentReadBack: string;
   machineIdReadBack: string;
@@ -37,6 +38,8 @@ beforeAll(() => {
   writeFileSync(S('etc/machine-id'), 'id-1\n');
   writeFileSync(S('etc/kubernetes/kubelet.conf'), 'old\n');
   writeFileSync(S('usr/lib/tool'), 'v1\n');
+  // Not the 0755 a plain mkdir gives: the overlay root must show the covered directory's mode.
+  chmodSync(S('usr'), 0o750);
 
   const config = decodeConfig({
     volatile: [S('etc'), S('usr')],
@@ -57,6 +60,7 @@ first=$(sh '${script}' 2>&1)
 src=$(findmnt -rn -o SOURCE -M '${S('etc')}')
 fs=$(findmnt -rn -o FSTYPE -M '${S('etc')}')
 if mountpoint -q '${stateDir}/tmpfs'; then hidden=false; else hidden=true; fi
+umode=$(stat -c %a '${S('usr')}')
 echo changed > '${S('etc/hostname')}'
 echo new > '${S('etc/new-file')}'
 echo v2 > '${S('usr/lib/tool')}'
@@ -74,8 +78,8 @@ after=$(cat /proc/self/mountinfo)
 rm '${stateDir}/applied'
 resume=$(sh '${script}' 2>&1)
 resumed=$(cat /proc/self/mountinfo)
-printf '{"firstRun":"%s","overlaySource":"%s","overlayFs":"%s","upperHidden":%s,"volatileReadBack":"%s","persistentReadBack":"%s","machineIdReadBack":"%s","mountsBefore":"%s","mountsAfterSecond":"%s","secondRun":"%s","mountsAfterResume":"%s","resumeRun":"%s"}\\n' \\
-  "$(q "$first")" "$src" "$fs" "$hidden" "$vread" "$pread" "$mread" "$(q "$before")" "$(q "$after")" "$(q "$second")" "$(q "$resumed")" "$(q "$resume")"
+printf '{"firstRun":"%s","overlaySource":"%s","overlayFs":"%s","upperHidden":%s,"usrMode":"%s","volatileReadBack":"%s","persistentReadBack":"%s","machineIdReadBack":"%s","mountsBefore":"%s","mountsAfterSecond":"%s","secondRun":"%s","mountsAfterResume":"%s","resumeRun":"%s"}\\n' \\
+  "$(q "$first")" "$src" "$fs" "$hidden" "$umode" "$vread" "$pread" "$mread" "$(q "$before")" "$(q "$after")" "$(q "$second")" "$(q "$resumed")" "$(q "$resume")"
 `;
   const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c', driver], { encoding: 'utf8', timeout: 60_000 });
   if (r.error || r.status !== 0) {
@@ -98,6 +102,10 @@ describe('boot script in unshare -m', () => {
     expect(observed.firstRun).toContain(`overlaid ${S('usr')} with tmpfs`);
     expect(observed.firstRun).toContain(`kept ${S('etc/kubernetes')} persistent`);
     expect(observed.firstRun).toContain(`persistent path ${S('etc/does-not-exist')} does not exist`);
+  });
+
+  it("keeps the covered directory's own mode on the overlay root", () => {
+    expect(observed.usrMode).toBe('750');
   });
 
   it('hides the upper layers, and the overlays keep working afterwards', () => {

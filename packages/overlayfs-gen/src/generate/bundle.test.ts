@@ -84,31 +84,32 @@ describe('generate', () => {
       expect(overlayBatch).toBeLessThan(script.indexOf('umount -l "$UPPER_FS"'));
     });
 
-    it('starts six commands at most, whatever the number of directories: mount, mkdir, tar, tar, mount, umount', () => {
+    it('starts five commands at most, whatever the number of directories: mount, tar, tar, mount, umount', () => {
       const code = script.split('\n').filter((l) => !l.trimStart().startsWith('#') && !l.startsWith('for tool in '));
       // A command word outside double quotes (log and die messages may name commands).
       const runs = (cmd: string) => code.filter((l) => new RegExp(`(^|[\\s;&|(])${cmd}\\s`).test(l.replace(/"[^"]*"/g, '""')));
-      // mount only in mount_batch (called once per step, two steps), mkdir once for all upper
-      // and work dirs (the state dir's is for runs by hand: the unit creates it), umount once.
+      // mount only in mount_batch (called once per step, two steps), umount once.
       expect(runs('mount')).toEqual(['  if [ -n "$BATCH" ]; then mount -a -T "$FSTAB" || die "$1"; fi']);
       expect(code.filter((l) => l.trimStart().startsWith('mount_batch '))).toHaveLength(2);
-      expect(runs('mkdir')).toEqual([
-        '  (umask 077 && mkdir -p "$STATE_DIR")',
-        '  mkdir -p "$UPPER_FS/upper" "$UPPER_FS/work/v0" "$UPPER_FS/work/v1"',
-      ]);
-      // The upper directories: one tar pair copies the covered directories' own attributes.
+      // mkdir only for runs by hand (the state dir and the work directories' sources), each
+      // behind a test of what the unit's RuntimeDirectory= already created.
+      expect(runs('mkdir')).toEqual(['  (umask 077 && mkdir -p "$STATE_DIR")', '    (umask 077 && mkdir -p $MISSING)']);
+      expect(script).toContain('  [ -d "$STATE_DIR/work/$1" ] || MISSING="$MISSING $STATE_DIR/work/$1"');
+      // Upper and work directories: one tar pair copies the covered directories' own attributes
+      // and the empty work directories' sources.
       expect(runs('tar')).toEqual([
-        '    tar -C / --no-recursion --numeric-owner -cf "$STATE_DIR/uppers.tar" $UPPERS ||',
-        '    tar -C "$UPPER_FS/upper" --numeric-owner -xpf "$STATE_DIR/uppers.tar" ||',
+        `  tar -C / --no-recursion --numeric-owner --transform 's,^,layers/,' -cf "$STATE_DIR/layers.tar" $DIRS ||`,
+        '  tar -C "$UPPER_FS" --numeric-owner -xpf "$STATE_DIR/layers.tar" ||',
       ]);
+      expect(script).toContain('  OVERLAYS="$OVERLAYS $2" DIRS="$DIRS ${2#/} ${STATE_DIR#/}/work/$1"');
       expect(runs('umount')).toEqual(['  umount -l "$UPPER_FS"']);
       expect(fileAt(c, '/etc/systemd/system/noderepair-overlay.service')).toContain(
-        'RuntimeDirectory=noderepair-overlay\nRuntimeDirectoryMode=0700\nRuntimeDirectoryPreserve=yes\n',
+        'RuntimeDirectory=noderepair-overlay noderepair-overlay/work noderepair-overlay/work/v0 noderepair-overlay/work/v1\nRuntimeDirectoryMode=0700\nRuntimeDirectoryPreserve=yes\n',
       );
     });
 
     it('mounts one overlay per directory with its own upper/work pair and the lower-changing features off', () => {
-      expect(script).toContain('"lowerdir=$2,upperdir=$UPPER_FS/upper$2,workdir=$UPPER_FS/work/$1,index=off,metacopy=off,redirect_dir=off"');
+      expect(script).toContain('"lowerdir=$2,upperdir=$LAYERS$2,workdir=$LAYERS$STATE_DIR/work/$1,index=off,metacopy=off,redirect_dir=off"');
       expect(script).toContain('add noderepair-overlay "$2" overlay');
     });
 

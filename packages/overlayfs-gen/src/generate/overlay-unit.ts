@@ -6,6 +6,12 @@
 import type { OverlayConfig } from '../config/index.js';
 import { DISABLE_CMDLINE, GENERATED_BY, OVERLAY_SCRIPT } from './layout.js';
 
+/** The state dir and the work directories' sources in it, relative to /run, parents first. */
+function runtimeDirectories(config: OverlayConfig): string[] {
+  const state = config.stateDir.slice('/run/'.length);
+  return [state, `${state}/work`, ...config.volatile.map((_, i) => `${state}/work/v${i}`)];
+}
+
 /**
  * The systemd unit that runs the boot script early in boot (before local-fs.target); skipped when
  * the kernel command line has `noderepair.overlay=off`.
@@ -33,7 +39,9 @@ export function overlayUnit(config: OverlayConfig): string {
     `ExecStart=${OVERLAY_SCRIPT}`,
     // systemd creates the state dir (below /run, validated) without starting a process, and
     // keeps it when the unit stops: its markers are what make a restart in the same boot a no-op.
-    `RuntimeDirectory=${config.stateDir.slice('/run/'.length)}`,
+    // Also one empty directory per overlay: the boot script's tar pair copies them as the work
+    // directories, so no mkdir process is needed (see boot-script.ts).
+    `RuntimeDirectory=${runtimeDirectories(config).join(' ')}`,
     'RuntimeDirectoryMode=0700',
     'RuntimeDirectoryPreserve=yes',
     // The script logs to stderr under systemd: tag it like logger would.

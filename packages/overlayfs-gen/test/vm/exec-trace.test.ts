@@ -17,10 +17,10 @@ const trace = [
 
 describe('countDescendants', () => {
   it('counts forks and execs below the root, not the root exec nor other processes', () => {
-    expect(countDescendants(trace, 300)).toEqual({ rootSeen: true, forks: 3, execs: 2, commands: ['/usr/bin/mkdir', '/usr/bin/mount'] });
+    expect(countDescendants(trace, 300)).toEqual({ rootSeen: true, forks: 3, execs: 2, commands: ['/usr/bin/mkdir', '/usr/bin/mount'], execAtMs: [30, 80], rootExecAtMs: 10 });
   });
 
   it('counts nothing for a process that is not in the trace', () => {
-    expect(countDescendants(trace, 999)).toEqual({ rootSeen: false, forks: 0, execs: 0, commands: [] });
+    expect(countDescendants(trace, 999)).toEqual({ rootSeen: false, forks: 0, execs: 0, commands: [], execAtMs: [], rootExecAtMs: Number.NaN });
   });
 });

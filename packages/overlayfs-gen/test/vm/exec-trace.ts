@@ -12,21 +12,37 @@ export interface ProcessCounts {
   readonly execs: number;
   /** What was executed, in order (paths). */
   readonly commands: readonly string[];
+  /**
+   * When each command was executed, in ms after the fork that created the root (NaN when that
+   * fork is not in the trace): the gaps show where the unit's time goes. Printed, never asserted.
+   */
+  readonly execAtMs: readonly number[];
+  /** When the root itself executed its program (the script), in ms after its fork; NaN if unseen. */
+  readonly rootExecAtMs: number;
 }
 
 const FORK = /sched_process_fork: .*?\bpid=(\d+) .*\bchild_pid=(\d+)/;
 const EXEC = /sched_process_exec: filename=(\S+) pid=(\d+)/;
+const TIME = /\s(\d+\.\d+): sched_process_/;
+
+const secondsOf = (line: string): number => Number(TIME.exec(line)?.[1] ?? Number.NaN);
 
 /** Forks and execs in the process tree below `rootPid` (the root's own execs not counted). */
 export function countDescendants(trace: string, rootPid: number): ProcessCounts {
   const tree = new Set([rootPid]);
   let rootSeen = false;
   let forks = 0;
+  let rootForkS = Number.NaN;
   const commands: string[] = [];
+  const execAtMs: number[] = [];
+  let rootExecAtMs = Number.NaN;
   for (const line of trace.split('\n')) {
     const f = FORK.exec(line);
     if (f) {
-      if (Number(f[2]) === rootPid) rootSeen = true;
+      if (Number(f[2]) === rootPid) {
+        rootSeen = true;
+        rootForkS = secondsOf(line);
+      }
       if (tree.has(Number(f[1]))) {
         tree.add(Number(f[2]));
         forks++;
@@ -34,7 +50,12 @@ export function countDescendants(trace: string, rootPid: number): ProcessCounts 
       continue;
     }
     const e = EXEC.exec(line);
-    if (e && Number(e[2]) !== rootPid && tree.has(Number(e[2]))) commands.push(e[1] ?? '');
+    if (e && Number(e[2]) === rootPid)
+      rootExecAtMs = Math.round((secondsOf(line) - rootForkS) * 1000);
+    if (e && Number(e[2]) !== rootPid && tree.has(Number(e[2]))) {
+      commands.push(e[1] ?? '');
+      execAtMs.push(Math.round((secondsOf(line) - rootForkS) * 1000));
+    }
   }
-  return { rootSeen, forks, execs: commands.length, commands };
+  return { rootSeen, forks, execs: commands.length, commands, execAtMs, rootExecAtMs };
 }

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, ManagedProcess } from '@noderepair/envtest';
+import { readyz } from '../proc/readyz.js';
 
 export const CAPO_CONTROLLER_MAIN = fileURLToPath(
   new URL('../../../capo-remediation/dist/controller/main.js', import.meta.url),
@@ -69,13 +70,8 @@ export class CapoControllerProcess {
   }
 
   /** GET /readyz: 200 once its informers have synced. */
-  async ready(): Promise<boolean> {
-    try {
-      const r = await fetch(`${this.probeUrl}/readyz`, { signal: AbortSignal.timeout(2_000) });
-      return r.status === 200;
-    } catch {
-      return false;
-    }
+  ready(): Promise<boolean> {
+    return readyz(this.probeUrl);
   }
 
   async stop(): Promise<void> {

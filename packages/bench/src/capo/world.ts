@@ -23,13 +23,15 @@ import { computeUrl, issueToken, type OpenStackTestbed } from '@noderepair/opens
 import { CapiWorld, MachineResource, OpenStackMachineResource } from '../cluster/capi-world.js';
 import {
   CAPI_GROUP,
+  machineHealthCheck,
   REMEDIATION_GROUP,
   REMEDIATION_VERSION,
+  remediationTemplate,
   workerMachine,
   workerOpenStackMachine,
 } from '../cluster/capi-objects.js';
 import { BENCH_NAMESPACE } from '../cluster/identities.js';
-import { forEachLimited, POOL_LABEL, workerName, workerNode } from '../cluster/node-writer.js';
+import { forEachLimited, workerName, workerNode } from '../cluster/node-writer.js';
 import { clusterOf } from './figures.js';
 import { CountingProxy, partyOfUserAgent } from './proxy.js';
 
@@ -50,18 +52,9 @@ const SecretResource = customResource({
 
 export const clusterName = (j: number): string => `capo-${j}`;
 
-/** The template Cluster API clones into each OpenStackRemediation (pure). */
+/** The template Cluster API clones into each OpenStackRemediation: one HARD reboot (pure). */
 export function hardRebootTemplate(ns: string): KubernetesObject {
-  return {
-    apiVersion: `${REMEDIATION_GROUP}/${REMEDIATION_VERSION}`,
-    kind: 'OpenStackRemediationTemplate',
-    metadata: { name: CAPO_TEMPLATE, namespace: ns },
-    spec: {
-      template: {
-        spec: { steps: [{ type: 'HardReboot', timeoutSeconds: 600 }], drain: { enabled: false } },
-      },
-    },
-  } as KubernetesObject;
+  return remediationTemplate(ns, CAPO_TEMPLATE, { type: 'HardReboot', timeoutSeconds: 600 });
 }
 
 /** One MachineHealthCheck per cluster; every worker may be remediated at once (pure). */
@@ -70,30 +63,11 @@ export function capoMachineHealthCheck(
   cluster: string,
   timeoutSeconds: number,
 ): KubernetesObject {
-  return {
-    apiVersion: `${CAPI_GROUP}/v1beta2`,
-    kind: 'MachineHealthCheck',
-    metadata: { name: cluster, namespace: ns },
-    spec: {
-      clusterName: cluster,
-      selector: { matchLabels: { [POOL_LABEL]: 'workers' } },
-      checks: {
-        nodeStartupTimeoutSeconds: 600,
-        unhealthyNodeConditions: [
-          { type: 'Ready', status: 'Unknown', timeoutSeconds },
-          { type: 'Ready', status: 'False', timeoutSeconds },
-        ],
-      },
-      remediation: {
-        triggerIf: { unhealthyLessThanOrEqualTo: '100%' },
-        templateRef: {
-          apiVersion: `${REMEDIATION_GROUP}/${REMEDIATION_VERSION}`,
-          kind: 'OpenStackRemediationTemplate',
-          name: CAPO_TEMPLATE,
-        },
-      },
-    },
-  } as KubernetesObject;
+  return machineHealthCheck(ns, cluster, timeoutSeconds, {
+    name: cluster,
+    template: CAPO_TEMPLATE,
+    unhealthyLessThanOrEqualTo: '100%',
+  });
 }
 
 export interface Workload {

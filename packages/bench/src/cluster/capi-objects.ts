@@ -63,17 +63,32 @@ export function workerMachine(ns: string, cluster: string, i: number): Kubernete
   } as KubernetesObject;
 }
 
-export function remediationTemplate(ns: string): KubernetesObject {
+/** A remediation step of the template: the scale bench soft-reboots, the capo bench hard-reboots. */
+export interface TemplateStep {
+  readonly type: 'SoftReboot' | 'HardReboot';
+  readonly timeoutSeconds: number;
+}
+
+/** The OpenStackRemediationTemplate Cluster API clones into each OpenStackRemediation (pure). */
+export function remediationTemplate(
+  ns: string,
+  name = REMEDIATION_TEMPLATE,
+  step: TemplateStep = { type: 'SoftReboot', timeoutSeconds: 300 },
+): KubernetesObject {
   return {
     apiVersion: `${REMEDIATION_GROUP}/${REMEDIATION_VERSION}`,
     kind: 'OpenStackRemediationTemplate',
-    metadata: { name: REMEDIATION_TEMPLATE, namespace: ns },
-    spec: {
-      template: {
-        spec: { steps: [{ type: 'SoftReboot', timeoutSeconds: 300 }], drain: { enabled: false } },
-      },
-    },
+    metadata: { name, namespace: ns },
+    spec: { template: { spec: { steps: [step], drain: { enabled: false } } } },
   } as KubernetesObject;
+}
+
+/** How machineHealthCheck names itself and its template, and how many may be remediated at once. */
+export interface MachineHealthCheckShape {
+  readonly name?: string;
+  readonly template?: string;
+  /** remediation.triggerIf.unhealthyLessThanOrEqualTo; Cluster API's default when unset. */
+  readonly unhealthyLessThanOrEqualTo?: string;
 }
 
 /** Ready=False or Unknown for `timeoutSeconds` -> an OpenStackRemediation (the same rule as ours). */
@@ -81,11 +96,12 @@ export function machineHealthCheck(
   ns: string,
   cluster: string,
   timeoutSeconds: number,
+  shape: MachineHealthCheckShape = {},
 ): KubernetesObject {
   return {
     apiVersion: `${CAPI_GROUP}/v1beta2`,
     kind: 'MachineHealthCheck',
-    metadata: { name: MHC_NAME, namespace: ns },
+    metadata: { name: shape.name ?? MHC_NAME, namespace: ns },
     spec: {
       clusterName: cluster,
       selector: { matchLabels: { [POOL_LABEL]: 'workers' } },
@@ -97,10 +113,13 @@ export function machineHealthCheck(
         ],
       },
       remediation: {
+        ...(shape.unhealthyLessThanOrEqualTo !== undefined
+          ? { triggerIf: { unhealthyLessThanOrEqualTo: shape.unhealthyLessThanOrEqualTo } }
+          : {}),
         templateRef: {
           apiVersion: `${REMEDIATION_GROUP}/${REMEDIATION_VERSION}`,
           kind: 'OpenStackRemediationTemplate',
-          name: REMEDIATION_TEMPLATE,
+          name: shape.template ?? REMEDIATION_TEMPLATE,
         },
       },
     },

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, ManagedProcess } from '@noderepair/envtest';
+import { readyz } from '../proc/readyz.js';
 
 export const NODEREPAIR_CLI = fileURLToPath(
   new URL('../../../core/dist/cli/noderepair.js', import.meta.url),
@@ -47,13 +48,8 @@ export class NodeRepairProcess {
   }
 
   /** GET /readyz: 200 once its Node informer has synced. */
-  async ready(): Promise<boolean> {
-    try {
-      const r = await fetch(`${this.probeUrl}/readyz`, { signal: AbortSignal.timeout(2_000) });
-      return r.status === 200;
-    } catch {
-      return false;
-    }
+  ready(): Promise<boolean> {
+    return readyz(this.probeUrl);
   }
 
   static async start(o: {

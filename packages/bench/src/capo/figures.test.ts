@@ -17,6 +17,12 @@ describe('capo figures', () => {
     ).toBe('POST /v2.1/servers/:id/action');
     expect(methodAndPrefix('GET', '/v2.1/servers/detail?name=x')).toBe('GET /v2.1/servers/detail');
     expect(methodAndPrefix('POST', '/v3/auth/tokens')).toBe('POST /v3/auth/tokens');
+    expect(
+      methodAndPrefix(
+        'GET',
+        '/v2.1/servers/0f1e2d3c-4b5a-4978-8a9b-0c1d2e3f4a5b/os-instance-actions/req-c9eac1a3-d320-42a2-b567-4a7ee71b73d5',
+      ),
+    ).toBe('GET /v2.1/servers/:id/os-instance-actions/:request');
   });
 
   it('tells our controller (no User-Agent) from client-go', () => {

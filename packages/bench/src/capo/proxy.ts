@@ -32,7 +32,14 @@ export function methodAndPrefix(method: string, path: string): string {
   const segs = (path.split('?')[0] ?? '')
     .split('/')
     .filter((s) => s !== '')
-    .map((s) => (/^[0-9a-f-]{32,36}$/i.test(s) || /^\d+$/.test(s) ? ':id' : s));
+    // Server uuids, numbers and Nova request ids (req-<uuid>) are one key each, not one per value.
+    .map((s) =>
+      /^[0-9a-f-]{32,36}$/i.test(s) || /^\d+$/.test(s)
+        ? ':id'
+        : /^req-[0-9a-f-]{36}$/i.test(s)
+          ? ':request'
+          : s,
+    );
   return `${method} /${segs.join('/')}`;
 }
 

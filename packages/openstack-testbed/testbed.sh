@@ -8,7 +8,7 @@
 # would run dbconfig-common and try to start system-wide daemons. Every daemon here is started
 # by this script, bound to 127.0.0.1, with its config, data, pid and log under $STATE.
 #
-# Subcommands: install | start | status | stop | env | create-server NAME | pause-compute | resume-compute
+# Subcommands: install | start | status | stop | env | create-server NAME | reset-project | pause-compute | resume-compute
 set -euo pipefail
 
 STATE="${NODEREPAIR_OPENSTACK_STATE:-$HOME/.cache/noderepair/openstack}"
@@ -607,6 +607,14 @@ cmd_create_server() {
   bootstrap_py create-server "$name"
 }
 
+# Deletes every server of the test bed's project (what start does first), for a user that
+# created many (the bench) and must not leave them to the next start.
+cmd_reset_project() {
+  [[ -f "$STATE/.installed" ]] || die "not installed: run $0 install first"
+  load_secrets
+  bootstrap_py reset-project
+}
+
 case "${1:-}" in
   install) cmd_install ;;
   start) cmd_start ;;
@@ -614,6 +622,7 @@ case "${1:-}" in
   stop) cmd_stop ;;
   env) cmd_env ;;
   create-server) shift; cmd_create_server "$@" ;;
+  reset-project) cmd_reset_project ;;
   stop-service) shift; cmd_service stop "$@" ;;
   start-service) shift; cmd_service start "$@" ;;
   pause-compute) cmd_signal_compute STOP paused ;;

@@ -2,7 +2,11 @@
 // one pool of real Nova servers created for the largest N and reused by every point (a
 // reboot leaves them ACTIVE), then for each W and each N a fresh world (new control planes,
 // new Cluster API manager, new controller), so no point inherits another's memory.
-import { startOpenStackTestbed, type OpenStackTestbed } from '@noderepair/openstack-testbed';
+import {
+  runScript,
+  startOpenStackTestbed,
+  type OpenStackTestbed,
+} from '@noderepair/openstack-testbed';
 import { forEachLimited } from '../cluster/node-writer.js';
 import type { CapoResult } from './figures.js';
 import { runCapoPoint } from './measure.js';
@@ -39,6 +43,23 @@ export async function runCapo(o: CapoRunOptions): Promise<void> {
     await tb.waitForServer(id, 'ACTIVE', 600_000);
   });
   log(`capo: ${max} Nova servers ACTIVE in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  try {
+    await runPoints(o, tb, pool);
+  } finally {
+    // The pool goes with the run: left behind, it would make the next `testbed.sh start`
+    // (another suite's, or CI's) spend minutes deleting it.
+    log(`capo: deleting the ${max} Nova servers`);
+    await runScript(['reset-project'], { progress: () => undefined }).catch((e: unknown) =>
+      log(`capo: deleting the servers failed (the next testbed start deletes them): ${String(e)}`),
+    );
+  }
+}
+
+async function runPoints(
+  o: CapoRunOptions,
+  tb: OpenStackTestbed,
+  pool: readonly string[],
+): Promise<void> {
   for (const w of o.clusters) {
     for (const n of o.sizes) {
       const what = `capo ${n} remediations x ${w} workload clusters`;

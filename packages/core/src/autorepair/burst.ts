@@ -68,6 +68,8 @@ export interface BurstPorts {
 interface Entry {
   at: number;
   ready: Promise<Handover | undefined>;
+  /** The term the batch ran in: a handover never crosses into another term. */
+  term: AbortSignal;
 }
 
 /** The batch's side of burst admission and the stash its members' reconciles take from. */
@@ -127,6 +129,8 @@ export class Burst {
     signal: AbortSignal,
   ): Promise<Map<string, RepairDecision>> {
     this.prune();
+    // A term already over admits nobody (a listener added now would never fire).
+    if (signal.aborted) return new Map();
     if (admitted.size > 0 && this.watched !== signal) {
       this.watched = signal;
       signal.addEventListener('abort', () => this.stash.clear(), { once: true });
@@ -137,7 +141,7 @@ export class Burst {
       // In the stash before the write: a reconcile of the member that starts meanwhile
       // waits for the batch instead of deciding on a half-written intent.
       const ready = this.admitOne(name, seen, decision, signal);
-      this.stash.set(name, { at: this.ports.now(), ready });
+      this.stash.set(name, { at: this.ports.now(), ready, term: signal });
       return ready.then((h) => {
         if (h !== undefined) this.ports.wake(name);
         else if (this.stash.get(name)?.ready === ready) this.stash.delete(name);
@@ -199,7 +203,7 @@ export class Burst {
     if (e === undefined) return undefined;
     this.stash.delete(name);
     const h = await e.ready;
-    if (h === undefined || signal.aborted) return undefined;
+    if (h === undefined || signal.aborted || e.term.aborted) return undefined;
     if (this.ports.now() - e.at > this.ports.policy.stormGuard.recheckIntervalMs) return undefined;
     return this.ports.cachedStored(name) === h.encodedState ? h : undefined;
   }

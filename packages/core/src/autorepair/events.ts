@@ -2,11 +2,15 @@
 // reasons come from the decision (repair transitions, storm-guard holds) and from action
 // results; the reconciler records them through the core EventRecorder.
 import type { RepairDecision } from '../health/decide.js';
+import { startsRemediation } from '../health/decision.js';
 import type { DrainResult } from '../drain/executor.js';
 import type { DrainPassResult } from '../drain/pass.js';
 import type { ProviderOutcome } from '../provider/port.js';
 import type { RepairState } from '../health/state.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
+
+// The question lives beside RepairDecision (the storm guard's batch asks it too).
+export { startsRemediation };
 
 /**
  * The reasons of the Events the auto-repair controller records on a Node (a stable set: alerts and
@@ -56,11 +60,6 @@ export const EventReasons = {
 
 const inFlight = (p: string | undefined) => p === 'Remediating' || p === 'Verifying';
 
-/** True when this decision starts a new remediation (not a retry, escalation or replay). */
-export function startsRemediation(d: RepairDecision, prev: RepairState | undefined): boolean {
-  const id = d.nextState?.remediation?.id;
-  return d.phase === 'Remediating' && id !== undefined && id !== prev?.remediation?.id;
-}
 
 /** True when this decision ends a remediation successfully. */
 export function endsInSuccess(d: RepairDecision, prev: RepairState | undefined): boolean {

@@ -142,4 +142,43 @@ describe('NodeReconciler burst admission', () => {
     expect(n2).toHaveLength(1);
     expect(n2[0]).toMatchObject({ actionId: intent?.actionId, replay: true });
   });
+
+  it('a lost lease with handovers pending: no member acts in the old term; the new term replays each once', async () => {
+    const s = burst(3);
+    const term1 = new AbortController();
+    await s.reconciler.reconcile({ name: 'n1' }, { ...s.ctx, signal: term1.signal });
+    expect(s.woken).toEqual(['n2', 'n3']);
+    // The leader lease is lost before the woken members' reconciles ran.
+    term1.abort(new Error('leader lease lost'));
+    // A reconcile the queue had already started in the old term sends nothing.
+    await s.reconciler
+      .reconcile({ name: 'n2' }, { ...s.ctx, signal: term1.signal })
+      .catch(() => undefined);
+    expect(s.calls.map((c) => c.req.node)).toEqual(['n1']);
+    // The next term (the same process won the lease again) finds no handover: the
+    // persisted intents take the Replay path, which asks the provider first, once each.
+    const term2 = { ...s.ctx, signal: new AbortController().signal };
+    for (const name of ['n2', 'n3', 'n2', 'n3']) await s.reconciler.reconcile({ name }, term2);
+    const members = s.calls.map((c) => c.req).filter((r) => r.node !== 'n1');
+    expect(members.map((r) => [r.node, r.replay]).sort()).toEqual([
+      ['n2', true],
+      ['n3', true],
+    ]);
+    for (const name of ['n2', 'n3'])
+      expect(members.find((r) => r.node === name)?.actionId).toBe(
+        s.stateOf(name)?.remediation?.intent?.actionId,
+      );
+  });
+
+  it('a batch in a term that is already over admits nobody', async () => {
+    const s = burst(3);
+    const over = new AbortController();
+    over.abort(new Error('leader lease lost'));
+    await s.reconciler
+      .reconcile({ name: 'n1' }, { ...s.ctx, signal: over.signal })
+      .catch(() => undefined);
+    expect(s.woken).toEqual([]);
+    for (const name of ['n2', 'n3']) expect(s.stateOf(name)).toBeUndefined();
+    expect(s.calls).toEqual([]);
+  });
 });

@@ -113,3 +113,13 @@ export interface DecideContext {
   /** The storm guard's verdict for this node; absent means admitted (single-node use). */
   storm?: StormVerdict;
 }
+
+/**
+ * True when `d` starts a new remediation on a node whose state was `prev`: a new remediation
+ * id, not a retry, escalation or replay of the one in flight. The storm guard's batch pass
+ * and the shell's events and disruption lease all ask this one question.
+ */
+export function startsRemediation(d: RepairDecision, prev: RepairState | undefined): boolean {
+  const id = d.nextState?.remediation?.id;
+  return d.phase === 'Remediating' && id !== undefined && id !== prev?.remediation?.id;
+}

@@ -9,7 +9,8 @@ import { either } from 'fp-ts';
 import type { ActorHold } from './actor-hold.js';
 import { buildNode, type ReadyText } from './builders.js';
 import { decideRepair, type RepairDecision } from './decide.js';
-import { decideBatch, startsNow } from './fleet-batch.js';
+import { startsRemediation } from './decision.js';
+import { decideBatch } from './fleet-batch.js';
 import { newFleetDecider } from './fleet-decider.js';
 import { decideFleet, decideWithFleet, type FleetMember } from './fleet.js';
 import { resolveRepairPolicy, type RepairPolicy } from './policy.js';
@@ -114,7 +115,7 @@ function history(policy: RepairPolicy, specs: NodeSpec[], now: number) {
 }
 
 const started = (ds: Map<string, RepairDecision>, states: Map<string, RepairState>) =>
-  [...ds].filter(([n, d]) => startsNow(d, states.get(n))).map(([n]) => n);
+  [...ds].filter(([n, d]) => startsRemediation(d, states.get(n))).map(([n]) => n);
 
 describe('burst admission: one batch pass against one-at-a-time admission', () => {
   it('admits what one-at-a-time admission admits, in any arrival order, with the same decisions (or fewer, never more)', () => {
@@ -177,7 +178,7 @@ describe('burst admission: one batch pass against one-at-a-time admission', () =
             const n = m.obs.nodeName;
             const v = batch.storm.verdicts.get(n);
             if (v?.admitted !== true || (n !== self && !candidates.has(n))) return false;
-            return !startsNow(decideRepair(m.obs, m.state, policy, now, { storm: v }), m.state);
+            return !startsRemediation(decideRepair(m.obs, m.state, policy, now, { storm: v }), m.state);
           });
           if (!overCounted) {
             expect(batchStarts).toEqual(seqStarts);

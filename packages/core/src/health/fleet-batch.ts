@@ -15,11 +15,10 @@
 // node after it that one-at-a-time admission in some orders would start. We keep the pass's
 // answer: CONSERVATIVE (never more repairs than any order of one-at-a-time admission, maybe
 // fewer for one pass; the held node's own reconcile decides it again at its recheck).
-import type { RepairDecision } from './decide.js';
+import { startsRemediation, type RepairDecision } from './decision.js';
 import { decideWithVerdict, judge, stormEntry, type FleetMember, type Judged } from './fleet.js';
 import type { RepairPolicy } from './policy.js';
-import type { RepairState } from './state.js';
-import { isInFlight, stormGuard, type StormMemory, type StormReport } from './storm-guard.js';
+import { stormGuard, type StormMemory, type StormReport } from './storm-guard.js';
 
 /** The result of one batch pass. */
 export interface FleetBatch {
@@ -32,12 +31,6 @@ export interface FleetBatch {
   admitted: Map<string, RepairDecision>;
   /** The storm guard's pass (its memory is for the next pass). */
   storm: StormReport;
-}
-
-/** True when `d` starts a new remediation on a node whose state was `prev`. */
-export function startsNow(d: RepairDecision, prev: RepairState | undefined): boolean {
-  const id = d.nextState?.remediation?.id;
-  return isInFlight(d.nextState?.phase) && id !== undefined && id !== prev?.remediation?.id;
 }
 
 /**
@@ -67,7 +60,7 @@ export function decideBatch(
     if (storm.verdicts.get(j.obs.nodeName)?.admitted !== true) continue;
     const d = decideWithVerdict(j, storm, policy, now);
     // Admitted but not in flight (see the file comment): left out, its slot stays counted.
-    if (startsNow(d, j.member.state)) admitted.push([j.obs.nodeName, d]);
+    if (startsRemediation(d, j.member.state)) admitted.push([j.obs.nodeName, d]);
   }
   // The verdicts are in the guard's admission order.
   const rank = new Map([...storm.verdicts.keys()].map((k, i) => [k, i]));

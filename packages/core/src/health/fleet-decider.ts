@@ -63,13 +63,16 @@ export interface FleetDecider {
 export function newFleetDecider(policy: RepairPolicy, startedAt: Date | number): FleetDecider {
   let memory: StormMemory = stormMemoryAtStart(nowMillis(startedAt));
   let tripped = false;
-  const alone = (self: FleetMember, now: Date | number) =>
-    tripped ? undefined : decideAlone(self, policy, now);
-  const withFleet = (self: FleetMember, others: readonly FleetMember[], now: Date | number) => {
-    const r = decideWithFleet(self, others, policy, nowMillis(now), memory);
+  // Every fleet pass leaves the storm memory and tripped flag for the next one.
+  const remember = <R extends { storm: StormReport }>(r: R): R => {
     memory = r.storm.memory;
     tripped = r.storm.tripped;
     return r;
+  };
+  const alone = (self: FleetMember, now: Date | number) =>
+    tripped ? undefined : decideAlone(self, policy, now);
+  const withFleet = (self: FleetMember, others: readonly FleetMember[], now: Date | number) => {
+    return remember(decideWithFleet(self, others, policy, nowMillis(now), memory));
   };
   const withFleetBatch = (
     self: FleetMember,
@@ -77,10 +80,7 @@ export function newFleetDecider(policy: RepairPolicy, startedAt: Date | number):
     candidates: ReadonlySet<string>,
     now: Date | number,
   ) => {
-    const r = decideBatch(self, others, candidates, policy, nowMillis(now), memory);
-    memory = r.storm.memory;
-    tripped = r.storm.tripped;
-    return r;
+    return remember(decideBatch(self, others, candidates, policy, nowMillis(now), memory));
   };
   return {
     get memory() {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ScaleResult, SideResult } from '../measure/scale-run.js';
+import { point } from './capo-point.test-support.js';
 import type { BenchReport } from './model.js';
 import { renderReport, targetChecks } from './tables.js';
 
@@ -122,6 +123,40 @@ describe('targetChecks', () => {
     expect(byStart('resident memory').map((c) => c.met)).toEqual([true, false]);
     expect(byStart('resident memory')[1]?.miss).toBe('50.0 MiB above');
     expect(byStart('no steady-state').map((c) => c.met)).toEqual([true, false]);
+  });
+
+  it("checks issue 24's targets: steady RSS at 1,000 nodes, peak RSS on both paths, the overlay share", () => {
+    const r = {
+      ...report([
+        scale(1000, side(79, 20, 0), side(100, 1000, 5)),
+        scale(10_000, side(300, 80, 40), side(250, 1100, 12)),
+      ]),
+      capo: [point(50, 1, 190), point(200, 3, 150)],
+      overlay: { source: 'vm', recordedAt: 'x', overlaySharePct: 18.5, overlayExecs: 5 },
+    };
+    const checks = targetChecks(r);
+    const byStart = (s: string) => checks.filter((c) => c.target.startsWith(s));
+    expect(byStart('steady resident memory under 80 MiB')).toEqual([
+      expect.objectContaining({ met: true, measured: '79.0 MiB' }),
+    ]);
+    // side(): peak is twice the steady figure.
+    expect(byStart('peak resident memory').map((c) => [c.met, c.miss])).toEqual([
+      [true, undefined],
+      [false, '100.0 MiB above'],
+    ]);
+    // point(): capo's peak is capoMiB + 5, Cluster API's 200 MiB.
+    expect(byStart('capo-remediation peak').map((c) => [c.target, c.met])).toEqual([
+      [expect.stringContaining('(50 × 1)'), true],
+      [expect.stringContaining('(200 × 3)'), true],
+    ]);
+    expect(byStart('capo-remediation peak')[0]?.measured).toBe('195.0 MiB vs 200.0 MiB');
+    expect(byStart('overlay step')).toEqual([
+      expect.objectContaining({ met: false, measured: '18.5 %, 5 execs', miss: '13.5 points over' }),
+    ]);
+    const over = targetChecks({ ...r, scale: [scale(1000, side(81, 20, 0), side(100, 1, 5))] });
+    expect(over.find((c) => c.target.startsWith('steady resident memory under'))?.miss).toBe(
+      '1.0 MiB over',
+    );
   });
 
   it('is n/a when nothing was run', () => {

@@ -6,9 +6,13 @@ import { fmtMiB, fmtNum, markdownTable, ratio } from './format.js';
 import type { BenchReport } from './model.js';
 import {
   bytesPerNodeTarget,
+  capoPeakRssTarget,
+  overlayShareTarget,
+  peakRssTarget,
   remediationTarget,
   rssTarget,
   steadyRequestsTarget,
+  steadyRssTarget,
   type TargetCheck,
 } from './targets.js';
 
@@ -191,6 +195,11 @@ export function targetChecks(report: BenchReport): TargetCheck[] {
   checks.push(bytesPerNodeTarget('our informer, projection', per?.['oursProjection']));
   for (const r of report.scale) checks.push(rssTarget(r));
   for (const r of report.scale) checks.push(steadyRequestsTarget(r));
+  // Issue 24's targets.
+  checks.push(steadyRssTarget(report.scale.find((r) => r.nodes === 1000)));
+  for (const r of report.scale) checks.push(peakRssTarget(r));
+  for (const r of report.capo ?? []) checks.push(capoPeakRssTarget(r));
+  checks.push(overlayShareTarget(report.overlay));
   return checks;
 }
 
@@ -202,7 +211,7 @@ export function renderReport(report: BenchReport): string {
       )
     : '_not run_';
   const targets = markdownTable(
-    ['target (issue 10)', 'measured', 'met', 'miss'],
+    ['target (issues 10 and 24)', 'measured', 'met', 'miss'],
     targetChecks(report).map((t) => [
       t.target,
       t.measured,

@@ -8,7 +8,7 @@
 # would run dbconfig-common and try to start system-wide daemons. Every daemon here is started
 # by this script, bound to 127.0.0.1, with its config, data, pid and log under $STATE.
 #
-# Subcommands: install | start | status | stop | env | create-server NAME | reset-project | pause-compute | resume-compute
+# Subcommands: install | start | status | stop | env | create-server NAME... | reset-project | pause-compute | resume-compute
 set -euo pipefail
 
 STATE="${NODEREPAIR_OPENSTACK_STATE:-$HOME/.cache/noderepair/openstack}"
@@ -600,11 +600,14 @@ EOF
 }
 
 cmd_create_server() {
-  local name="${1:-}"
-  [[ "$name" =~ ^[A-Za-z0-9._-]{1,63}$ ]] || die "create-server needs a NAME of 1-63 letters, digits, '.', '_' or '-'"
+  [[ $# -gt 0 ]] || die "create-server needs at least one NAME"
+  local name
+  for name in "$@"; do
+    [[ "$name" =~ ^[A-Za-z0-9._-]{1,63}$ ]] || die "create-server: NAME '$name' is not 1-63 letters, digits, '.', '_' or '-'"
+  done
   [[ -f "$STATE/.installed" ]] || die "not installed: run $0 install first"
   load_secrets
-  bootstrap_py create-server "$name"
+  bootstrap_py create-server "$@"
 }
 
 # Deletes every server of the test bed's project (what start does first), for a user that
@@ -627,5 +630,5 @@ case "${1:-}" in
   start-service) shift; cmd_service start "$@" ;;
   pause-compute) cmd_signal_compute STOP paused ;;
   resume-compute) cmd_signal_compute CONT resumed ;;
-  *) echo "usage: $0 install|start|status|stop|env|create-server NAME|stop-service NAME...|start-service NAME...|pause-compute|resume-compute" >&2; exit 2 ;;
+  *) echo "usage: $0 install|start|status|stop|env|create-server NAME...|stop-service NAME...|start-service NAME...|pause-compute|resume-compute" >&2; exit 2 ;;
 esac

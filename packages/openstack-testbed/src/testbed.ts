@@ -26,6 +26,8 @@ export interface OpenStackTestbed {
   readonly image: string;
   /** Creates a server (no network, fake driver) and returns its uuid without waiting for ACTIVE. */
   createServer(name: string): Promise<string>;
+  /** createServer for many: one script and one token, the uuids in the order of `names`. */
+  createServers(names: readonly string[]): Promise<string[]>;
   /** Nova's os-instance-actions for the server, oldest first. */
   novaActions(uuid: string): Promise<InstanceAction[]>;
   /** The events of one of those actions (compute_reboot_instance, ...). */
@@ -88,6 +90,13 @@ export async function startOpenStackTestbed(
     }
   };
   const state = (uuid: string) => asProject((t) => serverState(t, uuid));
+  const createServers = async (names: readonly string[]): Promise<string[]> => {
+    if (names.length === 0) return [];
+    const ids = (await runScript(['create-server', ...names], options)).trim().split('\n');
+    if (ids.length !== names.length || !ids.every((id) => /^[0-9a-f-]{36}$/.test(id)))
+      throw new Error(`testbed.sh create-server: expected ${names.length} uuids, one per line`);
+    return ids;
+  };
   return {
     authUrl,
     region,
@@ -100,12 +109,8 @@ export async function startOpenStackTestbed(
     },
     flavor: required(env, 'OS_TESTBED_FLAVOR'),
     image: required(env, 'OS_TESTBED_IMAGE'),
-    async createServer(name) {
-      const id = (await runScript(['create-server', name], options)).trim();
-      if (!/^[0-9a-f-]{36}$/.test(id))
-        throw new Error(`testbed.sh create-server ${name}: expected a uuid`);
-      return id;
-    },
+    createServer: async (name) => (await createServers([name]))[0]!,
+    createServers,
     novaActions: (uuid) => asProject((t) => listInstanceActions(t, uuid)),
     novaActionEvents: (uuid, requestId) =>
       asProject((t) => instanceActionEvents(t, uuid, requestId)),

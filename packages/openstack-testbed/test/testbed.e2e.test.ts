@@ -161,6 +161,17 @@ describe('Nova with the fake virt driver', () => {
     const del = await nova('DELETE', `/servers/${id}`);
     expect(del.status).toBe(204);
   });
+
+  it('createServers creates many with one script, the uuids in the order of the names', async () => {
+    const names = ['e2e-many-0', 'e2e-many-1', 'e2e-many-2', 'e2e-many-3', 'e2e-many-4'];
+    const ids = await tb.createServers(names);
+    expect(new Set(ids).size).toBe(names.length);
+    for (const [i, id] of ids.entries()) {
+      const res = await nova('GET', `/servers/${id}`);
+      expect(((await res.json()) as { server: { name: string } }).server.name).toBe(names[i]);
+    }
+    for (const id of ids) expect((await nova('DELETE', `/servers/${id}`)).status).toBe(204);
+  });
 });
 
 async function flavorId(name: string): Promise<string> {

@@ -24,13 +24,8 @@ export interface CapoRunOptions {
 }
 
 async function serverPool(tb: OpenStackTestbed, count: number): Promise<string[]> {
-  const ids: string[] = new Array<string>(count);
-  const idx = Array.from({ length: count }, (_, i) => i);
-  // Each create runs the test bed's script (a python process): a few at a time.
-  await forEachLimited(idx, 4, async (i) => {
-    ids[i] = await tb.createServer(`bench-capo-${i}`);
-  });
-  return ids;
+  // One script, one token: a python process and a token per server took ~5 min for 200.
+  return tb.createServers(Array.from({ length: count }, (_, i) => `bench-capo-${i}`));
 }
 
 export async function runCapo(o: CapoRunOptions): Promise<void> {

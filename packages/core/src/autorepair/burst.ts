@@ -92,21 +92,30 @@ export class Burst {
     memory: StormMemory,
     withHolds: (m: FleetMember) => FleetMember,
     signal: AbortSignal,
+    /** Where the step ends are noted (epoch ms), for the pass's debug line. */
+    at: Record<string, number> = {},
   ): Promise<{ others: FleetMember[]; fresh: Map<string, Seen & { node: KubeNode }> }> {
     const everyone = new Set(others.map((m) => m.obs.nodeName));
     const { policy, now } = this.ports;
     const pre = decideBatch(self, others, everyone, policy, now(), memory);
     const names = [...pre.admitted.keys()];
+    at['prePass'] = now();
     const fresh = new Map<string, Seen & { node: KubeNode }>();
-    for (let i = 0; i < names.length; i += FRESH_READS_AT_ONCE) {
-      const chunk = names.slice(i, i + FRESH_READS_AT_ONCE);
-      const seen = await Promise.all(
-        chunk.map((n) => this.ports.observe(n, signal).catch(() => undefined)),
-      );
-      seen.forEach((s, k) => {
-        if (s?.node !== undefined) fresh.set(chunk[k]!, { ...s, node: s.node });
-      });
-    }
+    // FRESH_READS_AT_ONCE readers over the whole list (fixed chunks waited for the slowest
+    // read of each); the map is filled in the candidates' order.
+    const seen = new Array<Seen | undefined>(names.length);
+    let next = 0;
+    const reader = async () => {
+      while (next < names.length) {
+        const i = next++;
+        seen[i] = await this.ports.observe(names[i]!, signal).catch(() => undefined);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(FRESH_READS_AT_ONCE, names.length) }, reader));
+    seen.forEach((s, i) => {
+      if (s?.node !== undefined) fresh.set(names[i]!, { ...s, node: s.node });
+    });
+    at['freshRead'] = now();
     if (fresh.size === 0) return { others: [...others], fresh };
     return {
       others: others.map((m) => {

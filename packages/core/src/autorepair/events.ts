@@ -60,7 +60,6 @@ export const EventReasons = {
 
 const inFlight = (p: string | undefined) => p === 'Remediating' || p === 'Verifying';
 
-
 /** True when this decision ends a remediation successfully. */
 export function endsInSuccess(d: RepairDecision, prev: RepairState | undefined): boolean {
   return (

@@ -273,20 +273,21 @@ export class NodeReconciler {
     // Replaced is counted by the DeleteNode step, which alone knows the Node is gone.
   }
 
-  private async getNode(name: string): Promise<KubeNode | undefined> {
+  private async getNode(name: string, signal: AbortSignal): Promise<KubeNode | undefined> {
     try {
-      return await this.deps.client.get<KubeNode>(NodeResource, name);
+      return await this.deps.client.get<KubeNode>(NodeResource, name, { signal });
     } catch (e) {
       if (e instanceof NotFoundError) return undefined;
       throw e;
     }
   }
 
-  private async leaseRenewTime(name: string): Promise<string | undefined> {
+  private async leaseRenewTime(name: string, signal: AbortSignal): Promise<string | undefined> {
     if (this.deps.policy.staleHeartbeatTimeoutMs === 0) return undefined;
     try {
       const lease = await this.deps.client.get<KubeLease>(LeaseResource, name, {
         namespace: 'kube-node-lease',
+        signal,
       });
       return lease.spec?.renewTime ?? undefined;
     } catch (e) {
@@ -341,7 +342,8 @@ export class NodeReconciler {
         return this.persist(name, seen.node, seen.previous, decision, signal);
       }
     }
-    return this.lock.run(() => this.decideAndPersist(decider, name, signal));
+    const queuedAt = this.deps.now();
+    return this.lock.run(() => this.decideAndPersist(decider, name, signal, queuedAt));
   }
 
   /**
@@ -383,7 +385,7 @@ export class NodeReconciler {
     { node: KubeNode | undefined; previous: RepairState | undefined; self: FleetMember } | undefined
   > {
     const cached = this.deps.cache.get(name);
-    const node = await this.getNode(name);
+    const node = await this.getNode(name, signal);
     // Not (or no longer) one of ours, e.g. its label no longer matches the selector.
     if (node !== undefined && cached === undefined) return undefined;
     let previous: RepairState | undefined;
@@ -400,7 +402,7 @@ export class NodeReconciler {
         });
       } else previous = parsed.right;
     }
-    const leaseRenewTime = node !== undefined ? await this.leaseRenewTime(name) : undefined;
+    const leaseRenewTime = node !== undefined ? await this.leaseRenewTime(name, signal) : undefined;
     const power =
       node !== undefined ? await this.powerState(name, node, previous, signal) : undefined;
     const self: FleetMember = {
@@ -439,16 +441,22 @@ export class NodeReconciler {
     decider: FleetDecider,
     name: string,
     signal: AbortSignal,
+    queuedAt: number,
   ): Promise<Decided | undefined> {
     // A burst admitted this node while its reconcile waited for the lock.
     const handed = await this.burst.take(name, signal);
     if (handed !== undefined) return { ...handed, announced: true };
+    // When each step of the pass ended (epoch ms), for the debug line of a burst: the
+    // pass is the whole delay of every member, so its parts are worth seeing.
+    const at: Record<string, number> = { queued: queuedAt, locked: this.deps.now() };
     const seen = await this.observe(name, signal);
     if (seen === undefined) return undefined;
     const { node, previous } = seen;
     const now = this.deps.now();
+    at['observed'] = now;
     // The other actors' marks, read once for the pass.
     const withHolds = await this.coordinator.fleetHolds(signal);
+    at['holds'] = this.deps.now();
     const self = withHolds(seen.self);
     const cached: FleetMember[] = this.deps.cache
       .list()
@@ -456,6 +464,7 @@ export class NodeReconciler {
       .map((v) =>
         withHolds({ obs: { nodeName: v.metadata.name, node: v }, state: this.readState(v) }),
       );
+    at['listed'] = this.deps.now();
     // The other nodes the same pass would start too, read fresh (burst admission).
     const { others, fresh } = await this.burst.freshCandidates(
       self,
@@ -463,13 +472,23 @@ export class NodeReconciler {
       decider.memory,
       withHolds,
       signal,
+      at,
     );
     // One storm pass decides this node and the burst; the storm guard sees every node (and
     // the decider keeps its memory and tripped flag for the next pass).
     const batch = decider.withFleetBatch(self, others, new Set(fresh.keys()), now);
     const { self: decision, storm } = batch;
+    at['decided'] = this.deps.now();
     // The burst's intents are persisted alongside this node's (its members' leases first).
     const members = this.burst.admit(batch.admitted, fresh, signal);
+    if (batch.admitted.size > 0)
+      void members.then((done) => {
+        at['admitted'] = this.deps.now();
+        this.log.debug(
+          { node: name, candidates: fresh.size, admitted: done.size, at },
+          'burst pass',
+        );
+      });
     let tookLease = false;
     try {
       // Admitted: take the node's disruption lease before its intent is persisted (and so
@@ -555,7 +574,7 @@ export class NodeReconciler {
     signal: AbortSignal,
   ): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      const node = await this.getNode(name);
+      const node = await this.getNode(name, signal);
       if (node === undefined) return;
       const state = this.readState(node);
       if (state === undefined) return;

@@ -3,6 +3,7 @@
 import type { CapoResult } from '../capo/figures.js';
 import type { ScaleResult } from '../measure/scale-run.js';
 import type { OverlayFigures } from '../micro/overlay-figures.js';
+import { fmtMiB, MiB } from './format.js';
 
 export interface TargetCheck {
   target: string;
@@ -51,16 +52,23 @@ export function bytesPerNodeTarget(impl: string, bytes: number | undefined): Tar
   };
 }
 
-export function rssTarget(r: ScaleResult): TargetCheck {
-  const ours = r.ours.rssBytes;
-  const capi = r.capi.rssBytes;
+/** Ours below the Cluster API manager's (memory in bytes), with the margin when above. */
+function belowClusterApi(target: string, ours: number, capi: number): TargetCheck {
   const met = ours < capi;
   return {
-    target: `resident memory below the Cluster API manager's (${r.nodes.toLocaleString('en-US')} nodes)`,
-    measured: `${(ours / 1048576).toFixed(1)} MiB vs ${(capi / 1048576).toFixed(1)} MiB`,
+    target,
+    measured: `${fmtMiB(ours)} vs ${fmtMiB(capi)}`,
     met,
-    ...(met ? {} : { miss: `${((ours - capi) / 1048576).toFixed(1)} MiB above` }),
+    ...(met ? {} : { miss: `${fmtMiB(ours - capi)} above` }),
   };
+}
+
+export function rssTarget(r: ScaleResult): TargetCheck {
+  return belowClusterApi(
+    `resident memory below the Cluster API manager's (${r.nodes.toLocaleString('en-US')} nodes)`,
+    r.ours.rssBytes,
+    r.capi.rssBytes,
+  );
 }
 
 /**
@@ -80,9 +88,7 @@ export function steadyRequestsTarget(r: ScaleResult): TargetCheck {
   };
 }
 
-const mib = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
-
-export const STEADY_RSS_TARGET_BYTES = 80 * 1048576;
+export const STEADY_RSS_TARGET_BYTES = 80 * MiB;
 export const OVERLAY_SHARE_TARGET_PCT = 5;
 
 /**
@@ -95,36 +101,28 @@ export function steadyRssTarget(r: ScaleResult | undefined): TargetCheck {
   const met = r.ours.rssBytes < STEADY_RSS_TARGET_BYTES;
   return {
     target,
-    measured: mib(r.ours.rssBytes),
+    measured: fmtMiB(r.ours.rssBytes),
     met,
-    ...(met ? {} : { miss: `${mib(r.ours.rssBytes - STEADY_RSS_TARGET_BYTES)} over` }),
+    ...(met ? {} : { miss: `${fmtMiB(r.ours.rssBytes - STEADY_RSS_TARGET_BYTES)} over` }),
   };
 }
 
 /** Issue 24: peak RSS below the Cluster API manager's, on the standalone path (one size). */
 export function peakRssTarget(r: ScaleResult): TargetCheck {
-  const ours = r.ours.peakRssBytes;
-  const capi = r.capi.peakRssBytes;
-  const met = ours < capi;
-  return {
-    target: `peak resident memory below the Cluster API manager's (${r.nodes.toLocaleString('en-US')} nodes)`,
-    measured: `${mib(ours)} vs ${mib(capi)}`,
-    met,
-    ...(met ? {} : { miss: `${mib(ours - capi)} above` }),
-  };
+  return belowClusterApi(
+    `peak resident memory below the Cluster API manager's (${r.nodes.toLocaleString('en-US')} nodes)`,
+    r.ours.peakRssBytes,
+    r.capi.peakRssBytes,
+  );
 }
 
 /** Issue 24: peak RSS below the Cluster API manager's, on the capo-remediation path (one point). */
 export function capoPeakRssTarget(r: CapoResult): TargetCheck {
-  const ours = r.rss.capo.peakRssBytes;
-  const capi = r.rss.capi.peakRssBytes;
-  const met = ours < capi;
-  return {
-    target: `capo-remediation peak resident memory below the Cluster API manager's (${r.remediations} × ${r.clusters})`,
-    measured: `${mib(ours)} vs ${mib(capi)}`,
-    met,
-    ...(met ? {} : { miss: `${mib(ours - capi)} above` }),
-  };
+  return belowClusterApi(
+    `capo-remediation peak resident memory below the Cluster API manager's (${r.remediations} × ${r.clusters})`,
+    r.rss.capo.peakRssBytes,
+    r.rss.capi.peakRssBytes,
+  );
 }
 
 /** Issue 24: the overlay step under 5 % of the userspace boot, in the recorded VM run. */

@@ -178,7 +178,10 @@ describe('burst admission: one batch pass against one-at-a-time admission', () =
             const n = m.obs.nodeName;
             const v = batch.storm.verdicts.get(n);
             if (v?.admitted !== true || (n !== self && !candidates.has(n))) return false;
-            return !startsRemediation(decideRepair(m.obs, m.state, policy, now, { storm: v }), m.state);
+            return !startsRemediation(
+              decideRepair(m.obs, m.state, policy, now, { storm: v }),
+              m.state,
+            );
           });
           if (!overCounted) {
             expect(batchStarts).toEqual(seqStarts);
@@ -193,9 +196,12 @@ describe('burst admission: one batch pass against one-at-a-time admission', () =
       ),
       { numRuns: 500 },
     );
-    // The generator reaches the interesting cases (not a vacuous pass).
+    // The generator reaches the interesting cases (not a vacuous pass). The seed is random,
+    // so the floor sits far below what it reaches: over 100 seeds, a batch admitted others
+    // in 35-67 of the 500 runs (mean 52, sd 6.3); a floor of 40 failed CI at 35. 15 is ~6 sd
+    // below the mean and still fails a generator that stopped producing bursts.
     expect(exact).toBeGreaterThan(100);
-    expect(admittedSome).toBeGreaterThan(40);
+    expect(admittedSome).toBeGreaterThan(15);
   });
 
   it('the decider advances its memory and tripped flag once per batch, as withFleet does', () => {

@@ -43,13 +43,39 @@ export interface RemediationControllerOptions {
   readonly workloadClusterAccess?: WorkloadClusterAccess;
 }
 
-type RawOsr = KubeObject & { status?: { serverID?: string; phase?: string } };
+export type RawOsr = KubeObject & { status?: { serverID?: string; phase?: string } };
 
-interface OsrView {
-  metadata: { name: string; namespace?: string; resourceVersion?: string };
+export interface OsrView {
+  metadata: { name: string; namespace?: string; resourceVersion?: string; generation?: number };
   serverID: string | undefined;
   phase: string | undefined;
+  deleting: boolean;
 }
+
+/** What the controller caches of each remediation: its key, what maps Nodes to it, what wakes it. */
+export function osrView(o: RawOsr): OsrView {
+  return {
+    metadata: {
+      name: o.metadata?.name ?? '',
+      ...(o.metadata?.namespace ? { namespace: o.metadata.namespace } : {}),
+      ...(o.metadata?.resourceVersion ? { resourceVersion: o.metadata.resourceVersion } : {}),
+      ...(o.metadata?.generation !== undefined ? { generation: o.metadata.generation } : {}),
+    },
+    serverID: o.status?.serverID,
+    phase: o.status?.phase,
+    deleting: o.metadata?.deletionTimestamp != null,
+  };
+}
+
+/**
+ * A remediation's own status writes do not wake it again: every reconcile returns when to look
+ * next, and a wake-up would only re-read it (5-6 GETs) to decide "wait". A spec edit (generation)
+ * or the start of a deletion does wake it.
+ */
+export const osrChangedForReconcile = {
+  update: (old: OsrView, cur: OsrView) =>
+    old.metadata.generation !== cur.metadata.generation || old.deleting !== cur.deleting,
+};
 
 /** What the controller caches of each Node: enough to map it to remediations and to notice a return. */
 export interface NodeKeyView {
@@ -131,15 +157,7 @@ export function addRemediationController(
   });
   const osrs = manager.informer<RawOsr, OsrView>(opts.client, OpenStackRemediationResource, {
     ...(opts.namespace ? { namespace: opts.namespace } : {}),
-    transform: (o) => ({
-      metadata: {
-        name: o.metadata?.name ?? '',
-        ...(o.metadata?.namespace ? { namespace: o.metadata.namespace } : {}),
-        ...(o.metadata?.resourceVersion ? { resourceVersion: o.metadata.resourceVersion } : {}),
-      },
-      serverID: o.status?.serverID,
-      phase: o.status?.phase,
-    }),
+    transform: osrView,
     indexers: { serverID: (o: OsrView) => (o.serverID ? [o.serverID] : []) },
   });
   manager
@@ -149,7 +167,7 @@ export function addRemediationController(
       maxResyncIntervalMs: 10 * 60_000,
       reconcile: reconciler.reconcile,
     })
-    .for(osrs)
+    .for(osrs, [osrChangedForReconcile])
     .watch(
       nodes,
       (n: NodeKeyView) => {

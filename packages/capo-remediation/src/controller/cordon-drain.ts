@@ -14,7 +14,12 @@ import {
 import type { Target } from './target.js';
 import type { NodeAccess } from './workload-clusters.js';
 
-/** Cordons and drains the Machine's Node; returns the object as written (phase Draining). */
+/**
+ * Cordons and drains the Machine's Node. Returns the object with the Drained condition set in
+ * memory only: the intent that act() writes next carries it, one status write fewer per
+ * remediation. Should that write fail, the next reconcile drains again (the Cordoned
+ * condition, written before the drain, keeps who cordoned).
+ */
 export async function drain(
   io: RemediationIO,
   osr: Osr,
@@ -26,17 +31,11 @@ export async function drain(
   const nodeName = t.machine.nodeName;
   let current = osr;
   if (nodeName === undefined || node === undefined) {
-    return io.writeStatus(current, (s) => ({
-      ...s,
-      phase: 'Draining',
-      serverID: t.server.serverId,
-      conditions: io.cond(osr, s, {
-        type: CONDITION_DRAINED,
-        status: 'False',
-        reason: 'NodeNotFound',
-        message: `Machine ${t.machine.name} has no Node${nodeName ? ` (${nodeName} is gone)` : ''}; nothing to drain`,
-      }),
-    }));
+    return withDrained(io, current, {
+      status: 'False',
+      reason: 'NodeNotFound',
+      message: `Machine ${t.machine.name} has no Node${nodeName ? ` (${nodeName} is gone)` : ''}; nothing to drain`,
+    });
   }
   // Record who cordoned BEFORE draining, so a deletion mid-flow uncordons only what we cordoned.
   if (findMetaCondition(osr.status?.conditions, CONDITION_CORDONED) === undefined) {
@@ -99,21 +98,16 @@ export async function drain(
       : result.outcome === 'TimedOut'
         ? `drain of node ${nodeName} timed out after ${osr.spec.drain.timeoutSeconds}s with ${result.remaining.length} pod(s) left; acting anyway`
         : `node ${nodeName} is gone`;
-  const out = await io.writeStatus(current, (s) => ({
-    ...s,
-    phase: 'Draining',
-    conditions: io.cond(osr, s, {
-      type: CONDITION_DRAINED,
-      status: result.outcome === 'Drained' ? 'True' : 'False',
-      reason:
-        result.outcome === 'Drained'
-          ? 'Drained'
-          : result.outcome === 'TimedOut'
-            ? 'DrainTimedOut'
-            : 'NodeNotFound',
-      message: `${message}${result.outOfServiceTainted ? '; node.kubernetes.io/out-of-service taint added' : ''}`,
-    }),
-  }));
+  const out = withDrained(io, current, {
+    status: result.outcome === 'Drained' ? 'True' : 'False',
+    reason:
+      result.outcome === 'Drained'
+        ? 'Drained'
+        : result.outcome === 'TimedOut'
+          ? 'DrainTimedOut'
+          : 'NodeNotFound',
+    message: `${message}${result.outOfServiceTainted ? '; node.kubernetes.io/out-of-service taint added' : ''}`,
+  });
   if (result.outcome === 'TimedOut')
     await io.events.record(osr, {
       type: 'Warning',
@@ -122,4 +116,17 @@ export async function drain(
       note: message,
     });
   return out;
+}
+
+/** `osr` with the Drained condition set, in memory (see drain). */
+function withDrained(
+  io: RemediationIO,
+  osr: Osr,
+  c: { status: 'True' | 'False'; reason: string; message: string },
+): Osr {
+  const s = osr.status ?? {};
+  return {
+    ...osr,
+    status: { ...s, conditions: io.cond(osr, s, { type: CONDITION_DRAINED, ...c }) },
+  };
 }

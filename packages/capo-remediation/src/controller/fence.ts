@@ -11,10 +11,17 @@ import type { Target } from './target.js';
 import type { NodeAccess } from './workload-clusters.js';
 
 /**
+ * How soon to ask Nova again while a fence is pending: no watch event says that Nova finished
+ * a reboot, so this is the one wait that polls.
+ */
+export const FENCE_RECHECK_MS = 5_000;
+
+/**
  * After an accepted action that can fence, on a Node that is not Ready: ask Nova whether
  * the server is fenced (SHUTOFF, deleted, HARD reboot finished) or see a new bootID, and
  * only then add node.kubernetes.io/out-of-service (core's judgeFence). Returns a requeue
- * when Nova could not be asked (an outage), else the (maybe updated) object.
+ * when Nova could not be asked (an outage), else the (maybe updated) object, `pending` when
+ * the server is not fenced yet (look again within {@link FENCE_RECHECK_MS}).
  */
 export async function fenceAfterAction(
   io: RemediationIO,
@@ -23,7 +30,7 @@ export async function fenceAfterAction(
   nodes: NodeAccess,
   node: NodeView | undefined,
   ctx: ReconcileContext,
-): Promise<{ osr: Osr; requeueAfterMs?: number }> {
+): Promise<{ osr: Osr; requeueAfterMs?: number; pending?: true }> {
   const fenced = findMetaCondition(osr.status?.conditions, CONDITION_FENCED)?.status === 'True';
   const attempt = shouldAskFence(osr.spec, osr.status, node, fenced);
   if (attempt === undefined || node === undefined) return { osr };
@@ -46,7 +53,7 @@ export async function fenceAfterAction(
   const v = fenceVerdict(attempt, status, osr.status?.bootID, node);
   if (!v.fenced) {
     ctx.log.debug({ osr: osr.metadata?.name, reason: v.reason }, 'not fenced yet');
-    return { osr: current };
+    return { osr: current, pending: true };
   }
   await nodes.drain.patchNode(node.name, { addTaints: [OutOfServiceTaint] });
   const updated = await io.writeStatus(current, (s) => ({

@@ -43,7 +43,7 @@ export {
 export { resolveTarget, machineOwner } from './target.js';
 export type { Target, DefaultIdentity, OwnerRef } from './target.js';
 export { RemediationMetrics } from './metrics.js';
-export { OpenStackRemediationResource } from './resources.js';
+export { OpenStackRemediationResource, VersionOrder } from './resources.js';
 export { WorkloadClusters, WORKLOAD_CLUSTER_ACCESS } from './workload-clusters.js';
 export type {
   WorkloadClusterAccess,

@@ -9,6 +9,7 @@ import {
   intentOf,
   nextPosition,
   toCoreLadder,
+  WAIT_RECHECK_MS,
   type LadderInput,
 } from './ladder.js';
 import type { NodeView } from './node-view.js';
@@ -192,7 +193,11 @@ describe('decideLadder (core progressLadder over the OpenStackRemediation status
   it('Ready with the same bootID and no Ready transition since the action is not back', () => {
     expect(
       decideLadder(input(waiting(), { node: node({ ready: 'True' }), now: T0 + 10_000 })),
-    ).toEqual({ kind: 'Wait', requeueAfterMs: 5000 });
+    ).toEqual({ kind: 'Wait', requeueAfterMs: WAIT_RECHECK_MS });
+    // The step's deadline (60 s after acceptance at T0 + 1 s) comes before the next recheck.
+    expect(
+      decideLadder(input(waiting(), { node: node({ ready: 'True' }), now: T0 + 45_000 })),
+    ).toEqual({ kind: 'Wait', requeueAfterMs: 16_000 });
   });
 
   it('a node that drops again before minHealthySeconds loses its mark; the step timeout still counts', () => {
@@ -201,7 +206,7 @@ describe('decideLadder (core progressLadder over the OpenStackRemediation status
       decideLadder(
         input(waiting(), { node: notReady, recoveredSinceMs: T0 + 5000, now: T0 + 10_000 }),
       ),
-    ).toEqual({ kind: 'MarkNotRecovered', requeueAfterMs: 5000 });
+    ).toEqual({ kind: 'MarkNotRecovered', requeueAfterMs: WAIT_RECHECK_MS });
     expect(
       decideLadder(
         input(waiting(), { node: notReady, recoveredSinceMs: T0 + 5000, now: T0 + 61_000 }),

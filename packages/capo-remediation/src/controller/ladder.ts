@@ -27,8 +27,13 @@ import type { NodeView } from './node-view.js';
 
 /** After a failed Nova call, wait this long before the next attempt (no racing the ladder through an outage). */
 export const FAILED_ATTEMPT_BACKOFF_MS = 10_000;
-/** How often to look again while waiting, even without a watch event. */
-export const WAIT_RECHECK_MS = 5_000;
+/**
+ * How often to look again while waiting for the Node, even without a watch event. The Node
+ * watches (controller.ts) wake a remediation when its Node's Ready status or boot ID changes,
+ * and a deadline requeues at the deadline, so this only bounds a missed event: polling every
+ * few seconds would cost 5-6 GETs per waiting remediation each time.
+ */
+export const WAIT_RECHECK_MS = 30_000;
 
 /** The condition recording that the Node came back after the action (its lastTransitionTime starts the minHealthySeconds clock). */
 export const CONDITION_NODE_RECOVERED = 'NodeRecovered';

@@ -74,7 +74,7 @@ export async function succeed(
   t: Target,
   nodes: NodeAccess,
   ctx: ReconcileContext,
-): Promise<void> {
+): Promise<ReconcileResult | void> {
   // Uncordon BEFORE recording success: a terminal phase is never looked at again.
   const skipped = await releaseNode(
     io,
@@ -84,7 +84,8 @@ export async function succeed(
     t.server.serverId,
     ctx.signal,
   );
-  if (skipped !== undefined) return void (await refuseNode(io, osr, skipped, ctx));
+  // A hold's own status write no longer wakes the remediation: look again when it says.
+  if (skipped !== undefined) return refuseNode(io, osr, skipped, ctx);
   const now = io.now();
   await io.writeStatus(osr, (s) => ({
     ...s,

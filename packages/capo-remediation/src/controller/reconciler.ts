@@ -34,14 +34,14 @@ import { decodeOpenStackRemediation } from '../api/index.js';
 import { type CloudConfig, type OpenStackClient } from '@noderepair/openstack';
 import { act } from './action.js';
 import { drain } from './cordon-drain.js';
-import { fenceAfterAction } from './fence.js';
+import { FENCE_RECHECK_MS, fenceAfterAction } from './fence.js';
 import { CONDITION_NODE_RECOVERED, decideLadder } from './ladder.js';
-import { locate } from './locate.js';
+import { locate, type Located } from './locate.js';
 import { RemediationMetrics } from './metrics.js';
 import { OpenStackClients } from './openstack-clients.js';
 import { giveUp, markNotRecovered, markRecovered, succeed } from './outcome.js';
 import { finalize } from './release.js';
-import { OpenStackRemediationResource } from './resources.js';
+import { OpenStackRemediationResource, VersionOrder } from './resources.js';
 import {
   CONDITION_REMEDIATED,
   FINALIZER,
@@ -110,6 +110,7 @@ export class RemediationReconciler {
       drainPollIntervalMs: opts.drainPollIntervalMs,
       clusters: opts.clusters ?? new WorkloadClusters({ management: opts.client, log: opts.log }),
       provider: (t) => this.openStack.provider(t),
+      openStackMachineVersions: new VersionOrder(),
     });
   }
 
@@ -201,7 +202,22 @@ export class RemediationReconciler {
     const { target: t, nodes, node } = found;
     const fencing = await fenceAfterAction(io, osr0, t, nodes, node, ctx);
     if (fencing.requeueAfterMs !== undefined) return { requeueAfter: fencing.requeueAfterMs };
-    const osr = fencing.osr;
+    const r = await this.decideAndAct(fencing.osr, t, nodes, node, ctx);
+    // While a fence is pending, ask Nova again soon whatever the ladder waits for.
+    return fencing.pending && r?.requeueAfter !== undefined
+      ? { ...r, requeueAfter: Math.min(r.requeueAfter, FENCE_RECHECK_MS) }
+      : r;
+  }
+
+  /** What decideLadder says, done. */
+  private async decideAndAct(
+    osr: Osr,
+    t: Located['target'],
+    nodes: Located['nodes'],
+    node: Located['node'],
+    ctx: ReconcileContext,
+  ): Promise<ReconcileResult | void> {
+    const io = this.io;
     const recovered = findMetaCondition(osr.status?.conditions, CONDITION_NODE_RECOVERED);
     const d = decideLadder({
       uid: uidOf(osr),

@@ -42,3 +42,26 @@ export function openStackMachineResource(version: string): ResourceType {
 
 /** CAPO served versions, newest first: a v1beta2 Machine's infrastructureRef names only the group. */
 export const CAPO_VERSIONS = ['v1beta2', 'v1beta1'] as const;
+
+/**
+ * The order to try OpenStackMachine versions in when the ref names none: newest first until one
+ * answers, then the one that answered last. A version the apiserver does not serve answers 404
+ * like a missing object, so without it every read on a v1beta1-only install costs two GETs.
+ * Only the order changes: on 404 the other versions are still tried.
+ */
+export class VersionOrder {
+  #last: string | undefined;
+
+  constructor(private readonly all: readonly string[] = CAPO_VERSIONS) {}
+
+  /** The versions to try, in order. */
+  get order(): string[] {
+    const last = this.#last;
+    return last === undefined ? [...this.all] : [last, ...this.all.filter((v) => v !== last)];
+  }
+
+  /** `version` found the object: try it first next time. */
+  answered(version: string): void {
+    this.#last = version;
+  }
+}

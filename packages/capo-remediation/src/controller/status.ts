@@ -12,7 +12,7 @@ import type { NovaMachineProvider } from '@noderepair/openstack';
 import type { Attempt, OpenStackRemediation, RemediationStatus } from '../api/index.js';
 import type { EndedAttempt } from './ladder.js';
 import type { RemediationMetrics } from './metrics.js';
-import { OpenStackRemediationResource } from './resources.js';
+import { OpenStackRemediationResource, type VersionOrder } from './resources.js';
 import type { Target } from './target.js';
 import type { WorkloadClusters } from './workload-clusters.js';
 
@@ -62,6 +62,8 @@ export interface RemediationIO {
   readonly drainPollIntervalMs: number | undefined;
   /** Where each Machine's Node lives. */
   readonly clusters: Pick<WorkloadClusters<unknown>, 'nodeAccess'>;
+  /** Which OpenStackMachine version to read first (the one that answered last). */
+  readonly openStackMachineVersions: VersionOrder;
   /** The Nova provider of the target's cloud (one per client: it remembers accepted ids). */
   provider(t: Target): NovaMachineProvider;
   /** Merge-patches status under the object's resourceVersion; returns the updated object. */

@@ -16,10 +16,10 @@ import {
 } from '../capi/index.js';
 import type { CloudConfig } from '@noderepair/openstack';
 import {
-  CAPO_VERSIONS,
   machineResource,
   openStackMachineResource,
   SecretResource,
+  VersionOrder,
 } from './resources.js';
 
 /** The Machine that owns a remediation, from its ownerReferences. */
@@ -101,16 +101,18 @@ export async function readMachineObject(
 async function readOpenStackMachineObject(
   client: KubeClient,
   m: MachineView,
+  order: VersionOrder,
 ): Promise<E.Either<string, OpenStackMachineView | undefined>> {
   const ref = m.infrastructureRef;
   if (ref === undefined || ref.kind !== 'OpenStackMachine') return E.right(undefined);
   const given = ref.apiVersion?.split('/')[1];
-  const versions = given !== undefined ? [given] : [...CAPO_VERSIONS];
+  const versions = given !== undefined ? [given] : order.order;
   for (const v of versions) {
     try {
       const raw = await client.get<KubeObject>(openStackMachineResource(v), ref.name, {
         namespace: ref.namespace,
       });
+      if (given === undefined) order.answered(v);
       return readOpenStackMachine(raw);
     } catch (e) {
       // 404 is both "no such object" and "this version is not served": try the next one.
@@ -130,11 +132,12 @@ export async function resolveTarget(
   namespace: string,
   owner: OwnerRef,
   defaults: DefaultIdentity | undefined,
+  versions: VersionOrder = new VersionOrder(),
 ): Promise<E.Either<string, Target>> {
   const machine = await readMachineObject(client, namespace, owner);
   if (E.isLeft(machine)) return machine;
   const m = machine.right.view;
-  const osm = await readOpenStackMachineObject(client, m);
+  const osm = await readOpenStackMachineObject(client, m, versions);
   if (E.isLeft(osm)) return osm;
   const server = resolveServer(m, osm.right);
   if (E.isLeft(server)) return server;

@@ -93,7 +93,7 @@ export class Coordinator {
     const uid = node?.metadata?.uid;
     if (this.leases === undefined || uid === undefined || !startsRemediation(decision, previous))
       return false;
-    const taken = await this.leases.take({ name, uid }, signal);
+    const taken = await this.leases.takeForStart({ name, uid }, signal);
     if (taken.kind === 'held')
       throw new LeaseHeldError(
         `disruption lease ${this.deps.policy.coordination.medik8sLease.namespace}/node-${name} is held by ${taken.holder}: the repair waits for it`,

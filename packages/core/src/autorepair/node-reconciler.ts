@@ -45,11 +45,12 @@ import { countPhases } from './metrics.js';
 import { Coordinator, LeaseHeldError } from './coordinator.js';
 import { Mutex } from './mutex.js';
 import { Burst } from './burst.js';
+import { CacheChanges, type ChangeSource } from './cache-changes.js';
 import type { NodeView } from './node-view.js';
 import { worthPersisting, type StateStore } from './state-store.js';
 
 /** The cache the reconciler reads the rest of the fleet from (an Informer fits). */
-export interface NodeCache {
+export interface NodeCache extends Partial<ChangeSource<NodeView>> {
   /** The cached projection of the named Node, or undefined when it is not watched. */
   get(name: string): NodeView | undefined;
   /** Every watched Node. */
@@ -114,12 +115,15 @@ export class NodeReconciler {
   private readonly coordinator: Coordinator;
   /** Burst admission: many due nodes admitted in one pass, handed over to their reconciles. */
   private readonly burst: Burst;
+  /** Wakes a wait for the cache to show our write (awaitCache) when the informer changes. */
+  private readonly cacheChanges: CacheChanges<NodeView>;
 
   /** One reconciler per controller: it keeps the storm guard's memory between reconciles. */
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.log = deps.log.child({ component: 'autorepair' });
     this.coordinator = new Coordinator({ ...deps, log: this.log });
     this.burst = this.newBurst();
+    this.cacheChanges = new CacheChanges(deps.cache, deps.clock ?? systemClock);
   }
 
   private newBurst(): Burst {
@@ -553,14 +557,17 @@ export class NodeReconciler {
     const clock = this.deps.clock ?? systemClock;
     const deadline = clock.now() + (this.deps.cacheSyncTimeoutMs ?? 10_000);
     for (;;) {
+      // Armed before the read: a change landing between the read and the wait still wakes it.
+      const change = this.cacheChanges.next(name, signal);
       const v = this.deps.cache.get(name);
-      if (v === undefined || this.deps.store.stored(v) === want) return;
+      if (v === undefined || this.deps.store.stored(v) === want) return change.cancel();
       if (signal.aborted || clock.now() >= deadline) {
+        change.cancel();
         this.log.warn({ node: name }, 'cache did not show our state write in time; going on');
         return;
       }
-      // An abort rejects the sleep; the check above then ends the wait as before.
-      await clock.sleep(25, signal).catch(() => undefined);
+      // The informer's event for this Node, a fallback delay, or an abort ends the wait.
+      await change.wait;
     }
   }
 

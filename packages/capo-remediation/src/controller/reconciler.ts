@@ -199,10 +199,9 @@ export class RemediationReconciler {
     const io = this.io;
     const found = await locate(io, osr0, this.opts.defaultIdentity, ctx);
     if ('hold' in found) return found.hold;
-    const { target: t, nodes, node } = found;
-    const fencing = await fenceAfterAction(io, osr0, t, nodes, node, ctx);
+    const fencing = await fenceAfterAction(io, osr0, found.target, found.nodes, found.node, ctx);
     if (fencing.requeueAfterMs !== undefined) return { requeueAfter: fencing.requeueAfterMs };
-    const r = await this.decideAndAct(fencing.osr, t, nodes, node, ctx);
+    const r = await this.decideAndAct(fencing.osr, found, ctx);
     // While a fence is pending, ask Nova again soon whatever the ladder waits for.
     return fencing.pending && r?.requeueAfter !== undefined
       ? { ...r, requeueAfter: Math.min(r.requeueAfter, FENCE_RECHECK_MS) }
@@ -212,9 +211,7 @@ export class RemediationReconciler {
   /** What decideLadder says, done. */
   private async decideAndAct(
     osr: Osr,
-    t: Located['target'],
-    nodes: Located['nodes'],
-    node: Located['node'],
+    { target: t, nodes, node }: Located,
     ctx: ReconcileContext,
   ): Promise<ReconcileResult | void> {
     const io = this.io;

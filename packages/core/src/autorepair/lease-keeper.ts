@@ -65,14 +65,7 @@ export class LeaseKeeper {
    * the next pass looks again. Other errors (an outage) propagate: wait, never act.
    */
   async take(node: NodeRef, signal?: AbortSignal): Promise<LeaseTaken> {
-    const existing = await this.get(node.name, signal);
-    const step = acquireOrRenew(existing, {
-      node,
-      namespace: this.namespace,
-      identity: this.identity,
-      durationSeconds: DisruptionLeaseSeconds,
-      now: this.now(),
-    });
+    const step = this.stepFrom(await this.get(node.name, signal), node);
     if (step.kind === 'keep') return { kind: 'held-by-us' };
     if (step.kind === 'held')
       return {
@@ -80,11 +73,10 @@ export class LeaseKeeper {
         holder: step.holder,
         ...(step.until !== undefined ? { until: step.until } : {}),
       };
-    const opts = { namespace: this.namespace, ...(signal !== undefined ? { signal } : {}) };
     const lease = step.lease as typeof step.lease & KubeObject;
     try {
-      if (step.kind === 'create') await this.createInNamespace(lease, opts);
-      else await this.client.update(LeaseResource, lease, opts);
+      if (step.kind === 'create') await this.createInNamespace(lease, this.opts(signal));
+      else await this.client.update(LeaseResource, lease, this.opts(signal));
       return { kind: 'held-by-us' };
     } catch (e) {
       if (e instanceof ConflictError || e instanceof AlreadyExistsError)
@@ -99,22 +91,30 @@ export class LeaseKeeper {
    * One request instead of two per start; the same answers, since a create never overwrites.
    */
   async takeForStart(node: NodeRef, signal?: AbortSignal): Promise<LeaseTaken> {
-    const step = acquireOrRenew(undefined, {
+    const step = this.stepFrom(undefined, node);
+    if (step.kind !== 'create') return this.take(node, signal); // no lease always means create
+    try {
+      await this.createInNamespace(step.lease as typeof step.lease & KubeObject, this.opts(signal));
+      return { kind: 'held-by-us' };
+    } catch (e) {
+      if (!(e instanceof AlreadyExistsError)) throw e;
+    }
+    return this.take(node, signal);
+  }
+
+  /** What to write for `node`, given the lease as read (undefined: there is none). */
+  private stepFrom(existing: LeaseSnapshot | undefined, node: NodeRef) {
+    return acquireOrRenew(existing, {
       node,
       namespace: this.namespace,
       identity: this.identity,
       durationSeconds: DisruptionLeaseSeconds,
       now: this.now(),
     });
-    if (step.kind !== 'create') return this.take(node, signal);
-    const opts = { namespace: this.namespace, ...(signal !== undefined ? { signal } : {}) };
-    try {
-      await this.createInNamespace(step.lease as typeof step.lease & KubeObject, opts);
-      return { kind: 'held-by-us' };
-    } catch (e) {
-      if (!(e instanceof AlreadyExistsError)) throw e;
-    }
-    return this.take(node, signal);
+  }
+
+  private opts(signal: AbortSignal | undefined) {
+    return { namespace: this.namespace, ...(signal !== undefined ? { signal } : {}) };
   }
 
   /** Creates the lease, and its namespace first if it is missing (as medik8s' lease manager does). */

@@ -1,8 +1,10 @@
 // The HTTP layer: one function from request to response, so the session can run over a real
-// connection (undici, with our CA bundle) or in memory against FakeOpenStack in unit tests.
-// We use undici's own fetch with an undici Agent: Node 20's global fetch is an older bundled
-// undici, and handing it a dispatcher from a newer undici is not supported.
-import { Agent, fetch as undiciFetch } from 'undici';
+// connection (node:https with our CA bundle, keep-alive) or in memory against FakeOpenStack in
+// unit tests. node:https rather than a fetch library: the controller makes a handful of small
+// JSON requests, and the undici package it used before cost ~7 MiB of every process's memory
+// (measured on Node 20: RSS after importing core, +7.1-7.4 MiB for undici).
+import http from 'node:http';
+import https from 'node:https';
 import { deadlineSignal } from '@noderepair/core/runtime';
 import { OpenStackError } from './errors.js';
 
@@ -70,7 +72,6 @@ const NOT_SENT_CODES = new Set([
   'EAI_AGAIN',
   'EHOSTUNREACH',
   'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
@@ -111,34 +112,82 @@ export function transportError(e: unknown, req: HttpRequest): OpenStackError {
   );
 }
 
+/** The response headers, looked up case-insensitively (Node lower-cases them). */
+function headerLookup(res: http.IncomingMessage): HttpResponse['headers'] {
+  return {
+    get: (name) => {
+      const v = res.headers[name.toLowerCase()];
+      if (v === undefined) return null;
+      return Array.isArray(v) ? v.join(', ') : v;
+    },
+  };
+}
+
+/** The body as text, or the reason it did not arrive whole (the socket closed before its end). */
+function readBody(res: http.IncomingMessage, signal: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let done = false;
+    const fail = (e: unknown) => {
+      if (done) return;
+      done = true;
+      // Aborted by the deadline or the caller: report it as such, not as the reset it causes.
+      reject(signal.aborted ? signal.reason : e);
+    };
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => {
+      if (done) return;
+      done = true;
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    res.on('error', fail);
+    res.on('close', () =>
+      fail(Object.assign(new Error('connection closed'), { code: 'ECONNRESET' })),
+    );
+  });
+}
+
 /**
- * A Transport over undici with the given CA bundle and TLS verification (on by default); close it
- * when done.
+ * A Transport over node:https (node:http for http: URLs) with the given CA bundle and TLS
+ * verification (on by default), on keep-alive connections; close it when done.
  */
 export function createHttpTransport(opts: HttpTransportOptions = {}): HttpTransport {
-  const agent = new Agent({
-    connect: {
-      ...(opts.caCert ? { ca: opts.caCert } : {}),
-      rejectUnauthorized: opts.verify !== false,
-    },
+  const httpsAgent = new https.Agent({
+    keepAlive: true,
+    ...(opts.caCert ? { ca: opts.caCert } : {}),
+    rejectUnauthorized: opts.verify !== false,
   });
+  const httpAgent = new http.Agent({ keepAlive: true });
+  let closed = false;
   const transport: Transport = async (req) => {
+    if (closed) throw transportError(new Error('transport closed'), req);
+    const url = new URL(req.url);
+    const isHttps = url.protocol === 'https:';
     const deadline = deadlineSignal(req.timeoutMs, req.signal);
+    const headers: Record<string, string> = { ...req.headers };
+    if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
     try {
-      const res = await undiciFetch(req.url, {
-        method: req.method,
-        headers: req.headers,
-        body: req.body,
-        dispatcher: agent,
-        signal: deadline.signal,
+      const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+        const r = (isHttps ? https : http).request(
+          url,
+          {
+            method: req.method,
+            headers,
+            agent: isHttps ? httpsAgent : httpAgent,
+            signal: deadline.signal,
+          },
+          resolve,
+        );
+        r.on('error', (e) => reject(deadline.signal.aborted ? deadline.signal.reason : e));
+        r.end(req.body);
       });
       // The deadline covers the body too; it ends when the body is read (or fails).
       return {
-        status: res.status,
-        headers: res.headers,
+        status: res.statusCode ?? 0,
+        headers: headerLookup(res),
         text: async () => {
           try {
-            return await res.text();
+            return await readBody(res, deadline.signal);
           } catch (e) {
             throw transportError(e, req);
           } finally {
@@ -151,5 +200,12 @@ export function createHttpTransport(opts: HttpTransportOptions = {}): HttpTransp
       throw transportError(e, req);
     }
   };
-  return { transport, close: () => agent.close() };
+  return {
+    transport,
+    close: async () => {
+      closed = true;
+      httpsAgent.destroy();
+      httpAgent.destroy();
+    },
+  };
 }

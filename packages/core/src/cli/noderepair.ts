@@ -11,7 +11,6 @@ import YAML from 'yaml';
 import { parseFlagsStrict } from '../codec/args.js';
 import { resolveRepairPolicy } from '../health/policy.js';
 import { parseDuration } from '../health/time.js';
-import { formatDecisionText, simulate } from './simulate.js';
 import { parseTrace } from './trace.js';
 import { runCommand, runUsage, type RunIo } from './run.js';
 import { statusCommand, statusUsage, type StatusIo } from './status.js';
@@ -111,6 +110,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`noderepair simulate: ${values.trace}: ${trace.left}`);
     return 1;
   }
+  // Imported here, not at the top: it loads rxjs, which `noderepair run` does not need.
+  const { formatDecisionText, simulate } = await import('./simulate.js');
   const decisions = simulate(
     policy.right,
     trace.right,

@@ -16,6 +16,7 @@ import { NodeSources } from './node-sources.js';
 import { RemediationReconciler } from './reconciler.js';
 import { OpenStackRemediationResource } from './resources.js';
 import type { DefaultIdentity } from './target.js';
+import { RecentSecrets } from './recent-secrets.js';
 import { WorkloadClusters, type WorkloadClusterAccess } from './workload-clusters.js';
 
 /** The controller's name on the manager: its work queue, logs and metrics carry it. */
@@ -137,15 +138,19 @@ export function addRemediationController(
           }),
         ];
   const nodes = new NodeSources<NodeKeyView>(managementNodes);
+  // One read of each Secret per recheck window, for the identity and the kubeconfig alike.
+  const secrets = new RecentSecrets(opts.client);
   const clusters = new WorkloadClusters<NodeKeyView>({
     management: opts.client,
     access,
     log: manager.log,
     watchNodes: { sources: nodes, transform: nodeKeyView },
+    secrets,
   });
   const reconciler = new RemediationReconciler({
     client: opts.client,
     clusters,
+    secrets,
     events,
     log: manager.log,
     metrics,

@@ -41,7 +41,9 @@ export {
   shouldAskFence,
 } from './cloud.js';
 export { resolveTarget, machineOwner } from './target.js';
-export type { Target, DefaultIdentity, OwnerRef } from './target.js';
+export type { Target, DefaultIdentity, OwnerRef, TargetReads } from './target.js';
+export { RecentSecrets, SECRET_RECHECK_MS } from './recent-secrets.js';
+export type { RecentSecretsOptions, SecretObject } from './recent-secrets.js';
 export { RemediationMetrics } from './metrics.js';
 export { OpenStackRemediationResource, VersionOrder } from './resources.js';
 export { WorkloadClusters, WORKLOAD_CLUSTER_ACCESS } from './workload-clusters.js';

@@ -47,13 +47,10 @@ export async function locate(
   const namespace = osr.metadata?.namespace ?? 'default';
   const target = E.isLeft(owner)
     ? owner
-    : await resolveTarget(
-        io.client,
-        namespace,
-        owner.right,
-        defaultIdentity,
-        io.openStackMachineVersions,
-      );
+    : await resolveTarget(io.client, namespace, owner.right, defaultIdentity, {
+        versions: io.openStackMachineVersions,
+        secrets: io.secrets,
+      });
   // The Node may live in a workload cluster: reached through Cluster API's kubeconfig Secret.
   const access = E.isLeft(target)
     ? target

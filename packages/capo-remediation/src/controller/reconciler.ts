@@ -51,6 +51,7 @@ import {
   type RemediationIO,
 } from './status.js';
 import type { DefaultIdentity } from './target.js';
+import { RecentSecrets } from './recent-secrets.js';
 import { WorkloadClusters } from './workload-clusters.js';
 
 // The condition names are status.ts's; exported here too, where the package has always had them.
@@ -89,6 +90,11 @@ export interface RemediationReconcilerOptions {
    * Default: the Secret when there is one, else the management cluster, without watches.
    */
   readonly clusters?: Pick<WorkloadClusters<unknown>, 'nodeAccess'>;
+  /**
+   * The management cluster's Secrets, each read at most once per recheck window; pass the one
+   * `clusters` reads through, so both share it. Default: its own, on `client` and `clock`.
+   */
+  readonly secrets?: RecentSecrets;
 }
 
 /**
@@ -102,15 +108,20 @@ export class RemediationReconciler {
 
   constructor(private readonly opts: RemediationReconcilerOptions) {
     this.openStack = new OpenStackClients(opts.log, opts.openStackClient);
+    const clock = opts.clock ?? systemClock;
+    const secrets = opts.secrets ?? new RecentSecrets(opts.client, { clock });
     this.io = remediationIO({
       client: opts.client,
       events: opts.events,
       metrics: opts.metrics ?? new RemediationMetrics(),
-      now: () => (opts.clock ?? systemClock).now(),
+      now: () => clock.now(),
       drainPollIntervalMs: opts.drainPollIntervalMs,
-      clusters: opts.clusters ?? new WorkloadClusters({ management: opts.client, log: opts.log }),
+      clusters:
+        opts.clusters ??
+        new WorkloadClusters({ management: opts.client, log: opts.log, clock, secrets }),
       provider: (t) => this.openStack.provider(t),
       openStackMachineVersions: new VersionOrder(),
+      secrets,
     });
   }
 

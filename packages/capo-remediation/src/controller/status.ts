@@ -14,6 +14,7 @@ import type { EndedAttempt } from './ladder.js';
 import type { RemediationMetrics } from './metrics.js';
 import { OpenStackRemediationResource, type VersionOrder } from './resources.js';
 import type { Target } from './target.js';
+import type { RecentSecrets } from './recent-secrets.js';
 import type { WorkloadClusters } from './workload-clusters.js';
 
 /**
@@ -64,6 +65,8 @@ export interface RemediationIO {
   readonly clusters: Pick<WorkloadClusters<unknown>, 'nodeAccess'>;
   /** Which OpenStackMachine version to read first (the one that answered last). */
   readonly openStackMachineVersions: VersionOrder;
+  /** Identity Secrets read recently (shared with the workload clusters' kubeconfig reads). */
+  readonly secrets: RecentSecrets;
   /** The Nova provider of the target's cloud (one per client: it remembers accepted ids). */
   provider(t: Target): NovaMachineProvider;
   /** Merge-patches status under the object's resourceVersion; returns the updated object. */

@@ -56,7 +56,7 @@ describe('resolveTarget: which OpenStackMachine version is read', () => {
     const client = v1beta1Only(gets);
     const order = new VersionOrder();
     const owner = { apiVersion: 'cluster.x-k8s.io/v1beta2', name: 'm1', uid: 'u1' };
-    const first = await resolveTarget(client, 'capi', owner, undefined, order);
+    const first = await resolveTarget(client, 'capi', owner, undefined, { versions: order });
     // Both OpenStackMachine reads were needed to find the object; then the Secret is missing.
     expect(first).toEqual(E.left('identityRef Secret capi/creds not found'));
     expect(gets.filter((g) => g.startsWith('openstackmachines'))).toEqual([
@@ -64,7 +64,7 @@ describe('resolveTarget: which OpenStackMachine version is read', () => {
       'openstackmachines.v1beta1/m1-osm',
     ]);
     gets.length = 0;
-    const again = await resolveTarget(client, 'capi', owner, undefined, order);
+    const again = await resolveTarget(client, 'capi', owner, undefined, { versions: order });
     expect(again).toEqual(first);
     expect(gets.filter((g) => g.startsWith('openstackmachines'))).toEqual([
       'openstackmachines.v1beta1/m1-osm',

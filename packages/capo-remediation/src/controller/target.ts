@@ -11,16 +11,11 @@ import {
   type IdentityRef,
   type MachineView,
   type OpenStackMachineView,
-  type SecretLike,
   type ServerRef,
 } from '../capi/index.js';
 import type { CloudConfig } from '@noderepair/openstack';
-import {
-  machineResource,
-  openStackMachineResource,
-  SecretResource,
-  VersionOrder,
-} from './resources.js';
+import { RecentSecrets } from './recent-secrets.js';
+import { machineResource, openStackMachineResource, VersionOrder } from './resources.js';
 
 /** The Machine that owns a remediation, from its ownerReferences. */
 export interface OwnerRef {
@@ -122,6 +117,14 @@ async function readOpenStackMachineObject(
   return E.right(undefined);
 }
 
+/** What {@link resolveTarget} remembers between calls; each part is optional (default: nothing). */
+export interface TargetReads {
+  /** The OpenStackMachine version to read first (the one that answered last). */
+  readonly versions?: VersionOrder;
+  /** Identity Secrets read recently (default: read on every call). */
+  readonly secrets?: RecentSecrets;
+}
+
 /**
  * Reads the owning Machine, its OpenStackMachine and identity Secret into a {@link Target}.
  * Left is a message saying what is missing or inconsistent (the remediation cannot proceed
@@ -132,8 +135,10 @@ export async function resolveTarget(
   namespace: string,
   owner: OwnerRef,
   defaults: DefaultIdentity | undefined,
-  versions: VersionOrder = new VersionOrder(),
+  reads: TargetReads = {},
 ): Promise<E.Either<string, Target>> {
+  const versions = reads.versions ?? new VersionOrder();
+  const secrets = reads.secrets ?? new RecentSecrets(client, { maxAgeMs: 0 });
   const machine = await readMachineObject(client, namespace, owner);
   if (E.isLeft(machine)) return machine;
   const m = machine.right.view;
@@ -155,13 +160,14 @@ export async function resolveTarget(
     return E.left(
       `Machine ${namespace}/${m.name}: no OpenStackMachine identityRef and no default identity Secret configured`,
     );
-  const secret = await getOrUndefined(
-    client.get<KubeObject & SecretLike>(SecretResource, identity.name, { namespace }),
-  );
+  const secret = await secrets.get(namespace, identity.name);
   if (secret === undefined)
     return E.left(`identityRef Secret ${namespace}/${identity.name} not found`);
   const cloud = cloudFromIdentitySecret(secret, identity);
-  if (E.isLeft(cloud)) return cloud;
+  if (E.isLeft(cloud)) {
+    secrets.forget(namespace, identity.name);
+    return cloud;
+  }
   const region = server.right.region ?? cloud.right.region;
   return E.right({
     machineObject: machine.right.raw,

@@ -18,11 +18,9 @@ import { kubeDrainPort, type DrainPort } from '@noderepair/core/drain';
 import {
   createKubeClient,
   NodeResource,
-  NotFoundError,
   parseKubeConfig,
   type KubeClient,
   type KubeNode,
-  type KubeObject,
 } from '@noderepair/core/kube';
 import {
   createInformer,
@@ -33,9 +31,9 @@ import {
   type RuntimeLogger,
 } from '@noderepair/core/runtime';
 import * as E from 'fp-ts/lib/Either.js';
-import { kubeconfigFromSecret, kubeconfigSecretName, type SecretLike } from '../capi/index.js';
+import { kubeconfigFromSecret, kubeconfigSecretName } from '../capi/index.js';
 import type { NodeSources } from './node-sources.js';
-import { SecretResource } from './resources.js';
+import { RecentSecrets } from './recent-secrets.js';
 
 /**
  * The ways to reach a Machine's Nodes (--workload-cluster-access): `auto` and
@@ -82,6 +80,11 @@ export interface WorkloadClustersOptions<V> {
   readonly idleMs?: number;
   /** core's Clock, for the idle timeout (default systemClock; tests pass a ManualClock). */
   readonly clock?: Clock;
+  /**
+   * Where the kubeconfig Secrets are read (each at most once per recheck window). Default: its
+   * own RecentSecrets on `management` and `clock`.
+   */
+  readonly secrets?: RecentSecrets;
 }
 
 interface Entry {
@@ -103,12 +106,14 @@ export class WorkloadClusters<V = never> {
   private readonly management: NodeAccess;
   private readonly entries = new Map<string, Entry>();
   private readonly now: () => number;
+  private readonly secrets: RecentSecrets;
   private closed = false;
 
   constructor(private readonly opts: WorkloadClustersOptions<V>) {
     this.access = opts.access ?? 'auto';
     const clock = opts.clock ?? systemClock;
     this.now = () => clock.now();
+    this.secrets = opts.secrets ?? new RecentSecrets(opts.management, { clock });
     this.management = {
       client: opts.management,
       drain: kubeDrainPort(opts.management),
@@ -147,14 +152,7 @@ export class WorkloadClusters<V = never> {
     }
     const key = `${namespace}/${clusterName}`;
     const name = kubeconfigSecretName(clusterName);
-    let secret: (KubeObject & SecretLike) | undefined;
-    try {
-      secret = await this.opts.management.get<KubeObject & SecretLike>(SecretResource, name, {
-        namespace,
-      });
-    } catch (e) {
-      if (!(e instanceof NotFoundError)) throw e;
-    }
+    const secret = await this.secrets.get(namespace, name);
     if (secret === undefined) {
       this.forget(key);
       return fallback
@@ -170,9 +168,13 @@ export class WorkloadClusters<V = never> {
       return E.right(cached.access);
     }
     const text = kubeconfigFromSecret(secret);
-    if (E.isLeft(text)) return text;
-    const connected = this.connect(text.right, `Secret ${namespace}/${name} key value`);
-    if (E.isLeft(connected)) return connected;
+    const connected = E.isLeft(text)
+      ? text
+      : this.connect(text.right, `Secret ${namespace}/${name} key value`);
+    if (E.isLeft(connected)) {
+      this.secrets.forget(namespace, name); // read a fixed value at the next reconcile
+      return connected;
+    }
     const client = connected.right;
     this.forget(key); // the Secret changed: drop the client built from the old content
     if (this.closed) {

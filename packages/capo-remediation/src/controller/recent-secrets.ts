@@ -6,10 +6,10 @@
 // the namespace or a copy of them in memory. Never remembered: not found (a Secret created to
 // unblock a remediation is read at the next reconcile), errors, and a Secret its user could
 // not use (forget(): a fixed value is read at the next reconcile).
-import { NotFoundError, type KubeClient, type KubeObject } from '@noderepair/core/kube';
+import type { KubeClient, KubeObject } from '@noderepair/core/kube';
 import { systemClock, type Clock } from '@noderepair/core/runtime';
 import type { SecretLike } from '../capi/index.js';
-import { SecretResource } from './resources.js';
+import { getOrUndefined, SecretResource } from './resources.js';
 
 /** How long a Secret read from the API is reused before it is read again. */
 export const SECRET_RECHECK_MS = 30_000;
@@ -51,12 +51,8 @@ export class RecentSecrets {
     const key = `${namespace}/${name}`;
     const recent = this.reads.get(key);
     if (recent !== undefined) return recent.secret;
-    const secret = this.client.get<SecretObject>(SecretResource, name, { namespace }).then(
-      (s) => s,
-      (e: unknown) => {
-        if (e instanceof NotFoundError) return undefined;
-        throw e;
-      },
+    const secret = getOrUndefined(
+      this.client.get<SecretObject>(SecretResource, name, { namespace }),
     );
     const read: Read = { at: now, secret };
     this.reads.set(key, read);

@@ -1,5 +1,10 @@
 // The resource types the controller reads and writes.
-import { customResource, type ResourceType } from '@noderepair/core/kube';
+import {
+  customResource,
+  NotFoundError,
+  type KubeObject,
+  type ResourceType,
+} from '@noderepair/core/kube';
 import { GROUP, REMEDIATION_KIND, VERSION } from '../api/index.js';
 import { CAPI_GROUP, CAPO_GROUP } from '../capi/index.js';
 
@@ -63,5 +68,15 @@ export class VersionOrder {
   /** `version` found the object: try it first next time. */
   answered(version: string): void {
     this.#last = version;
+  }
+}
+
+/** The object a GET returns, or undefined on 404; every other error is thrown. */
+export async function getOrUndefined<T extends KubeObject>(p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (e) {
+    if (e instanceof NotFoundError) return undefined;
+    throw e;
   }
 }

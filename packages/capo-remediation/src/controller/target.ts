@@ -15,7 +15,12 @@ import {
 } from '../capi/index.js';
 import type { CloudConfig } from '@noderepair/openstack';
 import { RecentSecrets } from './recent-secrets.js';
-import { machineResource, openStackMachineResource, VersionOrder } from './resources.js';
+import {
+  getOrUndefined,
+  machineResource,
+  openStackMachineResource,
+  VersionOrder,
+} from './resources.js';
 
 /** The Machine that owns a remediation, from its ownerReferences. */
 export interface OwnerRef {
@@ -64,15 +69,6 @@ export function machineOwner(obj: KubeObject): E.Either<string, OwnerRef> {
       'metadata.ownerReferences: no cluster.x-k8s.io Machine owner (Cluster API sets it when it creates the remediation)',
     );
   return E.right({ apiVersion: o.apiVersion, name: o.name, uid: o.uid });
-}
-
-async function getOrUndefined<T extends KubeObject>(p: Promise<T>): Promise<T | undefined> {
-  try {
-    return await p;
-  } catch (e) {
-    if (e instanceof NotFoundError) return undefined;
-    throw e;
-  }
 }
 
 export async function readMachineObject(

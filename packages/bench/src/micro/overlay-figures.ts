@@ -21,6 +21,8 @@ export interface OverlayFigures {
   overlaySharePct?: number;
   /** execve calls below the script's process, counted from the guest kernel's trace. */
   overlayExecs?: number;
+  /** CPU the overlay unit's cgroup used (the script and its commands), ms. */
+  overlayCpuMs?: number;
   [k: string]: unknown;
 }
 

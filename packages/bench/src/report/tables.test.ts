@@ -78,8 +78,10 @@ describe('renderReport', () => {
       userspaceMsWithOverlay: 17_500,
       overlaySharePct: 4,
       overlayExecs: 4,
+      overlayCpuMs: 350,
     };
     const md = renderReport(r);
+    expect(md).toContain('| CPU the overlay unit used (its cgroup: the script and its commands) | 350 ms | same run |');
     expect(md).toContain('| overlay step, share of the userspace boot it ran in (target < 5 %) | 4.0 % | same run |');
     expect(md).toContain('| commands the overlay script started (execs in the kernel trace) | 4 | same run |');
   });

@@ -169,6 +169,11 @@ function overlaySection(report: BenchReport): string {
         ms(o.overlayUnitMs),
         `${o.source} (${o.recordedAt})`,
       ],
+      [
+        'CPU the overlay unit used (its cgroup: the script and its commands)',
+        ms(o.overlayCpuMs),
+        'same run',
+      ],
       ['userspace boot without the overlay', ms(o.userspaceMsWithoutOverlay), 'same run'],
       ['userspace boot with the overlay', ms(o.userspaceMsWithOverlay), 'same run'],
       ['difference (boot-to-boot noise included)', ms(cost), 'same run'],

@@ -139,6 +139,10 @@ describe('generate', () => {
       expect(fileAt(c, '/etc/systemd/system/noderepair-overlay.service')).toContain('SyslogIdentifier=noderepair-overlay\n');
     });
 
+    it('runs first while the system starts up: everything after local-fs.target waits for it', () => {
+      expect(fileAt(c, '/etc/systemd/system/noderepair-overlay.service')).toContain('\nStartupCPUWeight=1000\n');
+    });
+
     it('says which persistent paths need no binding', () => {
       expect(script).toContain('# Outside every volatile directory, so already persistent: /var/log');
     });

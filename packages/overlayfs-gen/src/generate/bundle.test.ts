@@ -140,7 +140,7 @@ describe('generate', () => {
     });
 
     it('runs first while the system starts up: everything after local-fs.target waits for it', () => {
-      expect(fileAt(c, '/etc/systemd/system/noderepair-overlay.service')).toContain('\nStartupCPUWeight=1000\n');
+      expect(fileAt(c, '/etc/systemd/system/noderepair-overlay.service')).toContain('\nNice=-20\n');
     });
 
     it('says which persistent paths need no binding', () => {

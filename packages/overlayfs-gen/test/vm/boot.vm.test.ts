@@ -142,12 +142,12 @@ describe('generated overlay and health monitor in a booted VM', () => {
     timings.overlaySharePct = Math.round((1000 * timings.overlayUnitMs) / (timings.userspaceMsWithOverlay ?? Number.NaN)) / 10;
   });
 
-  it('the overlay unit runs with a raised CPU weight while the system starts up', async () => {
-    // systemd parsed the setting (a misspelt one shows as unset) and enabled the cpu controller
-    // for the units of system.slice, without which a weight does nothing. (The unit's own
-    // cgroup is gone once its script has exited.)
-    expect((await vm.ok('systemctl show -p StartupCPUWeight --value noderepair-overlay.service')).trim()).toBe('1000');
-    expect((await vm.ok('cat /sys/fs/cgroup/system.slice/cgroup.subtree_control')).trim().split(' ')).toContain('cpu');
+  it('the overlay script runs first (nice -20) and leaves the cgroup controllers as they were', async () => {
+    // systemd parsed the setting (a misspelt one shows the default, 0).
+    expect((await vm.ok('systemctl show -p Nice --value noderepair-overlay.service')).trim()).toBe('-20');
+    // No CPU weight: the cpu controller stays off in system.slice, as on this image without us,
+    // so kubelet and containerd keep sharing the CPU the way the node's owner set up.
+    expect((await vm.ok('cat /sys/fs/cgroup/system.slice/cgroup.subtree_control')).trim().split(' ')).not.toContain('cpu');
   });
 
   it('the kernel trace shows the processes the overlay script started at boot', async () => {

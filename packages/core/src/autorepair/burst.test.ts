@@ -1,0 +1,55 @@
+// Burst admission's own bound (burst.ts): members are admitted a bounded number at a time, so
+// a burst reuses the connections its fresh reads opened instead of opening one per member; a
+// member waiting for its turn is already in the stash, so its own reconcile waits for the batch.
+import { describe, expect, it } from 'vitest';
+import type { RepairDecision } from '../health/decide.js';
+import { Burst, type BurstPorts, type Seen } from './burst.js';
+import type { KubeNode } from '../kube/types.js';
+
+describe('Burst.admit', () => {
+  it('admits 16 members at a time, each one in the stash before any write', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const ports = {
+      policy: { stormGuard: { recheckIntervalMs: 60_000 } },
+      store: { encode: () => 'persisted' },
+      cachedStored: () => 'persisted',
+      now: () => 0,
+      log: { info: () => undefined, warn: () => undefined },
+      observe: async () => undefined,
+      takeForStart: async () => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((r) => setTimeout(r, 2));
+        return true;
+      },
+      giveBack: async () => undefined,
+      persist: async () => {
+        await new Promise((r) => setTimeout(r, 2));
+        inFlight--;
+      },
+      announce: async () => undefined,
+      wake: () => undefined,
+    } as unknown as BurstPorts;
+    const burst = new Burst(ports);
+    const names = Array.from({ length: 40 }, (_, i) => `n${i}`);
+    const decision = { nextState: { phase: 'Remediating' } } as unknown as RepairDecision;
+    const admitted = new Map(names.map((n) => [n, decision]));
+    const fresh = new Map(
+      names.map((n) => [
+        n,
+        { node: { metadata: { name: n } }, previous: undefined, self: {} } as unknown as Seen & {
+          node: KubeNode;
+        },
+      ]),
+    );
+    const term = new AbortController().signal;
+    const batch = burst.admit(admitted, fresh, term);
+    // The last member's turn comes long after this: its reconcile already finds it stashed.
+    const last = burst.take('n39', term);
+    const done = await batch;
+    expect(done.size).toBe(40);
+    expect(most).toBe(16);
+    expect((await last)?.node.metadata?.name).toBe('n39');
+  });
+});

@@ -22,6 +22,7 @@ import { NodeRepairProcess } from '../controllers/noderepair-process.js';
 import { readProcUsage } from '../proc/proc-stat.js';
 import { followStartup, type StartupFigures } from '../proc/startup.js';
 import { summarize, type Summary } from '../stats/percentile.js';
+import { measureAdmissionFloor, type AdmissionFloor } from './admission-floor.js';
 import { FirstSeen } from './first-seen.js';
 import { measureSteadyRequests, type RequestRates } from './steady-requests.js';
 
@@ -58,6 +59,8 @@ export interface ScaleResult {
   /** Cluster API only: when the MHC marked the Machine (HealthCheckSucceeded=False), seen by watch. */
   capiMarked: Summary & { expected: number; missing: number };
   delaysMs: { ours: number[]; capi: number[]; capiMarked: number[] };
+  /** The requests alone that starting the failing nodes needs, timed with both controllers stopped. */
+  admissionFloor?: AdmissionFloor;
 }
 
 const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
@@ -249,6 +252,14 @@ export async function runScale(world: CapiWorld, o: ScaleOptions): Promise<Scale
     // 4. The failed nodes come back, so the next scale starts from a healthy fleet.
     const back = Date.now();
     await forEachLimited(failing, 16, (n) => postReady(world.writerClient, n, 'True', back));
+    // 5. The floor under the burst figure, on the same apiserver with nobody else talking to it.
+    await ours.stop();
+    ours = undefined;
+    await world.stopManager();
+    result.admissionFloor = await measureAdmissionFloor(
+      world.identities.noderepair.kubeConfig,
+      failing,
+    );
     return result;
   } finally {
     heartbeats.stop();

@@ -98,6 +98,24 @@ describe('renderReport', () => {
     );
   });
 
+  it('shows the admission floor beside the burst figures and in the burst target', () => {
+    const s = scale(10_000, side(50, 840, 0), side(200, 11_710, 12));
+    s.admissionFloor = {
+      members: 100,
+      dryRunMs: 180,
+      realRunMs: 320,
+      rounds: [{ dryRunMs: 180, realRunMs: 320 }],
+    };
+    const md = renderReport(report([s]));
+    expect(md).toContain(
+      '| 10,000 | the requests alone of starting them, both stopped (GET + Event; real run: + Lease, intent) | 180 ms; real run 320 ms | not measured |  |',
+    );
+    expect(targetChecks(report([s]))[0]).toMatchObject({
+      measured: 'p99 840 ms at 10,000 nodes; the requests alone: 180 ms (a real run\'s: 320 ms)',
+      miss: '790 ms over',
+    });
+  });
+
   it('says when remediations were never seen', () => {
     const md = renderReport(report([scale(1000, side(50, 30, 0, 3), side(200, 1040, 12))]));
     expect(md).toContain('(3 of 100 never seen)');

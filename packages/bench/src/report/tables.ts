@@ -85,6 +85,17 @@ function scaleRows(r: ScaleResult): string[][] {
       ms(c.remediation.p99),
       ratio(c.remediation.p99, o.remediation.p99),
     ],
+    ...(r.admissionFloor
+      ? [
+          [
+            n,
+            'the requests alone of starting them, both stopped (GET + Event; real run: + Lease, intent)',
+            `${ms(r.admissionFloor.dryRunMs)}; real run ${ms(r.admissionFloor.realRunMs)}`,
+            'not measured',
+            '',
+          ],
+        ]
+      : []),
     [
       n,
       'requests to kube-apiserver per minute, steady',

@@ -18,6 +18,7 @@ import {
   type KubeNode,
 } from '@noderepair/core/kube';
 import { BENCH_NAMESPACE } from '../cluster/identities.js';
+import { forEachLimited } from '../cluster/node-writer.js';
 
 /** As many GETs in flight as burst admission's fresh reads (core autorepair/burst.ts). */
 const READS_AT_ONCE = 16;
@@ -34,15 +35,6 @@ export interface AdmissionFloor {
 }
 
 const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
-
-/** Runs f over items with at most k in flight (rolling, in order). */
-async function rolling<T>(k: number, items: readonly T[], f: (t: T) => Promise<unknown>) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await f(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(k, items.length) }, worker));
-}
 
 function event(node: string, tag: string): Record<string, unknown> {
   return {
@@ -68,7 +60,7 @@ async function round(
 ): Promise<number> {
   const t0 = performance.now();
   const fresh = new Map<string, KubeNode>();
-  await rolling(READS_AT_ONCE, names, async (n) => {
+  await forEachLimited(names, READS_AT_ONCE, async (n) => {
     fresh.set(n, await c.get<KubeNode>(NodeResource, n));
   });
   await Promise.all(
@@ -112,17 +104,16 @@ export async function measureAdmissionFloor(
   }
   // Clean up (not timed): the Leases, and the annotation off the Nodes.
   const tags = [`${stamp}-w`, ...rounds.map((_, i) => `${stamp}-r${i}`)];
-  await rolling(
-    READS_AT_ONCE,
-    tags.flatMap((t) => names.map((n) => `floor-${t}-${n}`)),
-    (l) => c.delete(LeaseResource, l, { namespace: BENCH_NAMESPACE }).catch(() => undefined),
+  const leases = tags.flatMap((t) => names.map((n) => `floor-${t}-${n}`));
+  await forEachLimited(leases, READS_AT_ONCE, (l) =>
+    c.delete(LeaseResource, l, { namespace: BENCH_NAMESPACE }).catch(() => undefined),
   );
-  await rolling(READS_AT_ONCE, names, (n) =>
-    c.patch(NodeResource, n, {
+  await forEachLimited(names, READS_AT_ONCE, async (n) => {
+    await c.patch(NodeResource, n, {
       type: 'merge',
       body: { metadata: { annotations: { [FLOOR_ANNOTATION]: null } } },
-    }),
-  );
+    });
+  });
   const floor: AdmissionFloor = {
     members: names.length,
     dryRunMs: Math.min(...rounds.map((r) => r.dryRunMs)),

@@ -1,10 +1,26 @@
 // Burst admission's own bound (burst.ts): members are admitted a bounded number at a time, so
 // a burst reuses the connections its fresh reads opened instead of opening one per member; a
-// member waiting for its turn is already in the stash, so its own reconcile waits for the batch.
+// member waiting for its turn is already in the stash, so its own reconcile waits for the batch,
+// and one whose turn comes after the term ended is not admitted at all.
 import { describe, expect, it } from 'vitest';
 import type { RepairDecision } from '../health/decide.js';
 import { Burst, type BurstPorts, type Seen } from './burst.js';
 import type { KubeNode } from '../kube/types.js';
+
+function members(count: number) {
+  const names = Array.from({ length: count }, (_, i) => `n${i}`);
+  const decision = { nextState: { phase: 'Remediating' } } as unknown as RepairDecision;
+  const admitted = new Map(names.map((n) => [n, decision]));
+  const fresh = new Map(
+    names.map((n) => [
+      n,
+      { node: { metadata: { name: n } }, previous: undefined, self: {} } as unknown as Seen & {
+        node: KubeNode;
+      },
+    ]),
+  );
+  return { admitted, fresh };
+}
 
 describe('Burst.admit', () => {
   it('admits 16 members at a time, each one in the stash before any write', async () => {
@@ -32,17 +48,7 @@ describe('Burst.admit', () => {
       wake: () => undefined,
     } as unknown as BurstPorts;
     const burst = new Burst(ports);
-    const names = Array.from({ length: 40 }, (_, i) => `n${i}`);
-    const decision = { nextState: { phase: 'Remediating' } } as unknown as RepairDecision;
-    const admitted = new Map(names.map((n) => [n, decision]));
-    const fresh = new Map(
-      names.map((n) => [
-        n,
-        { node: { metadata: { name: n } }, previous: undefined, self: {} } as unknown as Seen & {
-          node: KubeNode;
-        },
-      ]),
-    );
+    const { admitted, fresh } = members(40);
     const term = new AbortController().signal;
     const batch = burst.admit(admitted, fresh, term);
     // The last member's turn comes long after this: its reconcile already finds it stashed.
@@ -51,5 +57,32 @@ describe('Burst.admit', () => {
     expect(done.size).toBe(40);
     expect(most).toBe(16);
     expect((await last)?.node.metadata?.name).toBe('n39');
+  });
+
+  it('admits nobody whose turn comes after the term ended (a lost leader lease)', async () => {
+    const started: string[] = [];
+    const term = new AbortController();
+    const ports = {
+      policy: { stormGuard: { recheckIntervalMs: 60_000 } },
+      store: { encode: () => 'persisted' },
+      cachedStored: () => 'persisted',
+      now: () => 0,
+      log: { info: () => undefined, warn: () => undefined },
+      observe: async () => undefined,
+      takeForStart: async (seen: Seen & { node: KubeNode }) => {
+        started.push(seen.node.metadata!.name!);
+        // The lease is lost once the first 16 are in flight; 24 are still waiting for a turn.
+        if (started.length === 16) term.abort(new Error('leader lease lost'));
+        await new Promise((r) => setTimeout(r, 2));
+        return true;
+      },
+      giveBack: async () => undefined,
+      persist: async () => undefined,
+      announce: async () => undefined,
+      wake: () => undefined,
+    } as unknown as BurstPorts;
+    const { admitted, fresh } = members(40);
+    await new Burst(ports).admit(admitted, fresh, term.signal);
+    expect(started).toHaveLength(16);
   });
 });

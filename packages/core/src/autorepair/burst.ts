@@ -196,7 +196,8 @@ export class Burst {
     signal: AbortSignal,
   ): Promise<Handover | undefined> {
     const next = decision.nextState;
-    if (next === undefined) return undefined;
+    // Its turn came after the term ended (a lost leader lease): nothing more leaves for it.
+    if (next === undefined || signal.aborted) return undefined;
     let took = false;
     try {
       took = await this.ports.takeForStart(seen, decision, signal);

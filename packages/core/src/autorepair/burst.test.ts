@@ -22,32 +22,41 @@ function members(count: number) {
   return { admitted, fresh };
 }
 
+/** Ports whose every write succeeds at once, but for the ones a test times or counts. */
+function ports(over: Pick<BurstPorts, 'takeForStart'> & Partial<BurstPorts>): BurstPorts {
+  return {
+    policy: { stormGuard: { recheckIntervalMs: 60_000 } },
+    store: { encode: () => 'persisted' },
+    cachedStored: () => 'persisted',
+    now: () => 0,
+    log: { info: () => undefined, warn: () => undefined },
+    observe: async () => undefined,
+    giveBack: async () => undefined,
+    persist: async () => undefined,
+    announce: async () => undefined,
+    wake: () => undefined,
+    ...over,
+  } as unknown as BurstPorts;
+}
+
 describe('Burst.admit', () => {
   it('admits 16 members at a time, each one in the stash before any write', async () => {
     let inFlight = 0;
     let most = 0;
-    const ports = {
-      policy: { stormGuard: { recheckIntervalMs: 60_000 } },
-      store: { encode: () => 'persisted' },
-      cachedStored: () => 'persisted',
-      now: () => 0,
-      log: { info: () => undefined, warn: () => undefined },
-      observe: async () => undefined,
-      takeForStart: async () => {
-        inFlight++;
-        most = Math.max(most, inFlight);
-        await new Promise((r) => setTimeout(r, 2));
-        return true;
-      },
-      giveBack: async () => undefined,
-      persist: async () => {
-        await new Promise((r) => setTimeout(r, 2));
-        inFlight--;
-      },
-      announce: async () => undefined,
-      wake: () => undefined,
-    } as unknown as BurstPorts;
-    const burst = new Burst(ports);
+    const burst = new Burst(
+      ports({
+        takeForStart: async () => {
+          inFlight++;
+          most = Math.max(most, inFlight);
+          await new Promise((r) => setTimeout(r, 2));
+          return true;
+        },
+        persist: async () => {
+          await new Promise((r) => setTimeout(r, 2));
+          inFlight--;
+        },
+      }),
+    );
     const { admitted, fresh } = members(40);
     const term = new AbortController().signal;
     const batch = burst.admit(admitted, fresh, term);
@@ -62,27 +71,19 @@ describe('Burst.admit', () => {
   it('admits nobody whose turn comes after the term ended (a lost leader lease)', async () => {
     const started: string[] = [];
     const term = new AbortController();
-    const ports = {
-      policy: { stormGuard: { recheckIntervalMs: 60_000 } },
-      store: { encode: () => 'persisted' },
-      cachedStored: () => 'persisted',
-      now: () => 0,
-      log: { info: () => undefined, warn: () => undefined },
-      observe: async () => undefined,
-      takeForStart: async (seen: Seen & { node: KubeNode }) => {
-        started.push(seen.node.metadata!.name!);
-        // The lease is lost once the first 16 are in flight; 24 are still waiting for a turn.
-        if (started.length === 16) term.abort(new Error('leader lease lost'));
-        await new Promise((r) => setTimeout(r, 2));
-        return true;
-      },
-      giveBack: async () => undefined,
-      persist: async () => undefined,
-      announce: async () => undefined,
-      wake: () => undefined,
-    } as unknown as BurstPorts;
+    const burst = new Burst(
+      ports({
+        takeForStart: async (seen) => {
+          started.push(seen.node.metadata!.name!);
+          // The lease is lost once the first 16 are in flight; 24 are still waiting for a turn.
+          if (started.length === 16) term.abort(new Error('leader lease lost'));
+          await new Promise((r) => setTimeout(r, 2));
+          return true;
+        },
+      }),
+    );
     const { admitted, fresh } = members(40);
-    await new Burst(ports).admit(admitted, fresh, term.signal);
+    await burst.admit(admitted, fresh, term.signal);
     expect(started).toHaveLength(16);
   });
 });

@@ -125,17 +125,12 @@ export class Burst {
     const names = [...pre.admitted.keys()];
     at['prePass'] = now();
     const fresh = new Map<string, Seen & { node: KubeNode }>();
-    // REQUESTS_AT_ONCE readers over the whole list (fixed chunks waited for the slowest read
-    // of each); the map is filled in the candidates' order.
-    const seen = new Array<Seen | undefined>(names.length);
-    let next = 0;
-    const reader = async () => {
-      while (next < names.length) {
-        const i = next++;
-        seen[i] = await this.ports.observe(names[i]!, signal).catch(() => undefined);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(REQUESTS_AT_ONCE, names.length) }, reader));
+    // REQUESTS_AT_ONCE reads at a time, rolling (fixed chunks waited for the slowest read of
+    // each); the map is filled in the candidates' order.
+    const turn = slots(REQUESTS_AT_ONCE);
+    const seen = await Promise.all(
+      names.map((n) => turn(() => this.ports.observe(n, signal).catch(() => undefined))),
+    );
     seen.forEach((s, i) => {
       if (s?.node !== undefined) fresh.set(names[i]!, { ...s, node: s.node });
     });

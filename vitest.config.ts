@@ -12,7 +12,15 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       // Unit projects (the e2e packages' configs are run by their own test:e2e scripts).
-      ...['core', 'openstack', 'capo-remediation', 'overlayfs-gen', 'envtest', 'bench'].map((p) => `packages/${p}/vitest.config.ts`),
+      ...[
+        'core',
+        'openstack',
+        'capo-remediation',
+        'overlayfs-gen',
+        'envtest',
+        'bench',
+        'vm-node',
+      ].map((p) => `packages/${p}/vitest.config.ts`),
       // examples/: every example type-checks and runs (examples/test), and their own tests.
       'examples/vitest.config.ts',
       {

@@ -7,10 +7,9 @@ import { either } from 'fp-ts';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cloudInit, decodeConfig, generate, type HealthMonitor } from '../../src/index.js';
-import { ensureImage } from './image.js';
-import { Vm } from './qemu.js';
+import { ensureImage, parseStartup, Vm } from '@noderepair/vm-node/vm';
 import { countDescendants } from './exec-trace.js';
-import { parseStartup } from './systemd-time.js';
+import { DUMMY_FILES, DUMMY_LINKS } from './dummy-service.js';
 
 const BOOT_TIMEOUT_MS = 10 * 60_000;
 /** TCG on a shared machine: scheduling noise on top of every configured bound. */
@@ -74,7 +73,7 @@ async function waitForNewPid(old: number, limitS: number): Promise<number> {
 }
 
 beforeAll(async () => {
-  const image = ensureImage();
+  const image = ensureImage({ files: DUMMY_FILES, links: DUMMY_LINKS });
   vm = new Vm(image);
   await vm.start();
   bootId = await vm.waitForBoot(undefined, BOOT_TIMEOUT_MS);

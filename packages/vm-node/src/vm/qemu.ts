@@ -15,6 +15,19 @@ export interface ExecResult {
   readonly out: string;
 }
 
+export interface VmOptions {
+  /** Guest memory in MiB; default 1024. A Kubernetes node needs more than the overlay test. */
+  readonly memoryMiB?: number;
+  /**
+   * Appended to qemu's arguments, after the defaults, e.g. a network for a node that must reach
+   * an API server (`-nic user,...`: qemu adds it despite the default `-nic none`) or a QMP
+   * socket for the test hypervisor (`-qmp unix:...,server=on,wait=off`).
+   */
+  readonly qemuArgs?: readonly string[];
+  /** Appended to the kernel command line. */
+  readonly kernelArgs?: readonly string[];
+}
+
 export class Vm {
   private readonly dir = mkdtempSync(join(tmpdir(), 'ofs-vm-'));
   private readonly socketPath = join(this.dir, 'agent.sock');
@@ -27,14 +40,18 @@ export class Vm {
   private exited = false;
   private busy: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly image: VmImage) {}
+  constructor(
+    private readonly image: VmImage,
+    private readonly opts: VmOptions = {},
+  ) {}
 
   async start(): Promise<void> {
     this.proc = spawn(
       'qemu-system-x86_64',
+      // prettier-ignore
       [
         '-accel', 'tcg',
-        '-m', '1024',
+        '-m', String(this.opts.memoryMiB ?? 1024),
         // One vCPU: on a loaded host a second TCG vCPU thread mostly waits for the first (IPIs, RCU).
         '-smp', '1',
         '-nodefaults', '-no-user-config', '-display', 'none',
@@ -44,9 +61,11 @@ export class Vm {
           'root=/dev/vda rw console=ttyS0 panic=-1 loglevel=4 systemd.show_status=true',
           // TCG on a busy host: vCPUs stall for seconds; do not turn that into panics or noise.
           'nowatchdog rcupdate.rcu_cpu_stall_suppress=1 tsc=reliable',
-          // Every fork and exec of the boot goes to the trace buffer (exec-trace.ts counts the
-          // processes the overlay unit starts from it). Two events per process: no measurable cost.
+          // Every fork and exec of the boot goes to the trace buffer (overlayfs-gen's VM test
+          // counts the processes its overlay unit starts from it). Two events per process: no
+          // measurable cost.
           'trace_event=sched:sched_process_fork,sched:sched_process_exec',
+          ...(this.opts.kernelArgs ?? []),
         ].join(' '),
         // snapshot=on: writes go to a temporary overlay that lives as long as this qemu
         // process (so they survive guest reboots) and the cached image stays pristine.
@@ -56,6 +75,7 @@ export class Vm {
         '-chardev', `socket,id=agent,path=${this.socketPath},server=on,wait=off`,
         '-device', `virtserialport,chardev=agent,name=${AGENT_PORT}`,
         '-nic', 'none',
+        ...(this.opts.qemuArgs ?? []),
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
@@ -92,7 +112,11 @@ export class Vm {
   }
 
   /** Wait for (and consume) the first line matching `pattern`; earlier lines are dropped. */
-  private async nextLine(pattern: RegExp, timeoutMs: number, what: string): Promise<RegExpExecArray> {
+  private async nextLine(
+    pattern: RegExp,
+    timeoutMs: number,
+    what: string,
+  ): Promise<RegExpExecArray> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       while (this.lines.length > 0) {
@@ -100,10 +124,17 @@ export class Vm {
         const m = pattern.exec(line);
         if (m) return m;
       }
-      if (this.exited) throw new Error(`qemu exited while waiting for ${what}\n${this.consoleTail()}`);
+      if (this.exited)
+        throw new Error(`qemu exited while waiting for ${what}\n${this.consoleTail()}`);
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n${this.consoleTail()}`);
-      await Promise.race([new Promise<void>((r) => this.waiters.push(r)), sleep(Math.min(left, 1000))]);
+      if (left <= 0)
+        throw new Error(
+          `timed out after ${timeoutMs} ms waiting for ${what}\n${this.consoleTail()}`,
+        );
+      await Promise.race([
+        new Promise<void>((r) => this.waiters.push(r)),
+        sleep(Math.min(left, 1000)),
+      ]);
     }
   }
 
@@ -128,7 +159,11 @@ export class Vm {
     const run = async (): Promise<ExecResult> => {
       this.lines = [];
       this.socket?.write(`${Buffer.from(command, 'utf8').toString('base64')}\n`);
-      const m = await this.nextLine(/^RESULT (\d+) ?(\S*)$/, timeoutMs, `command: ${command.slice(0, 200)}`);
+      const m = await this.nextLine(
+        /^RESULT (\d+) ?(\S*)$/,
+        timeoutMs,
+        `command: ${command.slice(0, 200)}`,
+      );
       return { rc: Number(m[1]), out: Buffer.from(m[2] ?? '', 'base64').toString('utf8') };
     };
     const p = this.busy.then(run, run);

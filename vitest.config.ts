@@ -19,7 +19,7 @@ export default defineConfig({
         'overlayfs-gen',
         'envtest',
         'bench',
-        'vm-node',
+        'vm',
       ].map((p) => `packages/${p}/vitest.config.ts`),
       // examples/: every example type-checks and runs (examples/test), and their own tests.
       'examples/vitest.config.ts',

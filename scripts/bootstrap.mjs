@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { ensureNode22, NODE22_VERSION } from './node22.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const pnpmVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
+const pnpmVersion = JSON.parse(
+  readFileSync(join(root, 'package.json'), 'utf8'),
+).packageManager.split('@')[1];
 const what = process.argv[2];
 const rest = process.argv.slice(3);
 
@@ -24,7 +26,10 @@ function sh(cmd, args, opts = {}) {
 }
 function output(cmd, args) {
   try {
-    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync(cmd, args, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return '';
   }
@@ -47,10 +52,14 @@ function ensureDebianPackages() {
       if (name) wanted.add(name);
     }
   }
-  const missing = [...wanted].filter((p) => !output('dpkg-query', ['-W', '-f=${Status}', p]).includes('install ok installed'));
+  const missing = [...wanted].filter(
+    (p) => !output('dpkg-query', ['-W', '-f=${Status}', p]).includes('install ok installed'),
+  );
   if (missing.length === 0) return;
   if (process.getuid?.() !== 0) {
-    console.error(`bootstrap: these Debian packages are needed: ${missing.join(' ')}\n  run: sudo apt-get install -y ${missing.join(' ')}`);
+    console.error(
+      `bootstrap: these Debian packages are needed: ${missing.join(' ')}\n  run: sudo apt-get install -y ${missing.join(' ')}`,
+    );
     process.exit(1);
   }
   step(`installing Debian packages: ${missing.join(' ')}`);
@@ -77,7 +86,9 @@ function background(label, cmd, args) {
     relay(child.stderr, process.stderr);
     child.on('error', reject);
     child.on('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${label}: '${cmd} ${args.join(' ')}' failed (exit ${code})`)),
+      code === 0
+        ? resolve()
+        : reject(new Error(`${label}: '${cmd} ${args.join(' ')}' failed (exit ${code})`)),
     );
   });
 }
@@ -91,10 +102,19 @@ sh('pnpm', ['run', 'build']);
 if (what === 'test' || what === 'setup') {
   // The slow parts of a first run overlap: Go builds (CPU) run while apt-get and the
   // OpenStack test bed install (network and disk). All are cached for later runs.
-  step('test prerequisites: Kubernetes + Cluster API binaries, helm, kubectl | Debian packages + OpenStack test bed');
+  step(
+    'test prerequisites: Kubernetes + Cluster API binaries, kubelet, crictl, helm, kubectl | Debian packages + OpenStack test bed',
+  );
   const goBuilds = background('go', 'sh', [
     '-c',
-    'pnpm run --silent envtest:assets && node --import tsx --input-type=module -e "import { ensureCapiAssets } from \'./packages/capi-e2e/src/assets.ts\'; await ensureCapiAssets();" && pnpm run --silent ship tools',
+    [
+      'pnpm run --silent envtest:assets',
+      // The real node's binaries (packages/vm-node): the kubelet at the envtest version, crictl.
+      'node packages/envtest/dist/cli.js kubelet',
+      'node --import tsx --input-type=module -e "import { ensureCrictl } from \'./packages/vm-node/src/node/crictl.ts\'; ensureCrictl(console.log);"',
+      'node --import tsx --input-type=module -e "import { ensureCapiAssets } from \'./packages/capi-e2e/src/assets.ts\'; await ensureCapiAssets();"',
+      'pnpm run --silent ship tools',
+    ].join(' && '),
   ]);
   let failure;
   try {

@@ -27,11 +27,14 @@ export interface Assets {
 }
 
 const toolsDir = fileURLToPath(new URL('../tools/', import.meta.url));
+/** Module mode (the tools modules pin versions, go.sum fills in) and static binaries. */
+const GO_ENV = () => ({ ...process.env, GOFLAGS: '-mod=mod', CGO_ENABLED: '0' });
 
 /** Where built binaries are cached: outside any repository, one folder per version. */
 export function cacheDir(version = KUBERNETES_VERSION): string {
   const base =
-    process.env.NODEREPAIR_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'noderepair');
+    process.env.NODEREPAIR_CACHE ??
+    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'noderepair');
   return join(base, 'envtest', version);
 }
 
@@ -54,10 +57,16 @@ function isExecutable(p: string): boolean {
 
 /** setup-envtest's store: ~/.local/share/kubebuilder-envtest/k8s/<version>-linux-amd64. */
 function setupEnvtestDirs(): string[] {
-  const root = join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'kubebuilder-envtest', 'k8s');
+  const root = join(
+    process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'),
+    'kubebuilder-envtest',
+    'k8s',
+  );
   if (!existsSync(root)) return [];
   return readdirSync(root)
-    .filter((d) => d.endsWith(`-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}`))
+    .filter((d) =>
+      d.endsWith(`-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}`),
+    )
     .sort()
     .reverse()
     .map((d) => join(root, d));
@@ -69,7 +78,8 @@ function setupEnvtestDirs(): string[] {
  */
 export function findAssets(opts: { needControllerManager?: boolean } = {}): Assets | undefined {
   const candidates: Array<[string, Assets['source']]> = [];
-  if (process.env.KUBEBUILDER_ASSETS) candidates.push([process.env.KUBEBUILDER_ASSETS, 'KUBEBUILDER_ASSETS']);
+  if (process.env.KUBEBUILDER_ASSETS)
+    candidates.push([process.env.KUBEBUILDER_ASSETS, 'KUBEBUILDER_ASSETS']);
   candidates.push([cacheDir(), 'noderepair-cache']);
   for (const d of setupEnvtestDirs()) candidates.push([d, 'setup-envtest']);
   for (const [dir, source] of candidates) {
@@ -81,7 +91,13 @@ export function findAssets(opts: { needControllerManager?: boolean } = {}): Asse
 
 type Progress = (line: string) => void;
 
-function run(cmd: string, args: string[], cwd: string, progress: Progress, env: NodeJS.ProcessEnv): Promise<void> {
+function run(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  progress: Progress,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let tail = '';
@@ -100,7 +116,9 @@ function run(cmd: string, args: string[], cwd: string, progress: Progress, env: 
       ),
     );
     child.on('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')} failed (exit ${code}):\n${tail}`)),
+      code === 0
+        ? resolve()
+        : reject(new Error(`${cmd} ${args.join(' ')} failed (exit ${code}):\n${tail}`)),
     );
   });
 }
@@ -123,6 +141,70 @@ export async function ensureAssets(
   if (found) return found;
   const progress = opts.progress ?? ((l: string) => process.stderr.write(`${l}\n`));
   const dir = cacheDir();
+  return underBuildLock(
+    dir,
+    () => findAssets(opts),
+    async () => {
+      const tmp = join(dir, `.tmp-${process.pid}`);
+      rmSync(tmp, { recursive: true, force: true });
+      mkdirSync(tmp, { recursive: true });
+      progress(
+        `envtest: building etcd ${ETCD_VERSION} from go.etcd.io/etcd/server/v3 (first run only)...`,
+      );
+      await run(
+        'go',
+        ['build', '-trimpath', '-ldflags', '-s -w', '-o', join(tmp, 'etcd'), '.'],
+        join(toolsDir, 'etcd'),
+        progress,
+        GO_ENV(),
+      );
+      progress(
+        `envtest: building kube-apiserver and kube-controller-manager ${KUBERNETES_VERSION} from k8s.io/kubernetes (first run only, ~10-20 min on 2 cores)...`,
+      );
+      await buildKube(tmp, ['kube-apiserver', 'kube-controller-manager'], progress);
+      for (const b of ['etcd', 'kube-apiserver', 'kube-controller-manager'])
+        renameSync(join(tmp, b), join(dir, b));
+      rmSync(tmp, { recursive: true, force: true });
+      progress(`envtest: binaries ready in ${dir}`);
+      const built = findAssets(opts);
+      if (!built) throw new Error(`built binaries are missing from ${dir}`);
+      return { ...built, source: 'built' as const };
+    },
+  );
+}
+
+/**
+ * Builds k8s.io/kubernetes/cmd/<each of commands> into `outDir`, statically, with the linker
+ * flags that stamp KUBERNETES_VERSION into them as the release build does.
+ */
+function buildKube(outDir: string, commands: string[], progress: Progress): Promise<void> {
+  const [, maj, min] = /^v(\d+)\.(\d+)/.exec(KUBERNETES_VERSION) ?? [];
+  const ldflags = [
+    '-s -w',
+    `-X k8s.io/component-base/version.gitVersion=${KUBERNETES_VERSION}`,
+    `-X k8s.io/component-base/version.gitMajor=${maj}`,
+    `-X k8s.io/component-base/version.gitMinor=${min}`,
+    '-X k8s.io/component-base/version.gitTreeState=clean',
+  ].join(' ');
+  const args = ['build', '-trimpath', '-ldflags', ldflags, '-o', `${outDir}/`];
+  return run(
+    'go',
+    [...args, ...commands.map((c) => `k8s.io/kubernetes/cmd/${c}`)],
+    join(toolsDir, 'kube'),
+    progress,
+    GO_ENV(),
+  );
+}
+
+/**
+ * Runs `build` while holding `dir`'s build lock (a directory: concurrent callers, such as
+ * parallel test workers, wait for one build), unless `found` finds the result first.
+ */
+async function underBuildLock<T>(
+  dir: string,
+  found: () => T | undefined,
+  build: () => Promise<T>,
+): Promise<T> {
   mkdirSync(dir, { recursive: true });
   const lock = join(dir, '.build-lock');
   for (;;) {
@@ -132,58 +214,48 @@ export async function ensureAssets(
     } catch {
       // Someone else is building; a lock older than an hour is from a dead build.
       try {
-        if (Date.now() - statSync(lock).mtimeMs > 3_600_000) rmSync(lock, { recursive: true, force: true });
+        if (Date.now() - statSync(lock).mtimeMs > 3_600_000)
+          rmSync(lock, { recursive: true, force: true });
       } catch {
         /* raced with its removal */
       }
       await new Promise((r) => setTimeout(r, 2_000));
-      const now = findAssets(opts);
-      if (now) return now;
+      const now = found();
+      if (now !== undefined) return now;
     }
   }
   try {
-    const again = findAssets(opts);
-    if (again) return again;
-    const env = { ...process.env, GOFLAGS: '-mod=mod', CGO_ENABLED: '0' };
-    const tmp = join(dir, `.tmp-${process.pid}`);
-    rmSync(tmp, { recursive: true, force: true });
-    mkdirSync(tmp, { recursive: true });
-    const [, maj, min] = /^v(\d+)\.(\d+)/.exec(KUBERNETES_VERSION) ?? [];
-    const ldflags = [
-      '-s -w',
-      `-X k8s.io/component-base/version.gitVersion=${KUBERNETES_VERSION}`,
-      `-X k8s.io/component-base/version.gitMajor=${maj}`,
-      `-X k8s.io/component-base/version.gitMinor=${min}`,
-      '-X k8s.io/component-base/version.gitTreeState=clean',
-    ].join(' ');
-    progress(`envtest: building etcd ${ETCD_VERSION} from go.etcd.io/etcd/server/v3 (first run only)...`);
-    await run('go', ['build', '-trimpath', '-ldflags', '-s -w', '-o', join(tmp, 'etcd'), '.'], join(toolsDir, 'etcd'), progress, env);
-    progress(
-      `envtest: building kube-apiserver and kube-controller-manager ${KUBERNETES_VERSION} from k8s.io/kubernetes (first run only, ~10-20 min on 2 cores)...`,
-    );
-    await run(
-      'go',
-      [
-        'build',
-        '-trimpath',
-        '-ldflags',
-        ldflags,
-        '-o',
-        `${tmp}/`,
-        'k8s.io/kubernetes/cmd/kube-apiserver',
-        'k8s.io/kubernetes/cmd/kube-controller-manager',
-      ],
-      join(toolsDir, 'kube'),
-      progress,
-      env,
-    );
-    for (const b of ['etcd', 'kube-apiserver', 'kube-controller-manager']) renameSync(join(tmp, b), join(dir, b));
-    rmSync(tmp, { recursive: true, force: true });
-    progress(`envtest: binaries ready in ${dir}`);
-    const built = findAssets(opts);
-    if (!built) throw new Error(`built binaries are missing from ${dir}`);
-    return { ...built, source: 'built' };
+    return found() ?? (await build());
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
+}
+
+/**
+ * The kubelet of {@link KUBERNETES_VERSION}, for tests that run a real node (a VM joined to the
+ * control plane): built once from k8s.io/kubernetes like kube-apiserver, statically (the guest
+ * needs no Go or libc of a given version), and cached beside the control-plane binaries.
+ * Returns its absolute path.
+ */
+export async function ensureKubelet(opts: { progress?: Progress } = {}): Promise<string> {
+  const progress = opts.progress ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const dir = cacheDir();
+  const kubelet = join(dir, 'kubelet');
+  return underBuildLock(
+    dir,
+    () => (isExecutable(kubelet) ? kubelet : undefined),
+    async () => {
+      const tmp = join(dir, `.tmp-kubelet-${process.pid}`);
+      rmSync(tmp, { recursive: true, force: true });
+      mkdirSync(tmp, { recursive: true });
+      progress(
+        `envtest: building kubelet ${KUBERNETES_VERSION} from k8s.io/kubernetes (first run only)...`,
+      );
+      await buildKube(tmp, ['kubelet'], progress);
+      renameSync(join(tmp, 'kubelet'), kubelet);
+      rmSync(tmp, { recursive: true, force: true });
+      progress(`envtest: kubelet ready at ${kubelet}`);
+      return kubelet;
+    },
+  );
 }

@@ -10,6 +10,7 @@ export { ControlPlane, startControlPlane } from './control-plane.js';
 export type { ControlPlaneOptions, ControllerManagerOptions } from './control-plane.js';
 export {
   ensureAssets,
+  ensureKubelet,
   findAssets,
   cacheDir,
   KUBERNETES_VERSION,

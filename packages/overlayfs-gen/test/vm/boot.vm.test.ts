@@ -4,10 +4,9 @@
 // a dummy service to prove the health monitor and the Restart=always drop-in bring it back.
 // Prints the time the overlay step adds to boot as one JSON line for the benchmark record.
 import { either } from 'fp-ts';
-import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cloudInit, decodeConfig, generate, type HealthMonitor } from '../../src/index.js';
-import { ensureImage, parseStartup, Vm } from '@noderepair/vm-node/vm';
+import { applyCloudConfig, ensureImage, parseStartup, Vm } from '@noderepair/vm';
 import { countDescendants } from './exec-trace.js';
 import { DUMMY_FILES, DUMMY_LINKS } from './dummy-service.js';
 
@@ -33,15 +32,6 @@ const config = decodeConfig({ tmpfsSize: '128M', healthMonitors: [dummyMonitor] 
 if (either.isLeft(config)) throw new Error(JSON.stringify(config.left));
 const monitor = config.right.healthMonitors[0] as HealthMonitor;
 
-interface WriteFile {
-  path: string;
-  permissions: string;
-  owner: string;
-  encoding?: string;
-  content: string;
-}
-
-const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 let vm: Vm;
 let bootId: string;
@@ -85,15 +75,7 @@ beforeAll(async () => {
   // Apply the cloud-init snippet as cloud-init does: write_files, then runcmd in order.
   const rendered = cloudInit(generate(config.right));
   if (either.isLeft(rendered)) throw new Error(rendered.left);
-  const doc = parse(rendered.right) as { write_files: WriteFile[]; runcmd: string[] };
-  for (const f of doc.write_files) {
-    const payload = f.encoding === 'gzip+base64' ? f.content : Buffer.from(f.content, 'utf8').toString('base64');
-    const decode = f.encoding === 'gzip+base64' ? 'base64 -d | gunzip' : 'base64 -d';
-    await vm.ok(
-      `mkdir -p "$(dirname ${q(f.path)})" && printf '%s' ${q(payload)} | ${decode} > ${q(f.path)} && chmod ${f.permissions} ${q(f.path)} && chown ${f.owner} ${q(f.path)}`,
-    );
-  }
-  for (const cmd of doc.runcmd) await vm.ok(cmd);
+  await applyCloudConfig(vm, rendered.right);
 
   bootId = await vm.reboot(bootId, BOOT_TIMEOUT_MS);
   timings.userspaceMsWithOverlay = await userspaceBootMs();

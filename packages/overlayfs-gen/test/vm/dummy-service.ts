@@ -1,6 +1,6 @@
 // The dummy service the health monitor in boot.vm.test.ts watches, baked into the VM image
 // beside @noderepair/vm-node's test agent (ensureImage's `files` and `links`).
-import type { GuestFile } from '@noderepair/vm-node/vm';
+import type { GuestFile } from '@noderepair/vm';
 
 export const DUMMY_FILES: Readonly<Record<string, GuestFile>> = {
   // The dummy watched service: a heartbeat file, fresh while the process runs. Restart=no on

@@ -1,4 +1,4 @@
 import { defineConfig } from 'vitest/config';
 import { project } from '../../vitest.shared.js';
 
-export default defineConfig(project('vm-node'));
+export default defineConfig(project('vm'));

@@ -1,0 +1,213 @@
+// A real node in the loop (issue 26): the kubelet built at the control plane's version and
+// Debian's containerd in a qemu VM, joined to a real kube-apiserver with kube-controller-manager's
+// node lifecycle controller, and overlayfs-gen's health monitors installed from its cloud-init
+// output. What the kubelet and the controller manager write is read back from the API and fed
+// to core's classifier: the messages the fake kubelet and the docs use are checked against the
+// real ones here.
+import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
+import { classifyNode, type HealthObservation } from '@noderepair/core/health';
+import { KUBERNETES_VERSION, KubeletNotReadyMessages, startControlPlane, waitFor, type ControlPlane } from '@noderepair/envtest';
+import { cloudInit, decodeConfig, generate, DEFAULT_KUBELET_HEALTHZ } from '@noderepair/overlayfs-gen';
+import { applyCloudConfig } from '@noderepair/vm';
+import { either } from 'fp-ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureNodeImage, joinTargetOf, KubeNode, POD_SUBNET } from '../src/node/index.js';
+
+const NAME = 'vm-node-1';
+/** The controller manager's grace before it marks a silent node Unknown (40 s by default). */
+const NODE_MONITOR_GRACE_S = 20;
+/** The monitors' boot grace: the kubelet starts only once the test has joined it. */
+const BOOT_GRACE_S = 90;
+
+// The generated monitors, tuned so each scenario shows the node's own signal first: a stopped
+// containerd is reported by the kubelet after ~30-40 s, so the runtime monitor waits ~60 s of
+// failed checks (its default 3 x 10 s could restart it before the kubelet says anything).
+const shared = {
+  bootGraceSeconds: BOOT_GRACE_S,
+  restartSec: 2,
+  backoff: { initialSeconds: 10, maxSeconds: 60 },
+  restartBudget: { maxRestarts: 5, windowSeconds: 3600 },
+};
+const overlay = decodeConfig({
+  tmpfsSize: '256M',
+  healthMonitors: [
+    {
+      ...shared,
+      name: 'kubelet',
+      unit: 'kubelet.service',
+      check: { type: 'http', url: DEFAULT_KUBELET_HEALTHZ },
+      intervalSeconds: 5,
+      timeoutSeconds: 5,
+      failureThreshold: 3,
+      killGraceSeconds: 5,
+    },
+    {
+      ...shared,
+      name: 'container-runtime',
+      unit: 'containerd.service',
+      check: { type: 'crictl', endpoint: 'unix:///run/containerd/containerd.sock' },
+      intervalSeconds: 10,
+      timeoutSeconds: 20,
+      failureThreshold: 6,
+      killGraceSeconds: 10,
+    },
+  ],
+});
+if (either.isLeft(overlay)) throw new Error(JSON.stringify(overlay.left));
+const userData = cloudInit(generate(overlay.right));
+if (either.isLeft(userData)) throw new Error(userData.left);
+
+let cp: ControlPlane;
+let node: KubeNode;
+let core: CoreV1Api;
+let bootId: string;
+const t0 = Date.now();
+/** Seconds since the test file started, per event: printed as one JSON line at the end. */
+const timeline: Record<string, number> = {};
+const mark = (what: string) => (timeline[what] = Math.round((Date.now() - t0) / 100) / 10);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function readNode(): Promise<V1Node> {
+  return core.readNode({ name: NAME });
+}
+function ready(n: V1Node) {
+  return n.status?.conditions?.find((c) => c.type === 'Ready');
+}
+/** Polls the Node until `pred` holds; the error shows the last Ready condition and the journal. */
+async function waitForNode(what: string, pred: (n: V1Node) => boolean, limitS: number): Promise<V1Node> {
+  const deadline = Date.now() + limitS * 1000;
+  let last: V1Node | undefined;
+  for (;;) {
+    try {
+      last = await readNode();
+      if (pred(last)) return last;
+    } catch {
+      // not registered yet
+    }
+    if (Date.now() > deadline) {
+      const journal = await node.vm.exec('journalctl -b --no-pager -u kubelet -u containerd -t noderepair-health-kubelet -t noderepair-health-container-runtime | tail -40 | cut -c1-300');
+      throw new Error(`${what}: not within ${limitS}s; Ready: ${JSON.stringify(last && ready(last))}\n${journal.out}`);
+    }
+    await sleep(2000);
+  }
+}
+const isReady = (n: V1Node) => ready(n)?.status === 'True';
+function observation(n: V1Node): HealthObservation {
+  return { nodeName: NAME, node: n as HealthObservation['node'] };
+}
+async function uptimeS(): Promise<number> {
+  return Number((await node.vm.ok('cut -d. -f1 /proc/uptime')).trim());
+}
+async function mainPid(unit: string): Promise<number> {
+  return Number((await node.vm.ok(`systemctl show -p MainPID --value ${unit}`)).trim());
+}
+
+beforeAll(async () => {
+  cp = await startControlPlane({
+    controllerManager: { nodeMonitorGracePeriodSeconds: NODE_MONITOR_GRACE_S, nodeMonitorPeriodSeconds: 2 },
+    nodeIdentities: [NAME],
+  });
+  core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  const image = await ensureNodeImage({ progress: (l) => process.stdout.write(`${l}\n`) });
+  mark('imageReady');
+  node = new KubeNode({ name: NAME, image });
+  bootId = await node.boot();
+  mark('booted');
+  // What the node's cloud-init runs at first boot (overlayfs-gen's output): the monitors start.
+  await applyCloudConfig(node.vm, userData.right);
+  await node.join(joinTargetOf(cp, NAME));
+  await waitForNode('the joined node Ready', isReady, 600);
+  mark('nodeReady');
+}, 40 * 60_000);
+
+afterAll(async () => {
+  await node?.stop();
+  await cp?.stop();
+  process.stdout.write(`${JSON.stringify({ benchmark: 'vm-node/real-node', ...timeline })}\n`);
+});
+
+describe('a real kubelet and containerd in a VM, joined to the test control plane', () => {
+  it('registers its Node with its providerID, renews its Lease and runs a pod on the pod network', async () => {
+    const n = await readNode();
+    expect(n.spec?.providerID).toBe(`qemu-test:///${NAME}`);
+    expect(n.status?.nodeInfo?.kubeletVersion).toBe(KUBERNETES_VERSION);
+    expect(n.status?.nodeInfo?.containerRuntimeVersion).toMatch(/^containerd:\/\/1\.6\./);
+    expect(n.status?.nodeInfo?.bootID).toBe(bootId);
+    // The kubelet's lease controller creates the Lease on its own schedule, maybe after Ready.
+    const leases = cp.kubeConfig.makeApiClient(CoordinationV1Api);
+    const lease = await waitFor('the kubelet\'s Lease', () => leases.readNamespacedLease({ name: NAME, namespace: 'kube-node-lease' }), 120_000, 2000);
+    expect(lease.spec?.holderIdentity).toBe(NAME);
+    const renewed = await waitFor(
+      'a renewal of the Lease',
+      async () => {
+        const l = await leases.readNamespacedLease({ name: NAME, namespace: 'kube-node-lease' });
+        return l.metadata?.resourceVersion !== lease.metadata?.resourceVersion ? l : undefined;
+      },
+      120_000,
+      2000,
+    );
+    expect(new Date(renewed.spec?.renewTime ?? 0).getTime()).toBeGreaterThan(new Date(lease.spec?.renewTime ?? 0).getTime());
+    // A static pod from the locally built pause image (no registry is reachable): the runtime,
+    // the sandbox image and the CNI bridge all work, and the kubelet mirrors it to the API.
+    await node.vm.ok(
+      `mkdir -p /etc/kubernetes/manifests && printf '%s\\n' 'apiVersion: v1' 'kind: Pod' 'metadata: { name: probe, namespace: default }' 'spec:' '  containers:' '  - { name: pause, image: registry.k8s.io/pause:3.10.1, imagePullPolicy: Never }' > /etc/kubernetes/manifests/probe.yaml`,
+    );
+    const pod = await waitFor(
+      'the static pod Running',
+      async () => {
+        const p = await core.readNamespacedPod({ name: `probe-${NAME}`, namespace: 'default' });
+        return p.status?.phase === 'Running' ? p : undefined;
+      },
+      300_000,
+      2000,
+    );
+    expect(pod.spec?.nodeName).toBe(NAME);
+    // An address from the node's bridge network (POD_SUBNET), so the CNI plugins ran.
+    expect(POD_SUBNET).toBe('10.88.0.0/16');
+    expect(pod.status?.podIP).toMatch(/^10\.88\./);
+    mark('podRunning');
+  });
+
+  it('containerd stopped: the kubelet says "container runtime is down", core classifies it as the runtime, the runtime monitor restarts containerd, no reboot', async () => {
+    // The monitors check only after their boot grace.
+    await node.vm.ok(`while [ "$(cut -d. -f1 /proc/uptime)" -lt ${BOOT_GRACE_S + 5} ]; do sleep 1; done`, 300_000);
+    await node.vm.ok('systemctl stop containerd.service');
+    mark('containerdStopped');
+    const down = await waitForNode('Ready=False after containerd stopped', (n) => ready(n)?.status === 'False', 300);
+    mark('runtimeDownReported');
+    const cond = ready(down);
+    // The real kubelet's words, as the fake kubelet and the docs' table have them.
+    expect(cond?.reason).toBe('KubeletNotReady');
+    expect(cond?.message).toBe(KubeletNotReadyMessages.containerRuntimeDown);
+    expect(classifyNode(observation(down), Date.now(), { staleHeartbeatTimeoutMs: 0 }).kind).toBe('ContainerRuntimeDown');
+    const back = await waitForNode('Ready=True after the runtime monitor', isReady, 300);
+    mark('runtimeRecovered');
+    expect(back.status?.nodeInfo?.bootID).toBe(bootId);
+    expect((await node.vm.ok('systemctl is-active containerd.service')).trim()).toBe('active');
+    const log = await node.vm.ok('journalctl -b --no-pager -t noderepair-health-container-runtime');
+    expect(log).toContain('containerd.service health check failed (6/6)');
+    expect(log).toContain('containerd.service has no main process; restarting it');
+  });
+
+  it('kubelet frozen (SIGSTOP): the controller manager marks the Node Unknown, the kubelet monitor kills and restarts it through its healthz, Ready again without a reboot', async () => {
+    expect(await uptimeS()).toBeGreaterThan(BOOT_GRACE_S);
+    const pid = await mainPid('kubelet.service');
+    expect(pid).toBeGreaterThan(0);
+    await node.vm.ok(`kill -STOP ${pid}`);
+    mark('kubeletFrozen');
+    const unknown = await waitForNode('Ready=Unknown after SIGSTOP', (n) => ready(n)?.status === 'Unknown', 300);
+    mark('nodeUnknown');
+    expect(ready(unknown)?.reason).toBe('NodeStatusUnknown');
+    expect(ready(unknown)?.message).toBe('Kubelet stopped posting node status.');
+    expect(classifyNode(observation(unknown), Date.now(), { staleHeartbeatTimeoutMs: 0 }).kind).toBe('KubeletUnreachable');
+    const back = await waitForNode('Ready=True after the kubelet monitor', isReady, 300);
+    mark('kubeletRecovered');
+    expect(back.status?.nodeInfo?.bootID).toBe(bootId);
+    const newPid = await mainPid('kubelet.service');
+    expect(newPid).not.toBe(pid);
+    const log = await node.vm.ok('journalctl -b --no-pager -t noderepair-health-kubelet');
+    expect(log).toContain('kubelet.service health check failed (3/3)');
+    expect(log).toContain(`killing main process ${pid} of kubelet.service (SIGTERM)`);
+    expect(log).toContain(`main process ${pid} of kubelet.service still running after 5s; sending SIGKILL`);
+  });
+});

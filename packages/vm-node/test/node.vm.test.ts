@@ -5,11 +5,13 @@
 // to core's classifier: the messages the fake kubelet and the docs use are checked against the
 // real ones here.
 import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
-import { classifyNode, type HealthObservation } from '@noderepair/core/health';
+import { classifyNode, decideRepair, resolveRepairPolicy, type HealthObservation } from '@noderepair/core/health';
+import { readyTexts } from '@noderepair/core/testing';
 import { KUBERNETES_VERSION, KubeletNotReadyMessages, startControlPlane, waitFor, type ControlPlane } from '@noderepair/envtest';
 import { cloudInit, decodeConfig, generate, DEFAULT_KUBELET_HEALTHZ } from '@noderepair/overlayfs-gen';
 import { applyCloudConfig } from '@noderepair/vm';
 import { either } from 'fp-ts';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureNodeImage, joinTargetOf, KubeNode, POD_SUBNET } from '../src/node/index.js';
 
@@ -92,6 +94,16 @@ async function waitForNode(what: string, pred: (n: V1Node) => boolean, limitS: n
   }
 }
 const isReady = (n: V1Node) => ready(n)?.status === 'True';
+
+/** core's causes table (packages/core/docs/health.md): the row of `cause`, to check it against the real text. */
+const causesDoc = readFileSync(new URL('../../core/docs/health.md', import.meta.url), 'utf8');
+function docRow(cause: string): string {
+  const row = causesDoc.split('\n').find((l) => l.startsWith(`| \`${cause}\``));
+  if (row === undefined) throw new Error(`packages/core/docs/health.md has no row for ${cause}`);
+  return row;
+}
+/** The Ready condition's status, reason and message: what core's readyTexts fixtures hold. */
+const texts = (n: V1Node) => ({ status: ready(n)?.status, reason: ready(n)?.reason, message: ready(n)?.message });
 function observation(n: V1Node): HealthObservation {
   return { nodeName: NAME, node: n as HealthObservation['node'] };
 }
@@ -129,6 +141,7 @@ afterAll(async () => {
 describe('a real kubelet and containerd in a VM, joined to the test control plane', () => {
   it('registers its Node with its providerID, renews its Lease and runs a pod on the pod network', async () => {
     const n = await readNode();
+    expect(texts(n)).toEqual(readyTexts.ready);
     expect(n.spec?.providerID).toBe(`qemu-test:///${NAME}`);
     expect(n.status?.nodeInfo?.kubeletVersion).toBe(KUBERNETES_VERSION);
     expect(n.status?.nodeInfo?.containerRuntimeVersion).toMatch(/^containerd:\/\/1\.6\./);
@@ -175,10 +188,10 @@ describe('a real kubelet and containerd in a VM, joined to the test control plan
     mark('containerdStopped');
     const down = await waitForNode('Ready=False after containerd stopped', (n) => ready(n)?.status === 'False', 300);
     mark('runtimeDownReported');
-    const cond = ready(down);
-    // The real kubelet's words, as the fake kubelet and the docs' table have them.
-    expect(cond?.reason).toBe('KubeletNotReady');
-    expect(cond?.message).toBe(KubeletNotReadyMessages.containerRuntimeDown);
+    // The real kubelet's words, as the fake kubelet, core's test fixtures and the docs' table have them.
+    expect(texts(down)).toEqual(readyTexts.runtimeDown);
+    expect(ready(down)?.message).toBe(KubeletNotReadyMessages.containerRuntimeDown);
+    expect(docRow('ContainerRuntimeDown')).toContain(`"${ready(down)?.message}"`);
     expect(classifyNode(observation(down), Date.now(), { staleHeartbeatTimeoutMs: 0 }).kind).toBe('ContainerRuntimeDown');
     const back = await waitForNode('Ready=True after the runtime monitor', isReady, 300);
     mark('runtimeRecovered');
@@ -197,8 +210,8 @@ describe('a real kubelet and containerd in a VM, joined to the test control plan
     mark('kubeletFrozen');
     const unknown = await waitForNode('Ready=Unknown after SIGSTOP', (n) => ready(n)?.status === 'Unknown', 300);
     mark('nodeUnknown');
-    expect(ready(unknown)?.reason).toBe('NodeStatusUnknown');
-    expect(ready(unknown)?.message).toBe('Kubelet stopped posting node status.');
+    expect(texts(unknown)).toEqual(readyTexts.unknown);
+    expect(docRow('KubeletUnreachable')).toContain(`\`${ready(unknown)?.reason}\`, "${ready(unknown)?.message}"`);
     expect(classifyNode(observation(unknown), Date.now(), { staleHeartbeatTimeoutMs: 0 }).kind).toBe('KubeletUnreachable');
     const back = await waitForNode('Ready=True after the kubelet monitor', isReady, 300);
     mark('kubeletRecovered');
@@ -209,5 +222,36 @@ describe('a real kubelet and containerd in a VM, joined to the test control plan
     expect(log).toContain('kubelet.service health check failed (3/3)');
     expect(log).toContain(`killing main process ${pid} of kubelet.service (SIGTERM)`);
     expect(log).toContain(`main process ${pid} of kubelet.service still running after 5s; sending SIGKILL`);
+  });
+
+  // Last: the node stays off. The repair controller is not running in this file yet; what it
+  // would do is core's pure decision, fed the Node objects the real kubelet and controller
+  // manager wrote (the controller runs exactly decideRepair on what it reads).
+  it('graceful shutdown (systemctl poweroff): the kubelet reports "node is shutting down"; core decides no action while it shuts down, once it is off, nor a day later', async () => {
+    const policy = resolveRepairPolicy({});
+    if (either.isLeft(policy)) throw new Error(policy.left);
+    await node.vm.ok('systemctl poweroff --no-block');
+    mark('poweroffRequested');
+    const shutting = await waitForNode('Ready=False while shutting down', (n) => ready(n)?.status === 'False', 120);
+    mark('shutdownReported');
+    expect(texts(shutting)).toEqual(readyTexts.shuttingDown);
+    expect(ready(shutting)?.message).toBe(KubeletNotReadyMessages.shuttingDown);
+    expect(docRow('ShuttingDown')).toContain(`"${ready(shutting)?.message}"`);
+    const t1 = Date.now();
+    const d1 = decideRepair(observation(shutting), undefined, policy.right, t1);
+    expect(d1.cause.kind).toBe('ShuttingDown');
+    expect(d1.actions).toEqual([]);
+    await node.vm.waitForExit(300_000);
+    mark('poweredOff');
+    const off = await waitForNode('Ready=Unknown once off', (n) => ready(n)?.status === 'Unknown', 300);
+    mark('offUnknown');
+    // Unknown after an announced shutdown: powered off on purpose, not a failure. The default
+    // policy (shutdown.poweredOff: Wait) waits for ever: still no action a day later.
+    const t2 = Date.now();
+    const d2 = decideRepair(observation(off), d1.nextState, policy.right, t2);
+    expect(d2.actions).toEqual([]);
+    const d3 = decideRepair(observation(off), d2.nextState, policy.right, t2 + 24 * 3600_000);
+    expect(d3.actions).toEqual([]);
+    expect(d3.reason).toMatch(/shut/i);
   });
 });

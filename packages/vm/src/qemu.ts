@@ -185,6 +185,23 @@ export class Vm {
     return this.waitForBoot(bootId, timeoutMs);
   }
 
+  /**
+   * Resolves once qemu has exited, as it does when the guest powers itself off (no
+   * -no-shutdown): e.g. after a `systemctl poweroff` in the guest.
+   */
+  async waitForExit(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.exited) {
+      const left = deadline - Date.now();
+      if (left <= 0)
+        throw new Error(`qemu still running after ${timeoutMs} ms\n${this.consoleTail()}`);
+      await Promise.race([
+        new Promise<void>((r) => this.waiters.push(r)),
+        sleep(Math.min(left, 1000)),
+      ]);
+    }
+  }
+
   async stop(): Promise<void> {
     // Keep the last console log for a post-mortem (outside the repository).
     try {

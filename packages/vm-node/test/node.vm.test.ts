@@ -6,14 +6,18 @@
 // real ones here.
 import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { classifyNode, decideRepair, resolveRepairPolicy, type HealthObservation } from '@noderepair/core/health';
+import type { ActionRequest, MachineProvider } from '@noderepair/core/provider';
 import { readyTexts } from '@noderepair/core/testing';
 import { KUBERNETES_VERSION, KubeletNotReadyMessages, startControlPlane, waitFor, type ControlPlane } from '@noderepair/envtest';
 import { cloudInit, decodeConfig, generate, DEFAULT_KUBELET_HEALTHZ } from '@noderepair/overlayfs-gen';
 import { applyCloudConfig } from '@noderepair/vm';
 import { either } from 'fp-ts';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureNodeImage, joinTargetOf, KubeNode, POD_SUBNET } from '../src/node/index.js';
+import { TestHypervisor, testHypervisorProvider } from '../src/test-hypervisor/index.js';
 
 const NAME = 'vm-node-1';
 /** The controller manager's grace before it marks a silent node Unknown (40 s by default). */
@@ -63,6 +67,10 @@ let cp: ControlPlane;
 let node: KubeNode;
 let core: CoreV1Api;
 let bootId: string;
+/** The node's power: the test hypervisor on the VM's QMP socket, through core's provider port. */
+const hvDir = mkdtempSync(join(tmpdir(), 'vm-node-hv-'));
+let hv: TestHypervisor;
+let provider: MachineProvider;
 const t0 = Date.now();
 /** Seconds since the test file started, per event: printed as one JSON line at the end. */
 const timeline: Record<string, number> = {};
@@ -122,9 +130,14 @@ beforeAll(async () => {
   core = cp.kubeConfig.makeApiClient(CoreV1Api);
   const image = await ensureNodeImage({ progress: (l) => process.stdout.write(`${l}\n`) });
   mark('imageReady');
-  node = new KubeNode({ name: NAME, image });
+  const qmp = join(hvDir, `${NAME}.qmp`);
+  node = new KubeNode({ name: NAME, image, qemuArgs: ['-qmp', `unix:${qmp},server=on,wait=off`] });
   bootId = await node.boot();
   mark('booted');
+  hv = new TestHypervisor(hvDir);
+  await hv.addMachine(NAME, qmp);
+  await hv.serve();
+  provider = testHypervisorProvider(hv.controlSocket);
   // What the node's cloud-init runs at first boot (overlayfs-gen's output): the monitors start.
   await applyCloudConfig(node.vm, userData.right);
   await node.join(joinTargetOf(cp, NAME));
@@ -133,7 +146,9 @@ beforeAll(async () => {
 }, 40 * 60_000);
 
 afterAll(async () => {
+  await hv?.close();
   await node?.stop();
+  rmSync(hvDir, { recursive: true, force: true });
   await cp?.stop();
   process.stdout.write(`${JSON.stringify({ benchmark: 'vm-node/real-node', ...timeline })}\n`);
 });
@@ -222,6 +237,39 @@ describe('a real kubelet and containerd in a VM, joined to the test control plan
     expect(log).toContain('kubelet.service health check failed (3/3)');
     expect(log).toContain(`killing main process ${pid} of kubelet.service (SIGTERM)`);
     expect(log).toContain(`main process ${pid} of kubelet.service still running after 5s; sending SIGKILL`);
+  });
+
+  it('HardReboot through the test hypervisor (core\'s provider port) resets the real node: fenced on the observed RESET, back with a new bootID and Ready, the overlay active', async () => {
+    const ctx = { signal: new AbortController().signal };
+    const req: ActionRequest = {
+      node: NAME,
+      providerID: node.providerID,
+      action: 'HardReboot',
+      actionId: `${NAME}/1/step-0/attempt-1`,
+      issuedAt: Date.now(),
+      replay: false,
+    };
+    expect(await provider.execute(req, ctx)).toMatchObject({ kind: 'Accepted' });
+    mark('hardRebootSent');
+    const fence = await waitFor(
+      'the fence',
+      async () => {
+        const f = await provider.fence(req, ctx);
+        return f.kind === 'Fenced' ? f : undefined;
+      },
+      60_000,
+      500,
+    );
+    expect(fence).toMatchObject({ how: 'ResetObserved' });
+    const newBoot = await node.vm.waitForBoot(bootId, 600_000);
+    expect(newBoot).not.toBe(bootId);
+    // The kubelet starts by itself (its identity is in /etc/kubernetes, a persistent path).
+    await waitForNode('Ready with the new bootID', (n) => isReady(n) && n.status?.nodeInfo?.bootID === newBoot, 600);
+    mark('readyAfterReboot');
+    bootId = newBoot;
+    expect(hv.actions(NAME).map((a) => a.actionId)).toEqual([req.actionId]);
+    // overlayfs-gen's output, applied at first boot as cloud-init does, is active from this boot on.
+    expect((await node.vm.ok('findmnt -rn -o FSTYPE -M /etc | tail -n 1')).trim()).toBe('overlay');
   });
 
   // Last: the node stays off. The repair controller is not running in this file yet; what it

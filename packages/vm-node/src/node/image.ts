@@ -2,8 +2,8 @@
 // from Debian, the kubelet built at the control plane's version, crictl, the locally built pause
 // image and the node's config (node-files.ts). What a node's cloud-init would add at first boot
 // (overlayfs-gen's output) is applied in the booted VM (@noderepair/vm's applyCloudConfig), as
-// cloud-init does it: a chroot cannot run its `systemctl enable --now`. Cached under ~/.cache/noderepair/vm/<suite>/node/, rebuilt when any of those inputs changes.
-import { spawnSync } from 'node:child_process';
+// cloud-init does it: a chroot cannot run its `systemctl enable --now`. Cached under
+// ~/.cache/noderepair/vm/<suite>/node/, rebuilt when any of those inputs changes.
 import { chmodSync, copyFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -12,6 +12,7 @@ import { ensureImage, type GuestFile, type VmImage } from '@noderepair/vm';
 import { CRICTL_VERSION, ensureCrictl } from './crictl.js';
 import { NODE_FILES, PAUSE_ARCHIVE } from './node-files.js';
 import { buildPauseImage } from './pause-image.js';
+import { runSync } from './run.js';
 
 /** Debian packages of the node: the runtime, its OCI runtime, the pod network's plugins, and
  * curl for the generated kubelet monitor's healthz check. */
@@ -29,16 +30,10 @@ export interface NodeImageOptions {
 }
 
 function chroot(rootfs: string, script: string): void {
-  const r = spawnSync('chroot', [rootfs, 'sh', '-ec', script], {
-    encoding: 'utf8',
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    timeout: 15 * 60_000,
-    maxBuffer: 64 * 1024 * 1024,
+  runSync('chroot', [rootfs, 'sh', '-ec', script], {
+    env: { DEBIAN_FRONTEND: 'noninteractive' },
+    timeoutMs: 15 * 60_000,
   });
-  if (r.error || r.status !== 0)
-    throw new Error(
-      `in the node rootfs: ${script} failed (${r.error?.message ?? `exit ${r.status}`}):\n${(r.stdout ?? '').slice(-2000)}\n${(r.stderr ?? '').slice(-2000)}`,
-    );
 }
 
 /** Builds (first time, or when an input changed) and returns the node image. */

@@ -1,22 +1,14 @@
 // The sandbox ("pause") image, built here: no registry is reachable, and containerd needs the
 // image its config names before it can start any pod. A static binary in one layer, written as
 // a `docker save` archive, which `ctr images import` reads (tag included).
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runSync as run } from './run.js';
 
 /** The sandbox image containerd is configured with (guest-files.ts) and the archive is tagged. */
 export const PAUSE_IMAGE = 'registry.k8s.io/pause:3.10.1';
-
-function run(cmd: string, args: string[], cwd?: string): void {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8' });
-  if (r.error || r.status !== 0)
-    throw new Error(
-      `${cmd} ${args.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`}): ${r.stderr}`,
-    );
-}
 
 /** Builds the archive in `dir` (emptied first) and returns its path. Needs gcc and libc6-dev. */
 export function buildPauseImage(dir: string): string {

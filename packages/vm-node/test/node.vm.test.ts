@@ -3,8 +3,9 @@
 // node lifecycle controller, and overlayfs-gen's health monitors installed from its cloud-init
 // output. What the kubelet and the controller manager write is read back from the API and fed
 // to core's classifier: the messages the fake kubelet and the docs use are checked against the
-// real ones here.
-import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
+// real ones here. From scenario 4 on, `noderepair run` (the standalone controller, as a process)
+// watches the node and repairs it through the test hypervisor.
+import { AppsV1Api, CoordinationV1Api, CoreV1Api, EventsV1Api, type EventsV1Event, type V1Node } from '@kubernetes/client-node';
 import { classifyNode, decideRepair, resolveRepairPolicy, type HealthObservation } from '@noderepair/core/health';
 import type { ActionRequest, MachineProvider } from '@noderepair/core/provider';
 import { readyTexts } from '@noderepair/core/testing';
@@ -12,18 +13,37 @@ import { KUBERNETES_VERSION, KubeletNotReadyMessages, startControlPlane, waitFor
 import { cloudInit, decodeConfig, generate, DEFAULT_KUBELET_HEALTHZ } from '@noderepair/overlayfs-gen';
 import { applyCloudConfig } from '@noderepair/vm';
 import { either } from 'fp-ts';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureNodeImage, joinTargetOf, KubeNode, POD_SUBNET } from '../src/node/index.js';
+import { ensureNodeImage, joinTargetOf, KubeNode, PAUSE_IMAGE, POD_SUBNET } from '../src/node/index.js';
 import { TestHypervisor, testHypervisorProvider } from '../src/test-hypervisor/index.js';
+import { NoderepairRun, TEST_HYPERVISOR_PROVIDER } from './support/noderepair-run.js';
 
 const NAME = 'vm-node-1';
 /** The controller manager's grace before it marks a silent node Unknown (40 s by default). */
 const NODE_MONITOR_GRACE_S = 20;
 /** The monitors' boot grace: the kubelet starts only once the test has joined it. */
 const BOOT_GRACE_S = 90;
+/** How long Ready may be False or Unknown before `noderepair run` repairs (10m in the example policy). */
+const UNHEALTHY_S = 45;
+/** The wrong change of scenario 4: a kubelet drop-in with a mistyped flag, in the overlaid /etc. */
+const BROKEN_DROPIN = '/etc/systemd/system/kubelet.service.d/90-max-pods.conf';
+const WORKLOAD = 'workload';
+// The standalone controller's policy: the example policy's shape with the test's short timeouts,
+// and one step, a HardReboot, which fences (a soft reboot never does).
+const POLICY = `unhealthyConditions:
+  - { type: Ready, status: "False", timeout: ${UNHEALTHY_S}s }
+  - { type: Ready, status: Unknown, timeout: ${UNHEALTHY_S}s }
+minHealthyPeriod: 10s
+ladder:
+  - { action: HardReboot, timeout: 10m, attempts: 1 }
+drain:
+  enabled: true
+  timeout: 3m
+  outOfServiceAfter: 15s
+`;
 
 // The generated monitors, tuned so each scenario shows the node's own signal first: a stopped
 // containerd is reported by the kubelet after ~30-40 s, so the runtime monitor waits ~60 s of
@@ -71,6 +91,8 @@ let bootId: string;
 const hvDir = mkdtempSync(join(tmpdir(), 'vm-node-hv-'));
 let hv: TestHypervisor;
 let provider: MachineProvider;
+/** `noderepair run`, from scenario 4 on (scenarios 1 and 2 are the node's own repairs). */
+let controller: NoderepairRun | undefined;
 const t0 = Date.now();
 /** Seconds since the test file started, per event: printed as one JSON line at the end. */
 const timeline: Record<string, number> = {};
@@ -118,13 +140,28 @@ function observation(n: V1Node): HealthObservation {
 async function uptimeS(): Promise<number> {
   return Number((await node.vm.ok('cut -d. -f1 /proc/uptime')).trim());
 }
+/** The Events `noderepair run` wrote on the Node, oldest first. */
+async function repairEvents(): Promise<EventsV1Event[]> {
+  const events = cp.kubeConfig.makeApiClient(EventsV1Api);
+  const all = await events.listEventForAllNamespaces();
+  return all.items
+    .filter((e) => e.regarding?.name === NAME && e.reportingController === 'noderepair.io/autorepair')
+    .sort((a, b) => eventTime(a) - eventTime(b));
+}
+const eventTime = (e: EventsV1Event) => new Date(e.eventTime ?? e.metadata?.creationTimestamp ?? 0).getTime();
+const hasOutOfService = (n: V1Node) => (n.spec?.taints ?? []).some((t) => t.key === 'node.kubernetes.io/out-of-service');
 async function mainPid(unit: string): Promise<number> {
   return Number((await node.vm.ok(`systemctl show -p MainPID --value ${unit}`)).trim());
 }
 
 beforeAll(async () => {
   cp = await startControlPlane({
-    controllerManager: { nodeMonitorGracePeriodSeconds: NODE_MONITOR_GRACE_S, nodeMonitorPeriodSeconds: 2 },
+    controllerManager: {
+      // The pod GC frees the pods of a node with the out-of-service taint (after the fence).
+      controllers: ['node-lifecycle-controller', 'pod-garbage-collector-controller'],
+      nodeMonitorGracePeriodSeconds: NODE_MONITOR_GRACE_S,
+      nodeMonitorPeriodSeconds: 2,
+    },
     nodeIdentities: [NAME],
   });
   core = cp.kubeConfig.makeApiClient(CoreV1Api);
@@ -146,6 +183,7 @@ beforeAll(async () => {
 }, 40 * 60_000);
 
 afterAll(async () => {
+  await controller?.stop();
   await hv?.close();
   await node?.stop();
   rmSync(hvDir, { recursive: true, force: true });
@@ -190,9 +228,8 @@ describe('a real kubelet and containerd in a VM, joined to the test control plan
       2000,
     );
     expect(pod.spec?.nodeName).toBe(NAME);
-    // An address from the node's bridge network (POD_SUBNET), so the CNI plugins ran.
-    expect(POD_SUBNET).toBe('10.88.0.0/16');
-    expect(pod.status?.podIP).toMatch(/^10\.88\./);
+    // An address from the node's bridge network (POD_SUBNET, a /16), so the CNI plugins ran.
+    expect(pod.status?.podIP?.split('.').slice(0, 2)).toEqual(POD_SUBNET.split('.').slice(0, 2));
     mark('podRunning');
   });
 
@@ -272,10 +309,132 @@ describe('a real kubelet and containerd in a VM, joined to the test control plan
     expect((await node.vm.ok('findmnt -rn -o FSTYPE -M /etc | tail -n 1')).trim()).toBe('overlay');
   });
 
-  // Last: the node stays off. The repair controller is not running in this file yet; what it
-  // would do is core's pure decision, fed the Node objects the real kubelet and controller
-  // manager wrote (the controller runs exactly decideRepair on what it reads).
-  it('graceful shutdown (systemctl poweroff): the kubelet reports "node is shutting down"; core decides no action while it shuts down, once it is off, nor a day later', async () => {
+  it('a wrong non-persistent change no restart fixes (scenario 4): noderepair run drains, fences and hard-reboots the node through the test hypervisor; the overlay rolls the change back; Ready with a new bootID, uncordoned', async () => {
+    // A workload on the node, owned by a ReplicaSet: the drain evicts only pods something
+    // recreates (no ReplicaSet controller runs here, so an evicted pod stays gone).
+    const apps = cp.kubeConfig.makeApiClient(AppsV1Api);
+    const labels = { app: WORKLOAD };
+    const podSpec = { containers: [{ name: 'pause', image: PAUSE_IMAGE, imagePullPolicy: 'Never' }] };
+    const rs = await apps.createNamespacedReplicaSet({
+      namespace: 'default',
+      body: { metadata: { name: WORKLOAD }, spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec } } },
+    });
+    await core.createNamespacedPod({
+      namespace: 'default',
+      body: {
+        metadata: {
+          name: WORKLOAD,
+          labels,
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: WORKLOAD, uid: rs.metadata?.uid ?? '', controller: true }],
+        },
+        spec: { ...podSpec, nodeName: NAME },
+      },
+    });
+    await waitFor(
+      'the workload pod Running',
+      async () => ((await core.readNamespacedPod({ name: WORKLOAD, namespace: 'default' })).status?.phase === 'Running' ? true : undefined),
+      300_000,
+      2000,
+    );
+
+    const policyPath = join(hvDir, 'policy.yaml');
+    writeFileSync(policyPath, POLICY);
+    controller = new NoderepairRun([
+      '--kubeconfig', cp.kubeconfigPath,
+      '--policy', policyPath,
+      '--provider-module', TEST_HYPERVISOR_PROVIDER,
+      '--provider-opt', `control=${hv.controlSocket}`,
+      '--metrics-bind-address', '0',
+      '--health-probe-bind-address', '0',
+    ]);
+    const actionsBefore = hv.actions(NAME).length;
+
+    // The wrong change, on a boot whose /etc is overlayfs-gen's overlay (its upper is tmpfs):
+    // a kubelet drop-in with a mistyped flag. The kubelet exits at once on every start. Made
+    // once the kubelet monitor is past its boot grace, so its restart comes well before the
+    // controller's reboot (the guest is not asked anything while that may happen).
+    expect((await node.vm.ok('findmnt -rn -o FSTYPE -M /etc | tail -n 1')).trim()).toBe('overlay');
+    await node.vm.ok(`while [ "$(cut -d. -f1 /proc/uptime)" -lt ${BOOT_GRACE_S + 2} ]; do sleep 1; done`, 300_000);
+    await node.vm.ok(
+      `mkdir -p ${dirname(BROKEN_DROPIN)} && cat > ${BROKEN_DROPIN} <<'EOF'
+[Service]
+ExecStart=
+ExecStart=/usr/local/bin/kubelet --config=/var/lib/kubelet/config.yaml --kubeconfig=/etc/kubernetes/kubelet.conf --hostname-override=\${NODE_NAME} --provider-id=\${PROVIDER_ID} --max-pod=50
+EOF
+systemctl daemon-reload && systemctl restart kubelet.service`,
+    );
+    const tBroken = Date.now();
+    mark('brokenChange');
+    // No restart fixes it: the kubelet monitor's restart starts the same broken command line.
+    const monitorLog = () => node.vm.ok('journalctl -b --no-pager -t noderepair-health-kubelet');
+    await waitFor(
+      'the kubelet monitor restarting the broken kubelet',
+      async () => ((await monitorLog()).includes('restarted kubelet.service') ? true : undefined),
+      40_000,
+      2000,
+    ).catch(async (e: Error) => {
+      throw new Error(`${e.message}\n${await monitorLog()}`);
+    });
+    expect(await monitorLog()).toContain('kubelet.service health check failed (3/3)');
+    expect(await node.vm.ok('journalctl -b --no-pager -u kubelet.service')).toContain('unknown flag: --max-pod');
+    const unknown = await waitForNode('Ready=Unknown after the broken change', (n) => ready(n)?.status === 'Unknown', 300);
+    mark('brokenUnknown');
+    expect(classifyNode(observation(unknown), Date.now(), { staleHeartbeatTimeoutMs: 0 }).kind).toBe('KubeletUnreachable');
+
+    // The repair: cordon, drain, HardReboot through the provider, fence, Ready, uncordon.
+    const action = await waitFor(
+      "the controller's action in the hypervisor's records",
+      async () => hv.actions(NAME)[actionsBefore],
+      300_000,
+      1000,
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}\n${controller?.tail()}`);
+    });
+    mark('rebootExecuted');
+    expect(action.action).toBe('HardReboot');
+    const newBoot = await node.vm.waitForBoot(bootId, 600_000);
+    expect(newBoot).not.toBe(bootId);
+    const repaired = await waitForNode(
+      'Ready with the new bootID, uncordoned, without the out-of-service taint',
+      (n) => isReady(n) && n.status?.nodeInfo?.bootID === newBoot && n.spec?.unschedulable !== true && !hasOutOfService(n),
+      600,
+    );
+    mark('repaired');
+    bootId = newBoot;
+    expect(repaired.spec?.providerID).toBe(node.providerID);
+    // The overlay rolled the change back at boot: the drop-in is gone, the kubelet's command
+    // line is the image's again.
+    expect((await node.vm.exec(`test -e ${BROKEN_DROPIN}`)).rc).not.toBe(0);
+    expect(await node.vm.ok('systemctl show -p ExecStart --value kubelet.service')).not.toContain('--max-pod');
+    // The evicted pod could not terminate on the unreachable node; after the fence, the taint
+    // let the pod GC free it.
+    await expect(core.readNamespacedPod({ name: WORKLOAD, namespace: 'default' })).rejects.toMatchObject({ code: 404 });
+    // Exactly one action, whatever the reconciles in between.
+    expect(hv.actions(NAME).slice(actionsBefore).map((a) => a.action)).toEqual(['HardReboot']);
+
+    const events = await waitFor(
+      'RepairSucceeded',
+      async () => {
+        const ev = await repairEvents();
+        return ev.some((e) => e.reason === 'RepairSucceeded') ? ev : undefined;
+      },
+      120_000,
+      2000,
+    );
+    const order = ['RepairStarted', 'Cordoned', 'DrainIncomplete', 'RemediationSucceeded', 'Fenced', 'Uncordoned', 'RepairSucceeded'];
+    expect(events.map((e) => e.reason ?? '').filter((r) => order.includes(r))).toEqual(order);
+    // The timeline, seconds from the broken change (the Events' own times).
+    const repairTimeline = Object.fromEntries(events.map((e) => [e.reason, Math.round((eventTime(e) - tBroken) / 100) / 10]));
+    // The Node's own transitions (whole seconds, as the API keeps them).
+    const transition = (n: V1Node) => Math.round((new Date(ready(n)?.lastTransitionTime ?? 0).getTime() - tBroken) / 100) / 10;
+    process.stdout.write(
+      `${JSON.stringify({ benchmark: 'vm-node/real-node-repair', from: 'the broken change', Unknown: transition(unknown), ...repairTimeline, ReadyAgain: transition(repaired), fenced: events.find((e) => e.reason === 'Fenced')?.note })}\n`,
+    );
+  });
+
+  // Last: the node stays off. `noderepair run` (started by scenario 4) watches it all along; core's
+  // pure decision, the one the controller runs on what it reads, covers the day after.
+  it('graceful shutdown (systemctl poweroff): the kubelet reports "node is shutting down"; noderepair run waits past its timeout and never powers the VM on; core decides no action a day later', async () => {
     const policy = resolveRepairPolicy({});
     if (either.isLeft(policy)) throw new Error(policy.left);
     await node.vm.ok('systemctl poweroff --no-block');
@@ -301,5 +460,23 @@ describe('a real kubelet and containerd in a VM, joined to the test control plan
     const d3 = decideRepair(observation(off), d2.nextState, policy.right, t2 + 24 * 3600_000);
     expect(d3.actions).toEqual([]);
     expect(d3.reason).toMatch(/shut/i);
+
+    // The controller: it saw the shutdown (NodeShutDown), and past the policy's Unknown timeout
+    // it has started no repair and sent the hypervisor nothing (a HardReboot would power the
+    // VM on, as Nova's does a SHUTOFF server).
+    if (controller === undefined) throw new Error('scenario 4 starts noderepair run');
+    const actions = hv.actions(NAME).length;
+    const repairsStarted = (await repairEvents()).filter((e) => e.reason === 'RepairStarted').length;
+    await waitFor('the NodeShutDown Event', async () => ((await repairEvents()).some((e) => e.reason === 'NodeShutDown') ? true : undefined), 60_000, 2000);
+    const unknownSince = new Date(ready(off)?.lastTransitionTime ?? Date.now()).getTime();
+    await sleep(Math.max(0, unknownSince + (UNHEALTHY_S + 30) * 1000 - Date.now()));
+    mark('offPastTimeout');
+    expect(hv.actions(NAME).length).toBe(actions);
+    expect((await repairEvents()).filter((e) => e.reason === 'RepairStarted').length).toBe(repairsStarted);
+    expect(isReady(await readNode())).toBe(false);
+    // It ran throughout, and stops cleanly; no credential ever reached its output.
+    expect(controller.running).toBe(true);
+    expect(await controller.stop()).toEqual({ code: 0, signal: null });
+    expect(controller.lines.join('\n')).not.toContain(cp.adminToken);
   });
 });

@@ -1,5 +1,6 @@
-// Tests that need root: unmount-under.sh against real mounts (what build-rootfs.sh runs
-// before it removes a half-built rootfs). Run with `pnpm --filter @noderepair/vm test:vm`.
+// Tests that need root: the image build (debootstrap, mkfs), and unmount-under.sh against real
+// mounts (what build-rootfs.sh runs before it removes a half-built rootfs). Run with
+// `pnpm --filter @noderepair/vm test:vm`.
 import { defineConfig } from 'vitest/config';
 import { project } from '../../vitest.shared.js';
 

@@ -6,7 +6,9 @@
 set -eu
 cache=$1 mirror=$2 suite=$3
 stamp="$cache/rootfs.stamp"
-want="debootstrap minbase $suite $mirror v1"
+# v2: images no longer write into this rootfs (each builds from a copy); a v1 rootfs may hold
+# an earlier default image's files, so it is built again.
+want="debootstrap minbase $suite $mirror v2"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi

@@ -42,10 +42,10 @@ function sh(cmd: string, args: string[], timeoutMs: number): void {
 export interface ImageOptions {
   /**
    * Several packages boot VMs with different contents: a named image gets its own folder
-   * (~/.cache/noderepair/vm/<suite>/<name>/, its own stamp) and is built from a copy of the
-   * debootstrap rootfs. Without a name: the default image, built in the suite folder itself
-   * from the cached rootfs, where it has always been (<suite>/disk.ext4). It writes its files
-   * into that rootfs, so a named image's copy holds them too (overlayfs-gen's dummy service).
+   * (~/.cache/noderepair/vm/<suite>/<name>/, its own stamp). Without a name: the default
+   * image, in the suite folder itself (<suite>/disk.ext4). Every image is built from a fresh
+   * copy of the debootstrap rootfs, which stays as debootstrap left it: no image holds another
+   * one's files, whatever order they were built in.
    */
   readonly name?: string;
   /** Written into the guest beside the test agent's files (the caller's services, say). */
@@ -54,7 +54,7 @@ export interface ImageOptions {
   readonly links?: Readonly<Record<string, string>>;
   /**
    * Changes the image's rootfs after the files are written, before the initramfs and mkfs.
-   * Named images only: it runs on their copy, never on the shared debootstrap rootfs. Its
+   * Named images only (the default image is the plain VM). It runs on their copy. Its
    * source text is part of the stamp, so editing it rebuilds the image; anything it reads
    * from elsewhere is not (change the function or the files when that changes).
    */
@@ -65,17 +65,20 @@ export interface ImageOptions {
 
 const unmountUnder = fileURLToPath(new URL('./unmount-under.sh', import.meta.url));
 
+/** The suite's cache folder: the debootstrap `rootfs/`, the default image, named images' folders. */
+export function vmCacheDir(): string {
+  return join(homedir(), '.cache/noderepair/vm', debianSource().suite);
+}
+
 export function ensureImage(opts: ImageOptions = {}): VmImage {
   const { name, customize, diskSize = '2G' } = opts;
   if (name !== undefined && !/^[a-z0-9][a-z0-9-]*$/.test(name))
     throw new Error(`image name must match [a-z0-9][a-z0-9-]*: ${JSON.stringify(name)}`);
   if (name === 'rootfs') throw new Error('image name "rootfs" is the debootstrap cache');
   if (customize && name === undefined)
-    throw new Error(
-      'customize needs a named image: the default one is built in the shared debootstrap rootfs',
-    );
+    throw new Error('customize needs a named image: the default one is the plain VM');
   const { mirror, suite } = debianSource();
-  const cache = join(homedir(), '.cache/noderepair/vm', suite);
+  const cache = vmCacheDir();
   const builder = fileURLToPath(new URL('./build-rootfs.sh', import.meta.url));
   sh('sh', [builder, cache, mirror, suite], 30 * 60_000);
   const dir = name === undefined ? cache : join(cache, name);
@@ -97,16 +100,13 @@ export function ensureImage(opts: ImageOptions = {}): VmImage {
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === stampWant && existsSync(disk))
     return { disk, kernel, initrd };
 
-  let rootfs = join(cache, 'rootfs');
-  if (name !== undefined) {
-    // A fresh copy each build, so nothing a previous build or customize did stays behind
-    // (unmounting first what a killed customize may have left mounted in it).
-    const copy = join(dir, 'rootfs');
-    sh('sh', ['-c', '. "$1" && unmount_under "$2"', 'sh', unmountUnder, copy], 60_000);
-    rmSync(copy, { recursive: true, force: true });
-    sh('cp', ['-a', '--reflink=auto', rootfs, copy], 10 * 60_000);
-    rootfs = copy;
-  }
+  // A fresh copy each build, so nothing a previous build or customize did stays behind
+  // (unmounting first what a killed customize may have left mounted in it). Image names have
+  // no dot, so the default image's copy cannot meet a named image's folder.
+  const rootfs = join(dir, name === undefined ? 'rootfs.build' : 'rootfs');
+  sh('sh', ['-c', '. "$1" && unmount_under "$2"', 'sh', unmountUnder, rootfs], 60_000);
+  rmSync(rootfs, { recursive: true, force: true });
+  sh('cp', ['-a', '--reflink=auto', join(cache, 'rootfs'), rootfs], 10 * 60_000);
   for (const [path, f] of Object.entries(files)) {
     const p = join(rootfs, path);
     mkdirSync(dirname(p), { recursive: true });
@@ -137,8 +137,8 @@ export function ensureImage(opts: ImageOptions = {}): VmImage {
     ['-q', '-F', '-L', 'root', '-E', noLazyInit, '-d', rootfs, disk, diskSize],
     10 * 60_000,
   );
-  // The disk holds everything now; a named image's copy would only take another ~750 MB.
-  if (name !== undefined) rmSync(rootfs, { recursive: true, force: true });
+  // The disk holds everything now; the copy would only take another ~750 MB.
+  rmSync(rootfs, { recursive: true, force: true });
   writeFileSync(stamp, stampWant);
   return { disk, kernel, initrd };
 }

@@ -29,7 +29,7 @@ export interface VmOptions {
 }
 
 export class Vm {
-  private readonly dir = mkdtempSync(join(tmpdir(), 'ofs-vm-'));
+  private readonly dir = mkdtempSync(join(tmpdir(), 'noderepair-vm-'));
   private readonly socketPath = join(this.dir, 'agent.sock');
   readonly consoleLog = join(this.dir, 'console.log');
   private proc: ChildProcess | undefined;

@@ -6,7 +6,7 @@
 // real ones here. From scenario 4 on, `noderepair run` (the standalone controller, as a process)
 // watches the node and repairs it through the test hypervisor.
 import { AppsV1Api, CoordinationV1Api, CoreV1Api, EventsV1Api, type EventsV1Event, type V1Node } from '@kubernetes/client-node';
-import { classifyNode, decideRepair, resolveRepairPolicy, type HealthObservation } from '@noderepair/core/health';
+import { classifyNode, decideRepair, resolveRepairPolicy, TaintOutOfService, type HealthObservation } from '@noderepair/core/health';
 import type { ActionRequest, MachineProvider } from '@noderepair/core/provider';
 import { readyTexts } from '@noderepair/core/testing';
 import { KUBERNETES_VERSION, KubeletNotReadyMessages, startControlPlane, waitFor, type ControlPlane } from '@noderepair/envtest';
@@ -149,7 +149,7 @@ async function repairEvents(): Promise<EventsV1Event[]> {
     .sort((a, b) => eventTime(a) - eventTime(b));
 }
 const eventTime = (e: EventsV1Event) => new Date(e.eventTime ?? e.metadata?.creationTimestamp ?? 0).getTime();
-const hasOutOfService = (n: V1Node) => (n.spec?.taints ?? []).some((t) => t.key === 'node.kubernetes.io/out-of-service');
+const hasOutOfService = (n: V1Node) => (n.spec?.taints ?? []).some((t) => t.key === TaintOutOfService);
 async function mainPid(unit: string): Promise<number> {
   return Number((await node.vm.ok(`systemctl show -p MainPID --value ${unit}`)).trim());
 }

@@ -126,18 +126,42 @@ describe('Webhook site step (real HTTP server)', () => {
     expect(received).toHaveLength(1);
   });
 
-  it('4xx is Rejected with the status (and the start of the reply), the echoed token masked', async () => {
+  it('4xx (but 401, 403, 404, 408, 429) is Rejected with the status (and the start of the reply), the echoed token masked', async () => {
     reply = answer(422, 'unknown node worker-2 (token abcdef123 ok)');
     const r = await webhook(`${base}/hook?token=abcdef123`).execute(request(), { signal });
     expect(r).toEqual({
       kind: 'Rejected',
       message: `POST ${base}/hook answered 422: unknown node worker-2 (token *** ok)`,
     });
-    reply = answer(404);
-    expect(await webhook(`${base}/nope`).execute(request(), { signal })).toEqual({
-      kind: 'Rejected',
-      message: `POST ${base}/nope answered 404`,
-    });
+  });
+
+  it('401, 403 and 404 are Unavailable (an expired token or a missing route must not walk the ladder), naming what to check without the token; the re-issue carries the SAME Idempotency-Key', async () => {
+    const check: Record<number, string> = {
+      401: 'authentication failed: check the credentials in the url (user:password@ or its query)',
+      403: 'forbidden: check that the credentials in the url may call this endpoint, and any proxy or firewall in front of it',
+      404: 'not found: check the url (host and path), that the receiver runs, and that any proxy in front of it routes there',
+    };
+    for (const status of [401, 403, 404]) {
+      received = [];
+      reply = (res, n) =>
+        n === 1 ? answer(status, 'token abcdef123 expired')(res) : answer(202)(res);
+      const p = webhook(`${base.replace('http://', 'http://ops:pw-s3cret@')}/hook?token=abcdef123`);
+      const req = request();
+      const first = await p.execute(req, { signal });
+      expect(first).toEqual({
+        kind: 'Unavailable',
+        message: `POST ${base}/hook answered ${status}: token *** expired (${check[status]})`,
+        maybeSent: false,
+      });
+      expect(JSON.stringify(first)).not.toMatch(/abcdef123|pw-s3cret/);
+      const again = await p.execute({ ...req, replay: true }, { signal });
+      expect(again.kind).toBe('Accepted');
+      expect(received.map((r) => r.headers['idempotency-key'])).toEqual([
+        req.actionId,
+        req.actionId,
+      ]);
+      expect(received.map((r) => (r.body as { replay: boolean }).replay)).toEqual([false, true]);
+    }
   });
 
   it('5xx, 408 and 429 are Unavailable, maybe sent; the re-issue carries replay: true and the SAME Idempotency-Key', async () => {

@@ -3,6 +3,9 @@
 // the Idempotency-Key header is the actionId. A lost answer (5xx, 408, 429, network, timeout)
 // is waited out and the request is sent again with `replay: true` and the SAME key: the
 // receiver must deduplicate on that key (an attempt is one job, however often it arrives).
+// 401, 403 and 404 say "I could not ask" (credentials expired or refused, the route or the
+// receiver not there, a proxy in front answering): they wait like an outage, never use an
+// attempt, and are sent again with the same key once someone has fixed the URL or the token.
 //
 // The URL may carry credentials (user:password@, which become a Basic Authorization header,
 // or a token in the query): messages only ever show its origin and path.
@@ -134,6 +137,24 @@ export async function callSiteWebhook(call: SiteWebhookCall): Promise<SiteWebhoo
 /** Statuses that say "not now" rather than "no": 408 Request Timeout, 429 Too Many Requests. */
 const RETRYABLE_4XX = new Set([408, 429]);
 
+/**
+ * Statuses that say the request did not reach a receiver that would take it: the port's
+ * promise 2 counts authentication as "could not ask", and a 404 on a POST endpoint is the
+ * route, the receiver or a proxy in front, not an answer about this node. An expired token
+ * must not walk the ladder to Replace: these wait, and name what a person should check.
+ */
+const NOT_REACHED: ReadonlyMap<number, string> = new Map([
+  [401, 'authentication failed: check the credentials in the url (user:password@ or its query)'],
+  [
+    403,
+    'forbidden: check that the credentials in the url may call this endpoint, and any proxy or firewall in front of it',
+  ],
+  [
+    404,
+    'not found: check the url (host and path), that the receiver runs, and that any proxy in front of it routes there',
+  ],
+]);
+
 /** What the repair makes of the answer. Pure. */
 export function webhookOutcome(
   shown: string,
@@ -166,6 +187,15 @@ export function webhookOutcome(
           kind: 'Unavailable',
           message: text,
           maybeSent: true,
+          ...(end.retryAfterMs !== undefined ? { retryAfterMs: end.retryAfterMs } : {}),
+        };
+      const check = NOT_REACHED.get(end.status);
+      if (check !== undefined)
+        return {
+          kind: 'Unavailable',
+          message: `${text} (${check})`,
+          // The answer says it was not taken; the next call is a replay with the same key anyway.
+          maybeSent: false,
           ...(end.retryAfterMs !== undefined ? { retryAfterMs: end.retryAfterMs } : {}),
         };
       if (end.status >= 300 && end.status < 400)

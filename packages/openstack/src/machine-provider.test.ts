@@ -10,8 +10,11 @@ import { FakeOpenStack } from './testing/index.js';
 import { createOpenStackClient } from './client.js';
 import { parseCloudsYaml } from './clouds-yaml.js';
 import { NovaMachineProvider } from './machine-provider.js';
+import type { Transport } from './transport.js';
 
-function setup(opts: { transitionDelayMs?: number } = {}) {
+function setup(
+  opts: { transitionDelayMs?: number; region?: string; wrap?: (t: Transport) => Transport } = {},
+) {
   const clock = new ManualClock(Date.parse('2026-12-05T04:00:00Z'), { sleepAdvances: true });
   const fake = new FakeOpenStack({
     transitionDelayMs: opts.transitionDelayMs ?? 0,
@@ -23,10 +26,11 @@ function setup(opts: { transitionDelayMs?: number } = {}) {
   const provider = () =>
     new NovaMachineProvider(
       createOpenStackClient(cloud.right, {
-        transport: fake.transport,
+        transport: opts.wrap ? opts.wrap(fake.transport) : fake.transport,
         clock,
         retry: { conflictAttempts: 1, maxAttempts: 3 },
       }).nova,
+      opts.region !== undefined ? { region: opts.region } : {},
     );
   return { fake, provider, now: () => clock.now(), advance: (ms: number) => clock.advance(ms) };
 }
@@ -185,22 +189,121 @@ describe('NovaMachineProvider.fence', () => {
     });
   });
 
-  it('SHUTOFF is PoweredOff, a deleted server is Deleted, an outage is Unavailable', async () => {
+  it('SHUTOFF is PoweredOff, an outage is Unavailable', async () => {
     const { fake, provider, now } = setup();
     const id = fake.addServer({ status: 'SHUTOFF' });
     expect(await provider().fence(req(id, 'a', now(), 'PowerOff'), ctx)).toMatchObject({
       kind: 'Fenced',
       how: 'PoweredOff',
     });
-    fake.deleteServer(id);
-    expect(await provider().fence(req(id, 'a', now()), ctx)).toMatchObject({
-      kind: 'Fenced',
-      how: 'Deleted',
-    });
     fake.failNext(3, { status: 503 });
     expect(await provider().fence(req(id, 'a', now()), ctx)).toMatchObject({
       kind: 'Unavailable',
     });
+  });
+
+  // A 404 alone is not a fence, after any action: Nova answers 404 for another project's
+  // server too (wrong credentials), and that machine may be running.
+  for (const action of ['HardReboot', 'PowerOff', 'Rebuild'] as const)
+    it(`${action}: a 404 with no records of the server in this project is NOT fenced`, async () => {
+      const { fake, provider, now } = setup();
+      const other = fake.addServer({ projectId: 'f0000000000000000000000000000099' });
+      const f = await provider().fence(req(other, 'a', now(), action), ctx);
+      expect(f).toMatchObject({
+        kind: 'NotFenced',
+        reason: expect.stringContaining('not taken as deleted'),
+      });
+      expect(fake.server(other)?.status).toBe('ACTIVE');
+      // The deleted server's records were asked for with microversion 2.21 and Nova said 404.
+      const listed = fake.requests.filter((r) => r.path.endsWith('/os-instance-actions')).at(-1);
+      expect(listed).toMatchObject({ status: 404, microversion: 'compute 2.21' });
+    });
+
+  it("a 404 is Deleted when Nova lists the server as this project's deleted server", async () => {
+    const { fake, provider, now } = setup();
+    const id = fake.addServer();
+    await provider().execute(req(id, 'u/step-0/attempt-1', now()), ctx);
+    fake.deleteServer(id);
+    const f = await provider().fence(req(id, 'u/step-0/attempt-1', now()), ctx);
+    expect(f).toMatchObject({
+      kind: 'Fenced',
+      how: 'Deleted',
+      evidence: expect.stringContaining('deleted server of this project'),
+    });
+    const listed = fake.requests.filter((r) => r.path.endsWith('/os-instance-actions')).at(-1);
+    expect(listed).toMatchObject({ status: 200, microversion: 'compute 2.21' });
+  });
+
+  it('a 404 whose records cannot be read is Unavailable, not Deleted', async () => {
+    let recordsDown = true;
+    const { fake, provider, now } = setup({
+      wrap: (inner) => async (r) =>
+        recordsDown && r.url.includes('/os-instance-actions')
+          ? new Response('', { status: 503 })
+          : inner(r),
+    });
+    const id = fake.addServer();
+    fake.deleteServer(id);
+    expect(await provider().fence(req(id, 'a', now()), ctx)).toMatchObject({
+      kind: 'Unavailable',
+    });
+    recordsDown = false;
+    expect(await provider().fence(req(id, 'a', now()), ctx)).toMatchObject({
+      kind: 'Fenced',
+      how: 'Deleted',
+    });
+  });
+});
+
+describe('NovaMachineProvider: a providerID of another region', () => {
+  const inRegion = (serverId: string, region: string, action: ProviderAction = 'HardReboot') => ({
+    ...req(serverId, 'u/step-0/attempt-1', Date.parse('2026-12-05T04:00:00Z'), action),
+    providerID: `openstack://${region}/${serverId}`,
+  });
+
+  it('fence is NotFenced naming both regions, without asking Nova', async () => {
+    const { fake, provider } = setup({ region: 'RegionOne' });
+    const id = fake.addServer({ status: 'SHUTOFF' });
+    const f = await provider().fence(inRegion(id, 'RegionTwo', 'PowerOff'), ctx);
+    expect(f).toMatchObject({ kind: 'NotFenced' });
+    expect(f.kind === 'NotFenced' && f.reason).toMatch(/"RegionTwo".*"RegionOne"/);
+    expect(fake.requests.filter((r) => r.service === 'compute')).toEqual([]);
+  });
+
+  it('execute sends nothing and is Unavailable (no attempt used, never Rejected), also on a replay', async () => {
+    const { fake, provider } = setup({ region: 'RegionOne' });
+    const id = fake.addServer();
+    for (const action of ['HardReboot', 'PowerOff', 'Rebuild'] as const) {
+      const out = await provider().execute(
+        { ...inRegion(id, 'RegionTwo', action), image: 'img' },
+        ctx,
+      );
+      expect(out).toMatchObject({
+        kind: 'Unavailable',
+        maybeSent: false,
+        message: expect.stringMatching(/"RegionTwo".*"RegionOne"/),
+      });
+    }
+    expect(
+      await provider().execute({ ...inRegion(id, 'RegionTwo'), replay: true }, ctx),
+    ).toMatchObject({ kind: 'Unavailable', maybeSent: true });
+    expect(fake.requests.filter((r) => r.service === 'compute')).toEqual([]);
+    expect(fake.instanceActions(id)).toEqual([]);
+  });
+
+  it('the same region, or a providerID without one, is acted on', async () => {
+    const { fake, provider } = setup({ region: 'RegionOne' });
+    const id = fake.addServer();
+    expect(await provider().execute(inRegion(id, 'RegionOne'), ctx)).toMatchObject({
+      kind: 'Accepted',
+    });
+    expect(
+      await provider().execute(
+        req(id, 'u/step-0/attempt-2', Date.parse('2026-12-05T04:01:00Z')),
+        ctx,
+      ),
+    ).toMatchObject({ kind: 'Accepted' });
+    expect(fake.rebootCount(id, 'HARD')).toBe(2);
   });
 });
 

@@ -31,6 +31,7 @@ import type {
 import * as E from 'fp-ts/lib/Either.js';
 import { OpenStackError } from './errors.js';
 import type { ActionAccepted, InstanceAction, NovaClient } from './nova.js';
+import type { ServerInfo } from './server.js';
 import { parseProviderID } from './provider-id.js';
 import {
   deleteRecordSince,
@@ -67,6 +68,14 @@ export interface NovaMachineProviderOptions {
    * action of this provider, as under capo-remediation, where Cluster API replaces the Machine.
    */
   readonly replace?: 'DeleteServer' | 'NotSupported';
+  /**
+   * The region the Nova client talks to (clouds.yaml region_name, or capo-remediation's
+   * region of the Machine). When given, a providerID of the form openstack://<region>/<uuid>
+   * naming another region is never acted on: a server uuid is only meaningful in its own
+   * region, and this Nova's answers about it (a 404 above all) say nothing about the machine.
+   * Undefined (the default): the providerID's region is not checked.
+   */
+  readonly region?: string | undefined;
 }
 
 type Answer = { kind: 'Found'; record: InstanceAction } | { kind: 'NotFound' };
@@ -88,6 +97,7 @@ export class NovaMachineProvider implements MachineProvider {
   readonly #skewMs: number;
   readonly #retryAfterMs: number;
   readonly #deletes: boolean;
+  readonly #region: string | undefined;
   /** Outcomes of ids accepted in this process (promise 1 without a round trip). */
   readonly #accepted = new Map<string, ProviderOutcome>();
 
@@ -96,6 +106,7 @@ export class NovaMachineProvider implements MachineProvider {
     this.#skewMs = opts.clockSkewMs ?? 5_000;
     this.#retryAfterMs = opts.retryAfterMs ?? 10_000;
     this.#deletes = opts.replace === 'DeleteServer';
+    this.#region = opts.region;
     const actions: ProviderAction[] = ['SoftReboot', 'HardReboot', 'PowerOff', 'Rebuild'];
     this.actions = new Set<ProviderAction>(this.#deletes ? [...actions, 'Replace'] : actions);
   }
@@ -118,6 +129,12 @@ export class NovaMachineProvider implements MachineProvider {
     const id = parseProviderID(req.providerID);
     if (E.isLeft(id)) return { kind: 'Rejected', message: id.left };
     const serverId = id.right.serverId;
+    const elsewhere = this.#otherRegion(id.right.region, serverId);
+    // Unavailable, not Rejected: Nova was not asked, so there is no answer about the action,
+    // and a Rejected would use an attempt and climb the ladder towards Replace on a machine
+    // this provider cannot see. The caller waits (its ProviderUnavailable Warning tells a
+    // person) until the provider is given the machine's region; nothing is sent meanwhile.
+    if (elsewhere !== undefined) return this.#unavailable(elsewhere, req.replay);
     if (ctx.signal.aborted) return this.#unavailable('the controller is stopping', req.replay);
     if (req.action === 'Replace') return this.#replace(req, serverId, ctx.signal);
     try {
@@ -137,8 +154,12 @@ export class NovaMachineProvider implements MachineProvider {
   }
 
   /**
-   * Whether the server is fenced after `q.action`: gone (404), SHUTOFF, or reset (the action's
-   * record finished and the server is ACTIVE again). Unavailable when Nova cannot be asked.
+   * Whether the server is fenced after `q.action`: SHUTOFF, reset (the action's record finished
+   * and the server is ACTIVE again), or deleted as Nova confirms it. A 404 alone is no fence,
+   * whatever the action (another project's server, wrong credentials or region, a proxy): the
+   * server is gone only when Nova still lists it as this project's deleted server, the one rule
+   * of #fenceMissing. A providerID of another region than the provider's is NotFenced without a
+   * request. Unavailable when Nova cannot be asked.
    */
   async fence(q: FenceQuery, ctx: ProviderContext): Promise<FenceStatus> {
     if (q.action === 'SoftReboot' || (q.action === 'Replace' && !this.#deletes))
@@ -146,49 +167,19 @@ export class NovaMachineProvider implements MachineProvider {
     const id = parseProviderID(q.providerID);
     if (E.isLeft(id)) return { kind: 'NotFenced', reason: id.left };
     const serverId = id.right.serverId;
+    const elsewhere = this.#otherRegion(id.right.region, serverId);
+    if (elsewhere !== undefined) return { kind: 'NotFenced', reason: elsewhere };
     if (ctx.signal.aborted) return { kind: 'Unavailable', reason: 'the controller is stopping' };
-    if (q.action === 'Replace') return this.#fenceReplace(serverId, ctx.signal);
     try {
       let server;
       try {
         server = await this.#nova.getServer(serverId, { signal: ctx.signal });
       } catch (e) {
-        if (e instanceof OpenStackError && e.code === 'ServerNotFound')
-          return { kind: 'Fenced', how: 'Deleted', evidence: `Nova: server ${serverId} not found` };
-        throw e;
+        if (!(e instanceof OpenStackError) || e.code !== 'ServerNotFound') throw e;
+        return await this.#fenceMissing(serverId, ctx.signal);
       }
-      if (server.status === 'SHUTOFF')
-        return {
-          kind: 'Fenced',
-          how: 'PoweredOff',
-          evidence: `Nova: server ${serverId} is SHUTOFF`,
-        };
-      if (q.action === 'PowerOff')
-        return {
-          kind: 'NotFenced',
-          reason: `Nova: server ${serverId} is ${server.status} (task ${server.taskState ?? 'none'}), not yet SHUTOFF`,
-        };
-      const a = await this.#record(serverId, q, ctx.signal);
-      if (a.kind === 'NotFound')
-        return {
-          kind: 'NotFenced',
-          reason: `Nova has no ${NOVA_ACTION_NAMES[q.action as NovaAction]} of server ${serverId} since the intent`,
-        };
-      const detail = await this.#nova.getInstanceAction(serverId, a.record.requestId, {
-        signal: ctx.signal,
-      });
-      const settled = server.status === 'ACTIVE' && server.taskState === null;
-      if (detail.finishTime === undefined || !settled)
-        return {
-          kind: 'NotFenced',
-          reason: `Nova's ${detail.action} ${detail.requestId} of server ${serverId} is not finished (server ${server.status}, task ${server.taskState ?? 'none'})`,
-        };
-      return {
-        kind: 'Fenced',
-        how: 'ResetObserved',
-        evidence: `Nova: ${detail.action} ${detail.requestId} of server ${serverId} finished at ${new Date(detail.finishTime).toISOString()} and the server is ACTIVE`,
-        at: detail.finishTime,
-      };
+      if (q.action === 'Replace') return fenceAfterDelete(serverId, server, undefined);
+      return await this.#fenceAfterAction(serverId, server, q, ctx.signal);
     } catch (e) {
       if (!(e instanceof OpenStackError)) throw e;
       return {
@@ -197,6 +188,45 @@ export class NovaMachineProvider implements MachineProvider {
         retryAfterMs: this.#retryAfterMs,
       };
     }
+  }
+
+  /** Fenced after a reboot, stop or rebuild of a server Nova shows: SHUTOFF, or a reset observed. */
+  async #fenceAfterAction(
+    serverId: string,
+    server: ServerInfo,
+    q: FenceQuery,
+    signal: AbortSignal,
+  ): Promise<FenceStatus> {
+    if (server.status === 'SHUTOFF')
+      return {
+        kind: 'Fenced',
+        how: 'PoweredOff',
+        evidence: `Nova: server ${serverId} is SHUTOFF`,
+      };
+    if (q.action === 'PowerOff')
+      return {
+        kind: 'NotFenced',
+        reason: `Nova: server ${serverId} is ${server.status} (task ${server.taskState ?? 'none'}), not yet SHUTOFF`,
+      };
+    const a = await this.#record(serverId, q, signal);
+    if (a.kind === 'NotFound')
+      return {
+        kind: 'NotFenced',
+        reason: `Nova has no ${NOVA_ACTION_NAMES[q.action as NovaAction]} of server ${serverId} since the intent`,
+      };
+    const detail = await this.#nova.getInstanceAction(serverId, a.record.requestId, { signal });
+    const settled = server.status === 'ACTIVE' && server.taskState === null;
+    if (detail.finishTime === undefined || !settled)
+      return {
+        kind: 'NotFenced',
+        reason: `Nova's ${detail.action} ${detail.requestId} of server ${serverId} is not finished (server ${server.status}, task ${server.taskState ?? 'none'})`,
+      };
+    return {
+      kind: 'Fenced',
+      how: 'ResetObserved',
+      evidence: `Nova: ${detail.action} ${detail.requestId} of server ${serverId} finished at ${new Date(detail.finishTime).toISOString()} and the server is ACTIVE`,
+      at: detail.finishTime,
+    };
   }
 
   /**
@@ -317,30 +347,30 @@ export class NovaMachineProvider implements MachineProvider {
     });
   }
 
-  async #fenceReplace(serverId: string, signal: AbortSignal): Promise<FenceStatus> {
+  /**
+   * GET /servers/{id} answered 404, after any action. That alone proves nothing (see
+   * fenceAfterDelete): os-instance-actions with deleted servers included (2.21) decides. A 404
+   * there too means Nova knows no such server of this project: NotFenced, never Deleted.
+   */
+  async #fenceMissing(serverId: string, signal: AbortSignal): Promise<FenceStatus> {
+    let records;
     try {
-      try {
-        const server = await this.#nova.getServer(serverId, { signal });
-        return fenceAfterDelete(serverId, server, undefined);
-      } catch (e) {
-        if (!(e instanceof OpenStackError) || e.code !== 'ServerNotFound') throw e;
-      }
-      let records;
-      try {
-        records = await this.#nova.listInstanceActions(serverId, { signal, includeDeleted: true });
-      } catch (e) {
-        if (!(e instanceof OpenStackError) || e.code !== 'ServerNotFound') throw e;
-        records = undefined;
-      }
-      return fenceAfterDelete(serverId, 'NotFound', records);
+      records = await this.#nova.listInstanceActions(serverId, { signal, includeDeleted: true });
     } catch (e) {
-      if (!(e instanceof OpenStackError)) throw e;
-      return {
-        kind: 'Unavailable',
-        reason: `could not ask Nova about server ${serverId}: ${e.code}: ${e.message}`,
-        retryAfterMs: this.#retryAfterMs,
-      };
+      if (!(e instanceof OpenStackError) || e.code !== 'ServerNotFound') throw e;
+      records = undefined;
     }
+    return fenceAfterDelete(serverId, 'NotFound', records);
+  }
+
+  /**
+   * Why a providerID naming a region other than this provider's is not acted on; undefined when
+   * the regions agree or either is not known.
+   */
+  #otherRegion(region: string | undefined, serverId: string): string | undefined {
+    if (region === undefined || this.#region === undefined || region === this.#region)
+      return undefined;
+    return `providerID names region ${JSON.stringify(region)} but this Nova client is in region ${JSON.stringify(this.#region)}: server ${serverId} is not asked about or acted on here`;
   }
 
   /** The earliest start time a record of this intent may show (Nova keeps whole seconds). */

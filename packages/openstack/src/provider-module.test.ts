@@ -136,6 +136,28 @@ describe('providerModule (openstack)', () => {
     });
   });
 
+  it("knows its cloud's region: a providerID of another region is not acted on", async () => {
+    const d = await tree({ 'cwd/clouds.yaml': fake.cloudsYaml({ cloudName: 'prod' }) });
+    const p = await createOpenStackProvider(moduleCtx({ cloud: 'prod' }), d);
+    const id = fake.addServer();
+    const q = {
+      node: 'n',
+      providerID: `openstack://RegionTwo/${id}`,
+      action: 'HardReboot' as const,
+      actionId: 'a/1',
+      issuedAt: Date.now(),
+      replay: false,
+    };
+    expect(await p.execute(q, ctx)).toMatchObject({
+      kind: 'Unavailable',
+      message: expect.stringContaining('"RegionOne"'),
+    });
+    expect(await p.fence(q, ctx)).toMatchObject({ kind: 'NotFenced' });
+    expect(fake.instanceActions(id)).toEqual([]);
+    const here = { ...q, providerID: `openstack://RegionOne/${id}` };
+    expect(await p.execute(here, ctx)).toMatchObject({ kind: 'Accepted' });
+  });
+
   it('no cloud chosen: the error names --cloud and OS_CLOUD and the file', async () => {
     const d = await tree({ 'cwd/clouds.yaml': fake.cloudsYaml() });
     await expect(createOpenStackProvider(moduleCtx({}), d)).rejects.toThrow(

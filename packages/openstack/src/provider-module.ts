@@ -113,7 +113,7 @@ export async function createOpenStackProvider(
     throw new Error('openstack provider: the controller stopped while the provider was built');
   }
   log.info({ cloudsYaml: file, region: cloud.region ?? null }, 'openstack provider ready');
-  return new NovaMachineProvider(client.nova, { replace: 'DeleteServer' });
+  return new NovaMachineProvider(client.nova, { replace: 'DeleteServer', region: cloud.region });
 }
 
 /**

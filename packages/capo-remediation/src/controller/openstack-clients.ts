@@ -26,7 +26,8 @@ export class OpenStackClients {
     const c = this.clientFor(t);
     let p = this.providers.get(c);
     if (p === undefined) {
-      p = new NovaMachineProvider(c.nova);
+      // The client's region (the Machine's, else the identity's): see NovaMachineProvider's region.
+      p = new NovaMachineProvider(c.nova, { region: c.cloud.region });
       this.providers.set(c, p);
     }
     return p;

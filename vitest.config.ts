@@ -20,6 +20,7 @@ export default defineConfig({
         'envtest',
         'bench',
         'vm',
+        'chaos',
       ].map((p) => `packages/${p}/vitest.config.ts`),
       // examples/: every example type-checks and runs (examples/test), and their own tests.
       'examples/vitest.config.ts',

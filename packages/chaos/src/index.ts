@@ -7,3 +7,4 @@ export * from './ledger.js';
 export * from './secret-scan.js';
 export * from './wait.js';
 export * from './supervisor.js';
+export * from './provider-record.js';

@@ -11,12 +11,20 @@ export interface LedgerEntry {
   readonly variant: string;
   readonly injected: number;
   readonly survived: number;
-  readonly doubleReboots: number;
+  /**
+   * Double actions on a machine, counted from the provider's own record (provider-record.ts,
+   * or a fake Nova's per-server action list); NOT_MEASURED where the row has no provider to
+   * ask (a log scan, a pure decision, input decoding). Never a literal 0.
+   */
+  readonly doubleReboots: number | typeof NOT_MEASURED;
   readonly crashes: number;
   readonly fuzzInputs: number;
   /** Free text: what "survived" meant here. */
   readonly note?: string;
 }
+
+/** A ledger entry's doubleReboots when the row cannot measure double actions. */
+export const NOT_MEASURED = 'not measured';
 
 export function recordFault(dir: string, e: LedgerEntry): void {
   mkdirSync(dir, { recursive: true });
@@ -43,7 +51,11 @@ export interface TableRow {
   readonly variants: string[];
   readonly injected: number;
   readonly survived: number;
+  /** The sum over the entries that measured double actions. */
   readonly doubleReboots: number;
+  /** Entries that measured double actions, and those that did not. */
+  readonly measured: number;
+  readonly unmeasured: number;
   readonly crashes: number;
   readonly fuzzInputs: number;
 }
@@ -58,22 +70,35 @@ export function summarise(entries: readonly LedgerEntry[]): { rows: TableRow[]; 
       injected: 0,
       survived: 0,
       doubleReboots: 0,
+      measured: 0,
+      unmeasured: 0,
       crashes: 0,
       fuzzInputs: 0,
     };
+    const m = e.doubleReboots !== NOT_MEASURED;
     rows.set(e.fault, {
       fault: r.fault,
       variants: r.variants.includes(e.variant) ? r.variants : [...r.variants, e.variant],
       injected: r.injected + e.injected,
       survived: r.survived + e.survived,
-      doubleReboots: r.doubleReboots + e.doubleReboots,
+      doubleReboots: r.doubleReboots + (m ? e.doubleReboots : 0),
+      measured: r.measured + (m ? 1 : 0),
+      unmeasured: r.unmeasured + (m ? 0 : 1),
       crashes: r.crashes + e.crashes,
       fuzzInputs: r.fuzzInputs + e.fuzzInputs,
     });
   }
   const list = [...rows.values()];
-  const sum = (k: 'injected' | 'survived' | 'doubleReboots' | 'crashes' | 'fuzzInputs') =>
-    list.reduce((a, r) => a + r[k], 0);
+  const sum = (
+    k:
+      | 'injected'
+      | 'survived'
+      | 'doubleReboots'
+      | 'measured'
+      | 'unmeasured'
+      | 'crashes'
+      | 'fuzzInputs',
+  ) => list.reduce((a, r) => a + r[k], 0);
   return {
     rows: list,
     total: {
@@ -82,10 +107,20 @@ export function summarise(entries: readonly LedgerEntry[]): { rows: TableRow[]; 
       injected: sum('injected'),
       survived: sum('survived'),
       doubleReboots: sum('doubleReboots'),
+      measured: sum('measured'),
+      unmeasured: sum('unmeasured'),
       crashes: sum('crashes'),
       fuzzInputs: sum('fuzzInputs'),
     },
   };
+}
+
+/** The double-reboot cell: the measured sum, and how many entries did not measure it. */
+export function doublesCell(r: TableRow): string {
+  if (r.measured === 0) return NOT_MEASURED;
+  return r.unmeasured === 0
+    ? String(r.doubleReboots)
+    : `${r.doubleReboots} (+${r.unmeasured} ${NOT_MEASURED})`;
 }
 
 /** The table as fixed-width text. */
@@ -95,7 +130,7 @@ export function formatTable(rows: readonly TableRow[], total: TableRow): string 
     r.fault,
     String(r.injected),
     String(r.survived),
-    String(r.doubleReboots),
+    doublesCell(r),
     String(r.crashes),
     String(r.fuzzInputs),
   ]);

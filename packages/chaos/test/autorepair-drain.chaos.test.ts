@@ -40,7 +40,8 @@ import {
 } from '../src/least-privilege.js';
 import { scanForSecrets } from '../src/secret-scan.js';
 import { until } from '../src/wait.js';
-import { chaosDir, record } from './support/chaos-file.js';
+import { doubleActions, recordedRequests } from '../src/provider-record.js';
+import { chaosDir, NOT_MEASURED, record } from './support/chaos-file.js';
 
 const SCOPE = 'chaos.noderepair.dev/drain';
 const STATE = 'noderepair.io/repair-state';
@@ -300,6 +301,8 @@ describe('blocked drains with other repairs on time', () => {
       500,
     ).catch(() => false);
 
+    // The provider's record: the 5th's SoftReboot once, nothing sent twice.
+    const doubles = doubleActions(recordedRequests(proc.lines));
     record({
       fault: 'blocked drains (PDB refuses eviction)',
       variant: `${WORKERS} drains refused for ever (= default workers), a 5th node NotReady after`,
@@ -307,10 +310,11 @@ describe('blocked drains with other repairs on time', () => {
       survived:
         stillDraining === WORKERS &&
         refusedAgain &&
-        fifth?.remediation?.intent?.result === 'Succeeded'
+        fifth?.remediation?.intent?.result === 'Succeeded' &&
+        doubles.doubles === 0
           ? WORKERS + 1
           : 0,
-      doubleReboots: 0,
+      doubleReboots: doubles.doubles,
       crashes: proc.crashed ? 1 : 0,
       fuzzInputs: 0,
       note: `the 5th acted ${Math.max(0, Math.round(afterTimeoutMs / 100) / 10)}s after its timeout while ${stillDraining}/${WORKERS} drains were still refused`,
@@ -318,6 +322,7 @@ describe('blocked drains with other repairs on time', () => {
 
     expect(stillDraining).toBe(WORKERS);
     expect(refusedAgain).toBe(true);
+    expect(doubles.details).toEqual([]);
     expect(fifth?.phase).toBe('Verifying');
     expect(fifth?.remediation?.drain?.endedAt).toBeDefined();
     expect(fifth?.remediation?.intent?.action).toBe('SoftReboot');
@@ -338,7 +343,8 @@ describe('blocked drains with other repairs on time', () => {
       variant: 'blocked drain runs',
       injected: r.linesScanned + r.eventsScanned,
       survived: r.leaks.length === 0 ? r.linesScanned + r.eventsScanned : 0,
-      doubleReboots: 0,
+      // A scan of logs and events: no provider to ask.
+      doubleReboots: NOT_MEASURED,
       crashes: 0,
       fuzzInputs: 0,
     });

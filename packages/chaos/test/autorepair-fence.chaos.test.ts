@@ -38,6 +38,7 @@ import {
 } from '../src/least-privilege.js';
 import { scanForSecrets } from '../src/secret-scan.js';
 import { sleep, until } from '../src/wait.js';
+import { doubleActions, recordedRequests } from '../src/provider-record.js';
 import { chaosDir, record } from './support/chaos-file.js';
 
 const SCOPE = 'chaos.noderepair.dev/fence';
@@ -207,12 +208,16 @@ describe('partitioned node never tainted before fence', () => {
     const tainted = samples.filter((s) => s.tainted).length + (last.tainted ? 1 : 0);
     const forced = samples.some((s) => s.podGone) || last.podGone;
     const crashes = procs.filter((p) => p.crashed).length;
+    // The provider's record over both processes: one HardReboot and one Replace id, each sent
+    // fresh once (the successor's resend after the SIGKILL must be a replay of the same id).
+    const requests = recordedRequests(procs.flatMap((p) => p.lines));
+    const doubles = doubleActions(requests);
     record({
       fault: 'partitioned node (fencing)',
       variant: 'a FAKE provider that never fences: HardReboot, SIGKILL, Replace, give up',
       injected: 2,
-      survived: tainted === 0 && !forced ? 2 : 0,
-      doubleReboots: 0,
+      survived: tainted === 0 && !forced && doubles.doubles === 0 ? 2 : 0,
+      doubleReboots: doubles.doubles,
       crashes,
       fuzzInputs: 0,
       note: `${samples.length} samples: out-of-service taint seen ${tainted} times, pod force-deleted: ${forced}`,
@@ -220,6 +225,8 @@ describe('partitioned node never tainted before fence', () => {
     expect(samples.length).toBeGreaterThan(100);
     expect(tainted).toBe(0);
     expect(forced).toBe(false);
+    expect(doubles.details).toEqual([]);
+    expect([...new Set(requests.map((r) => r.action))].sort()).toEqual(['HardReboot', 'Replace']);
     expect(reasons).toContain('AwaitingFence');
     expect(reasons).not.toContain('Fenced');
     const pod = await core.readNamespacedPod({ name: 'db-0', namespace: NS });

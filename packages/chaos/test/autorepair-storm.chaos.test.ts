@@ -35,9 +35,10 @@ import {
   tokenKubeconfig,
   type ManifestObject,
 } from '../src/least-privilege.js';
+import { doubleActions, recordedRequests } from '../src/provider-record.js';
 import { scanForSecrets } from '../src/secret-scan.js';
 import { sleep, until } from '../src/wait.js';
-import { chaosDir, record } from './support/chaos-file.js';
+import { chaosDir, NOT_MEASURED, record } from './support/chaos-file.js';
 
 const ZONE = 'topology.kubernetes.io/zone';
 const SCOPE = 'chaos.noderepair.dev/storm';
@@ -236,6 +237,7 @@ describe('storms against the standalone auto-repair controller', () => {
     await allHealthyAgain();
     samples = [];
     const since = stormStart();
+    const logFrom = proc.lines.length;
     await Promise.all(failing.map((i) => kubelets[i]!.setNotReady()));
     try {
       const failingNames = failing.map((i) => names[i]!);
@@ -251,17 +253,24 @@ describe('storms against the standalone auto-repair controller', () => {
       await sleep(windowMs);
       const startedNow = await started(since);
       const maxInFlight = Math.max(0, ...samples.map((s) => s.inFlight.length));
+      // The provider's record of this storm's window: one action per node at most.
+      const doubles = doubleActions(recordedRequests(proc.lines.slice(logFrom)));
       record({
         fault: 'storm (core autorepair storm guard)',
         variant,
         injected: failing.length,
         survived:
-          startedNow.length === expectStarted && maxInFlight <= MAX_IN_FLIGHT ? failing.length : 0,
-        doubleReboots: 0,
+          startedNow.length === expectStarted &&
+          maxInFlight <= MAX_IN_FLIGHT &&
+          doubles.doubles === 0
+            ? failing.length
+            : 0,
+        doubleReboots: doubles.doubles,
         crashes: proc.crashed ? 1 : 0,
         fuzzInputs: 0,
-        note: `${startedNow.length} repairs started (allowed ${expectStarted}), max in flight ${maxInFlight}`,
+        note: `${startedNow.length} repairs started (allowed ${expectStarted}), max in flight ${maxInFlight}; the provider recorded ${doubles.requests} requests`,
       });
+      expect(doubles.details).toEqual([]);
       expect(startedNow.map((e) => e.regarding?.name).sort()).toHaveLength(expectStarted);
       for (const e of startedNow) expect(failingNames).toContain(e.regarding?.name);
       expect(maxInFlight).toBeLessThanOrEqual(MAX_IN_FLIGHT);
@@ -300,6 +309,7 @@ describe('storms against the standalone auto-repair controller', () => {
     const failing = [0, 1, 2, 3];
     const failingNames = failing.map((i) => names[i]!);
     const since = stormStart();
+    const logFrom = proc.lines.length;
     await Promise.all(failing.map((i) => kubelets[i]!.setNotReady()));
     try {
       await until('the storm guard to hold all four', async () => {
@@ -316,17 +326,21 @@ describe('storms against the standalone auto-repair controller', () => {
       const cooling = (await held([names[3]!], since)).filter((e) =>
         (e.note ?? '').includes('cooldown'),
       );
+      // Nothing may start here, so the provider must have recorded nothing at all.
+      const requests = recordedRequests(proc.lines.slice(logFrom));
+      const doubles = doubleActions(requests);
       record({
         fault: 'storm (core autorepair storm guard)',
         variant: 'zone-a storm ends one node at a time',
         injected: failing.length,
-        survived: startedNow.length === 0 ? failing.length : 0,
-        doubleReboots: 0,
+        survived: startedNow.length === 0 && requests.length === 0 ? failing.length : 0,
+        doubleReboots: doubles.doubles,
         crashes: proc.crashed ? 1 : 0,
         fuzzInputs: 0,
         note: `${startedNow.length} repairs started (allowed 0); the last node held for the cooldown: ${cooling.length > 0}`,
       });
       expect(startedNow.map((e) => e.regarding?.name)).toEqual([]);
+      expect(requests).toEqual([]);
       expect(cooling.length).toBeGreaterThan(0);
       expect(proc.running).toBe(true);
     } finally {
@@ -342,7 +356,8 @@ describe('storms against the standalone auto-repair controller', () => {
       variant: 'storm runs',
       injected: r.linesScanned + r.eventsScanned,
       survived: r.leaks.length === 0 ? r.linesScanned + r.eventsScanned : 0,
-      doubleReboots: 0,
+      // A scan of logs and events: no provider to ask.
+      doubleReboots: NOT_MEASURED,
       crashes: 0,
       fuzzInputs: 0,
     });

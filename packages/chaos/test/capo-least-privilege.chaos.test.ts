@@ -14,7 +14,7 @@ import { CapoCluster, SERVICE_ACCOUNT, SYSTEM_NAMESPACE } from '../src/capo-worl
 import { shippedRbac, type ManifestObject } from '../src/least-privilege.js';
 import { scanForSecrets } from '../src/secret-scan.js';
 import { until } from '../src/wait.js';
-import { chaosDir, record } from './support/chaos-file.js';
+import { chaosDir, NOT_MEASURED, record } from './support/chaos-file.js';
 
 const SecretResource = customResource({
   group: '',
@@ -97,7 +97,8 @@ describe('least privilege', () => {
       variant: 'shipped role denies what it does not grant',
       injected: denied.length,
       survived: denied.filter((e) => e instanceof ForbiddenError).length,
-      doubleReboots: 0,
+      // Requests refused by RBAC: no remediation, no provider to ask.
+      doubleReboots: NOT_MEASURED,
       crashes: 0,
       fuzzInputs: 0,
     });
@@ -132,7 +133,8 @@ describe('least privilege', () => {
       variant: 'role without patch on nodes',
       injected: 1,
       survived: ev && w.rebootCount() === 0 && !p.crashed ? 1 : 0,
-      doubleReboots: 0,
+      // From the fake Nova's record of this server (none expected at all).
+      doubleReboots: Math.max(0, w.rebootCount() - 1),
       crashes: p.crashed ? 1 : 0,
       fuzzInputs: 0,
     });

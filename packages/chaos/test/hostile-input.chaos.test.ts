@@ -26,7 +26,7 @@ import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import YAML from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { record } from './support/chaos-file.js';
+import { NOT_MEASURED, record } from './support/chaos-file.js';
 import { repoRoot } from '../src/controller-process.js';
 // The trace parser and the flag parsers belong to the command lines, which the packages do not
 // export (their bins are the interface), so they are imported from source.
@@ -62,7 +62,8 @@ function run<T>(
     variant: name,
     injected: n,
     survived: n,
-    doubleReboots: 0,
+    // Input decoding: no provider to ask.
+    doubleReboots: NOT_MEASURED,
     crashes: 0,
     fuzzInputs: n,
   });
@@ -654,7 +655,8 @@ function rejectsMisspellings(
     variant,
     injected: n,
     survived: rejected,
-    doubleReboots: 0,
+    // Input decoding: no provider to ask.
+    doubleReboots: NOT_MEASURED,
     crashes: 0,
     fuzzInputs: n,
     note: 'survived: rejected with a message naming the misspelt key at its path',

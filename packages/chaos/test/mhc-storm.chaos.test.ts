@@ -13,7 +13,7 @@ import {
 import fc from 'fast-check';
 import * as E from 'fp-ts/lib/Either.js';
 import { describe, expect, it } from 'vitest';
-import { record } from './support/chaos-file.js';
+import { NOT_MEASURED, record } from './support/chaos-file.js';
 
 const SEED = 20261202;
 const NOW = Date.parse('2026-12-02T12:00:00Z');
@@ -124,7 +124,8 @@ describe('MachineHealthCheck maxUnhealthy under storms (core mhc, as Cluster API
       variant: 'random fleets and limits',
       injected: n,
       survived: n,
-      doubleReboots: 0,
+      // A pure decision over MHC specs: no provider to ask.
+      doubleReboots: NOT_MEASURED,
       crashes: 0,
       fuzzInputs: n,
     });
@@ -146,7 +147,8 @@ describe('MachineHealthCheck maxUnhealthy under storms (core mhc, as Cluster API
       variant: '50% NotReady, maxUnhealthy 40%',
       injected: 5,
       survived: e.remediationAllowed ? 0 : 5,
-      doubleReboots: 0,
+      // A pure decision over MHC specs: no provider to ask.
+      doubleReboots: NOT_MEASURED,
       crashes: 0,
       fuzzInputs: 0,
     });
@@ -180,7 +182,8 @@ describe('MachineHealthCheck maxUnhealthy under storms (core mhc, as Cluster API
       variant: 'zone down (4 of 10), maxUnhealthy 40% / 30%',
       injected: 8,
       survived: e.remediationAllowed && !e3.remediationAllowed ? 8 : 0,
-      doubleReboots: 0,
+      // A pure decision over MHC specs: no provider to ask.
+      doubleReboots: NOT_MEASURED,
       crashes: 0,
       fuzzInputs: 0,
     });

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { recordFault, type LedgerEntry } from '../../src/ledger.js';
 
+export { NOT_MEASURED } from '../../src/ledger.js';
+
 export function chaosDir(): string {
   return inject('chaosDir');
 }

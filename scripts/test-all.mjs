@@ -3,9 +3,11 @@
 // reports and prints `N passed, N failed` as the last line (CI reads it). Exits non-zero when
 // any test failed, any suite crashed, or no test ran at all.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childCpuSeconds, fileSeconds, timingsTable } from './test-times.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const reports = join(root, 'reports');
@@ -49,7 +51,11 @@ for (const s of chosen) {
   console.log(`\n==> ${s.name}`);
   const file = join(reports, `${s.name}.json`);
   const args = s.kind === 'check' ? s.args : [...s.args, '--reporter=default', '--reporter=json', `--outputFile.json=${file}`];
+  const t0 = Date.now();
+  const cpu0 = childCpuSeconds();
   const r = spawnSync('pnpm', args, { stdio: 'inherit', cwd: root });
+  const wallS = (Date.now() - t0) / 1000;
+  const cpuS = childCpuSeconds() - cpu0;
   let passed = 0;
   let failed = 0;
   if (s.kind !== 'check' && existsSync(file)) {
@@ -57,7 +63,16 @@ for (const s of chosen) {
     passed = j.numPassedTests ?? 0;
     failed = (j.numFailedTests ?? 0) + (j.numPendingTests ?? 0) + (j.numTodoTests ?? 0);
   }
-  results.push({ name: s.name, status: r.status, passed, failed, failures: failuresOf(file, s.kind) });
+  results.push({
+    name: s.name,
+    status: r.status,
+    passed,
+    failed,
+    failures: failuresOf(file, s.kind),
+    wallS,
+    cpuS,
+    files: s.kind === 'check' ? [] : fileSeconds(file),
+  });
 }
 
 /** The failed tests of a suite's JSON report: file, name, the first lines of the first error. */
@@ -88,6 +103,16 @@ if (allFailures.length) {
   }
   if (allFailures.length > 30) console.log(`... and ${allFailures.length - 30} more`);
 }
+
+// Where the time went (scripts/test-times.mjs prints it again, and puts it in the README).
+const timings = {
+  at: new Date().toISOString(),
+  cores: availableParallelism(),
+  suites: results.map(({ name, wallS, cpuS, files }) => ({ name, wallS, cpuS, files })),
+};
+writeFileSync(join(reports, 'timings.json'), `${JSON.stringify(timings, null, 2)}\n`);
+console.log('\n==> timings');
+console.log(timingsTable(timings));
 
 console.log('\n==> summary');
 for (const r of results) console.log(`${r.name.padEnd(20)} exit=${r.status} passed=${r.passed} failed=${r.failed}`);

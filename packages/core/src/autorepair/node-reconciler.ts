@@ -25,7 +25,7 @@ import {
   type RepairDecision,
 } from '../health/decide.js';
 import { recordReplace } from '../health/replace.js';
-import { needsPowerState } from '../health/shutdown.js';
+import { needsPowerState, shutdownPastDeadline } from '../health/power-check.js';
 import type { PowerState } from '../provider/port.js';
 import type { RepairPolicy } from '../health/policy.js';
 import type { FenceRecord, RepairPhase, RepairState } from '../health/state.js';
@@ -301,20 +301,29 @@ export class NodeReconciler {
   }
 
   /**
-   * The machine's power state, asked only when the decision depends on it (a shut-down node
-   * past shutdown.failAfter). A provider that throws is an outage: waiting, not a verdict.
+   * The machine's power state, asked only when the decision depends on it: before the first
+   * action of a repair (did someone stop the machine?), and for a shut-down node past
+   * shutdown.failAfter (health/power-check.ts). A provider without powerState cannot tell:
+   * the decision goes on without it. A provider that throws is an outage: waiting, not a
+   * verdict.
    */
   private async powerState(
     name: string,
     node: KubeNode,
     previous: RepairState | undefined,
+    leaseRenewTime: string | undefined,
     signal: AbortSignal,
   ): Promise<PowerState | undefined> {
     const { provider, policy } = this.deps;
     const providerID = node.spec?.providerID;
     if (provider.powerState === undefined || providerID === undefined || providerID === '')
       return undefined;
-    if (!needsPowerState(previous, policy.shutdown, this.deps.now())) return undefined;
+    const unasked = {
+      nodeName: name,
+      node,
+      ...(leaseRenewTime !== undefined ? { leaseRenewTime } : {}),
+    };
+    if (!needsPowerState(unasked, previous, policy, this.deps.now())) return undefined;
     try {
       return await provider.powerState({ node: name, providerID }, { signal });
     } catch (e) {
@@ -366,7 +375,10 @@ export class NodeReconciler {
     const previous = parsed.right;
     if (isInFlight(previous?.phase)) return undefined;
     // A shut-down node past shutdown.failAfter is decided on the provider's power state.
-    if (needsPowerState(previous, this.deps.policy.shutdown, this.deps.now())) return undefined;
+    // (A node that would start a repair, whose power state is asked first too, is never
+    // decided alone: decider.alone below is undefined for it, so it is read fresh anyway.)
+    if (shutdownPastDeadline(previous, this.deps.policy.shutdown, this.deps.now()))
+      return undefined;
     const decision = decider.alone(
       { obs: { nodeName: name, node: view }, state: previous },
       this.deps.now(),
@@ -408,7 +420,9 @@ export class NodeReconciler {
     }
     const leaseRenewTime = node !== undefined ? await this.leaseRenewTime(name, signal) : undefined;
     const power =
-      node !== undefined ? await this.powerState(name, node, previous, signal) : undefined;
+      node !== undefined
+        ? await this.powerState(name, node, previous, leaseRenewTime, signal)
+        : undefined;
     const self: FleetMember = {
       obs: {
         nodeName: name,

@@ -55,6 +55,8 @@ export function judge(member: FleetMember, policy: RepairPolicy, now: number): J
 export function wantsToStart(a: Assessment, phase: RepairPhase | undefined): boolean {
   return (
     a.signal === 'unhealthy' &&
+    // The provider could not say whether someone stopped the machine: nothing starts.
+    a.powerHold === undefined &&
     !isInFlight(phase) &&
     (phase !== 'Failed' || a.newTrigger !== undefined)
   );

@@ -234,7 +234,41 @@ describe('Command site step (real programs)', () => {
     ac.abort();
     const r = await pending;
     expect(r).toMatchObject({ kind: 'Unavailable', maybeSent: true });
-    expect(r.message).toBe(`${prog} stopped because the controller is stopping`);
+    expect(r.message).toBe(
+      `${prog} stopped because the controller is stopping (its process group killed with SIGKILL)`,
+    );
+  });
+
+  it('a lost lease (abort) kills a program that ignores SIGTERM, and what it started, at once: dead when execute() resolves, not after the grace', async () => {
+    const started = join(dir, 'stubborn.started');
+    const pidFile = join(dir, 'stubborn.pids');
+    const prog = script(
+      'stubborn.sh',
+      `trap '' TERM
+       sleep 300 & echo "$$ $!" > ${pidFile}
+       touch ${started}
+       while :; do sleep 1; done`,
+    );
+    // A grace longer than the test may run (and than any lease margin): a stop that waited
+    // for it would never resolve here.
+    const p = withSiteSteps(new RecordingProviderFake(), commandStep([prog]), {
+      killGraceMs: 600_000,
+    });
+    const ac = new AbortController();
+    const pending = p.execute(request(), { signal: ac.signal });
+    while (!existsSync(started)) await new Promise((r) => setTimeout(r, 20));
+    const [script_, grandchild] = readFileSync(pidFile, 'utf8').trim().split(' ').map(Number);
+    ac.abort();
+    const r = await pending;
+    // The program itself was reaped before execute() resolved: no /proc entry left.
+    expect(existsSync(`/proc/${script_}`)).toBe(false);
+    expect(r).toEqual({
+      kind: 'Unavailable',
+      message: `${prog} stopped because the controller is stopping (its process group killed with SIGKILL)`,
+      maybeSent: true,
+    });
+    // Its background sleep got the same SIGKILL (gone, or a zombie until it is reaped).
+    expect(await deadWithin(grandchild as number, 5000)).toBe(true);
   });
 
   it('endless output stays bounded and the message short', async () => {

@@ -26,9 +26,9 @@ export interface SiteCommandRun {
   readonly argv: readonly string[];
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly timeoutMs: number;
-  /** After SIGTERM on timeout, how long before SIGKILL. */
+  /** After SIGTERM on timeout, how long before SIGKILL (an abort kills at once). */
   readonly killGraceMs: number;
-  /** The controller stopping: the program is stopped like on a timeout. */
+  /** The controller stopping or its lease lost: the process group is killed at once (SIGKILL). */
   readonly signal: AbortSignal;
 }
 
@@ -44,7 +44,7 @@ export type SiteCommandEnd =
       readonly timedOut: boolean;
       /** The controller stopped while it ran, and it was stopped. */
       readonly aborted: boolean;
-      /** SIGKILL was needed after the grace. */
+      /** SIGKILL was sent while it still ran: after the timeout's grace, or at once on abort. */
       readonly killed: boolean;
       readonly stdout: string;
       readonly stderr: string;
@@ -101,9 +101,20 @@ export function runSiteCommand(run: SiteCommandRun): Promise<SiteCommandEnd> {
       timedOut = true;
       stop();
     }, run.timeoutMs);
+    // An abort is the lease lost or the controller stopping: kill the whole group at once, no
+    // SIGTERM grace. Why no grace is safe and a grace is not: after a lost lease the term's
+    // signal aborts at renewDeadline, and a successor may hold the lease leaseDuration after
+    // our last renewal (runtime/leader: 15 s and 10 s by default, a 5 s margin, and only
+    // leaseDuration > renewDeadline is required, so the margin may be far shorter). The
+    // manager then waits at most until that lease expiry for in-flight work and exits the
+    // process (manager.ts stopBeforeTakeover); a detached group outlives that exit, and a
+    // grace timer in a process that exited never fires. On a graceful stop the manager
+    // releases the lease, so a successor may act at once. Either way the successor replays
+    // the step (NODEREPAIR_REPLAY=1): this run must not still be acting when it does.
     const onAbort = () => {
       aborted = true;
-      stop();
+      if (exited === undefined) killed = true;
+      killGroup(child.pid, 'SIGKILL');
     };
     run.signal.addEventListener('abort', onAbort, { once: true });
 
@@ -170,7 +181,9 @@ export function commandOutcome(
     // The controller stops (shutdown, lost lease): the next leader re-runs it as a replay.
     return {
       kind: 'Unavailable',
-      message: withErr(`${program} stopped because the controller is stopping`),
+      message: withErr(
+        `${program} stopped because the controller is stopping${end.killed ? ' (its process group killed with SIGKILL)' : ''}`,
+      ),
       maybeSent: true,
     };
   if (end.timedOut)

@@ -7,7 +7,7 @@ import {
   NodeReady,
   type HealthObservation,
 } from './node.js';
-import { observeNode, type NodeObservation } from './observation.js';
+import { observeNode, unannouncedShutdown, type NodeObservation } from './observation.js';
 import {
   followObserved,
   inCountedEpisode,
@@ -41,10 +41,16 @@ export interface Assessment extends FlapMemory {
   /** A manual trigger annotation value not acted upon yet. */
   newTrigger?: string;
   /**
-   * Unhealthy because a shut-down node stayed down past shutdown.failAfter and its machine
-   * is off or gone: the repair skips steps that ask the guest (start-repair.ts).
+   * Unhealthy and its machine is off or gone (a shut-down node past shutdown.failAfter, or a
+   * machine the provider, asked before the first action, found off without a recorded request
+   * or gone): the repair skips steps that ask the guest (start-repair.ts).
    */
   poweredOff?: boolean;
+  /**
+   * Unhealthy, but no repair may start: the provider was asked for the machine's power state
+   * before the first action and could not answer (an outage is never a verdict). Why, in words.
+   */
+  powerHold?: string;
 }
 
 /**
@@ -110,11 +116,12 @@ export function assessObserved(
           newTrigger,
           requeueAfterMs: undefined,
         };
-  // A node that announced a graceful shutdown and has not been Ready since (the kubelet then
-  // stops, so Ready goes Unknown): switched off on purpose. Powering it back on would go
-  // against its operator's intent, so it waits until it reports Ready again (or a manual
-  // trigger asks for a repair), unless the policy says to fail it after a while
-  // (shutdown.ts). The not-Ready period remembers how it began (episodes.ts).
+  // A node shut down on purpose and not Ready since: it announced a graceful shutdown (the
+  // kubelet then stops, so Ready goes Unknown), the cloud marks its instance shut down, or
+  // the provider says someone stopped its machine (episodes.ts labels the period). Powering
+  // it back on would go against its operator's intent, so it waits until it reports Ready
+  // again (or a manual trigger asks for a repair), unless the policy says to fail it after a
+  // while (shutdown.ts). The not-Ready period remembers that it is a shutdown.
   // A repair of ours that is already running (a manual trigger's, or FailAfter's) is not
   // paused by it: its ladder decides.
   if (
@@ -122,7 +129,13 @@ export function assessObserved(
     newTrigger === undefined &&
     !repairInFlight(state)
   ) {
-    const v = judgeShutdown(flap.notReady.since, obs.power, policy.shutdown, now);
+    const v = judgeShutdown(
+      flap.notReady.since,
+      obs.power,
+      policy.shutdown,
+      now,
+      unannouncedShutdown(obs),
+    );
     if (v.kind === 'Wait')
       return {
         cause,
@@ -141,6 +154,55 @@ export function assessObserved(
     };
   }
 
+  return withPower(byConditions(obs, cause, flap, withTrigger, policy, now), obs, state);
+}
+
+/**
+ * What the provider's power state, asked before the first action of a repair
+ * (power-check.ts), changes about an unhealthy node that is no shutdown (someone's stop made
+ * its period one: episodes.ts). Could not ask: no repair starts (an outage is never a
+ * verdict). Off without a recorded request (a crash) or gone: the repair goes on, past the
+ * steps that ask the guest. On, or not asked: as it is. A manual trigger is a person's
+ * request and is not held; a repair of ours in flight is its ladder's.
+ */
+function withPower(
+  a: Assessment,
+  obs: NodeObservation,
+  state: RepairState | undefined,
+): Assessment {
+  const p = obs.power;
+  if (p === undefined || a.signal !== 'unhealthy' || a.newTrigger !== undefined) return a;
+  if (repairInFlight(state)) return a;
+  switch (p.kind) {
+    case 'Unavailable':
+      return {
+        ...a,
+        powerHold: `could not ask the provider for its machine's power state before the first action (${p.reason}): no repair until it can tell whether someone stopped the machine`,
+      };
+    case 'Off':
+      return p.byRequest
+        ? a
+        : {
+            ...a,
+            detail: `${a.detail}; its machine is off without a recorded stop request, as after a crash (${p.evidence})`,
+            poweredOff: true,
+          };
+    case 'Gone':
+      return { ...a, detail: `${a.detail}; its machine is gone (${p.evidence})`, poweredOff: true };
+    case 'On':
+      return a;
+  }
+}
+
+/** The verdict from the node's conditions, start-up and flapping, past the shutdown rule. */
+function byConditions(
+  obs: NodeObservation,
+  cause: Cause,
+  flap: FlapMemory,
+  withTrigger: (a: Assessment) => Assessment,
+  policy: RepairPolicy,
+  now: number,
+): Assessment {
   if (cause.kind === 'NotStarted') {
     return withTrigger(startup(obs, cause, policy, now, flap));
   }

@@ -19,7 +19,12 @@
 // continues it.
 import type { Cause } from './cause.js';
 import type { HealthObservation } from './node.js';
-import { observeNode, type ConditionObservation, type NodeObservation } from './observation.js';
+import {
+  observeNode,
+  unannouncedShutdown,
+  type ConditionObservation,
+  type NodeObservation,
+} from './observation.js';
 import type { RepairPolicy } from './policy.js';
 import type { NotReadyPeriod, RepairState, UncountedReason } from './state.js';
 import { isInFlight } from './storm-guard.js';
@@ -67,10 +72,21 @@ export function followObserved(
   if (ready?.status === 'True') return { episodes: kept };
   // Still in the period we saw begin: flips between Unknown and False never add an episode.
   const open = state?.notReady;
-  if (open !== undefined) return { episodes: kept, notReady: open };
+  const stopped = unannouncedShutdown(obs) !== undefined;
+  if (open !== undefined) {
+    // Learnt later that the period is a shutdown (the cloud's shutdown taint, or the provider
+    // asked before a first action says someone stopped the machine): from now on it is one,
+    // and it was never a flap episode. A repair of ours in flight is left to its ladder.
+    if (stopped && open.uncounted !== 'Shutdown' && !repairInFlight(state))
+      return {
+        episodes: open.uncounted === undefined ? kept.filter((t) => t !== open.since) : kept,
+        notReady: { since: open.since, uncounted: 'Shutdown' },
+      };
+    return { episodes: kept, notReady: open };
+  }
   const created = obs.createdAt;
   const since = ready?.transitionAt ?? created ?? now;
-  const uncounted = whyNotAnEpisode(ready, cause, state, since, created);
+  const uncounted = whyNotAnEpisode(ready, cause, state, since, created, stopped);
   if (uncounted !== undefined) return { episodes: kept, notReady: { since, uncounted } };
   // `includes`: a state written by an older version may already hold this start.
   const episodes =
@@ -84,9 +100,10 @@ function whyNotAnEpisode(
   state: RepairState | undefined,
   since: number,
   created: number | undefined,
+  stopped: boolean,
 ): UncountedReason | undefined {
   if (repairInFlight(state)) return 'Repair';
-  if (cause.kind === 'ShuttingDown') return 'Shutdown';
+  if (cause.kind === 'ShuttingDown' || stopped) return 'Shutdown';
   if (ready === undefined || cause.kind === 'NotStarted') return 'Startup';
   // The status the node registered with (the kubelet posts Ready=False until its runtime and
   // network are up); RFC 3339 seconds, so a node that turns not-Ready within the second it was

@@ -72,6 +72,16 @@ export function judgeIdle(
     case 'suspect':
       return decision(j, enter(j, idle, 'Suspect'), [], a.detail, a.requeueAfterMs);
     case 'unhealthy': {
+      // Asked before the first action, the provider could not say whether someone stopped
+      // the machine: an outage is never a verdict, so wait (no cordon, no action) and ask again.
+      if (a.powerHold !== undefined)
+        return decision(
+          j,
+          enter(j, idle, 'Unhealthy'),
+          [],
+          `unhealthy (${a.detail}) but ${a.powerHold}`,
+          policy.stormGuard.recheckIntervalMs,
+        );
       const verdict = storm ?? { admitted: true, reason: 'no storm guard verdict given' };
       if (!verdict.admitted) {
         // Remember a storm hold (written with the move to Unhealthy, so no extra write): the

@@ -72,8 +72,9 @@ export interface HealthObservation {
   /** renewTime of the node's Lease in kube-node-lease, when the caller reads it. */
   leaseRenewTime?: TimeInput;
   /**
-   * The machine's power state from the provider, when the caller asked for it (only for a
-   * shut-down node past the policy's shutdown.failAfter: see shutdown.ts needsPowerState).
+   * The machine's power state from the provider, when the caller asked for it: before the
+   * first action of a repair, and for a shut-down node past the policy's shutdown.failAfter
+   * (power-check.ts needsPowerState says when).
    */
   power?: PowerState;
   /**
@@ -92,6 +93,12 @@ export const TaintUnreachable = 'node.kubernetes.io/unreachable';
 export const TaintNotReady = 'node.kubernetes.io/not-ready';
 /** Taint that lets the pod GC and attach-detach controller free a fenced node's pods. */
 export const TaintOutOfService = 'node.kubernetes.io/out-of-service';
+/**
+ * Taint the cloud-controller-manager's node lifecycle controller sets on a not-Ready node whose
+ * instance the cloud reports shut down (cloud-provider's InstanceShutdown): the node is
+ * treated as shut down on purpose (shutdown.ts), without asking our provider.
+ */
+export const TaintCloudShutdown = 'node.cloudprovider.kubernetes.io/shutdown';
 /** Taint the node lifecycle controller sets on a cordoned node. */
 export const TaintUnschedulable = 'node.kubernetes.io/unschedulable';
 /** Cluster API: the node's Machine is paused; the node is not judged. */

@@ -5,7 +5,12 @@
 // times as epoch milliseconds, the fields the repair keeps (cordon, bootID, providerID).
 import type { PowerState } from '../provider/port.js';
 import type { ActorHold } from './actor-hold.js';
-import { NodeReady, type HealthObservation, type NodeConditionSnapshot } from './node.js';
+import {
+  NodeReady,
+  TaintCloudShutdown,
+  type HealthObservation,
+  type NodeConditionSnapshot,
+} from './node.js';
 import { toMillis, type TimeInput } from './time.js';
 
 /** One node condition with its times parsed to epoch milliseconds. */
@@ -109,4 +114,19 @@ export function observeNode(input: HealthObservation): NodeObservation {
     power: input.power,
     actorHolds: input.actorHolds,
   };
+}
+
+/**
+ * Why the node counts as shut down on purpose although its kubelet announced nothing: the
+ * cloud-controller-manager marks its instance shut down (TaintCloudShutdown), or the provider
+ * says its machine is off because somebody asked for a stop (PowerState Off with byRequest;
+ * a stop this controller sent is not byRequest). Undefined when neither: a machine that is
+ * off without a recorded request crashed (or its guest powered itself off), and is repaired.
+ */
+export function unannouncedShutdown(obs: NodeObservation): string | undefined {
+  if (obs.taints.some((t) => t.key === TaintCloudShutdown))
+    return `the cloud provider marks its instance shut down (taint ${TaintCloudShutdown})`;
+  const p = obs.power;
+  if (p?.kind === 'Off' && p.byRequest) return `its machine was stopped on request (${p.evidence})`;
+  return undefined;
 }

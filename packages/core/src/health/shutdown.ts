@@ -1,14 +1,16 @@
-// A node that announced a graceful shutdown and has not been Ready since: someone switched it
-// off on purpose. Powering it back on would override that intent, so by default it waits for
-// ever (policy shutdown.poweredOff: Wait) and its machine is never even asked about. An
-// operator who would rather have such a node repaired sets FailAfter: once the node has been
-// down that long, the provider's power state is asked for, and the node is failed (and
-// repaired by the ladder; start-repair.ts skips steps that cannot act on a powered-off machine).
-// Pure: the shell asks the provider (needsPowerState says when) and passes the answer in.
+// A node that was shut down on purpose and has not been Ready since: its kubelet announced a
+// graceful shutdown, the cloud-controller-manager marks its instance shut down (the
+// node.cloudprovider.kubernetes.io/shutdown taint), or the provider, asked before the first
+// action of a repair, says someone stopped its machine (PowerState Off, byRequest). Powering
+// it back on would override that intent, so by default it waits for ever (policy
+// shutdown.poweredOff: Wait) and its machine is not asked about again. An operator who would
+// rather have such a node repaired sets FailAfter: once the node has been down that long,
+// the provider's power state is asked for, and the node is failed (and repaired by the
+// ladder; start-repair.ts skips steps that cannot act on a powered-off machine).
+// Pure: the shell asks the provider (power-check.ts needsPowerState says when) and passes the
+// answer in.
 import type { PowerState } from '../provider/port.js';
-import { repairInFlight } from './episodes.js';
 import type { ShutdownPolicy } from './policy.js';
-import type { RepairState } from './state.js';
 import { formatDuration, iso } from './time.js';
 
 export type ShutdownVerdict =
@@ -22,8 +24,16 @@ export type ShutdownVerdict =
       poweredOff: boolean;
     };
 
-const SHUT_DOWN =
-  'the node shut down (it announced a graceful shutdown) and has not been Ready since';
+/**
+ * The first words of every verdict: how the node is known to have been shut down. `how` is
+ * what shows it now (observation.ts unannouncedShutdown); undefined: the kubelet announced it
+ * (or an earlier observation showed it, which the persisted period remembers).
+ */
+function shutDown(how: string | undefined): string {
+  return how === undefined
+    ? 'the node was shut down on purpose (its kubelet announced it, or it was found stopped) and has not been Ready since'
+    : `the node was shut down on purpose (${how}) and has not been Ready since`;
+}
 
 /** One ms past the deadline: the first instant that qualifies (as in assess.ts). */
 const PAST_DEADLINE_MS = 1;
@@ -41,33 +51,18 @@ export function shutdownDeadline(since: number, policy: ShutdownPolicy): number 
 }
 
 /**
- * Whether the shell must ask the provider for the machine's power state before deciding:
- * only for a node in a shutdown period whose FailAfter deadline has passed and that no repair
- * of ours is working on. Under Wait, or before the deadline, nothing is asked (no provider
- * traffic for a switched-off node).
- */
-export function needsPowerState(
-  state: RepairState | undefined,
-  policy: ShutdownPolicy,
-  now: number,
-): boolean {
-  const p = state?.notReady;
-  // A repair of ours in flight is judged by its ladder, not by the shutdown rule.
-  if (p?.uncounted !== 'Shutdown' || repairInFlight(state)) return false;
-  const deadline = shutdownDeadline(p.since, policy);
-  return deadline !== undefined && deadline < now;
-}
-
-/**
  * The verdict for a node in a shutdown period that began at `since`. `power` is the
- * provider's answer, undefined when it was not asked or the provider cannot tell.
+ * provider's answer, undefined when it was not asked or the provider cannot tell. `how`: what
+ * shows the shutdown now, for the words (unannouncedShutdown).
  */
 export function judgeShutdown(
   since: number,
   power: PowerState | undefined,
   policy: ShutdownPolicy,
   now: number,
+  how?: string,
 ): ShutdownVerdict {
+  const SHUT_DOWN = shutDown(how);
   if (policy.poweredOff === 'Wait')
     return {
       kind: 'Wait',

@@ -1,0 +1,61 @@
+// When the shell must ask the provider for a machine's power state before deciding. The
+// decision itself stays pure: the shell asks (autorepair/node-reconciler.ts) and passes the
+// answer in HealthObservation.power; assess.ts and episodes.ts read it.
+//
+// Two moments need it:
+// - Before the first action of a repair. A Node that is simply Ready=Unknown may be a
+//   machine someone stopped (`openstack server stop`, a hypervisor maintenance, an operator's
+//   power-off) with nothing announced; a HardReboot would power it back on over that person's
+//   decision. Asked first, an Off by request makes the period a shutdown (the shutdown
+//   policy decides), an outage holds the repair, a crash is repaired.
+// - Past shutdown.failAfter (FailAfter) for a node in a shutdown period: is it still off?
+// Nothing else asks: a node that is healthy, inside its timeout, waiting under Wait, already
+// in a repair of ours, or given up on costs the provider nothing. A manual trigger is a
+// person's request for a repair, so it is not asked about either.
+import { assessObserved } from './assess.js';
+import { repairInFlight } from './episodes.js';
+import type { HealthObservation } from './node.js';
+import { observeNode } from './observation.js';
+import type { RepairPolicy, ShutdownPolicy } from './policy.js';
+import { shutdownDeadline } from './shutdown.js';
+import type { RepairState } from './state.js';
+import { isInFlight } from './storm-guard.js';
+
+/**
+ * Whether the shell must ask the provider for the machine's power state before deciding about
+ * the node `input` shows (read without a power state): the node would start a repair now (its
+ * timeout ran out, no repair of ours runs, not given up, no manual trigger), or it is in a
+ * shutdown period whose FailAfter deadline has passed (shutdownPastDeadline). A provider
+ * without powerState cannot be asked: the decision then goes on as without this check.
+ */
+export function needsPowerState(
+  input: HealthObservation,
+  state: RepairState | undefined,
+  policy: RepairPolicy,
+  now: number,
+): boolean {
+  if (shutdownPastDeadline(state, policy.shutdown, now)) return true;
+  const phase = state?.phase;
+  if (isInFlight(phase) || phase === 'Failed') return false;
+  const { power: _asked, ...unasked } = input;
+  const a = assessObserved(observeNode(unasked), state, policy, now);
+  return a.signal === 'unhealthy' && a.newTrigger === undefined;
+}
+
+/**
+ * The persisted state is a shutdown period whose FailAfter deadline has passed and no repair
+ * of ours is working on it: the verdict needs the machine's power state. Under Wait, or
+ * before the deadline, nothing is asked (no provider traffic for a switched-off node). Reads
+ * the state only, so a reconcile that decides on the cache can ask it for nothing.
+ */
+export function shutdownPastDeadline(
+  state: RepairState | undefined,
+  policy: ShutdownPolicy,
+  now: number,
+): boolean {
+  const p = state?.notReady;
+  // A repair of ours in flight is judged by its ladder, not by the shutdown rule.
+  if (p?.uncounted !== 'Shutdown' || repairInFlight(state)) return false;
+  const deadline = shutdownDeadline(p.since, policy);
+  return deadline !== undefined && deadline < now;
+}

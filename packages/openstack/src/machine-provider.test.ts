@@ -323,6 +323,35 @@ describe('NovaMachineProvider.powerState', () => {
     expect(p.kind === 'Off' && p.evidence).toMatch(/SHUTOFF since .* requested through the API/);
   });
 
+  it('a stop this provider sent (a PowerOff step) is ours: Off, not by request, and the evidence says so', async () => {
+    const { fake, provider, now } = setup();
+    const id = fake.addServer();
+    const p = provider();
+    const out = await p.execute(req(id, 'n/1/PowerOff-1', now(), 'PowerOff'), ctx);
+    expect(out).toMatchObject({ kind: 'Accepted' });
+    const ref0 = out.kind === 'Accepted' ? out.ref : undefined;
+    expect(ref0).toBeDefined();
+    const ps = await p.powerState(ref(id), ctx);
+    expect(ps).toMatchObject({ kind: 'Off', byRequest: false });
+    expect(ps.kind === 'Off' && ps.evidence).toContain(
+      `stop ${ref0} sent by this controller for n/1/PowerOff-1: ours`,
+    );
+    // Another process (a restarted controller) cannot know: someone's stop, left off.
+    expect(await provider().powerState(ref(id), ctx)).toMatchObject({ byRequest: true });
+  });
+
+  it('a providerID of another region is Unavailable, never Gone, and Nova is not asked', async () => {
+    const { fake, provider } = setup({ region: 'RegionOne' });
+    const id = fake.addServer();
+    const before = fake.requests.length;
+    const ps = await provider().powerState(
+      { node: 'node-a', providerID: `openstack://RegionTwo/${id}` },
+      ctx,
+    );
+    expect(ps).toMatchObject({ kind: 'Unavailable', reason: expect.stringContaining('RegionTwo') });
+    expect(fake.requests.slice(before).filter((r) => r.path.includes('/servers/'))).toEqual([]);
+  });
+
   it("a guest that shut itself down (Nova's power-state sync, no user) is Off, not by request", async () => {
     const { fake, provider, now } = setup();
     const id = fake.addServer();

@@ -100,6 +100,12 @@ export class NovaMachineProvider implements MachineProvider {
   readonly #region: string | undefined;
   /** Outcomes of ids accepted in this process (promise 1 without a round trip). */
   readonly #accepted = new Map<string, ProviderOutcome>();
+  /**
+   * The Nova request ids of the stops this process sent (PowerOff), with their action ids:
+   * powerState tells our own stop from someone else's by them (lost on a restart, when a
+   * stop of ours then reads as someone's: the machine is left off rather than powered on).
+   */
+  readonly #ourStops = new Map<string, string>();
 
   constructor(nova: NovaClient, opts: NovaMachineProviderOptions = {}) {
     this.#nova = nova;
@@ -230,16 +236,21 @@ export class NovaMachineProvider implements MachineProvider {
   }
 
   /**
-   * SHUTOFF is Off. The newest `stop` in os-instance-actions says since when and who asked:
-   * a user's request through the API (an operator's `openstack server stop`, or ours) is
-   * byRequest; a stop Nova recorded itself, with no user, is its power-state sync finding a
-   * guest that shut itself down or crashed, which Nova cannot tell apart, so not byRequest.
-   * (Our own PowerOff never reaches a decision about intent: core follows its repairs in
-   * its state and does not apply the shutdown rule while one is in flight.)
+   * SHUTOFF is Off. The newest `stop` in os-instance-actions (each carries the request id and
+   * the user who asked) says since when and who: a user's request through the API (an
+   * operator's `openstack server stop`, a maintenance script) is byRequest, so core treats
+   * the node as shut down and never powers it on; a stop Nova recorded itself, with no user,
+   * is its power-state sync finding a guest that shut itself down or crashed, which Nova
+   * cannot tell apart, so not byRequest (core repairs it). A stop whose request id is one
+   * this provider sent (a PowerOff step) is ours, not someone's: not byRequest, and the
+   * evidence says so. A providerID of another region is Unavailable, never Gone: this Nova's
+   * 404 says nothing about that machine.
    */
   async powerState(m: MachineRef, ctx: ProviderContext): Promise<PowerState> {
     const id = parseProviderID(m.providerID);
     if (E.isLeft(id)) return { kind: 'Unavailable', reason: id.left };
+    const elsewhere = this.#otherRegion(id.right.region, id.right.serverId);
+    if (elsewhere !== undefined) return { kind: 'Unavailable', reason: elsewhere };
     if (ctx.signal.aborted) return { kind: 'Unavailable', reason: 'the controller is stopping' };
     try {
       const s = await this.#nova.getServer(id.right.serverId, { signal: ctx.signal });
@@ -255,10 +266,18 @@ export class NovaMachineProvider implements MachineProvider {
           byRequest: false,
           evidence: `Nova: server ${s.id} is SHUTOFF (no stop in its instance actions)`,
         };
-      const byRequest = stop.userId !== null;
-      const who = byRequest
-        ? 'requested through the API'
-        : "recorded by Nova's power-state sync: the guest shut itself down or crashed";
+      const ours = this.#ourStops.get(stop.requestId);
+      // No user: Nova's own sync. A user id, or no word about it: someone asked (an unknown
+      // is taken as a request, so the machine is left off rather than powered on).
+      const byRequest = ours === undefined && stop.userId !== null;
+      const who =
+        ours !== undefined
+          ? `sent by this controller for ${ours}: ours, not someone else's`
+          : stop.userId === null
+            ? "recorded by Nova's power-state sync: the guest shut itself down or crashed"
+            : stop.userId === undefined
+              ? 'requested through the API (Nova did not say by whom)'
+              : `requested through the API by user ${stop.userId}`;
       return {
         kind: 'Off',
         since: stop.startTime,
@@ -424,6 +443,8 @@ export class NovaMachineProvider implements MachineProvider {
       ...(requestId !== undefined ? { ref: requestId } : {}),
     };
     this.#accepted.set(req.actionId, out);
+    if (req.action === 'PowerOff' && requestId !== undefined)
+      this.#ourStops.set(requestId, req.actionId);
     return out;
   }
 

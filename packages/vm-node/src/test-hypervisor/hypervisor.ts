@@ -40,6 +40,8 @@ class Refused extends Error {
 export class TestHypervisor {
   private readonly machines = new Map<string, Machine>();
   private readonly records = new Map<string, ActionRecord>();
+  /** Executions under way, by actionId (a second call with the same id waits for the first). */
+  private readonly pending = new Map<string, Promise<ActionRecord>>();
   private server: Server | undefined;
   /** Path of the control API's unix socket (the provider's `control` option). */
   readonly controlSocket: string;
@@ -105,23 +107,48 @@ export class TestHypervisor {
     this.machines.clear();
   }
 
-  /** Executes an action once per actionId: a known id answers with its record and acts no more. */
-  async execute(
+  /**
+   * Executes an action once per actionId: a known id answers with its record and acts no more.
+   * The record is written before qemu is touched, as nova-api writes its instance action before
+   * it answers: a hypervisor that dies, or a reply lost, after the action leaves the record, so
+   * a replay finds it and acts no more ("maybe done" is answered by the records). Concurrent
+   * calls with one id share the first call's answer.
+   */
+  execute(name: string, actionId: string, action: TestHypervisorAction): Promise<ActionRecord> {
+    const known = this.records.get(actionId);
+    if (known) {
+      if (known.machine !== name || known.action !== action)
+        return Promise.reject(
+          new Refused(409, `action id ${actionId} was ${known.action} of ${known.machine}`),
+        );
+      return Promise.resolve(known);
+    }
+    const pending = this.pending.get(actionId);
+    if (pending) return pending;
+    const run = this.perform(name, actionId, action).finally(() => this.pending.delete(actionId));
+    this.pending.set(actionId, run);
+    return run;
+  }
+
+  private async perform(
     name: string,
     actionId: string,
     action: TestHypervisorAction,
   ): Promise<ActionRecord> {
-    const known = this.records.get(actionId);
-    if (known) {
-      if (known.machine !== name || known.action !== action)
-        throw new Refused(409, `action id ${actionId} was ${known.action} of ${known.machine}`);
-      return known;
-    }
     const m = this.machine(name);
     const running = (await this.runState(name)) === 'running';
-    const eventSeq = m.events.length;
+    if (action === 'SoftReboot' && !running)
+      throw new Refused(409, `${name} is not running: a soft reboot asks the guest`);
+    const record: ActionRecord = {
+      actionId,
+      machine: name,
+      action,
+      acceptedAt: Date.now(),
+      eventSeq: m.events.length,
+    };
+    appendFileSync(this.recordsFile, `${JSON.stringify(record)}\n`);
+    this.remember(record);
     if (action === 'SoftReboot') {
-      if (!running) throw new Refused(409, `${name} is not running: a soft reboot asks the guest`);
       await m.qmp.execute('send-key', {
         keys: ['ctrl', 'alt', 'delete'].map((k) => ({ type: 'qcode', data: k })),
       });
@@ -132,15 +159,6 @@ export class TestHypervisor {
       await m.qmp.execute('stop');
       await m.qmp.execute('system_reset');
     }
-    const record: ActionRecord = {
-      actionId,
-      machine: name,
-      action,
-      acceptedAt: Date.now(),
-      eventSeq,
-    };
-    appendFileSync(this.recordsFile, `${JSON.stringify(record)}\n`);
-    this.remember(record);
     return record;
   }
 

@@ -73,6 +73,7 @@ describe('the test hypervisor on real qemu', () => {
     hv = new TestHypervisor(dir);
     await hv.addMachine('vm-a', await startVm('vm-a'));
     await hv.addMachine('vm-b', await startVm('vm-b'));
+    await hv.addMachine('vm-c', await startVm('vm-c'));
     await hv.serve();
     provider = testHypervisorProvider(hv.controlSocket);
   }, 60_000);
@@ -102,6 +103,20 @@ describe('the test hypervisor on real qemu', () => {
     await sleep(300);
     expect(resets('vm-a')).toBe(1);
     expect(hv.actions('vm-a')).toHaveLength(1);
+  });
+
+  it('one id sent twice at once: one record, one system_reset (the record comes first)', async () => {
+    const id = 'vm-c/6/step-0/attempt-1';
+    const before = resets('vm-c');
+    const [a, b] = await Promise.all([
+      hv.execute('vm-c', id, 'HardReboot'),
+      hv.execute('vm-c', id, 'HardReboot'),
+    ]);
+    expect(a).toEqual(b);
+    await until('the RESET', async () => (resets('vm-c') === before + 1 ? true : undefined));
+    await sleep(300);
+    expect(resets('vm-c')).toBe(before + 1);
+    expect(hv.actions('vm-c').filter((r) => r.actionId === id)).toHaveLength(1);
   });
 
   it('a replay of an id that never arrived asks the records, then sends it once', async () => {

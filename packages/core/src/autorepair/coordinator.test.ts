@@ -26,6 +26,7 @@ describe('Coordinator', () => {
       metrics: new AutoRepairMetrics(new Registry()),
       log: silentLogger,
       now: () => Date.parse('2026-12-05T12:00:00Z'),
+      recordEvent: async () => undefined,
     });
     const held = {
       node: 'n1',

@@ -10,9 +10,10 @@ import { isInFlight } from '../health/storm-guard.js';
 import type { KubeClient } from '../kube/client.js';
 import { NodeResource } from '../kube/resource.js';
 import type { KubeNode } from '../kube/types.js';
+import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import { errorFields, type RuntimeLogger } from '../runtime/logger.js';
 import { holdsFromSnapshot, readActorSnapshot, type ActorSnapshot } from './actor-source.js';
-import { startsRemediation } from './events.js';
+import { EventReasons, startsRemediation } from './events.js';
 import { heldConditionUpdate, NodeRepairHeld } from './held-condition.js';
 import { DisruptionLeaseHolder, LeaseKeeper } from './lease-keeper.js';
 import { holdReason, HoldTracker, type AutoRepairMetrics } from './metrics.js';
@@ -21,12 +22,31 @@ import type { NodeView } from './node-view.js';
 /** Someone else holds the node's disruption lease: the repair it was about to start waits. */
 export class LeaseHeldError extends Error {}
 
+/**
+ * Someone else took over our disruption lease while our repair was in flight (ours had lapsed:
+ * a reconcile that ran longer than the lease, a controller down for an hour). The node is
+ * theirs now: we stop acting on it, and the repair waits, no attempt used, until the lease is
+ * free again (take() never takes back a lease another holder keeps alive). afterDecision
+ * throws it BEFORE the decision's actions run; the Warning Event and the log naming the
+ * holder are already recorded, the caller only waits (requeue after the recheck interval).
+ */
+export class LeaseTakenOverError extends LeaseHeldError {
+  constructor(
+    message: string,
+    readonly holder: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface CoordinatorDeps {
   client: KubeClient;
   policy: RepairPolicy;
   metrics: AutoRepairMetrics;
   log: RuntimeLogger;
   now: () => number;
+  /** Records an Event on the Node (the reconciler's recorder). */
+  recordEvent: (node: Pick<KubeNode, 'metadata'>, ev: EventInput) => Promise<void>;
 }
 
 /**
@@ -111,7 +131,11 @@ export class Coordinator {
     this.holds.observe(name, reason, this.deps.now());
   }
 
-  /** After a decision: the hold metrics, the lease kept or released, the condition. */
+  /**
+   * After a decision, before its actions: the hold metrics, the lease kept or released, the
+   * condition. Throws LeaseTakenOverError when another holder has our lease for a repair in
+   * flight: the decision's actions must not run.
+   */
   async afterDecision(
     name: string,
     node: KubeNode | NodeView,
@@ -142,11 +166,7 @@ export class Coordinator {
       const uid = node.metadata?.uid;
       if (uid === undefined) return;
       const r = await this.leases.take({ name, uid }, signal);
-      if (r.kind === 'held')
-        this.deps.log.warn(
-          { node: name, holder: r.holder },
-          'disruption lease taken over by another holder during our repair (it had lapsed); the repair goes on',
-        );
+      if (r.kind === 'held') await this.takenOver(name, node, r.holder, r.until);
     } else if (!inFlightNow && isInFlight(previous?.phase)) {
       try {
         await this.leases.release(name, signal);
@@ -157,6 +177,38 @@ export class Coordinator {
         );
       }
     }
+  }
+
+  /**
+   * Our lease for a repair in flight is someone else's now (it had lapsed and they took it):
+   * whatever they do to the node (a reboot, a maintenance drain) must not meet our cordon,
+   * drain, reboot or taint. Says so (Warning Event, log, hold metric) and throws, so the
+   * decision's actions do not run. Nothing is recorded as an attempt: the intent stays as it
+   * was, and once the lease is free the next pass takes it and goes on (a replay asks first).
+   */
+  private async takenOver(
+    name: string,
+    node: KubeNode | NodeView,
+    holder: string,
+    until: number | undefined,
+  ): Promise<never> {
+    const lease = `${this.deps.policy.coordination.medik8sLease.namespace}/node-${name}`;
+    const till = until !== undefined ? ` until ${new Date(until).toISOString()}` : '';
+    const message = `disruption lease ${lease} was taken over by ${holder}${till} during our repair (ours had lapsed): we stop acting on the node; the repair waits, no attempt used, until the lease is free`;
+    this.deps.log.warn({ node: name, holder, lease }, message);
+    this.observeHold(name, 'DisruptionLease');
+    try {
+      await this.deps.recordEvent(node, {
+        type: 'Warning',
+        reason: EventReasons.DisruptionLeaseHeld,
+        action: 'Hold',
+        note: message,
+      });
+    } catch (e) {
+      // The Event is for people; the hold stands without it.
+      this.deps.log.warn({ node: name, ...errorFields(e) }, 'could not record the Event');
+    }
+    throw new LeaseTakenOverError(message, holder);
   }
 
   /**

@@ -6,7 +6,7 @@
 // stateful pods and their volumes. Before that, the pods stay where they are, whatever the
 // wait: a partitioned node may still be running them.
 import { addOutOfServiceTaint } from '../drain/executor.js';
-import type { DrainPort } from '../drain/port.js';
+import { NodeReplacedError, type DrainPort } from '../drain/port.js';
 import type { RepairAction } from '../health/decide.js';
 import { getCondition, NodeReady, TaintOutOfService } from '../health/node.js';
 import type { FenceRecord } from '../health/state.js';
@@ -97,7 +97,21 @@ export async function runFenceStep(
     };
   }
   if (target.signal.aborted) return { kind: 'NotFenced', reason: 'stopping' };
-  const taint = await addOutOfServiceTaint(deps.drainPort, target.node, target.signal);
+  // The uid of the Node judged above: one deleted and re-created under this name since (a
+  // replaced machine, a kubelet registering again) is another object and gets no taint.
+  let taint: Awaited<ReturnType<typeof addOutOfServiceTaint>>;
+  try {
+    taint = await addOutOfServiceTaint(
+      deps.drainPort,
+      target.node,
+      target.signal,
+      node.metadata?.uid,
+    );
+  } catch (e) {
+    if (e instanceof NodeReplacedError)
+      return { kind: 'NotNeeded', reason: `${TaintOutOfService} not added: ${e.message}` };
+    throw e;
+  }
   if (taint === 'NodeGone') return { kind: 'NotNeeded', reason: 'the Node is gone' };
   const by = status.kind === 'Fenced' ? `provider ${deps.provider.name}` : 'the Node bootID';
   const record: FenceRecord = {

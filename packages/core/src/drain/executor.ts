@@ -20,7 +20,13 @@ import {
   type DrainPlan,
 } from './plan.js';
 import { podKey, type PodRef } from './pod.js';
-import { type DeleteResult, type DrainPort, type EvictionResult } from './port.js';
+import {
+  NodeReplacedError,
+  type DeleteResult,
+  type DrainNode,
+  type DrainPort,
+  type EvictionResult,
+} from './port.js';
 
 function fromDelete(r: DeleteResult): EvictionResult {
   return r.kind === 'Deleted' ? { kind: 'Evicted' } : r;
@@ -103,35 +109,61 @@ export const OutOfServiceTaint: TaintSnapshot = {
 };
 
 /**
+ * The uid a write must carry: the caller's (the Node it judged), checked against what we read
+ * now, else the uid of this read, so the port's own read before its patch is held to it too.
+ * A Node re-created under the same name (a replaced machine) is NodeReplacedError: a write by
+ * name alone would hand the old node's cordon or taint to the new one.
+ */
+function uidToWrite(name: string, n: DrainNode, expected: string | undefined): string | undefined {
+  const uid = n.metadata?.uid;
+  if (expected !== undefined && uid !== expected) throw new NodeReplacedError(name, expected, uid);
+  return uid;
+}
+
+/**
  * Adds node.kubernetes.io/out-of-service=nodeshutdown:NoExecute. Call ONLY after judgeFence
- * (provider/fence.ts) said the machine is fenced. 'AlreadyTainted': someone else added it
- * (then it is not ours to remove).
+ * (provider/fence.ts) said the machine is fenced, with `uid` the uid of the Node that judgement
+ * was made on: a Node of that name with another uid throws NodeReplacedError and is not
+ * tainted. 'AlreadyTainted': someone else added it (then it is not ours to remove).
  */
 export async function addOutOfServiceTaint(
   port: DrainPort,
   node: string,
   signal?: AbortSignal,
+  uid?: string,
 ): Promise<'Tainted' | 'AlreadyTainted' | 'NodeGone'> {
   const n = await port.getNode(node, signal);
   if (n === undefined) return 'NodeGone';
+  const writeUid = uidToWrite(node, n, uid);
   if (hasTaint(n, TaintOutOfService)) return 'AlreadyTainted';
-  await port.patchNode(node, { addTaints: [OutOfServiceTaint] }, signal);
+  await port.patchNode(
+    node,
+    { addTaints: [OutOfServiceTaint], ...(writeUid !== undefined ? { uid: writeUid } : {}) },
+    signal,
+  );
   return 'Tainted';
 }
 
 /**
  * Marks the Node unschedulable. 'AlreadyCordoned' leaves it as it was (maybe someone else's
- * cordon); apiserver errors propagate.
+ * cordon); apiserver errors propagate. The patch carries the uid of the Node read here (or
+ * `uid`, when the caller has the one it judged): NodeReplacedError for another object.
  */
 export async function cordonNode(
   port: DrainPort,
   node: string,
   signal?: AbortSignal,
+  uid?: string,
 ): Promise<'Cordoned' | 'AlreadyCordoned' | 'NodeGone'> {
   const n = await port.getNode(node, signal);
   if (n === undefined) return 'NodeGone';
+  const writeUid = uidToWrite(node, n, uid);
   if (n.spec?.unschedulable === true) return 'AlreadyCordoned';
-  await port.patchNode(node, { unschedulable: true }, signal);
+  await port.patchNode(
+    node,
+    { unschedulable: true, ...(writeUid !== undefined ? { uid: writeUid } : {}) },
+    signal,
+  );
   return 'Cordoned';
 }
 
@@ -150,9 +182,12 @@ export async function uncordonNode(
   const removeTaint = opts.removeOutOfServiceTaint && hasTaint(n, TaintOutOfService);
   const uncordon = opts.keepCordon !== true && n.spec?.unschedulable === true;
   if (uncordon || removeTaint) {
+    const uid = n.metadata?.uid;
     await port.patchNode(
       node,
       {
+        // Undo on the object we just judged, not on one re-created since under its name.
+        ...(uid !== undefined ? { uid } : {}),
         ...(uncordon ? { unschedulable: false } : {}),
         ...(removeTaint ? { removeTaintKeys: [TaintOutOfService] } : {}),
       },
@@ -192,11 +227,7 @@ const abortedResult: DrainResult = {
   steps: [],
 };
 
-async function drainLoop(
-  port: DrainPort,
-  req: DrainRequest,
-  clock: Clock,
-): Promise<DrainResult> {
+async function drainLoop(port: DrainPort, req: DrainRequest, clock: Clock): Promise<DrainResult> {
   const opts: DrainOptions = { ...defaultDrainOptions, ...req.options };
   const start = clock.now();
   const deadline = start + req.timeoutMs;

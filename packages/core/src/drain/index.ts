@@ -24,7 +24,14 @@ export {
   type DrainResult,
   type DrainStep,
 } from './executor.js';
-export { type DrainPort, type NodePatch, type EvictionResult, type DeleteResult } from './port.js';
+export {
+  NodeReplacedError,
+  type DrainPort,
+  type DrainNode,
+  type NodePatch,
+  type EvictionResult,
+  type DeleteResult,
+} from './port.js';
 export {
   kubeDrainPort,
   nodePatchBody,

@@ -15,7 +15,14 @@ import { NodeResource, PodResource } from '../kube/resource.js';
 import type { KubeNode, KubePod } from '../kube/types.js';
 import type { NodeSnapshot, TaintSnapshot } from '../health/node.js';
 import type { PodRef, PodSnapshot } from './pod.js';
-import type { DeleteResult, DrainPort, EvictionResult, NodePatch } from './port.js';
+import {
+  NodeReplacedError,
+  type DeleteResult,
+  type DrainNode,
+  type DrainPort,
+  type EvictionResult,
+  type NodePatch,
+} from './port.js';
 
 /** The merge-patch body for a NodePatch against the Node's current taints (pure). */
 export function nodePatchBody(
@@ -71,17 +78,23 @@ export function kubeDrainPort(client: KubeClient, opts: KubeDrainPortOptions = {
     }
   };
   return {
-    getNode: (name, signal) => getNode(name, signal) as Promise<NodeSnapshot | undefined>,
+    getNode: (name, signal) => getNode(name, signal) as Promise<DrainNode | undefined>,
     async patchNode(name: string, patch: NodePatch, signal?: AbortSignal): Promise<void> {
       for (let attempt = 1; ; attempt++) {
         const node = await client.get<KubeNode>(NodeResource, name, { signal });
+        // Identity before the write: the Node the caller judged, not whatever now has its name.
+        // The resourceVersion of this read makes a re-creation after it a Conflict (read again,
+        // and refused here); metadata.uid in the body makes the apiserver refuse it as well.
+        if (patch.uid !== undefined && node.metadata?.uid !== patch.uid)
+          throw new NodeReplacedError(name, patch.uid, node.metadata?.uid);
+        const body = nodePatchBody(node as NodeSnapshot, patch);
         try {
           await client.patch(
             NodeResource,
             name,
             {
               type: 'merge',
-              body: nodePatchBody(node as NodeSnapshot, patch),
+              body: patch.uid !== undefined ? { metadata: { uid: patch.uid }, ...body } : body,
               resourceVersion: node.metadata?.resourceVersion,
             },
             { signal },

@@ -18,8 +18,35 @@ export type DeleteResult =
   | { kind: 'NotFound' }
   | { kind: 'Error'; status?: number; message: string };
 
+/** The Node as the drain reads it: a NodeSnapshot and its uid (who the object is). */
+export type DrainNode = NodeSnapshot & { metadata?: { uid?: string } };
+
+/**
+ * A Node patch carried a uid and the Node of that name is another object now: deleted and
+ * re-created under the same name (a replaced machine, a kubelet that registered again). The
+ * write meant for the old one was not made.
+ */
+export class NodeReplacedError extends Error {
+  constructor(
+    readonly node: string,
+    readonly expectedUid: string,
+    readonly actualUid: string | undefined,
+  ) {
+    super(
+      `Node ${node} is another object now (uid ${actualUid ?? '(none)'}, not ${expectedUid}): deleted and re-created under the same name; not written`,
+    );
+    this.name = 'NodeReplacedError';
+  }
+}
+
 /** A change to a Node's spec; unset fields are left alone. */
 export interface NodePatch {
+  /**
+   * The uid of the Node the caller read and judged. Set: the patch applies to that object only
+   * (checked on the port's own read and sent as metadata.uid, so the apiserver refuses it too);
+   * a Node of that name with another uid is NodeReplacedError, and nothing is written.
+   */
+  uid?: string;
   /** true cordons, false uncordons. */
   unschedulable?: boolean;
   /** Taints to add; one with the same key and effect is replaced. */
@@ -35,8 +62,11 @@ export interface NodePatch {
  */
 export interface DrainPort {
   /** The Node, or undefined when there is none of that name. */
-  getNode(name: string, signal?: AbortSignal): Promise<NodeSnapshot | undefined>;
-  /** Applies the patch to the Node's spec; errors (including a Node that is gone) propagate. */
+  getNode(name: string, signal?: AbortSignal): Promise<DrainNode | undefined>;
+  /**
+   * Applies the patch to the Node's spec; errors (including a Node that is gone) propagate, and
+   * a Node whose uid is not `patch.uid` is NodeReplacedError.
+   */
   patchNode(name: string, patch: NodePatch, signal?: AbortSignal): Promise<void>;
   /** Every pod bound to the node, all pages. */
   listPodsOnNode(nodeName: string, signal?: AbortSignal): Promise<PodSnapshot[]>;

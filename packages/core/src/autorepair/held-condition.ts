@@ -20,13 +20,16 @@ const reasons = {
   actor: 'OtherActor',
 } as const;
 
+/** The condition's reason while the node's repair-state annotation cannot be read. */
+export const UnreadableStateReason = 'UnreadableState';
+
 /** The NodeRepairHeld Node condition as written to the Node's status. */
 export interface HeldCondition {
   /** Always NodeRepairHeld. */
   type: typeof NodeRepairHeld;
   /** True while the node is held; False once a hold ended. */
   status: 'True' | 'False';
-  /** The brake (StormGuard, StormCooldown, MaxInFlight, OtherActor), or NotHeld. */
+  /** The brake (StormGuard, StormCooldown, MaxInFlight, OtherActor, UnreadableState), or NotHeld. */
   reason: string;
   /** Why, with the counts or until when. */
   message: string;
@@ -71,4 +74,30 @@ export function heldConditionUpdate(
       ? was.lastTransitionTime
       : iso(now);
   return { ...want, lastTransitionTime };
+}
+
+/**
+ * The condition to write while the node's repair state cannot be read (`message` says what is
+ * wrong and what to do), or undefined when the Node's current one says it already. The next
+ * decision on a readable state sets it False (heldConditionUpdate), as when any hold ends.
+ */
+export function unreadableStateCondition(
+  message: string,
+  current: readonly NodeConditionSnapshot[] | undefined,
+  now: number,
+): HeldCondition | undefined {
+  const was = current?.find((c) => c.type === NodeRepairHeld);
+  if (was?.status === 'True' && was.reason === UnreadableStateReason && was.message === message)
+    return undefined;
+  const lastTransitionTime =
+    was?.status === 'True' && typeof was.lastTransitionTime === 'string'
+      ? was.lastTransitionTime
+      : iso(now);
+  return {
+    type: NodeRepairHeld,
+    status: 'True',
+    reason: UnreadableStateReason,
+    message,
+    lastTransitionTime,
+  };
 }

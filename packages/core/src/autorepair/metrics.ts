@@ -66,6 +66,12 @@ export class AutoRepairMetrics {
   readonly nodesHeld: Gauge<'reason'>;
   /** noderepair_hold_duration_seconds: how long each hold lasted, by reason. */
   readonly holdDuration: Histogram<'reason'>;
+  /**
+   * noderepair_nodes_state_unreadable: nodes whose repair-state annotation cannot be read
+   * (garbled, or a format of a newer version). The controller does not act on them until a
+   * person fixes or removes the annotation.
+   */
+  readonly nodesStateUnreadable: Gauge;
 
   /** Registers every metric on `registry`. */
   constructor(registry: Registry) {
@@ -142,6 +148,11 @@ export class AutoRepairMetrics {
       help: 'How long a hold lasted (ended by admission, recovery or deletion), by reason',
       labelNames: ['reason'],
       buckets: [30, 60, 300, 900, 1800, 3600, 4 * 3600, 12 * 3600, 24 * 3600],
+      registers,
+    });
+    this.nodesStateUnreadable = new Gauge({
+      name: 'noderepair_nodes_state_unreadable',
+      help: 'Nodes whose repair-state annotation cannot be read: not acted on until a person fixes or removes it',
       registers,
     });
   }

@@ -36,13 +36,14 @@ import type {
   ReconcileRequest,
   ReconcileResult,
 } from '../runtime/controller/reconciler.js';
-import type { RuntimeLogger } from '../runtime/logger.js';
+import { errorFields, type RuntimeLogger } from '../runtime/logger.js';
 import { endsInSuccess, EventReasons, startsRemediation, transitionEvents } from './events.js';
 import { nodeGoneAfterReplace } from './replace-step.js';
 import type { DeleteNodeAction } from '../health/replace.js';
 import { executeActions, type ExecutorDeps } from './executor.js';
 import { countPhases } from './metrics.js';
 import { Coordinator, LeaseHeldError } from './coordinator.js';
+import { NodeRepairHeld, unreadableStateCondition } from './held-condition.js';
 import { Mutex } from './mutex.js';
 import { Burst } from './burst.js';
 import { CacheChanges, type ChangeSource } from './cache-changes.js';
@@ -90,6 +91,25 @@ interface Decided {
   announced?: true;
 }
 
+/** The Node as read fresh and its persisted state. */
+interface Seen {
+  node: KubeNode | undefined;
+  previous: RepairState | undefined;
+  self: FleetMember;
+}
+
+/**
+ * The Node's repair state cannot be read (garbled, or written by a newer version): nothing is
+ * decided, written or done for it until a person fixes or removes the annotation.
+ */
+interface Unreadable {
+  unreadable: { node: KubeNode; problem: string };
+}
+
+function isUnreadable<T extends object>(x: T | Unreadable | undefined): x is Unreadable {
+  return x !== undefined && 'unreadable' in x;
+}
+
 /**
  * The per-node reconcile of the auto-repair controller: read, decide (under the admission lock when
  * a repair may start), persist, then act. Give its `reconcile` to a runtime Controller.
@@ -117,6 +137,8 @@ export class NodeReconciler {
   private readonly burst: Burst;
   /** Wakes a wait for the cache to show our write (awaitCache) when the informer changes. */
   private readonly cacheChanges: CacheChanges<NodeView>;
+  /** Nodes whose state annotation could not be read at their last reconcile (the gauge). */
+  private readonly unreadable = new Set<string>();
 
   /** One reconciler per controller: it keeps the storm guard's memory between reconciles. */
   constructor(private readonly deps: NodeReconcilerDeps) {
@@ -137,7 +159,11 @@ export class NodeReconciler {
       },
       now: deps.now,
       log: this.log,
-      observe: (name, signal) => this.observe(name, signal),
+      // A node whose state cannot be read is never a burst candidate.
+      observe: async (name, signal) => {
+        const seen = await this.observe(name, signal);
+        return isUnreadable(seen) ? undefined : seen;
+      },
       takeForStart: (seen, d, signal) =>
         this.coordinator.takeForStart(seen.self.obs.nodeName, seen.node, d, seen.previous, signal),
       giveBack: (name, signal) => this.coordinator.giveBack(name, signal),
@@ -162,7 +188,7 @@ export class NodeReconciler {
     ctx: ReconcileContext,
   ): Promise<ReconcileResult> => {
     this.decider ??= newFleetDecider(this.deps.policy, this.deps.now());
-    let decided: Decided | undefined;
+    let decided: Decided | Unreadable | undefined;
     try {
       // Admitted by another node's burst: its decision is persisted and announced; act on it.
       const handed = await this.burst.take(req.name, ctx.signal);
@@ -194,8 +220,10 @@ export class NodeReconciler {
       throw e;
     }
     if (decided === undefined) return {};
+    if (isUnreadable(decided)) return this.refuse(req.name, decided.unreadable, ctx.signal);
     const { decision, node, previous } = decided;
     if (node === undefined) {
+      this.markReadable(req.name);
       this.coordinator.observeHold(req.name, undefined);
       this.deps.store.forget(req.name);
       const pending = this.replacing.get(req.name);
@@ -336,17 +364,114 @@ export class NodeReconciler {
     return either.isRight(r) ? r.right : undefined;
   }
 
+  /**
+   * Another node of the fleet pass, as cached. One whose state cannot be read may be in the
+   * middle of a repair we can no longer see: it counts as in flight against maxInFlight (a
+   * disrupting hold, as another actor's), and is never started by this pass.
+   */
+  private cachedMember(v: NodeView, withHolds: (m: FleetMember) => FleetMember): FleetMember {
+    const r = this.deps.store.read(v);
+    const m = withHolds({
+      obs: { nodeName: v.metadata.name, node: v },
+      state: either.isRight(r) ? r.right : undefined,
+    });
+    if (either.isRight(r)) return m;
+    const hold = {
+      actor: 'Unreadable' as const,
+      detail: `the repair-state annotation ${this.deps.policy.annotations.state} cannot be read (a repair may be in flight)`,
+      disrupting: true,
+    };
+    return { ...m, obs: { ...m.obs, actorHolds: [...(m.obs.actorHolds ?? []), hold] } };
+  }
+
+  /**
+   * The node's repair state cannot be read (garbled, or the format of a newer version during a
+   * rollback). Starting over would lose the in-flight intent's action id (the action could go
+   * out again under a new one) and forget our cordon and taint, so: act on nothing, write no
+   * state, tell a person (a Warning Event, the NodeRepairHeld condition, the gauge). A watch
+   * event when the annotation is fixed or removed wakes the reconcile.
+   */
+  private async refuse(
+    name: string,
+    { node, problem }: Unreadable['unreadable'],
+    signal: AbortSignal,
+  ): Promise<ReconcileResult> {
+    const known = this.unreadable.has(name);
+    this.unreadable.add(name);
+    this.deps.metrics.nodesStateUnreadable.set(this.unreadable.size);
+    const key = this.deps.policy.annotations.state;
+    const note =
+      `repair state annotation ${key} cannot be read: noderepair does not act on this node ` +
+      `(no cordon, drain, provider action, uncordon or state write) until a person fixes or ` +
+      `removes the annotation; a repair it had in flight keeps its cordon and taint until then ` +
+      `(check the machine before removing them). ${problem}`;
+    // Every heartbeat wakes this reconcile: the log says it once (the Event folds repeats).
+    const fields = { node: name, annotation: key, problem };
+    if (known) this.log.debug(fields, 'repair state cannot be read: not acting');
+    else this.log.warn(fields, 'repair state cannot be read: not acting');
+    await this.deps.recordEvent(node, {
+      type: 'Warning',
+      reason: EventReasons.InvalidRepairState,
+      action: 'Hold',
+      note,
+    });
+    await this.publishUnreadable(name, node, note, signal);
+    return {};
+  }
+
+  /** The node's state reads again (or the node is gone): the gauge stops counting it. */
+  private markReadable(name: string): void {
+    if (!this.unreadable.delete(name)) return;
+    this.deps.metrics.nodesStateUnreadable.set(this.unreadable.size);
+  }
+
+  /**
+   * NodeRepairHeld=True (UnreadableState) on the Node, so `kubectl describe node` says it too.
+   * Visibility only: a failed patch is logged. Dry-run writes nothing. The annotation is not
+   * touched: the status subresource cannot change metadata.
+   */
+  private async publishUnreadable(
+    name: string,
+    node: KubeNode,
+    message: string,
+    signal: AbortSignal,
+  ): Promise<void> {
+    if (this.deps.policy.dryRun) return;
+    const cond = unreadableStateCondition(message, node.status?.conditions, this.deps.now());
+    if (cond === undefined) return;
+    try {
+      await this.deps.client.patch(
+        NodeResource,
+        name,
+        {
+          type: 'strategic',
+          // The uid read is a precondition: a Node recreated under the name is not marked.
+          body: {
+            ...(node.metadata?.uid !== undefined ? { metadata: { uid: node.metadata.uid } } : {}),
+            status: { conditions: [cond] },
+          },
+        },
+        { subresource: 'status', signal },
+      );
+    } catch (e) {
+      this.log.warn(
+        { node: name, ...errorFields(e) },
+        `could not update the ${NodeRepairHeld} condition`,
+      );
+    }
+  }
+
   /** Decides alone when the fleet cannot matter, else under the admission lock with the fleet. */
   private async decide(
     decider: FleetDecider,
     name: string,
     signal: AbortSignal,
-  ): Promise<Decided | undefined> {
+  ): Promise<Decided | Unreadable | undefined> {
     if (!decider.tripped) {
       const quiet = this.decideFromCache(decider, name);
       if (quiet !== undefined) return quiet;
       const seen = await this.observe(name, signal);
-      if (seen === undefined) return undefined;
+      if (seen === undefined || isUnreadable(seen)) return seen;
       const decision = decider.alone(seen.self, this.deps.now());
       if (decision !== undefined) {
         if (decision.nextState?.phase !== seen.previous?.phase)
@@ -370,6 +495,7 @@ export class NodeReconciler {
     if (this.deps.policy.staleHeartbeatTimeoutMs !== 0) return undefined;
     const view = this.deps.cache.get(name);
     if (view === undefined) return undefined;
+    // Unreadable: the fresh read decides (and refuses, in observe).
     const parsed = this.deps.store.read(view);
     if (either.isLeft(parsed)) return undefined;
     const previous = parsed.right;
@@ -393,13 +519,11 @@ export class NodeReconciler {
     return { decision, node: view, previous };
   }
 
-  /** The Node read fresh (the decision is written against its version) and its state. */
-  private async observe(
-    name: string,
-    signal: AbortSignal,
-  ): Promise<
-    { node: KubeNode | undefined; previous: RepairState | undefined; self: FleetMember } | undefined
-  > {
+  /**
+   * The Node read fresh (the decision is written against its version) and its state;
+   * Unreadable when that state cannot be read (nothing more is asked then).
+   */
+  private async observe(name: string, signal: AbortSignal): Promise<Seen | Unreadable | undefined> {
     const cached = this.deps.cache.get(name);
     const node = await this.getNode(name, signal);
     // Not (or no longer) one of ours, e.g. its label no longer matches the selector.
@@ -407,16 +531,10 @@ export class NodeReconciler {
     let previous: RepairState | undefined;
     if (node !== undefined) {
       const parsed = this.deps.store.read(node);
-      if (either.isLeft(parsed)) {
-        // Start over rather than crash; say so once per distinct problem (the recorder
-        // folds repeats into a series).
-        await this.deps.recordEvent(node, {
-          type: 'Warning',
-          reason: EventReasons.InvalidRepairState,
-          action: 'Read',
-          note: `${parsed.left}; starting from a fresh state`,
-        });
-      } else previous = parsed.right;
+      // Never start over: a person decides (refuse).
+      if (either.isLeft(parsed)) return { unreadable: { node, problem: parsed.left } };
+      previous = parsed.right;
+      this.markReadable(name);
     }
     const leaseRenewTime = node !== undefined ? await this.leaseRenewTime(name, signal) : undefined;
     const power =
@@ -460,7 +578,7 @@ export class NodeReconciler {
     name: string,
     signal: AbortSignal,
     queuedAt: number,
-  ): Promise<Decided | undefined> {
+  ): Promise<Decided | Unreadable | undefined> {
     // A burst admitted this node while its reconcile waited for the lock.
     const handed = await this.burst.take(name, signal);
     if (handed !== undefined) return { ...handed, announced: true };
@@ -468,7 +586,7 @@ export class NodeReconciler {
     // pass is the whole delay of every member, so its parts are worth seeing.
     const at: Record<string, number> = { queued: queuedAt, locked: this.deps.now() };
     const seen = await this.observe(name, signal);
-    if (seen === undefined) return undefined;
+    if (seen === undefined || isUnreadable(seen)) return seen;
     const { node, previous } = seen;
     const now = this.deps.now();
     at['observed'] = now;
@@ -479,9 +597,7 @@ export class NodeReconciler {
     const cached: FleetMember[] = this.deps.cache
       .list()
       .filter((v) => v.metadata.name !== name)
-      .map((v) =>
-        withHolds({ obs: { nodeName: v.metadata.name, node: v }, state: this.readState(v) }),
-      );
+      .map((v) => this.cachedMember(v, withHolds));
     at['listed'] = this.deps.now();
     // The other nodes the same pass would start too, read fresh (burst admission).
     const { others, fresh } = await this.burst.freshCandidates(

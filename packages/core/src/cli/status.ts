@@ -154,6 +154,20 @@ function nextText(s: NodeStatus, now: number): string {
   return formatDuration(Math.max(0, s.nextAt - now));
 }
 
+/**
+ * A node whose state annotation cannot be read is not acted on by the controller (it waits for
+ * a person): the offline decision, made from a fresh state, is replaced by that (pure).
+ */
+export function refuseUnreadable(s: NodeStatus, stateKey: string): NodeStatus {
+  if (s.stateError === undefined) return s;
+  const { nextAt: _nextAt, hold: _hold, step: _step, ...rest } = s;
+  return {
+    ...rest,
+    actsNow: false,
+    reason: `not acted on: the repair state annotation ${stateKey} cannot be read; fix or remove it (the controller acts on nothing until then)`,
+  };
+}
+
 function reasonText(s: NodeStatus): string {
   const text = s.hold !== undefined ? `held: ${s.hold.message}` : s.reason;
   return s.stateError !== undefined ? `${text} [${s.stateError}]` : text;
@@ -290,7 +304,10 @@ export async function statusCommand(args: readonly string[], io: StatusIo): Prom
         }
       : {}),
   });
-  const shown = c.node !== undefined ? report.nodes.filter((n) => n.name === c.node) : report.nodes;
+  const key = policy.annotations.state;
+  const shown = report.nodes
+    .filter((n) => c.node === undefined || n.name === c.node)
+    .map((n) => refuseUnreadable(n, key));
   if (c.node !== undefined && shown.length === 0) {
     io.stderr(
       `noderepair status: node "${c.node}" not found${c.labelSelector !== undefined ? ` among the Nodes matching ${c.labelSelector}` : ''}`,

@@ -5,8 +5,12 @@
 // provider anything. With FailAfter, a provider FAKE answers the power state: an outage is
 // waited out; "off" past failAfter fails the node, and its repair starts at HardReboot
 // (SoftReboot cannot reach a powered-off guest).
+// A machine stopped without any announcement (`openstack server stop`, a hypervisor
+// maintenance): the Node is simply Ready=Unknown. Before the first action the provider is
+// asked; a stop by request is a shutdown, so no power action is ever sent; a crash is repaired;
+// the cloud provider's shutdown taint is a shutdown without asking.
 import { describe, expect, it } from 'vitest';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { KubeletNotReadyMessages, startFakeKubelet, waitFor } from '@noderepair/envtest';
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import { either } from 'fp-ts';
@@ -28,6 +32,7 @@ import { ProviderActions } from '../provider/port.js';
 import { repairStateOf, startAutoRepair } from '../../test/autorepair-harness.js';
 
 const env = useControlPlane();
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const SCOPE = 'test.noderepair.io/shutdown-scope';
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -220,6 +225,173 @@ describe('a node that was shut down (real node lifecycle controller)', () => {
       expect(failed?.note).toMatch(/stopped by an operator/);
       const started = events.find((e) => e.reason === 'RepairStarted');
       expect(started?.note).toMatch(/SoftReboot .* is skipped/);
+    } finally {
+      await ctl.stop();
+      await kubelet.stop();
+    }
+  });
+});
+
+/** The kubelet stops without announcing anything (the machine was stopped): Ready=Unknown. */
+async function stoppedUnannounced(
+  core: CoreV1Api,
+  kubelet: Awaited<ReturnType<typeof startFakeKubelet>>,
+  name: string,
+) {
+  kubelet.stopHeartbeats();
+  await waitFor(
+    'Ready=Unknown',
+    async () => {
+      const n = await core.readNode({ name });
+      return n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'Unknown'
+        ? true
+        : undefined;
+    },
+    60_000,
+  );
+}
+
+/** The provider's power actions: everything execute was asked to do to the machine. */
+const powerActions = (p: PowerStateProviderFake) => p.requests.map((r) => r.action);
+
+describe('a machine stopped without an announcement (real node lifecycle controller)', () => {
+  it('stopped by request: asked before the first action; an outage holds, then the shutdown rule; never a power action', async () => {
+    const kc = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const client = createKubeClient(kc);
+    const scope = env.unique('stop-req');
+    const name = env.unique('stop-req-node');
+    const kubelet = await startFakeKubelet(kc, {
+      name,
+      labels: { [SCOPE]: scope },
+      heartbeatSeconds: 1,
+      providerID: `test:///${name}`,
+    });
+    const provider = new PowerStateProviderFake(); // the cloud is down at first
+    const ctl = start(client, fast, provider, scope);
+    try {
+      await stoppedUnannounced(core, kubelet, name);
+      // Past the 2 s Unknown timeout the provider is asked, and cannot answer: no repair.
+      await waitFor(
+        'power state asked',
+        async () => (provider.powerQueries.length >= 2 ? true : undefined),
+        60_000,
+      );
+      expect(provider.powerQueries[0]).toEqual({ node: name, providerID: `test:///${name}` });
+      expect(powerActions(provider)).toEqual([]);
+      const held = await stateOf(core, name);
+      expect(held?.phase).toBe('Unhealthy');
+      expect(held?.remediation).toBeUndefined();
+      expect((await core.readNode({ name })).spec?.unschedulable).not.toBe(true);
+
+      provider.powerAnswer = {
+        kind: 'Off',
+        byRequest: true,
+        evidence: 'the fake: stopped through the API by an operator',
+      };
+      await waitFor(
+        'the shutdown rule',
+        async () => ((await stateOf(core, name))?.phase === 'Waiting' ? true : undefined),
+        30_000,
+      );
+      const asked = provider.powerQueries.length;
+      // Many Unknown timeouts (2 s each) later: still no power action, not even a cordon,
+      // and under Wait the provider is not asked again.
+      await sleep(12_000);
+      expect(powerActions(provider)).toEqual([]);
+      expect(provider.powerQueries.length).toBe(asked);
+      const s = await stateOf(core, name);
+      expect(s?.phase).toBe('Waiting');
+      expect(s?.notReady?.uncounted).toBe('Shutdown');
+      expect((await core.readNode({ name })).spec?.unschedulable).not.toBe(true);
+      const events = await eventsFor(client, name);
+      expect(events.map((e) => e.reason)).not.toContain('RepairStarted');
+      expect(events.find((e) => e.reason === 'NodeShutDown')?.note).toMatch(
+        /stopped on request \(the fake: stopped through the API by an operator\).*never powering it on/,
+      );
+    } finally {
+      await ctl.stop();
+      await kubelet.stop();
+    }
+  });
+
+  it('off without a recorded request (a crash): repaired, from HardReboot', async () => {
+    const kc = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const client = createKubeClient(kc);
+    const scope = env.unique('stop-crash');
+    const name = env.unique('stop-crash-node');
+    const kubelet = await startFakeKubelet(kc, {
+      name,
+      labels: { [SCOPE]: scope },
+      heartbeatSeconds: 1,
+      providerID: `test:///${name}`,
+    });
+    const provider = new PowerStateProviderFake();
+    provider.powerAnswer = {
+      kind: 'Off',
+      byRequest: false,
+      evidence: "the fake: off, no stop recorded (the hypervisor's sync)",
+    };
+    const ctl = start(client, fast, provider, scope);
+    try {
+      await stoppedUnannounced(core, kubelet, name);
+      await waitFor(
+        'the repair',
+        async () => (provider.requests.length > 0 ? true : undefined),
+        60_000,
+      );
+      expect(provider.powerQueries.length).toBeGreaterThan(0);
+      expect(provider.requests[0]).toMatchObject({ action: 'HardReboot', replay: false });
+    } finally {
+      await ctl.stop();
+      await kubelet.stop();
+    }
+  });
+
+  it('the cloud provider shutdown taint: a shutdown without asking, no action', async () => {
+    const kc = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const client = createKubeClient(kc);
+    const scope = env.unique('stop-taint');
+    const name = env.unique('stop-taint-node');
+    const kubelet = await startFakeKubelet(kc, {
+      name,
+      labels: { [SCOPE]: scope },
+      heartbeatSeconds: 1,
+      providerID: `test:///${name}`,
+    });
+    const provider = new PowerStateProviderFake();
+    provider.powerAnswer = { kind: 'On' }; // would repair, if it were asked
+    const ctl = start(client, fast, provider, scope);
+    try {
+      kubelet.stopHeartbeats();
+      // What the cloud-controller-manager adds to a node whose instance is shut down.
+      await core.patchNode(
+        {
+          name,
+          body: {
+            spec: {
+              taints: [{ key: 'node.cloudprovider.kubernetes.io/shutdown', effect: 'NoSchedule' }],
+            },
+          },
+        },
+        mergePatch,
+      );
+      await stoppedUnannounced(core, kubelet, name);
+      await waitFor(
+        'the shutdown rule',
+        async () => ((await stateOf(core, name))?.phase === 'Waiting' ? true : undefined),
+        30_000,
+      );
+      await sleep(8_000);
+      expect(powerActions(provider)).toEqual([]);
+      expect(provider.powerQueries).toEqual([]);
+      expect((await stateOf(core, name))?.phase).toBe('Waiting');
+      const events = await eventsFor(client, name);
+      expect(events.find((e) => e.reason === 'NodeShutDown')?.note).toMatch(
+        /taint node\.cloudprovider\.kubernetes\.io\/shutdown/,
+      );
     } finally {
       await ctl.stop();
       await kubelet.stop();

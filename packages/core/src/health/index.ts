@@ -121,6 +121,7 @@ export {
   TaintOutOfService,
   TaintUnreachable,
   TaintNotReady,
+  TaintCloudShutdown,
   type NodeSnapshot,
   type NodeConditionSnapshot,
   type TaintSnapshot,

@@ -147,7 +147,9 @@ export type PowerState =
   | { readonly kind: 'On' }
   /**
    * Powered off. `byRequest` is true when the infrastructure records a stop that somebody
-   * asked for (an operator's or a graceful shutdown's), as opposed to a crash.
+   * other than this provider asked for (an operator's, a maintenance's, a graceful
+   * shutdown's): the controller then treats the node as shut down and never powers it on. A
+   * crash, or a stop this provider sent itself (say so in `evidence`), is not byRequest.
    */
   | {
       readonly kind: 'Off';
@@ -186,6 +188,10 @@ export interface MachineProvider {
    * is Unavailable.
    */
   fence(query: FenceQuery, ctx: ProviderContext): Promise<FenceStatus>;
-  /** Optional: providers that can tell power state let the policy treat a shut-down node as failed after a while. */
+  /**
+   * Optional: asked before the first action of a repair (a machine someone stopped is not
+   * powered back on) and, for shutdown.poweredOff: FailAfter, for a node shut down that long.
+   * Without it the controller cannot tell a stopped machine from a broken one.
+   */
   powerState?(machine: MachineRef, ctx: ProviderContext): Promise<PowerState>;
 }

@@ -193,7 +193,11 @@ export class TestHypervisor {
     return { fenced: false, reason: 'a soft reboot never fences: the guest may ignore it' };
   }
 
-  /** The power state: running is On; stopped by our PowerOff, or shut down from inside, is Off. */
+  /**
+   * The power state: running is On; shut down from inside (the guest's own poweroff: someone
+   * asked) is Off by request; stopped by our PowerOff is Off too, but ours, not someone else's
+   * stop, so not byRequest (core's rule: a machine someone else stopped stays off).
+   */
   async power(name: string): Promise<PowerAnswer> {
     const m = this.machine(name);
     const state = await this.runState(name);
@@ -211,8 +215,8 @@ export class TestHypervisor {
     if ((state === 'paused' || state === 'prelaunch') && last?.action === 'PowerOff')
       return {
         state: 'Off',
-        byRequest: true,
-        evidence: `powered off by ${last.actionId}`,
+        byRequest: false,
+        evidence: `powered off by ${last.actionId}: ours (a PowerOff sent through this hypervisor's provider), not someone else's stop`,
         since: last.acceptedAt,
       };
     // Paused by someone else (a frozen VM) is powered, not off: it may resume any moment.

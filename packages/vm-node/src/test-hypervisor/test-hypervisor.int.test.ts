@@ -133,13 +133,17 @@ describe('the test hypervisor on real qemu', () => {
     expect(hv.actions('vm-b').map((a) => a.actionId)).toEqual([id]);
   });
 
-  it('PowerOff stops the vCPUs: fenced PoweredOff, power Off by request; a soft reboot is then refused; HardReboot powers on', async () => {
+  it('PowerOff stops the vCPUs: fenced PoweredOff, power Off but ours (not by request); a soft reboot is then refused; HardReboot powers on', async () => {
     const off = req({ action: 'PowerOff', actionId: 'vm-a/2/step-1/attempt-1' });
     expect(await provider.execute(off, ctx)).toMatchObject({ kind: 'Accepted' });
     // Stopped, then reset while stopped: qemu calls that `prelaunch`.
     expect(await hv.runState('vm-a')).toBe('prelaunch');
     expect(await provider.fence(off, ctx)).toMatchObject({ kind: 'Fenced', how: 'PoweredOff' });
-    expect(await provider.powerState!(off, ctx)).toMatchObject({ kind: 'Off', byRequest: true });
+    expect(await provider.powerState!(off, ctx)).toMatchObject({
+      kind: 'Off',
+      byRequest: false,
+      evidence: expect.stringContaining(`powered off by ${off.actionId}: ours`),
+    });
     const soft = await provider.execute(
       req({ action: 'SoftReboot', actionId: 'vm-a/3/step-0/attempt-1' }),
       ctx,

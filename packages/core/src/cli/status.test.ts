@@ -183,6 +183,34 @@ describe('noderepair status', () => {
     expect(plain.out).toHaveLength(2);
   });
 
+  // Issue 42: a control-plane node is left alone by default, and status NODE says so.
+  it('NODE on the control plane says why it is left alone, held or healthy', async () => {
+    const cp = (name: string, down: boolean) =>
+      buildNode({
+        name,
+        ready: down ? 'networkNotReady' : 'ready',
+        since: NOW - 100 * S,
+        heartbeat: NOW - S,
+        labels: { 'node-role.kubernetes.io/control-plane': '' },
+      });
+    const nodes = [cp('cp-down', true), cp('cp-ok', false), node('w-ok', false)];
+    const r = await run(['cp-down', '--policy', 'policy.yaml'], nodes);
+    expect(r.code).toBe(0);
+    expect(r.out[1]).toMatch(
+      /^cp-down\s+Unhealthy\s.*held: ControlPlane: a control-plane node \(label node-role.kubernetes.io\/control-plane\) is left alone: the policy's controlPlane.repair is false$/,
+    );
+    expect(r.out[2]).toBe(
+      "control plane (label node-role.kubernetes.io/control-plane): left alone, noderepair starts no repair on it (the policy's controlPlane.repair is false)",
+    );
+    const ok = await run(['cp-ok', '--policy', 'policy.yaml'], nodes);
+    expect(ok.out[1]).toMatch(/^cp-ok\s+Healthy\s/);
+    expect(ok.out[2]).toContain(
+      'control plane (label node-role.kubernetes.io/control-plane): left alone',
+    );
+    // A worker gets no such line.
+    expect((await run(['w-ok', '--policy', 'policy.yaml'], nodes)).out).toHaveLength(2);
+  });
+
   it('without --policy it judges with the defaults and reads no file', async () => {
     const r = await run([], [node('a-ok', false)]);
     expect(r.code).toBe(0);

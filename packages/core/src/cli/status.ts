@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import * as either from 'fp-ts/lib/Either.js';
 import { describeFlagError } from '../codec/args.js';
 import { resolveRepairPolicy, type RepairPolicy } from '../health/policy.js';
+import { controlPlaneLabel } from '../health/control-plane.js';
 import { statusReport, type NodeStatus, type StatusReport } from '../health/status.js';
 import { formatDuration, iso } from '../health/time.js';
 import { HISTORY_LIMIT } from '../health/history.js';
@@ -168,6 +169,21 @@ export function refuseUnreadable(s: NodeStatus, stateKey: string): NodeStatus {
   };
 }
 
+/**
+ * For a control-plane node, why noderepair leaves it alone (or how it repairs it when the
+ * policy opts in); undefined for any other node (pure).
+ */
+export function controlPlaneNote(
+  node: NodeSnapshot | undefined,
+  policy: RepairPolicy,
+): string | undefined {
+  const label = controlPlaneLabel(node?.metadata?.labels);
+  if (label === undefined) return undefined;
+  return policy.controlPlane.repair
+    ? `control plane (label ${label}): repaired one control-plane node at a time, never while another is not Ready, never with Replace (the policy's controlPlane.repair is true)`
+    : `control plane (label ${label}): left alone, noderepair starts no repair on it (the policy's controlPlane.repair is false)`;
+}
+
 function reasonText(s: NodeStatus): string {
   const text = s.hold !== undefined ? `held: ${s.hold.message}` : s.reason;
   return s.stateError !== undefined ? `${text} [${s.stateError}]` : text;
@@ -317,6 +333,15 @@ export async function statusCommand(args: readonly string[], io: StatusIo): Prom
   if (c.json) io.stdout(statusJson(report, shown));
   else {
     for (const line of formatStatusTable(shown, now)) io.stdout(line);
+    // One NODE on the control plane: how noderepair treats it, even while it is healthy.
+    const cp =
+      c.node !== undefined
+        ? controlPlaneNote(
+            source.nodes.find((n) => n.metadata?.name === c.node),
+            policy,
+          )
+        : undefined;
+    if (cp !== undefined) io.stdout(cp);
     // One NODE: its history below its line (the fleet listing stays one line per node).
     const history =
       c.node !== undefined && shown[0] !== undefined ? formatHistoryTable(shown[0]) : [];

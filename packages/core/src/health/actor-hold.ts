@@ -3,8 +3,12 @@
 // type without importing the judges (which import node.ts).
 import type { ActorKind } from './coordination-policy.js';
 
-/** An actor the policy lists, or Unreadable: a mark we were not allowed to read. */
-export type HoldActor = ActorKind | 'Unreadable';
+/**
+ * An actor the policy lists, Unreadable (a mark we were not allowed to read), or ControlPlane
+ * (a control-plane node the policy leaves alone, or one that waits for the rest of the control
+ * plane: control-plane.ts).
+ */
+export type HoldActor = ActorKind | 'Unreadable' | 'ControlPlane';
 
 /**
  * Another actor's hold on a node: do not start a repair now, look again later (never a failed

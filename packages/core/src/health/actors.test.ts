@@ -198,9 +198,14 @@ describe('Cluster API rollout and cordons', () => {
     expect(actorsOf(view({ node, cordonedByUs: true }))).toEqual([]);
   });
 
-  it('ManualCordon is opt-in: the default policy repairs a cordoned node', () => {
+  // Issue 42: ManualCordon used to be opt-in (a cordoned node was repaired by default).
+  it('ManualCordon is on by default: the default policy holds a node someone else cordoned', () => {
     const node = { metadata: { name: 'w1' }, spec: { unschedulable: true } };
-    expect(actorsOf(view({ node }), defaultCoordinationPolicy)).toEqual([]);
+    expect(actorsOf(view({ node }), defaultCoordinationPolicy)).toEqual(['ManualCordon']);
+    expect(actorsOf(view({ node, cordonedByUs: true }), defaultCoordinationPolicy)).toEqual([]);
+    // Listing the actors without it is how a policy goes back to repairing cordoned nodes.
+    const without = { ...defaultCoordinationPolicy, actors: ['Kured' as const] };
+    expect(actorsOf(view({ node }), without)).toEqual([]);
   });
 });
 

@@ -257,6 +257,17 @@ function karpenterHold(v: ActorView): ActorHold | undefined {
   };
 }
 
+/**
+ * The holds of a node whose repair a person asked for (the repair-now annotation): all but
+ * ManualCordon. Cordoning a broken node and asking for its repair is one person's one wish;
+ * the other actors' holds (a reboot lock, a maintenance, a rollout) still make it wait.
+ */
+export function withoutCordonHoldOnTrigger(holds: readonly ActorHold[]): readonly ActorHold[] {
+  return holds.some((h) => h.actor === 'ManualCordon')
+    ? holds.filter((h) => h.actor !== 'ManualCordon')
+    : holds;
+}
+
 function cordonHold(v: ActorView): ActorHold | undefined {
   if (v.node?.spec?.unschedulable !== true || v.cordonedByUs) return undefined;
   return {

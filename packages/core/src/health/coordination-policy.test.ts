@@ -14,10 +14,17 @@ const right = <A>(e: either.Either<string, A>): A => {
 };
 
 describe('coordination policy', () => {
-  it('defaults: every actor but ManualCordon and SystemUpgrade, kured in kube-system, leases in medik8s-leases', () => {
+  it('defaults: every actor but SystemUpgrade (ManualCordon too, since issue 42), kured in kube-system, leases in medik8s-leases', () => {
     const c = right(resolveRepairPolicy({})).coordination;
     expect(c).toEqual({
-      actors: ['Kured', 'NodeMaintenance', 'Medik8sLease', 'ClusterAPIRollout', 'Karpenter'],
+      actors: [
+        'Kured',
+        'NodeMaintenance',
+        'Medik8sLease',
+        'ClusterAPIRollout',
+        'Karpenter',
+        'ManualCordon',
+      ],
       kured: { daemonSet: 'kube-system/kured', lockAnnotation: 'weave.works/kured-node-lock' },
       medik8sLease: { namespace: 'medik8s-leases' },
       systemUpgrade: { namespace: 'system-upgrade' },

@@ -53,17 +53,27 @@ export interface CoordinationPolicy {
   systemUpgrade: { namespace: string };
 }
 
-// ManualCordon is opt-in: a person often cordons exactly the broken node so that it gets
-// repaired, and holding it would leave it broken until someone notices. Noderepair never
-// uncordons such a node either way (Remediation.cordoned). SystemUpgrade is opt-in too: it
-// needs `list jobs` in the upgrade namespace, more than a repair tool should ask by default.
+// ManualCordon is on by default (issue 42): a node someone else cordoned before noderepair
+// touched it is someone's work in progress (a person debugging it, a tool we do not know),
+// and rebooting it under them is the harm an SRE would not forgive. A person who cordoned a
+// broken node to have it repaired says so with the repair-now annotation, which a cordon does
+// not hold (fleet.ts). Noderepair never uncordons such a node either way
+// (Remediation.cordoned). SystemUpgrade is opt-in: it needs `list jobs` in the upgrade
+// namespace, more than a repair tool should ask by default.
 /**
  * What an empty `coordination` section means: Kured, NodeMaintenance, Medik8sLease,
- * ClusterAPIRollout and Karpenter, at their usual places. ManualCordon and SystemUpgrade are
+ * ClusterAPIRollout, Karpenter and ManualCordon, at their usual places. SystemUpgrade is
  * opt-in.
  */
 export const defaultCoordinationPolicy: CoordinationPolicy = {
-  actors: ['Kured', 'NodeMaintenance', 'Medik8sLease', 'ClusterAPIRollout', 'Karpenter'],
+  actors: [
+    'Kured',
+    'NodeMaintenance',
+    'Medik8sLease',
+    'ClusterAPIRollout',
+    'Karpenter',
+    'ManualCordon',
+  ],
   // kured's own flags default to --ds-namespace=kube-system --ds-name=kured; its Helm chart
   // uses the release's namespace and name, so a chart install must say where it is.
   kured: { daemonSet: 'kube-system/kured', lockAnnotation: 'weave.works/kured-node-lock' },

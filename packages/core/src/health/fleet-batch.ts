@@ -54,7 +54,7 @@ export function decideBatch(
     entries.push(e);
     if (e.wantsToStart && candidates.has(e.name)) wanting.push(j);
   }
-  const storm = stormGuard(entries, policy.stormGuard, now, memory);
+  const storm = stormGuard(entries, policy.stormGuard, now, memory, policy.controlPlane);
   const admitted: Array<[string, RepairDecision]> = [];
   for (const j of wanting) {
     if (storm.verdicts.get(j.obs.nodeName)?.admitted !== true) continue;

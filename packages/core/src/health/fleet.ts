@@ -7,7 +7,9 @@
 // twice (pnpm bench:core): they outlive the young generation, so the GC copies them.
 // The controller and the simulator both decide through fleet-decider.ts (newFleetDecider),
 // which is built on these.
+import { withoutCordonHoldOnTrigger } from './actors.js';
 import { assessObserved, type Assessment } from './assess.js';
+import { controlPlaneLabel, policyForNode } from './control-plane.js';
 import { decideObserved, type RepairDecision } from './decide.js';
 import type { HealthObservation } from './node.js';
 import { observeNode, type NodeObservation } from './observation.js';
@@ -77,7 +79,7 @@ export function decideAlone(
   const now = nowMillis(nowInput);
   const { obs, a } = judge(member, policy, now);
   if (wantsToStart(a, member.state?.phase)) return undefined;
-  return decideObserved(obs, a, member.state, policy, now, {});
+  return decideObserved(obs, a, member.state, nodePolicy(member, policy), now, {});
 }
 
 /**
@@ -100,9 +102,9 @@ export function decideFleet(
     const entry = stormEntry(judged);
     entries.push(entry);
     if (entry.wantsToStart) return judged;
-    return decideObserved(judged.obs, judged.a, m.state, policy, now, {});
+    return decideObserved(judged.obs, judged.a, m.state, nodePolicy(m, policy), now, {});
   });
-  const storm = stormGuard(entries, policy.stormGuard, now, memory);
+  const storm = stormGuard(entries, policy.stormGuard, now, memory, policy.controlPlane);
   const decisions = early.map((d) =>
     'member' in d ? decideWithVerdict(d, storm, policy, now) : d,
   );
@@ -127,7 +129,7 @@ export function decideMember(
   const now = nowMillis(nowInput);
   const self = judge(member, policy, now);
   const entries = members.map((m, i) => stormEntry(i === index ? self : judge(m, policy, now)));
-  const storm = stormGuard(entries, policy.stormGuard, now, memory);
+  const storm = stormGuard(entries, policy.stormGuard, now, memory, policy.controlPlane);
   return { decision: decideWithVerdict(self, storm, policy, now), storm };
 }
 
@@ -141,7 +143,7 @@ export function decideWithFleet(
 ): { decision: RepairDecision; storm: StormReport } {
   const me = judge(self, policy, now);
   const entries = [stormEntry(me), ...others.map((m) => stormEntry(judge(m, policy, now)))];
-  const storm = stormGuard(entries, policy.stormGuard, now, memory);
+  const storm = stormGuard(entries, policy.stormGuard, now, memory, policy.controlPlane);
   return { decision: decideWithVerdict(me, storm, policy, now), storm };
 }
 
@@ -154,12 +156,23 @@ export function decideWithVerdict(
 ): RepairDecision {
   const verdict = storm.verdicts.get(obs.nodeName);
   const ctx = verdict !== undefined ? { storm: verdict } : {};
-  return decideObserved(obs, a, member.state, policy, now, ctx);
+  return decideObserved(obs, a, member.state, nodePolicy(member, policy), now, ctx);
+}
+
+/** The policy a member is decided by: a control-plane node's ladder has no Replace (control-plane.ts). */
+function nodePolicy(member: FleetMember, policy: RepairPolicy): RepairPolicy {
+  return policyForNode(policy, member.obs.node?.metadata?.labels);
 }
 
 /** @internal What the storm guard reads about one member. */
-export function stormEntry({ member: { obs, state }, a }: Judged): StormEntry {
+export function stormEntry({ member: { obs, state }, obs: parsed, a }: Judged): StormEntry {
   const phase = state?.phase;
+  const cpLabel = controlPlaneLabel(obs.node?.metadata?.labels);
+  // A manual trigger is a person asking for this repair: their own cordon no longer holds it.
+  const actorHolds =
+    obs.actorHolds !== undefined && a.newTrigger !== undefined
+      ? withoutCordonHoldOnTrigger(obs.actorHolds)
+      : obs.actorHolds;
   return {
     name: obs.nodeName,
     ...(obs.node?.metadata?.labels !== undefined ? { labels: obs.node.metadata.labels } : {}),
@@ -168,8 +181,9 @@ export function stormEntry({ member: { obs, state }, a }: Judged): StormEntry {
     ...(a.unhealthySince !== undefined ? { unhealthySince: a.unhealthySince } : {}),
     wantsToStart: wantsToStart(a, phase),
     ...(state?.heldByStormSince !== undefined ? { heldByStorm: true } : {}),
-    ...(obs.actorHolds !== undefined && obs.actorHolds.length > 0
-      ? { actorHolds: obs.actorHolds }
+    ...(actorHolds !== undefined && actorHolds.length > 0 ? { actorHolds } : {}),
+    ...(cpLabel !== undefined
+      ? { controlPlane: { label: cpLabel, ready: parsed.ready?.status === 'True' } }
       : {}),
   };
 }

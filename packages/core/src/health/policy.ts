@@ -15,6 +15,12 @@ import {
   resolveCoordination,
   type CoordinationPolicy,
 } from './coordination-policy.js';
+import {
+  ControlPlaneInput,
+  defaultControlPlanePolicy,
+  resolveControlPlane,
+  type ControlPlanePolicy,
+} from './control-plane.js';
 
 /**
  * The repairs the escalation ladder can name, cheapest first by convention. Rebuild reinstalls
@@ -97,6 +103,7 @@ export const RepairPolicyInput = t.partial(
     annotations: t.partial({ state: t.string, trigger: t.string }),
     shutdown: t.partial({ poweredOff: PoweredOffBehaviour, failAfter: DurationMs }),
     coordination: CoordinationInput,
+    controlPlane: ControlPlaneInput,
   },
   'RepairPolicy',
 );
@@ -222,6 +229,12 @@ export interface RepairPolicy {
   shutdown: ShutdownPolicy;
   /** Other actors whose disruption of a node makes a repair wait (coordination-policy.ts). */
   coordination: CoordinationPolicy;
+  /**
+   * Control-plane nodes (labelled node-role.kubernetes.io/control-plane or .../master): left
+   * alone unless `repair` is true, and then one at a time, never while another is not Ready,
+   * never Replace (control-plane.ts).
+   */
+  controlPlane: ControlPlanePolicy;
 }
 
 export type ShutdownPolicy =
@@ -238,7 +251,8 @@ export const DefaultCommandTimeoutMs = 5 * MIN;
 export const DefaultRequestTimeoutMs = 30_000;
 
 /**
- * What the empty policy `{}` resolves to: conservative defaults (no Replace step, maxInFlight 1).
+ * What the empty policy `{}` resolves to: conservative defaults (no Replace step, maxInFlight 1,
+ * control-plane nodes and nodes someone else cordoned left alone).
  */
 export const defaultRepairPolicy: RepairPolicy = {
   dryRun: false,
@@ -269,6 +283,7 @@ export const defaultRepairPolicy: RepairPolicy = {
   annotations: { state: 'noderepair.io/repair-state', trigger: 'noderepair.io/repair-now' },
   shutdown: { poweredOff: 'Wait' },
   coordination: defaultCoordinationPolicy,
+  controlPlane: defaultControlPlanePolicy,
 };
 
 /**
@@ -520,6 +535,7 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
         },
         shutdown: resolveShutdown(p.shutdown, problems),
         coordination: resolveCoordination(p.coordination, problems),
+        controlPlane: resolveControlPlane(p.controlPlane, ladder, problems),
       };
       return problems.length > 0
         ? either.left(`invalid repair policy: ${problems.join('; ')}`)

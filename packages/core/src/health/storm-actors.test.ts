@@ -85,6 +85,34 @@ describe('storm guard with other actors', () => {
     expect(f.decisions[1]!.phase).toBe('Remediating');
   });
 
+  // Issue 42: a person's cordon holds by default; the repair-now annotation is how that person
+  // (or another) asks for the repair of the node anyway.
+  it('the repair-now annotation lifts a cordon hold, and only that one', () => {
+    const triggered = (name: string, holds: ActorHold[]): FleetMember => ({
+      obs: {
+        nodeName: name,
+        node: buildNode({
+          name,
+          ready: 'runtimeDown',
+          since: 0,
+          annotations: { 'noderepair.io/repair-now': '2026-12-07' },
+        }),
+        actorHolds: holds,
+      },
+      state: undefined,
+    });
+    const cordoned = decideFleet([triggered('c', [cordonOnly])], policy(1), NOW).decisions[0]!;
+    expect(cordoned.phase).toBe('Remediating');
+    expect(cordoned.held).toBeUndefined();
+    const rebooting = decideFleet([triggered('k', [cordonOnly, kured('k')])], policy(1), NOW)
+      .decisions[0]!;
+    expect(rebooting.phase).toBe('Unhealthy');
+    expect(rebooting.held?.hold).toMatchObject({ actor: 'Kured' });
+    // Without the annotation the cordon holds.
+    const plain = decideFleet([member('c', true, [cordonOnly])], policy(1), NOW).decisions[0]!;
+    expect(plain.held?.hold).toMatchObject({ actor: 'ManualCordon' });
+  });
+
   it('never admits past maxInFlight counting both actors, whatever the mix (exhaustive, 6 nodes)', () => {
     // Every assignment of {healthy, down, down+kured, healthy+kured} to 6 nodes, maxInFlight 2.
     const kinds = ['ok', 'down', 'down+k', 'ok+k'] as const;

@@ -2,6 +2,12 @@
 // the nodes (it is the network, the control plane, a bad rollout), and rebooting them all
 // makes things worse. Pure function over every node's assessment and persisted phase.
 import type { ActorHold, HoldActor } from './actor-hold.js';
+import {
+  controlPlaneHold,
+  defaultControlPlanePolicy,
+  type ControlPlaneMember,
+  type ControlPlanePolicy,
+} from './control-plane.js';
 import { scaleCountOrPercent, type StormGuardPolicy } from './policy.js';
 import type { HealthSignal } from './signal.js';
 import { iso } from './time.js';
@@ -25,6 +31,11 @@ export interface StormEntry {
   heldByStorm?: boolean;
   /** Other actors' holds on the node (actors.ts): it is not repaired while any is there. */
   actorHolds?: readonly ActorHold[];
+  /**
+   * Present for a control-plane node (control-plane.ts): the label that marks it and whether
+   * its Ready condition is True (the quorum rule reads the other members' readiness).
+   */
+  controlPlane?: { label: string; ready: boolean };
 }
 
 /**
@@ -122,13 +133,16 @@ function limitFor(
  * Decides which of the nodes that want to start a remediation may start now.
  * Nodes already being remediated continue (stopping half-way is worse); paused and deleted
  * nodes are not counted. "Unhealthy" counts every node that is not currently healthy, also
- * those still inside their timeout, as Cluster API's short-circuit does.
+ * those still inside their timeout, as Cluster API's short-circuit does. `controlPlane` is
+ * the policy's controlPlane section (control-plane.ts): by default a control-plane node is
+ * never admitted.
  */
 export function stormGuard(
   entries: readonly StormEntry[],
   policy: StormGuardPolicy,
   now = 0,
   memory: StormMemory = emptyStormMemory,
+  controlPlane: ControlPlanePolicy = defaultControlPlanePolicy,
 ): StormReport {
   const counted = entries.filter((e) => e.signal !== 'paused' && e.signal !== 'gone');
   const isUnhealthy = (e: StormEntry) => e.signal !== 'healthy' || isInFlight(e.phase);
@@ -139,6 +153,31 @@ export function stormGuard(
   // NodeMaintenance drains is as gone as one we repair.
   const byOthers = counted.filter((e) => !isInFlight(e.phase) && disruptedByOther(e)).length;
   let inFlight = counted.filter((e) => isInFlight(e.phase)).length + byOthers;
+  // The control plane's members (gone ones aside; paused ones count: a member that is down is
+  // down whoever paused its repair). Each admitted one is in repair for the rest of the pass.
+  const cpMembers: ControlPlaneMember[] = entries
+    .filter((e) => e.controlPlane !== undefined && e.signal !== 'gone')
+    .map((e) => ({
+      name: e.name,
+      ready: e.controlPlane?.ready === true,
+      inRepair: isInFlight(e.phase) || disruptedByOther(e),
+    }));
+  const cpHoldOf = (e: StormEntry): ActorHold | undefined =>
+    e.controlPlane === undefined
+      ? undefined
+      : controlPlaneHold(e.name, e.controlPlane.label, cpMembers, controlPlane);
+  const actorVerdict = (h: ActorHold, reason: string): StormVerdict => ({
+    admitted: false,
+    scope: 'actor',
+    // Stable wording: the event recorder folds repeats into a series.
+    reason,
+    hold: {
+      kind: 'actor',
+      actor: h.actor,
+      detail: h.detail,
+      ...(h.until !== undefined ? { until: h.until } : {}),
+    },
+  });
 
   const domainOf = (e: StormEntry) =>
     policy.failureDomainLabel ? (e.labels?.[policy.failureDomainLabel] ?? '') : '';
@@ -195,7 +234,12 @@ export function stormGuard(
   for (const e of wanting) {
     const dt = domainTripped.get(domainOf(e));
     const cool = tripped || dt !== undefined ? undefined : cooling(e);
-    if (tripped)
+    const cp = cpHoldOf(e);
+    // A control-plane node the policy leaves alone is held for that first: it would not start
+    // once a storm lifts either, so a storm hold (and its cooldown) would only mislead.
+    if (cp !== undefined && !controlPlane.repair)
+      verdicts.set(e.name, actorVerdict(cp, `control plane: ${cp.detail}`));
+    else if (tripped)
       verdicts.set(e.name, {
         admitted: false,
         scope: 'fleet',
@@ -221,20 +265,14 @@ export function stormGuard(
           ...(cool.scope === 'failure-domain' ? { domain: domainKey(domainOf(e)) } : {}),
         },
       });
+    else if (cp !== undefined)
+      verdicts.set(e.name, actorVerdict(cp, `control plane: ${cp.detail}`));
     else if (e.actorHolds !== undefined && e.actorHolds.length > 0) {
       const h = e.actorHolds[0]!;
-      verdicts.set(e.name, {
-        admitted: false,
-        scope: 'actor',
-        // Stable wording: the event recorder folds repeats into a series.
-        reason: `another actor is disrupting the node: ${h.actor}: ${h.detail}`,
-        hold: {
-          kind: 'actor',
-          actor: h.actor,
-          detail: h.detail,
-          ...(h.until !== undefined ? { until: h.until } : {}),
-        },
-      });
+      verdicts.set(
+        e.name,
+        actorVerdict(h, `another actor is disrupting the node: ${h.actor}: ${h.detail}`),
+      );
     } else if (inFlight >= policy.maxInFlight)
       verdicts.set(e.name, {
         admitted: false,
@@ -249,6 +287,8 @@ export function stormGuard(
       });
     else {
       inFlight += 1;
+      const member = cpMembers.find((m) => m.name === e.name);
+      if (member !== undefined) member.inRepair = true;
       verdicts.set(e.name, {
         admitted: true,
         reason: `admitted (${unhealthy} of ${counted.length} unhealthy, limit ${limit})`,

@@ -138,6 +138,27 @@ describe('runCommand input errors', () => {
 });
 
 describe('examples/standalone', () => {
+  // Issue 42: the example policy file said dryRun: false while the ConfigMap said true, and
+  // the manifest told users to create the ConfigMap from the file.
+  it('the example policy file starts in dry-run and is the policy the ConfigMap deploys', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const YAML = (await import('yaml')).default;
+    const { resolveRepairPolicy } = await import('../health/policy.js');
+    const dir = new URL('../../../../examples/standalone/', import.meta.url);
+    const file = resolveRepairPolicy(
+      YAML.parse(await readFile(new URL('policy.yaml', dir), 'utf8')),
+    );
+    const docs = YAML.parseAllDocuments(await readFile(new URL('deploy.yaml', dir), 'utf8')).map(
+      (d) => d.toJS(),
+    );
+    const cm = docs.find((d) => d.kind === 'ConfigMap');
+    const inCluster = resolveRepairPolicy(YAML.parse(cm.data['policy.yaml']));
+    expect(either.isRight(file) && file.right.dryRun).toBe(true);
+    // The same policy once resolved, so `kubectl create configmap --from-file=policy.yaml`
+    // deploys what the manifest does.
+    expect(file).toEqual(inCluster);
+  });
+
   it('the example policy and the policy in the Deployment manifest are valid', async () => {
     const { readFile } = await import('node:fs/promises');
     const YAML = (await import('yaml')).default;

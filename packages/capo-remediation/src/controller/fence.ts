@@ -1,7 +1,13 @@
 // Fencing after an action: the out-of-service taint goes on a Node only once Nova reports its
-// server fenced (or a new bootID proves the restart), never before.
+// server fenced (or a new bootID proves the restart), never before. Whether the taint is ours
+// is recorded (condition OutOfServiceTaint), so the release removes only a taint we added.
 import { OutOfServiceTaint } from '@noderepair/core/drain';
-import { findMetaCondition, type ReconcileContext } from '@noderepair/core/runtime';
+import { nodeHasTaint } from '@noderepair/core/health';
+import {
+  findMetaCondition,
+  type MetaCondition,
+  type ReconcileContext,
+} from '@noderepair/core/runtime';
 import { CONDITION_FENCED, fenceVerdict, shouldAskFence } from './cloud.js';
 import { cloudAnswered, cloudUnavailable } from './cloud-status.js';
 import type { NodeView } from './node-view.js';
@@ -15,6 +21,21 @@ import type { NodeAccess } from './workload-clusters.js';
  * a reboot, so this is the one wait that polls.
  */
 export const FENCE_RECHECK_MS = 5_000;
+
+/**
+ * Condition: node.kubernetes.io/out-of-service is on the Node; its reason says whether we added
+ * it (and so may remove it on release) or found it there (then it is never removed by us).
+ */
+export const CONDITION_OUT_OF_SERVICE = 'OutOfServiceTaint';
+/** OutOfServiceTaint reason: we added the taint; the release removes it. */
+export const REASON_TAINTED_BY_US = 'TaintedForRemediation';
+/** OutOfServiceTaint reason: someone else's taint (an operator, another tool); it stays. */
+export const REASON_ALREADY_TAINTED = 'AlreadyTainted';
+
+/** True when this remediation's record says the out-of-service taint on its Node is ours. */
+export function outOfServiceTaintIsOurs(conditions: readonly MetaCondition[] | undefined): boolean {
+  return findMetaCondition(conditions, CONDITION_OUT_OF_SERVICE)?.reason === REASON_TAINTED_BY_US;
+}
 
 /**
  * After an accepted action that can fence, on a Node that is not Ready: ask Nova whether
@@ -49,27 +70,66 @@ export async function fenceAfterAction(
     const r = await cloudUnavailable(io, osr, 'fence', status.reason, status.retryAfterMs);
     return { osr, requeueAfterMs: r.requeueAfter ?? 5_000 };
   }
-  const current = await cloudAnswered(io, osr);
+  let current = await cloudAnswered(io, osr);
   const v = fenceVerdict(attempt, status, osr.status?.bootID, node);
   if (!v.fenced) {
     ctx.log.debug({ osr: osr.metadata?.name, reason: v.reason }, 'not fenced yet');
     return { osr: current, pending: true };
   }
-  await nodes.drain.patchNode(node.name, { addTaints: [OutOfServiceTaint] });
-  const updated = await io.writeStatus(current, (s) => ({
-    ...s,
-    conditions: io.cond(osr, s, {
-      type: CONDITION_FENCED,
-      status: 'True',
-      reason: v.how,
-      message: truncate(`${v.evidence}; node.kubernetes.io/out-of-service taint added`),
-    }),
-  }));
+  // Every Node call carries the reconcile's signal: a lost lease or a stopping controller sends
+  // no taint write. Whose taint it is goes to status BEFORE the taint is added (as an intent
+  // is): a deletion or a status conflict right after the add would otherwise leave our taint
+  // unrecorded, and so on the Node for good. A taint already there is someone else's, unless
+  // an earlier attempt of ours recorded it as ours.
+  const n = await nodes.drain.getNode(node.name, ctx.signal);
+  const present = nodeHasTaint(n, OutOfServiceTaint.key);
+  const recordedOurs = outOfServiceTaintIsOurs(current.status?.conditions);
+  if (n !== undefined && !present && !recordedOurs)
+    current = await io.writeStatus(current, (s) => ({
+      ...s,
+      conditions: io.cond(osr, s, taintRecord(node.name, true)),
+    }));
+  if (n !== undefined && !present)
+    await nodes.drain.patchNode(node.name, { addTaints: [OutOfServiceTaint] }, ctx.signal);
+  const what =
+    n === undefined
+      ? `node ${node.name} is gone; no taint added`
+      : !present
+        ? `node.kubernetes.io/out-of-service added to node ${node.name}`
+        : recordedOurs
+          ? `node.kubernetes.io/out-of-service is still on node ${node.name} (added by an earlier fence of this remediation)`
+          : `node.kubernetes.io/out-of-service was already on node ${node.name} (someone else's; left as is)`;
+  const theirs = n !== undefined && present && !recordedOurs;
+  const updated = await io.writeStatus(current, (s) => {
+    const fencedNow = {
+      ...s,
+      conditions: io.cond(osr, s, {
+        type: CONDITION_FENCED,
+        status: 'True',
+        reason: v.how,
+        message: truncate(`${v.evidence}; ${what}`),
+      }),
+    };
+    if (!theirs) return fencedNow;
+    return { ...fencedNow, conditions: io.cond(osr, fencedNow, taintRecord(node.name, false)) };
+  });
   await io.events.record(osr, {
     type: 'Normal',
     reason: 'Fenced',
     action: 'Fence',
-    note: truncate(`${v.evidence}; added node.kubernetes.io/out-of-service to node ${node.name}`),
+    note: truncate(`${v.evidence}; ${what}`),
   });
   return { osr: updated };
+}
+
+/** The OutOfServiceTaint condition: ours (the release removes it) or someone else's (it stays). */
+function taintRecord(nodeName: string, ours: boolean) {
+  return {
+    type: CONDITION_OUT_OF_SERVICE,
+    status: 'True' as const,
+    reason: ours ? REASON_TAINTED_BY_US : REASON_ALREADY_TAINTED,
+    message: ours
+      ? `node ${nodeName}: added by this remediation; removed when the node is released`
+      : `node ${nodeName}: put there by someone else before this remediation's fence; never removed by it`,
+  };
 }

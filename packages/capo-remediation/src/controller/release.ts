@@ -1,6 +1,7 @@
-// Giving the Node back: uncordon what we cordoned and remove the out-of-service taint, only on
-// the Node whose providerID names our server; on deletion (the finalizer) even when the Machine
-// is gone, and never blocking the deletion on a cluster that cannot be reached.
+// Giving the Node back: uncordon what we cordoned and remove the out-of-service taint we added
+// (fence.ts records which), only on the Node whose providerID names our server; on deletion
+// (the finalizer) even when the Machine is gone, and never blocking the deletion on a cluster
+// that cannot be reached. A cordon or taint someone else put there stays.
 import { uncordonNode } from '@noderepair/core/drain';
 import { NodeResource, type KubeClient, type KubeNode } from '@noderepair/core/kube';
 import {
@@ -10,6 +11,7 @@ import {
   type ReconcileContext,
 } from '@noderepair/core/runtime';
 import * as E from 'fp-ts/lib/Either.js';
+import { outOfServiceTaintIsOurs } from './fence.js';
 import { nodeIdentityMismatch } from './node-identity.js';
 import { OpenStackRemediationResource } from './resources.js';
 import {
@@ -65,8 +67,9 @@ export async function finalize(io: RemediationIO, osr: Osr, ctx: ReconcileContex
 }
 
 /**
- * Uncordon if we cordoned, and remove the out-of-service taint the drain may have added:
- * only on the Node whose providerID names serverId. Returns why nothing was done, if so.
+ * Uncordon if we cordoned, and remove the out-of-service taint if our record says we added it
+ * (never one an operator or another tool added): only on the Node whose providerID names
+ * serverId. Returns why nothing was done, if so.
  */
 export async function releaseNode(
   io: RemediationIO,
@@ -79,7 +82,8 @@ export async function releaseNode(
   if (nodeName === undefined) return undefined;
   const cordoned = findMetaCondition(osr.status?.conditions, CONDITION_CORDONED);
   const ours = cordoned?.reason === REASON_CORDONED_BY_US;
-  if (!ours && !osr.spec.drain.outOfServiceTaint) return undefined;
+  const taintOurs = outOfServiceTaintIsOurs(osr.status?.conditions);
+  if (!ours && !taintOurs) return undefined;
   const n = await nodes.drain.getNode(nodeName, signal);
   if (n === undefined) return undefined;
   // Without a server id we never drained (it is recorded first): nothing of ours to undo.
@@ -91,10 +95,7 @@ export async function releaseNode(
   );
   if (mismatch !== undefined) return mismatch;
   if (ours) {
-    await uncordonNode(nodes.drain, nodeName, {
-      removeOutOfServiceTaint: osr.spec.drain.outOfServiceTaint,
-      signal,
-    });
+    await uncordonNode(nodes.drain, nodeName, { removeOutOfServiceTaint: taintOurs, signal });
   } else if (n.spec?.taints?.some((x) => x.key === 'node.kubernetes.io/out-of-service'))
     await nodes.drain.patchNode(
       nodeName,

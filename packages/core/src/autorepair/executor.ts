@@ -19,6 +19,7 @@ import type { DrainOptions } from '../drain/plan.js';
 import type { DrainPort } from '../drain/port.js';
 import type { ActionOutcome, DrainReport, RepairAction } from '../health/decide.js';
 import type { FenceRecord } from '../health/state.js';
+import { ProviderUnavailableBackoffMs } from '../health/drain-phase.js';
 import type { MachineProvider, ProviderOutcome } from '../provider/port.js';
 import { backoffDelay, type BackoffPolicy } from '../runtime/backoff.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
@@ -111,7 +112,6 @@ export interface ExecuteSummary {
   replaced?: boolean;
 }
 
-/** How long to wait for an unavailable provider when it gives no Retry-After: 5 s doubling to 5 min. */
 /** Default pause between drain passes while pods are left. */
 export const DrainPassIntervalMs = 5000;
 
@@ -119,10 +119,11 @@ export const DrainPassIntervalMs = 5000;
  * How long to wait before re-issuing a Remediate action the provider could not be asked about
  * (an outage: nothing recorded, the same actionId next time), by the number of re-issues so far:
  * 5 s doubling to 5 min, no jitter. A Retry-After from the provider is used instead when given.
+ * The decision holds the same wait from the persisted intent (health's replayDueAt), so a
+ * reconcile woken before it does not ask the provider again.
  */
 export const ProviderUnavailableBackoff: BackoffPolicy = {
-  initialMs: 5000,
-  maxMs: 5 * 60_000,
+  ...ProviderUnavailableBackoffMs,
   factor: 2,
   jitter: 0,
 };

@@ -2,6 +2,7 @@
 // one storm pass by the reconcile holding the lock, persisted and announced there, and
 // handed over to their own reconciles, which run the actions once, as a first send.
 import { describe, expect, it } from 'vitest';
+import { providerUnavailableWaitMs } from '../health/drain-phase.js';
 import { setup, STATE } from './node-reconciler.test-support.js';
 
 const policyDoc = {
@@ -137,6 +138,9 @@ describe('NodeReconciler burst admission', () => {
     const intent = s.stateOf('n2')?.remediation?.intent;
     expect(intent?.completedAt).toBeUndefined();
     const restarted = s.restart();
+    // An intent without completion is sent again once the backoff from its issue is over
+    // (it may have gone out and met an outage).
+    s.clock.now += providerUnavailableWaitMs(0);
     await restarted.reconcile({ name: 'n2' }, s.ctx);
     const n2 = s.calls.filter((c) => c.req.node === 'n2').map((c) => c.req);
     expect(n2).toHaveLength(1);
@@ -158,6 +162,7 @@ describe('NodeReconciler burst admission', () => {
     // The next term (the same process won the lease again) finds no handover: the
     // persisted intents take the Replay path, which asks the provider first, once each.
     const term2 = { ...s.ctx, signal: new AbortController().signal };
+    s.clock.now += providerUnavailableWaitMs(0);
     for (const name of ['n2', 'n3', 'n2', 'n3']) await s.reconciler.reconcile({ name }, term2);
     const members = s.calls.map((c) => c.req).filter((r) => r.node !== 'n1');
     expect(members.map((r) => [r.node, r.replay]).sort()).toEqual([

@@ -197,3 +197,74 @@ describe('a Node whose repair state cannot be read', () => {
     }
   });
 });
+
+describe('a provider outage', () => {
+  it('is waited out (5 s doubling), whatever wakes the reconcile: our own state writes, heartbeats, a restart', async () => {
+    const kc = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const client = createKubeClient(kc);
+    const scope = env.unique('outage');
+    const name = env.unique('outage-node');
+    const kubelet = await startFakeKubelet(kc, {
+      name,
+      labels: { [SCOPE]: scope },
+      heartbeatSeconds: 1,
+      providerID: `test:///${name}`,
+    });
+    // An outage without Retry-After: only the controller's own backoff paces the calls.
+    const provider = new RecordingProviderForTest({
+      kind: 'Unavailable',
+      message: 'the cloud API answers 503',
+    });
+    let ctl: RunningAutoRepair | undefined = startController(client, provider, scope);
+    const intentOf = async () => {
+      const a = (await core.readNode({ name })).metadata?.annotations?.[STATE];
+      const s = a !== undefined ? JSON.parse(a) : undefined;
+      return s?.remediation?.intent as
+        | { actionId: string; replays?: number; replayedAt?: string }
+        | undefined;
+    };
+    try {
+      await kubelet.setNotReady('container runtime is down');
+      const first = await waitFor(
+        'the first provider call',
+        async () => provider.requests[0],
+        30_000,
+        20,
+      );
+      // 6 s of outage, the fake kubelet's heartbeats waking the reconcile every second.
+      await sleep(6000 - (Date.now() - first.at));
+      const before = provider.requests.length;
+      // Today's controller made hundreds of calls here, each with a state write.
+      expect(before).toBeGreaterThanOrEqual(2);
+      expect(before).toBeLessThanOrEqual(3);
+      const intent = await intentOf();
+      expect(intent?.replays ?? 0).toBeLessThanOrEqual(before - 1);
+      // Each call waited the backoff after the one before (5 s, then 10 s), counted from the
+      // persisted issue time, a few ms before the call went out.
+      provider.requests.forEach((r, i) => {
+        const prev = provider.requests[i - 1];
+        if (prev !== undefined)
+          expect(r.at - prev.at).toBeGreaterThanOrEqual(5000 * 2 ** (i - 1) - 250);
+      });
+      expect(new Set(provider.requests.map((r) => r.actionId)).size).toBe(1);
+      expect(provider.requests.slice(1).every((r) => r.replay)).toBe(true);
+
+      // A restart during the outage keeps the backoff: it is derived from the persisted intent.
+      await ctl.stop();
+      ctl = undefined;
+      const restartAt = Date.now();
+      ctl = startController(client, provider, scope);
+      const persisted = await intentOf();
+      const due = Date.parse(persisted?.replayedAt ?? '') + 5000 * 2 ** (persisted?.replays ?? 0);
+      expect(due).toBeGreaterThan(restartAt + 2000);
+      await sleep(Math.min(due, restartAt + 5000) - Date.now() - 200);
+      const early = provider.requests.slice(before).filter((r) => r.at < due);
+      expect(early).toEqual([]);
+    } finally {
+      await ctl?.stop();
+      await kubelet.stop();
+      await core.deleteNode({ name }).catch(() => undefined);
+    }
+  });
+});

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildNode } from './builders.js';
 import { decideRepair, recordDrain } from './decide.js';
+import { providerUnavailableWaitMs } from './drain-phase.js';
 import { decideFleet } from './fleet.js';
 import { defaultRepairPolicy, type RepairPolicy } from './policy.js';
 import type { RepairState } from './state.js';
@@ -77,6 +78,34 @@ describe('drain phase decisions', () => {
     });
     const r = decideRepair(obs, ended, p, START + 2 * MIN);
     expect(r.actions).toEqual([expect.objectContaining({ type: 'Remediate', replay: true })]);
+  });
+
+  it('an outage is waited out from the persisted state: no re-issue (and no write) before 5 s after the last send, doubling', () => {
+    const d = started();
+    const ended = recordDrain(d.nextState!, {
+      remediationId: d.nextState!.remediation!.id,
+      ended: { at: START + MIN, outcome: 'Drained' },
+    });
+    // Sent at the drain's end and unanswered (Unavailable records nothing): woken early.
+    const early = decideRepair(obs, ended, p, START + MIN + 1000);
+    expect(early.actions).toEqual([]);
+    expect(early.nextState).toEqual(ended);
+    expect(early.requeueAfterMs).toBe(4000);
+    expect(early.reason).toMatch(/re-issued with the same id at/);
+    // Due: re-issued once, the re-issue's time persisted with it.
+    const at5 = START + MIN + providerUnavailableWaitMs(0);
+    const r1 = decideRepair(obs, ended, p, at5);
+    expect(r1.actions).toEqual([expect.objectContaining({ type: 'Remediate', replays: 1 })]);
+    expect(r1.nextState?.remediation?.intent).toMatchObject({ replays: 1, replayedAt: at5 });
+    // Unanswered again: the next one waits 10 s from that re-issue.
+    expect(providerUnavailableWaitMs(1)).toBe(10_000);
+    const w = decideRepair(obs, r1.nextState, p, at5 + 9999);
+    expect(w.actions).toEqual([]);
+    expect(w.nextState).toEqual(r1.nextState);
+    const r2 = decideRepair(obs, r1.nextState, p, at5 + 10_000);
+    expect(r2.actions).toEqual([expect.objectContaining({ type: 'Remediate', replays: 2 })]);
+    // Capped at 5 min.
+    expect(providerUnavailableWaitMs(20)).toBe(5 * MIN);
   });
 
   it('a state from before drain phases (cordoned, intent open) drains as a phase before the replay', () => {

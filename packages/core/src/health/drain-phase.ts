@@ -6,7 +6,31 @@ import { decision, enter, type Judge } from './decide-context.js';
 import type { RepairDecision } from './decision.js';
 import { drainAction, remediateAction } from './repair-actions.js';
 import type { DrainRecord, Remediation, RepairIntent, RepairState } from './state.js';
-import { iso } from './time.js';
+import { formatDuration, iso } from './time.js';
+
+/**
+ * How long an intent without completion waits before it is sent again (the provider could
+ * not be asked: an outage), by the number of re-issues so far: 5 s doubling to 5 min. The
+ * shell's requeue uses the same numbers (autorepair/executor.ts ProviderUnavailableBackoff).
+ */
+export const ProviderUnavailableBackoffMs = { initialMs: 5000, maxMs: 5 * 60_000 } as const;
+
+/** The wait after the `replays`-th re-issue (0: after the first send), pure. */
+export function providerUnavailableWaitMs(replays: number): number {
+  const { initialMs, maxMs } = ProviderUnavailableBackoffMs;
+  return Math.min(maxMs, initialMs * 2 ** Math.max(0, replays));
+}
+
+/**
+ * When an intent without completion may be sent again: its last send (the last re-issue, the
+ * drain's end it was sent after, or its issue) plus the backoff for the re-issues so far.
+ * Derived from the persisted state only, so whatever wakes the reconcile (our own annotation
+ * write, a watch event, a restart) the provider is not asked again before it.
+ */
+export function replayDueAt(rem: Remediation, current: RepairIntent): number {
+  const lastSent = Math.max(current.replayedAt ?? current.issuedAt, rem.drain?.endedAt ?? 0);
+  return lastSent + providerUnavailableWaitMs(current.replays ?? 0);
+}
 
 /** True while the remediation's drain phase runs: begun, not ended, the action not yet sent. */
 function draining(
@@ -72,6 +96,16 @@ export function replayIntent(
   current: RepairIntent,
 ): RepairDecision {
   const { policy, now, dryRun } = j;
+  // Sent a moment ago and not answered (an outage): wait out the backoff, writing nothing.
+  const due = replayDueAt(rem, current);
+  if (now < due)
+    return decision(
+      j,
+      enter(j, s, 'Remediating'),
+      [],
+      `intent ${current.actionId} has no completion (the provider could not be asked): re-issued with the same id at ${iso(due)}, ${formatDuration(due - now)} from now`,
+      due - now,
+    );
   const replays = (current.replays ?? 0) + 1;
   const reissue = remediateAction(
     { ...current, replays },
@@ -83,7 +117,7 @@ export function replayIntent(
   // may have stopped mid-drain, so this re-issue drains first, as a phase.
   if (policy.drain.enabled && !dryRun && rem.cordoned && rem.drain === undefined) {
     const drain: DrainRecord = { startedAt: now };
-    const remD: Remediation = { ...rem, intent: { ...current, replays }, drain };
+    const remD: Remediation = { ...rem, intent: { ...current, replays, replayedAt: now }, drain };
     const why = `finishing the drain of repair ${rem.id} before re-issuing its action (a previous controller may have stopped mid-drain)`;
     return decision(
       j,
@@ -95,7 +129,7 @@ export function replayIntent(
   }
   const next = enter(
     j,
-    { ...s, remediation: { ...rem, intent: { ...current, replays } } },
+    { ...s, remediation: { ...rem, intent: { ...current, replays, replayedAt: now } } },
     'Remediating',
   );
   return decision(

@@ -59,6 +59,12 @@ export const RepairIntent = t.intersection([
     message: t.string,
     replays: t.number,
     /**
+     * When the intent was last re-issued (replays counted): with `replays` it says when it
+     * may be sent again, so the provider-unavailable backoff survives a reconcile woken early
+     * (our own write, another watch event) and a restart (drain-phase.ts replayDueAt).
+     */
+    replayedAt: IsoTime,
+    /**
      * The Node's status.nodeInfo.bootID when the intent was persisted: a different bootID
      * after a HardReboot or Rebuild proves the reset happened (fencing, provider/fence.ts).
      */

@@ -167,6 +167,15 @@ export {
   type CoordinationPolicy,
 } from './coordination-policy.js';
 export {
+  ControlPlaneInput,
+  defaultControlPlanePolicy,
+  LabelControlPlane,
+  LabelMaster,
+  controlPlaneLabel,
+  policyForNode,
+  type ControlPlanePolicy,
+} from './control-plane.js';
+export {
   actorHolds,
   parseKuredLock,
   leaseExpiresAt,

@@ -23,7 +23,7 @@ import { podKey, type PodRef } from './pod.js';
 import {
   NodeReplacedError,
   type DeleteResult,
-  type DrainNode,
+  type NodeWithUid,
   type DrainPort,
   type EvictionResult,
 } from './port.js';
@@ -114,7 +114,11 @@ export const OutOfServiceTaint: TaintSnapshot = {
  * A Node re-created under the same name (a replaced machine) is NodeReplacedError: a write by
  * name alone would hand the old node's cordon or taint to the new one.
  */
-function uidToWrite(name: string, n: DrainNode, expected: string | undefined): string | undefined {
+function uidToWrite(
+  name: string,
+  n: NodeWithUid,
+  expected: string | undefined,
+): string | undefined {
   const uid = n.metadata?.uid;
   if (expected !== undefined && uid !== expected) throw new NodeReplacedError(name, expected, uid);
   return uid;

@@ -27,7 +27,7 @@ export {
 export {
   NodeReplacedError,
   type DrainPort,
-  type DrainNode,
+  type NodeWithUid,
   type NodePatch,
   type EvictionResult,
   type DeleteResult,

@@ -18,7 +18,7 @@ import type { PodRef, PodSnapshot } from './pod.js';
 import {
   NodeReplacedError,
   type DeleteResult,
-  type DrainNode,
+  type NodeWithUid,
   type DrainPort,
   type EvictionResult,
   type NodePatch,
@@ -78,7 +78,7 @@ export function kubeDrainPort(client: KubeClient, opts: KubeDrainPortOptions = {
     }
   };
   return {
-    getNode: (name, signal) => getNode(name, signal) as Promise<DrainNode | undefined>,
+    getNode: (name, signal) => getNode(name, signal) as Promise<NodeWithUid | undefined>,
     async patchNode(name: string, patch: NodePatch, signal?: AbortSignal): Promise<void> {
       for (let attempt = 1; ; attempt++) {
         const node = await client.get<KubeNode>(NodeResource, name, { signal });

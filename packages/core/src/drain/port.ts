@@ -19,7 +19,7 @@ export type DeleteResult =
   | { kind: 'Error'; status?: number; message: string };
 
 /** The Node as the drain reads it: a NodeSnapshot and its uid (who the object is). */
-export type DrainNode = NodeSnapshot & { metadata?: { uid?: string } };
+export type NodeWithUid = NodeSnapshot & { metadata?: { uid?: string } };
 
 /**
  * A Node patch carried a uid and the Node of that name is another object now: deleted and
@@ -28,8 +28,11 @@ export type DrainNode = NodeSnapshot & { metadata?: { uid?: string } };
  */
 export class NodeReplacedError extends Error {
   constructor(
+    /** The Node's name. */
     readonly node: string,
+    /** The uid the write was meant for (the Node that was judged). */
     readonly expectedUid: string,
+    /** The uid of the Node that has the name now (undefined: none read). */
     readonly actualUid: string | undefined,
   ) {
     super(
@@ -62,7 +65,7 @@ export interface NodePatch {
  */
 export interface DrainPort {
   /** The Node, or undefined when there is none of that name. */
-  getNode(name: string, signal?: AbortSignal): Promise<DrainNode | undefined>;
+  getNode(name: string, signal?: AbortSignal): Promise<NodeWithUid | undefined>;
   /**
    * Applies the patch to the Node's spec; errors (including a Node that is gone) propagate, and
    * a Node whose uid is not `patch.uid` is NodeReplacedError.

@@ -45,7 +45,7 @@ class NodeStandIn implements Pick<DrainPort, 'getNode' | 'patchNode'> {
 function world(opts: { taints?: NodeSnapshot['spec']; statusConflict?: boolean } = {}) {
   const controller = new AbortController();
   const node = new NodeStandIn({
-    metadata: { name: 'node-a' },
+    metadata: { name: 'node-a', uid: 'node-uid-1' },
     spec: { providerID: `openstack:///${SERVER}`, ...opts.taints },
   } as NodeSnapshot);
   let statusWrites = 0;
@@ -146,7 +146,10 @@ describe('fenceAfterAction: the out-of-service taint', () => {
   it('added by us: recorded TaintedForRemediation', async () => {
     const w = world();
     const out = await w.run();
-    expect(w.node.writes).toEqual([{ addTaints: [expect.objectContaining({ key: OOS })] }]);
+    // To the Node object it read (its uid), not one re-created under the same name since.
+    expect(w.node.writes).toEqual([
+      { addTaints: [expect.objectContaining({ key: OOS })], uid: 'node-uid-1' },
+    ]);
     const c = out.osr.status?.conditions?.find((x) => x.type === CONDITION_OUT_OF_SERVICE);
     expect(c).toMatchObject({ status: 'True', reason: REASON_TAINTED_BY_US });
   });

@@ -89,8 +89,14 @@ export async function fenceAfterAction(
       ...s,
       conditions: io.cond(osr, s, taintRecord(node.name, true)),
     }));
+  // To the Node object just read (its uid), not one re-created under the same name since.
+  const uid = n?.metadata?.uid;
   if (n !== undefined && !present)
-    await nodes.drain.patchNode(node.name, { addTaints: [OutOfServiceTaint] }, ctx.signal);
+    await nodes.drain.patchNode(
+      node.name,
+      { addTaints: [OutOfServiceTaint], ...(uid !== undefined ? { uid } : {}) },
+      ctx.signal,
+    );
   const what =
     n === undefined
       ? `node ${node.name} is gone; no taint added`

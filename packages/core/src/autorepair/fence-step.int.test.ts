@@ -102,6 +102,55 @@ describe('the out-of-service taint and the cordon carry the uid they were decide
     }
   });
 
+  it('a Node re-created after the decision and before the fence step is not asked about nor tainted (the decision uid given)', async () => {
+    const kc = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const port = kubeDrainPort(createKubeClient(kc));
+    const ns = await env.namespace('fence-uid2');
+    const name = env.unique('fence-uid2');
+    const providerID = `test:///${name}`;
+    await nodeWithPod(core, ns, name, providerID);
+    const decidedOn = (await core.readNode({ name })).metadata!.uid!;
+    const newUid = await recreate(core, name, providerID);
+    const fences: FenceQuery[] = [];
+    /** FAKE provider: would say Fenced; it must not even be asked. */
+    const provider: MachineProvider = {
+      name: 'fence-fake',
+      actions: new Set(['HardReboot']),
+      execute: async (): Promise<ProviderOutcome> => {
+        throw new Error('not called by the fence step');
+      },
+      fence: async (q: FenceQuery): Promise<FenceStatus> => {
+        fences.push(q);
+        return { kind: 'Fenced', how: 'PoweredOff', evidence: 'fake: SHUTOFF' };
+      },
+    };
+    try {
+      const r = await runFenceStep(
+        {
+          type: 'Fence',
+          reason: 'fence check',
+          dryRun: false,
+          action: 'HardReboot',
+          actionId: 'r2/HardReboot-1',
+          issuedAt: Date.now() - 60_000,
+          providerID,
+        } as FenceAction,
+        { node: name, signal: new AbortController().signal, uid: decidedOn },
+        { drainPort: port, provider, event: async () => undefined, now: () => Date.now() },
+      );
+      expect(r).toEqual({
+        kind: 'NotNeeded',
+        reason: `${TaintOutOfService} not added: Node ${name} is another object now (uid ${newUid}, not ${decidedOn}): deleted and re-created under the same name; not written`,
+      });
+      expect(fences).toEqual([]);
+      const now = await core.readNode({ name });
+      expect((now.spec?.taints ?? []).map((t) => t.key)).not.toContain(TaintOutOfService);
+    } finally {
+      await core.deleteNode({ name }).catch(() => undefined);
+    }
+  });
+
   it('a taint or cordon patch with the old uid is refused on the re-created Node; with its own uid it is written', async () => {
     const kc = env.kubeConfig;
     const core = kc.makeApiClient(CoreV1Api);

@@ -43,15 +43,23 @@ export type FenceStepResult =
 /**
  * Adds the out-of-service taint only once the machine is known fenced (provider answer or a changed
  * bootID, as judgeFence decides) and the Node is still not Ready with pods on it and still the
- * machine the action went to. Apiserver and provider errors propagate.
+ * machine the action went to (`target.uid`, when the caller has it: the Node's uid when the
+ * repair was decided). Apiserver and provider errors propagate.
  */
 export async function runFenceStep(
   action: FenceAction,
-  target: { node: string; signal: AbortSignal },
+  target: { node: string; signal: AbortSignal; uid?: string | undefined },
   deps: FenceStepDeps,
 ): Promise<FenceStepResult> {
   const node = await deps.drainPort.getNode(target.node, target.signal);
   if (node === undefined) return { kind: 'NotNeeded', reason: 'the Node is gone' };
+  // The decision was about another object: re-created under this name since (a new machine, a
+  // kubelet registering again); neither its bootID nor the provider's answer is about it.
+  if (target.uid !== undefined && node.metadata?.uid !== target.uid)
+    return {
+      kind: 'NotNeeded',
+      reason: `${TaintOutOfService} not added: ${new NodeReplacedError(target.node, target.uid, node.metadata?.uid).message}`,
+    };
   if (getCondition(node, NodeReady)?.status === 'True')
     return { kind: 'NotNeeded', reason: 'the node is Ready again' };
   const pods = await deps.drainPort.listPodsOnNode(target.node, target.signal);

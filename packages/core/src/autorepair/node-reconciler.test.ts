@@ -279,4 +279,29 @@ describe('NodeReconciler', () => {
     expect(s.calls).toHaveLength(1);
     expect(steps.at(-1)?.phase).toBe('Verifying');
   });
+
+  it('a state that becomes unreadable while the action runs: its outcome is not recorded over it, the reconcile stops, the next one refuses the node', async () => {
+    const s = setup(policyDoc);
+    s.addNode('b1', 'unknown', 'b');
+    // A newer version (a rollback in progress) rewrites the state during the provider call.
+    const future = JSON.stringify({ v: 2, phase: 'Remediating' });
+    Object.defineProperty(s.answer, 'outcome', {
+      get: () => {
+        s.api.nodes.get('b1')!.metadata!.annotations![STATE] = future;
+        return { kind: 'Accepted', message: 'rebooting' };
+      },
+    });
+    await expect(s.reconciler.reconcile({ name: 'b1' }, s.ctx)).rejects.toThrow(
+      /cannot record on b1's repair state: .*version 2/,
+    );
+    expect(s.api.nodes.get('b1')?.metadata?.annotations?.[STATE]).toBe(future);
+    expect(await s.reconciler.reconcile({ name: 'b1' }, s.ctx)).toEqual({});
+    expect(s.calls).toHaveLength(1);
+    expect(s.api.nodes.get('b1')?.metadata?.annotations?.[STATE]).toBe(future);
+    expect(s.events.at(-1)?.ev).toMatchObject({
+      type: 'Warning',
+      reason: 'InvalidRepairState',
+      note: expect.stringContaining(`fixes or removes the annotation`),
+    });
+  });
 });

@@ -713,7 +713,12 @@ export class NodeReconciler {
     for (let attempt = 1; ; attempt++) {
       const node = await this.getNode(name, signal);
       if (node === undefined) return;
-      const state = this.readState(node);
+      const read = this.deps.store.read(node);
+      // Unreadable since the decision: stop here (the actions after this one assume it was
+      // recorded); the next reconcile refuses the node and tells a person.
+      if (either.isLeft(read))
+        throw new Error(`cannot record on ${name}'s repair state: ${read.left}`);
+      const state = read.right;
       if (state === undefined) return;
       const next = update(state);
       if (next === state) return; // not the current intent any more: nothing to record

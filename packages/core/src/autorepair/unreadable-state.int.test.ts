@@ -170,6 +170,26 @@ describe('a Node whose repair state cannot be read', () => {
       expect(out[1]).toContain(`not acted on: the repair state annotation ${STATE} cannot be read`);
       expect(out[1]).toMatch(/version 2/);
       expect(out[1]).not.toMatch(/\snow\s/);
+      // The storm counts take both as possibly in the middle of a repair, as the controller does.
+      const json: string[] = [];
+      expect(
+        await runCli(
+          [
+            'status',
+            '--json',
+            '--label-selector',
+            `${SCOPE}=${scope}`,
+            '--kubeconfig',
+            env.kubeconfigPath,
+          ],
+          {
+            stdout: (l) => json.push(l),
+            stderr: (l) => json.push(`stderr: ${l}`),
+            readFile: () => Promise.reject(new Error('no policy file is read')),
+          },
+        ),
+      ).toBe(0);
+      expect(JSON.parse(json.join('\n')).storm).toMatchObject({ total: 2, inFlight: 2 });
 
       // A person removes the garbled annotation: the node is decided again. It wants a repair,
       // but the other node, whose state cannot be read, may be in the middle of one: it counts

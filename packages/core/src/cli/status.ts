@@ -11,6 +11,8 @@ import { statusReport, type NodeStatus, type StatusReport } from '../health/stat
 import { formatDuration, iso } from '../health/time.js';
 import { HISTORY_LIMIT } from '../health/history.js';
 import type { NodeSnapshot } from '../health/node.js';
+import type { ActorHold } from '../health/actor-hold.js';
+import { readStateAnnotation } from '../health/state.js';
 import { createKubeClient } from '../kube/client-node/index.js';
 import { ForbiddenError } from '../kube/errors.js';
 import { loadPolicy } from './run.js';
@@ -184,6 +186,21 @@ export function controlPlaneNote(
     : `control plane (label ${label}): left alone, noderepair starts no repair on it (the policy's controlPlane.repair is false)`;
 }
 
+/**
+ * A node whose state cannot be read may be in the middle of a repair: the controller counts it
+ * as in flight against maxInFlight (a disrupting hold), and so do the storm counts here (pure).
+ */
+function unreadableHold(node: NodeSnapshot, stateKey: string): ActorHold[] {
+  if (either.isRight(readStateAnnotation(node, stateKey))) return [];
+  return [
+    {
+      actor: 'Unreadable',
+      detail: `the repair-state annotation ${stateKey} cannot be read (a repair may be in flight)`,
+      disrupting: true,
+    },
+  ];
+}
+
 function reasonText(s: NodeStatus): string {
   const text = s.hold !== undefined ? `held: ${s.hold.message}` : s.reason;
   return s.stateError !== undefined ? `${text} [${s.stateError}]` : text;
@@ -301,26 +318,26 @@ export async function statusCommand(args: readonly string[], io: StatusIo): Prom
   for (const w of source.warnings) io.stderr(`noderepair status: warning: ${w}`);
   const now = (io.now ?? Date.now)();
   const actors = source.actors;
+  const key = policy.annotations.state;
   const report = statusReport(source.nodes, policy, now, {
     leaseRenewTimes: source.leaseRenewTimes,
-    ...(actors !== undefined
-      ? {
-          actorHoldsOf: (node, state) =>
-            holdsFromSnapshot(
-              actors,
-              policy.coordination,
-              {
-                name: node.metadata.name,
-                node,
-                cordonedByUs: state?.remediation?.cordoned === true,
-              },
-              DisruptionLeaseHolder,
-              now,
-            ),
-        }
-      : {}),
+    actorHoldsOf: (node, state) => [
+      ...(actors !== undefined
+        ? holdsFromSnapshot(
+            actors,
+            policy.coordination,
+            {
+              name: node.metadata.name,
+              node,
+              cordonedByUs: state?.remediation?.cordoned === true,
+            },
+            DisruptionLeaseHolder,
+            now,
+          )
+        : []),
+      ...unreadableHold(node, key),
+    ],
   });
-  const key = policy.annotations.state;
   const shown = report.nodes
     .filter((n) => c.node === undefined || n.name === c.node)
     .map((n) => refuseUnreadable(n, key));

@@ -5,10 +5,11 @@
 // intent without completion (re-issued with the same id) or a recorded outcome.
 //
 // Provider outcomes: Accepted -> completed (verify next); Rejected -> a failed attempt (the
-// ladder goes on); Unavailable -> nothing is recorded: the intent stays without completion,
-// so no attempt is used and the step's deadline has not started; the caller requeues after
-// `retryAfterMs` and the next decision re-issues the same id with replay=true, which makes
-// the provider ask the infrastructure before sending anything.
+// ladder goes on); Unavailable -> no outcome is recorded (only the provider's Retry-After, when
+// given, on the open intent): the intent stays without completion, so no attempt is used and
+// the step's deadline has not started; the caller requeues after `retryAfterMs` or the backoff,
+// and the next decision, once that time has passed (health's replayDueAt), re-issues the same
+// id with replay=true, which makes the provider ask the infrastructure before sending anything.
 //
 // DeleteNode (after an accepted Replace) runs replace-step.ts: identity, fence, the fence
 // persisted, then the Node deleted with a uid precondition; `replaced` in the summary says the
@@ -19,7 +20,7 @@ import type { DrainOptions } from '../drain/plan.js';
 import type { DrainPort } from '../drain/port.js';
 import type { ActionOutcome, DrainReport, RepairAction } from '../health/decide.js';
 import type { FenceRecord } from '../health/state.js';
-import { ProviderUnavailableBackoffMs } from '../health/drain-phase.js';
+import { ProviderUnavailableBackoffMs, type UnavailableReport } from '../health/drain-phase.js';
 import type { MachineProvider, ProviderOutcome } from '../provider/port.js';
 import { backoffDelay, type BackoffPolicy } from '../runtime/backoff.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
@@ -94,6 +95,12 @@ export interface ExecuteTarget {
    * was never sent.
    */
   recordDrain?: (report: DrainReport) => Promise<void>;
+  /**
+   * Persists a provider's Retry-After on the open intent (recordUnavailable + write), so the
+   * next re-issue waits for it across early wake-ups and restarts. Called only when the
+   * provider gave one.
+   */
+  recordUnavailable?: (report: UnavailableReport) => Promise<void>;
   /** Persists what the DeleteNode step learnt (recordReplace + write): the fence before the delete. */
   recordReplace?: (report: ReplaceReport) => Promise<void>;
   /** Aborts on shutdown or lost leadership: the remaining actions are left to the next leader. */
@@ -258,6 +265,11 @@ export async function executeActions(
         );
         if (result.kind === 'Unavailable') {
           deps.metrics.providerUnavailable.inc({ action: action.action });
+          if (result.retryAfterMs !== undefined)
+            await target.recordUnavailable?.({
+              actionId: action.actionId,
+              retryAt: deps.now() + result.retryAfterMs,
+            });
           const wait =
             result.retryAfterMs ?? backoffDelay(ProviderUnavailableBackoff, action.replays ?? 0, 0);
           retryAfterMs = Math.min(retryAfterMs ?? wait, wait);

@@ -81,6 +81,32 @@ describe('NodeReconciler', () => {
     expect(st?.remediation?.intent?.result).toBe('Succeeded');
   });
 
+  it("a provider's Retry-After is persisted on the intent: neither an early wake-up nor a restart asks before it, longer or shorter than the backoff", async () => {
+    for (const retryAfterMs of [12_000, 2000]) {
+      const s = setup(policyDoc);
+      s.addNode('b1', 'unknown', 'b');
+      s.answer.outcome = { kind: 'Unavailable', message: 'Nova 429', retryAfterMs };
+      const t1 = s.clock.now;
+      expect(await s.reconciler.reconcile({ name: 'b1' }, s.ctx)).toEqual({
+        requeueAfter: retryAfterMs,
+      });
+      expect(s.stateOf('b1')?.remediation?.intent?.retryAt).toBe(t1 + retryAfterMs);
+      // Woken early (our own write, a heartbeat), then by a new process: nothing sent.
+      s.clock.now = t1 + retryAfterMs - 1;
+      await s.reconciler.reconcile({ name: 'b1' }, s.ctx);
+      await s.restart().reconcile({ name: 'b1' }, s.ctx);
+      expect(s.calls).toHaveLength(1);
+      // Due: re-issued once; the next send is paced by its own answer (the backoff here).
+      s.clock.now = t1 + retryAfterMs;
+      s.answer.outcome = { kind: 'Unavailable', message: 'Nova 503' };
+      await s.reconciler.reconcile({ name: 'b1' }, s.ctx);
+      expect(s.calls.map((c) => c.req.replay)).toEqual([false, true]);
+      const intent = s.stateOf('b1')?.remediation?.intent;
+      expect(intent?.retryAt).toBeUndefined();
+      expect(intent).toMatchObject({ replays: 1, replayedAt: t1 + retryAfterMs });
+    }
+  });
+
   it('the storm guard holds repairs per failure domain; another zone is repaired', async () => {
     const s = setup(policyDoc);
     s.addNode('a1', 'unknown', 'a');

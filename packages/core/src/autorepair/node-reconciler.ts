@@ -25,6 +25,7 @@ import {
   type RepairDecision,
 } from '../health/decide.js';
 import { recordReplace } from '../health/replace.js';
+import { recordUnavailable } from '../health/drain-phase.js';
 import { needsPowerState, shutdownPastDeadline } from '../health/power-check.js';
 import type { PowerState } from '../provider/port.js';
 import type { RepairPolicy } from '../health/policy.js';
@@ -262,6 +263,8 @@ export class NodeReconciler {
         recordDrain: (d) => this.persistOnState(req.name, (st) => recordDrain(st, d), ctx.signal),
         recordReplace: (r) =>
           this.persistOnState(req.name, (st) => recordReplace(st, r), ctx.signal),
+        recordUnavailable: (r) =>
+          this.persistOnState(req.name, (st) => recordUnavailable(st, r), ctx.signal),
         signal: ctx.signal,
       },
       { ...this.deps, event },

@@ -28,6 +28,8 @@ export function providerUnavailableWaitMs(replays: number): number {
  * write, a watch event, a restart) the provider is not asked again before it.
  */
 export function replayDueAt(rem: Remediation, current: RepairIntent): number {
+  // The provider's own Retry-After for its last answer wins over our backoff.
+  if (current.retryAt !== undefined) return current.retryAt;
   const lastSent = Math.max(current.replayedAt ?? current.issuedAt, rem.drain?.endedAt ?? 0);
   return lastSent + providerUnavailableWaitMs(current.replays ?? 0);
 }
@@ -107,6 +109,8 @@ export function replayIntent(
       due - now,
     );
   const replays = (current.replays ?? 0) + 1;
+  // A Retry-After is about the last send: the next one is paced by its own answer.
+  const { retryAt: _answered, ...sent } = current;
   const reissue = remediateAction(
     { ...current, replays },
     true,
@@ -117,7 +121,7 @@ export function replayIntent(
   // may have stopped mid-drain, so this re-issue drains first, as a phase.
   if (policy.drain.enabled && !dryRun && rem.cordoned && rem.drain === undefined) {
     const drain: DrainRecord = { startedAt: now };
-    const remD: Remediation = { ...rem, intent: { ...current, replays, replayedAt: now }, drain };
+    const remD: Remediation = { ...rem, intent: { ...sent, replays, replayedAt: now }, drain };
     const why = `finishing the drain of repair ${rem.id} before re-issuing its action (a previous controller may have stopped mid-drain)`;
     return decision(
       j,
@@ -129,7 +133,7 @@ export function replayIntent(
   }
   const next = enter(
     j,
-    { ...s, remediation: { ...rem, intent: { ...current, replays, replayedAt: now } } },
+    { ...s, remediation: { ...rem, intent: { ...sent, replays, replayedAt: now } } },
     'Remediating',
   );
   return decision(
@@ -140,4 +144,31 @@ export function replayIntent(
     // If the completion is still missing next time, look again at a calm pace.
     policy.stormGuard.recheckIntervalMs,
   );
+}
+
+/** The provider could not be asked and said when to ask again (its Retry-After). */
+export interface UnavailableReport {
+  /** The Remediate action's id; a report for another id is ignored (stale). */
+  actionId: string;
+  /** When the provider may be asked again (epoch ms). */
+  retryAt: number;
+}
+
+/**
+ * Records a provider's Retry-After on the open intent, so the next re-issue waits for it
+ * whatever wakes the reconcile, a restart included. Returns `state` itself when it does not
+ * apply (another intent, already completed, the same time recorded): nothing to write.
+ */
+export function recordUnavailable(state: RepairState, r: UnavailableReport): RepairState {
+  const rem = state.remediation;
+  const intent = rem?.intent;
+  if (
+    rem === undefined ||
+    intent === undefined ||
+    intent.actionId !== r.actionId ||
+    intent.completedAt !== undefined ||
+    intent.retryAt === r.retryAt
+  )
+    return state;
+  return { ...state, remediation: { ...rem, intent: { ...intent, retryAt: r.retryAt } } };
 }

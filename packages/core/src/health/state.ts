@@ -65,6 +65,11 @@ export const RepairIntent = t.intersection([
      */
     replayedAt: IsoTime,
     /**
+     * The provider answered Unavailable with a Retry-After: not re-issued before this time
+     * (it replaces the backoff for the next re-issue, longer or shorter).
+     */
+    retryAt: IsoTime,
+    /**
      * The Node's status.nodeInfo.bootID when the intent was persisted: a different bootID
      * after a HardReboot or Rebuild proves the reset happened (fencing, provider/fence.ts).
      */

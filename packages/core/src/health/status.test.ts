@@ -83,6 +83,21 @@ describe('statusReport', () => {
     expect(bad.hold).toBeUndefined();
   });
 
+  // Issue 42: a control-plane node's ladder has no Replace; its step counts say so.
+  it("a control-plane node's step counts its ladder without Replace", () => {
+    const p = resolveRepairPolicy({
+      unhealthyConditions: [{ type: 'Ready', status: 'False', timeout: '10s' }],
+      ladder: [{ action: 'HardReboot', timeout: '10m' }, { action: 'Replace' }],
+      stormGuard: { maxUnhealthy: '100%', maxInFlight: 5 },
+      controlPlane: { repair: true },
+    });
+    if (either.isLeft(p)) throw new Error(p.left);
+    const cp = { labels: { 'node-role.kubernetes.io/control-plane': '' } };
+    const r = statusReport([node('cp', true, cp), node('w', true)], p.right, NOW);
+    expect(byName(r.nodes, 'cp').step).toMatchObject({ index: 1, of: 1, action: 'HardReboot' });
+    expect(byName(r.nodes, 'w').step).toMatchObject({ index: 1, of: 2, action: 'HardReboot' });
+  });
+
   it('a node in a fleet storm is held with the counts', () => {
     const p = policy({ maxUnhealthy: 1 });
     const r = statusReport([node('a', true), node('b', true), node('c', false)], p, NOW);

@@ -6,6 +6,7 @@
 import type { ActorHold } from './actors.js';
 import type { HealthSignal } from './assess.js';
 import type { CauseKind } from './cause.js';
+import { policyForNode } from './control-plane.js';
 import { decideFleet, type FleetMember } from './fleet.js';
 import type { NodeSnapshot } from './node.js';
 import type { RemediationStepKind, RepairPolicy } from './policy.js';
@@ -168,7 +169,9 @@ export function statusReport(
     const next = d.nextState ?? state;
     const verdict = fleet.storm.verdicts.get(d.node);
     const hold = holdOf(d.signal, d.phase, d.reason, verdict, policy);
-    const step = d.phase === 'Failed' ? undefined : stepOf(next, policy);
+    // A control-plane node's ladder has no Replace (control-plane.ts): count its steps so.
+    const ladderOf = policyForNode(policy, named[i]?.metadata.labels);
+    const step = d.phase === 'Failed' ? undefined : stepOf(next, ladderOf);
     const last = next?.lastRemediation;
     const actsNow = d.actions.length > 0;
     return {

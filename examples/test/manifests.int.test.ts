@@ -1,7 +1,7 @@
 // The example manifests as the API server judges them: every object is sent with
 // `dryRun=All&fieldValidation=Strict`, so a misspelled or misplaced field is an error here
 // (a plain apply would prune it silently). Real kube-apiserver, real CRDs.
-//   - examples/standalone: rbac.yaml, deploy.yaml and clouds-secret.example.yaml (built-in kinds);
+//   - examples/standalone: rbac.yaml, rbac-replace.yaml, deploy.yaml and clouds-secret.example.yaml (built-in kinds);
 //   - examples/overlay/cluster-api-workers.yaml rendered by overlayfs-gen into a
 //     KubeadmConfigTemplate, against Cluster API's own CRD (the pinned module).
 import { readFileSync } from 'node:fs';
@@ -70,9 +70,10 @@ const load = (...path: string[]): Obj[] =>
     .filter((o): o is Obj => o !== null);
 
 describe('example manifests, strict server-side dry run', () => {
-  it('examples/standalone: every object of rbac.yaml, deploy.yaml and the clouds.yaml Secret example is accepted as written', async () => {
+  it('examples/standalone: every object of rbac.yaml, rbac-replace.yaml, deploy.yaml and the clouds.yaml Secret example is accepted as written', async () => {
     const objects = [
       ...load('examples', 'standalone', 'rbac.yaml'),
+      ...load('examples', 'standalone', 'rbac-replace.yaml'),
       ...load('examples', 'standalone', 'deploy.yaml'),
       ...load('examples', 'standalone', 'clouds-secret.example.yaml'),
     ];

@@ -7,9 +7,10 @@
 //   OS_CLIENT_CONFIG_FILE=clouds.yaml node packages/core/dist/cli/noderepair.js run \
 //     --provider openstack --cloud <cloud> --policy policy.yaml --kubeconfig <file> --leader-elect ...
 //
-// It authenticates as the ServiceAccount of examples/standalone/rbac.yaml (applied verbatim,
-// token from the TokenRequest API), never as envtest's admin: a verb the manifests lack (e.g.
-// `delete` on nodes for Replace) fails here. Nova's own os-instance-actions are the evidence,
+// It authenticates as the ServiceAccount of examples/standalone/rbac.yaml and, as its policy
+// has a Replace step, rbac-replace.yaml (applied verbatim, token from the TokenRequest API),
+// never as envtest's admin: a verb the manifests lack (e.g. `delete` on nodes for Replace)
+// fails here. Nova's own os-instance-actions are the evidence,
 // one action per attempt; the kind of each reboot is read from Nova too: nova-compute is
 // frozen while the controller sends it, so the server keeps the task_state nova-api gave it
 // (`rebooting` for SOFT, `rebooting_hard` for HARD) until the test has read it.
@@ -73,11 +74,11 @@ beforeAll(async () => {
   });
   admin = createKubeClient(cp.kubeConfig);
   dir = mkdtempSync(join(tmpdir(), 'noderepair-standalone-e2e-'));
-  const rbac = YAML.parseAllDocuments(
-    readFileSync(join(repoRoot, 'examples', 'standalone', 'rbac.yaml'), 'utf8'),
-  )
-    .map((d) => d.toJS() as ManifestObject | null)
-    .filter((o): o is ManifestObject => o !== null);
+  const rbac = ['rbac.yaml', 'rbac-replace.yaml'].flatMap((f) =>
+    YAML.parseAllDocuments(readFileSync(join(repoRoot, 'examples', 'standalone', f), 'utf8'))
+      .map((d) => d.toJS() as ManifestObject | null)
+      .filter((o): o is ManifestObject => o !== null),
+  );
   await applyObjects(cp.kubeConfig, rbac);
   token = await serviceAccountToken(cp.kubeConfig, NS, 'noderepair');
   kubeconfig = join(dir, 'kubeconfig');

@@ -115,6 +115,34 @@ describe.each(names)('the %s chart', (n) => {
     expect(crds(h)).toEqual(crds(k));
   });
 
+  if (n === 'noderepair')
+    it('grants delete on nodes only when the policy ladder has Replace, as rbac-replace.yaml', async () => {
+      const verbsOnNodes = (docs: KubeDoc[]) =>
+        docs
+          .filter((d) => d.kind === 'ClusterRole')
+          .flatMap((d) => (d['rules'] as { resources: string[]; verbs: string[] }[]) ?? [])
+          .filter((r) => r.resources.includes('nodes'))
+          .flatMap((r) => r.verbs);
+      const plain = parseDocs(await renderHelm(helm, b));
+      expect(verbsOnNodes(plain)).not.toContain('delete');
+      const withReplace = parseDocs(
+        await renderHelm(helm, b, {
+          'policy.ladder[0].action': 'HardReboot',
+          'policy.ladder[1].action': 'Replace',
+        }),
+      );
+      expect(verbsOnNodes(withReplace)).toContain('delete');
+      const example = parseDocs(
+        readFileSync(join(repoRoot, 'examples/standalone/rbac-replace.yaml'), 'utf8'),
+      );
+      const pick = (docs: KubeDoc[]) =>
+        docs
+          .filter((d) => d.metadata.name === 'noderepair-autorepair-replace')
+          .map((d) => ({ kind: d.kind, rules: d['rules'], roleRef: d['roleRef'] }));
+      expect(pick(withReplace)).toEqual(pick(example));
+      expect(pick(withReplace)).toHaveLength(2);
+    });
+
   it('renders every value where it belongs', async () => {
     const h = parseDocs(await renderHelm(helm, b, all));
     const d = deploymentOf(h);

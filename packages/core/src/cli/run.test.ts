@@ -213,13 +213,21 @@ describe('examples/standalone', () => {
       verbs: string[];
     }[];
     expect(rules.find((r) => r.resources.includes('pods/eviction'))?.verbs).toEqual(['create']);
-    // delete: the Node of a machine a Replace step removed.
+    // No delete by default: only rbac-replace.yaml grants it, for a ladder with Replace.
     expect(rules.find((r) => r.resources.includes('nodes'))?.verbs).toEqual([
       'get',
       'list',
       'watch',
       'patch',
-      'delete',
+    ]);
+    const replace = YAML.parseAllDocuments(
+      await readFile(new URL('rbac-replace.yaml', dir), 'utf8'),
+    ).map((d) => d.toJS());
+    expect(replace.find((d) => d.kind === 'ClusterRole').rules).toEqual([
+      { apiGroups: [''], resources: ['nodes'], verbs: ['delete'] },
+    ]);
+    expect(replace.find((d) => d.kind === 'ClusterRoleBinding').subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'noderepair', namespace: 'noderepair-system' },
     ]);
   });
 });

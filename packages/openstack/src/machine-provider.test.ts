@@ -373,4 +373,14 @@ describe('NovaMachineProvider.powerState', () => {
     fake.deleteServer(id);
     expect(await provider().powerState(ref(id), ctx)).toMatchObject({ kind: 'Gone' });
   });
+
+  it("a bare 404 (another project's server, wrong credentials) is Unavailable, never Gone", async () => {
+    const { fake, provider } = setup();
+    const other = fake.addServer({ projectId: 'f0000000000000000000000000000099' });
+    expect(await provider().powerState(ref(other), ctx)).toMatchObject({
+      kind: 'Unavailable',
+      reason: expect.stringContaining('not taken as deleted'),
+    });
+    expect(fake.server(other)?.status).toBe('ACTIVE');
+  });
 });

@@ -286,7 +286,25 @@ export class NovaMachineProvider implements MachineProvider {
       };
     } catch (e) {
       if (e instanceof OpenStackError && e.code === 'ServerNotFound')
-        return { kind: 'Gone', evidence: e.message };
+        return this.#powerOfMissing(id.right.serverId, ctx.signal);
+      if (e instanceof OpenStackError) return { kind: 'Unavailable', reason: e.message };
+      throw e;
+    }
+  }
+
+  /**
+   * A 404 for the server: Gone only on the same proof as a fence (#fenceMissing: Nova lists it
+   * as this project's deleted server). A bare 404 is another project's server, wrong
+   * credentials or a proxy as often as a deleted one, and its machine may well be running:
+   * the caller cannot tell, so it waits (Unavailable), never judging the machine gone.
+   */
+  async #powerOfMissing(serverId: string, signal: AbortSignal): Promise<PowerState> {
+    try {
+      const f = await this.#fenceMissing(serverId, signal);
+      return f.kind === 'Fenced'
+        ? { kind: 'Gone', evidence: f.evidence }
+        : { kind: 'Unavailable', reason: f.reason };
+    } catch (e) {
       if (e instanceof OpenStackError) return { kind: 'Unavailable', reason: e.message };
       throw e;
     }

@@ -20,7 +20,7 @@ import type { DrainOptions } from '../drain/plan.js';
 import type { DrainPort } from '../drain/port.js';
 import type { ActionOutcome, DrainReport, RepairAction } from '../health/decide.js';
 import type { FenceRecord } from '../health/state.js';
-import { ProviderUnavailableBackoffMs, type UnavailableReport } from '../health/drain-phase.js';
+import { ProviderUnavailableBackoffMs } from '../health/drain-phase.js';
 import type { MachineProvider, ProviderOutcome } from '../provider/port.js';
 import { backoffDelay, type BackoffPolicy } from '../runtime/backoff.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
@@ -100,7 +100,12 @@ export interface ExecuteTarget {
    * next re-issue waits for it across early wake-ups and restarts. Called only when the
    * provider gave one.
    */
-  recordUnavailable?: (report: UnavailableReport) => Promise<void>;
+  recordUnavailable?: (report: {
+    /** The Remediate action's id. */
+    actionId: string;
+    /** When the provider may be asked again (epoch ms). */
+    retryAt: number;
+  }) => Promise<void>;
   /** Persists what the DeleteNode step learnt (recordReplace + write): the fence before the delete. */
   recordReplace?: (report: ReplaceReport) => Promise<void>;
   /** Aborts on shutdown or lost leadership: the remaining actions are left to the next leader. */

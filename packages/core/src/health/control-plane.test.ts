@@ -6,7 +6,7 @@ import { either } from 'fp-ts';
 import { TestScheduler } from 'rxjs/testing';
 import { buildNode, type ReadyText } from './builders.js';
 import { LabelControlPlane, LabelMaster } from './control-plane.js';
-import type { RepairDecision } from './decide.js';
+import { recordOutcome, type RepairDecision } from './decide.js';
 import { decideFleet, type FleetMember } from './fleet.js';
 import { resolveRepairPolicy, type RepairPolicy } from './policy.js';
 import { runRepairLoop, type TimedObservation } from './runner.js';
@@ -293,5 +293,37 @@ describe('the controlPlane policy section', () => {
     expect(either.isLeft(wrongType) && wrongType.left).toMatch(/controlPlane\.repair/);
     const notObject = resolveRepairPolicy({ controlPlane: true });
     expect(either.isLeft(notObject) && notObject.left).toMatch(/controlPlane/);
+  });
+});
+
+describe('a Replace already under way on a control-plane node', () => {
+  // A repair started before this rule (an older version, or before the node got its label)
+  // may be at its Replace step: it is followed to its end, never dropped half-way.
+  it('is followed to its DeleteNode step, not given up', () => {
+    const p = policy({ ladder: [{ action: 'Replace', timeout: '15m' }] });
+    const node = (labels: Record<string, string>) => {
+      const n = buildNode({ name: 'n1', ready: 'unknown', since: T0, labels, bootID: 'boot-1' });
+      return { ...n, spec: { taints: [], providerID: 'test:///n1' } };
+    };
+    const start = decideFleet(
+      [{ obs: { nodeName: 'n1', node: node({}) }, state: undefined }],
+      p,
+      T0 + MIN,
+    ).decisions[0]!;
+    const rem = start.actions.find((a) => a.type === 'Remediate');
+    if (rem?.type !== 'Remediate' || start.nextState === undefined) throw new Error('no start');
+    expect(rem.action).toBe('Replace');
+    const accepted = recordOutcome(start.nextState, {
+      actionId: rem.actionId,
+      result: 'Succeeded',
+      at: T0 + MIN + S,
+    });
+    const d = decideFleet(
+      [{ obs: { nodeName: 'n1', node: node(cp) }, state: accepted }],
+      p,
+      T0 + 2 * MIN,
+    ).decisions[0]!;
+    expect(d.phase).toBe('Verifying');
+    expect(d.actions.map((a) => a.type)).toContain('DeleteNode');
   });
 });

@@ -74,13 +74,18 @@ const cpPolicies = new WeakMap<RepairPolicy, RepairPolicy>();
  * The policy a node is decided by: the policy itself, or for a control-plane node the policy
  * whose ladder has no Replace step (the ladder then ends, and the repair gives up, where a
  * worker would be replaced: a person decides what replaces a control-plane member).
+ * `repairStep` is the step of the node's current repair, if any: a repair already at its
+ * Replace step (sent before this rule, or before the node carried its label) keeps the whole
+ * ladder, so it is followed to its end (the fence, the Node's deletion), never dropped half-way.
  */
 export function policyForNode(
   policy: RepairPolicy,
   labels: Readonly<Record<string, string>> | undefined,
+  repairStep?: number,
 ): RepairPolicy {
   if (controlPlaneLabel(labels) === undefined) return policy;
-  if (!policy.ladder.some((s) => s.action === 'Replace')) return policy;
+  const replaceAt = policy.ladder.findIndex((s) => s.action === 'Replace');
+  if (replaceAt === -1 || (repairStep !== undefined && repairStep >= replaceAt)) return policy;
   let cp = cpPolicies.get(policy);
   if (cp === undefined) {
     cp = { ...policy, ladder: policy.ladder.filter((s) => s.action !== 'Replace') };

@@ -161,7 +161,10 @@ export function decideWithVerdict(
 
 /** The policy a member is decided by: a control-plane node's ladder has no Replace (control-plane.ts). */
 function nodePolicy(member: FleetMember, policy: RepairPolicy): RepairPolicy {
-  return policyForNode(policy, member.obs.node?.metadata?.labels);
+  // Only a repair in flight keeps its step: one given up on starts again without Replace.
+  const { state } = member;
+  const step = isInFlight(state?.phase) ? state?.remediation?.step : undefined;
+  return policyForNode(policy, member.obs.node?.metadata?.labels, step);
 }
 
 /** @internal What the storm guard reads about one member. */

@@ -13,6 +13,7 @@ import type { RemediationStepKind, RepairPolicy } from './policy.js';
 import { readStateAnnotation, type RepairPhase, type RepairState } from './state.js';
 import type { HistoryEntry } from './history.js';
 import {
+  isInFlight,
   stormMemoryAtStart,
   type StormHold,
   type StormMemory,
@@ -170,7 +171,8 @@ export function statusReport(
     const verdict = fleet.storm.verdicts.get(d.node);
     const hold = holdOf(d.signal, d.phase, d.reason, verdict, policy);
     // A control-plane node's ladder has no Replace (control-plane.ts): count its steps so.
-    const ladderOf = policyForNode(policy, named[i]?.metadata.labels);
+    const inFlightStep = isInFlight(next?.phase) ? next?.remediation?.step : undefined;
+    const ladderOf = policyForNode(policy, named[i]?.metadata.labels, inFlightStep);
     const step = d.phase === 'Failed' ? undefined : stepOf(next, ladderOf);
     const last = next?.lastRemediation;
     const actsNow = d.actions.length > 0;

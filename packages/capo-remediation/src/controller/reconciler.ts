@@ -39,6 +39,7 @@ import { CONDITION_NODE_RECOVERED, decideLadder } from './ladder.js';
 import { locate, type Located } from './locate.js';
 import { RemediationMetrics } from './metrics.js';
 import { OpenStackClients } from './openstack-clients.js';
+import { checkPowerBeforeFirstAction } from './power-check.js';
 import { giveUp, markNotRecovered, markRecovered, succeed } from './outcome.js';
 import { finalize } from './release.js';
 import { OpenStackRemediationResource, VersionOrder } from './resources.js';
@@ -241,11 +242,19 @@ export class RemediationReconciler {
       case 'Done':
         return;
       case 'Drain': {
+        // A server someone stopped stays off: asked before anything is cordoned or sent.
+        const stopped = await checkPowerBeforeFirstAction(io, osr, t, ctx);
+        if (stopped !== undefined) return stopped;
         const drained = await drain(io, osr, t, nodes, node, ctx);
         return act(io, drained, t, node, d.first, undefined, false, ctx);
       }
-      case 'Act':
+      case 'Act': {
+        if (osr.status?.history === undefined || osr.status.history.length === 0) {
+          const stopped = await checkPowerBeforeFirstAction(io, osr, t, ctx);
+          if (stopped !== undefined) return stopped;
+        }
         return act(io, osr, t, node, d, d.ended, false, ctx);
+      }
       case 'Replay':
         return act(io, osr, t, node, d, undefined, true, ctx);
       case 'MarkRecovered':

@@ -263,6 +263,29 @@ export class FakeOpenStack {
     this.#actions.record(serverId, 'os-stop', `req-${randomUUID()}`, null);
   }
 
+  /**
+   * A person stopped the server (`openstack server stop`, the dashboard, a script) with their
+   * own credentials: SHUTOFF, and a `stop` action recorded with their user id, as nova-api
+   * records it before its 202. Not through this fake's HTTP API, so the request log (which
+   * counts the controller's requests) does not show it.
+   */
+  userStop(serverId: string, userId = 'operator-user'): void {
+    const s = this.compute.get(serverId);
+    if (s === undefined) throw new Error(`no server ${serverId}`);
+    s.vmState = 'stopped';
+    s.taskState = null;
+    this.#actions.record(serverId, 'os-stop', `req-${randomUUID()}`, userId);
+  }
+
+  /** A person started the server again (`openstack server start`): ACTIVE, `start` recorded. */
+  userStart(serverId: string, userId = 'operator-user'): void {
+    const s = this.compute.get(serverId);
+    if (s === undefined) throw new Error(`no server ${serverId}`);
+    s.vmState = 'active';
+    s.taskState = null;
+    this.#actions.record(serverId, 'os-start', `req-${randomUUID()}`, userId);
+  }
+
   // ---- request log -------------------------------------------------------------------
 
   /** Every request answered since the start or the last clearLog(), oldest first. */

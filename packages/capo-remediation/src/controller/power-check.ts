@@ -1,0 +1,104 @@
+// Before the first action of a remediation: a server someone stopped stays off. An operator's
+// `openstack server stop`, a hypervisor maintenance or a tenant's script leaves the Node
+// NotReady, the MachineHealthCheck creates a remediation after its timeout, and a HARD reboot
+// would power the server back on, overriding that person's decision. So, before anything is
+// cordoned, drained or sent, Nova is asked for the server's power state (core's provider port:
+// NovaMachineProvider.powerState reads SHUTOFF and who asked for the stop in
+// os-instance-actions). Off by request: the remediation waits, saying so on the object
+// (ServerStopped=True) and in one Warning Event, and asks again every few minutes; it acts once
+// someone powers the server on and it is still broken, or a person deletes the remediation.
+// Off without a request (a crash: Nova's power-state sync), gone or on: it goes on as before.
+// Nova not answering: it waits (an outage is never a verdict). Only the first action asks;
+// later attempts act on a machine our own earlier action may have stopped.
+import type { PowerState } from '@noderepair/core/provider';
+import {
+  findMetaCondition,
+  type ReconcileContext,
+  type ReconcileResult,
+} from '@noderepair/core/runtime';
+import { formatProviderID } from '@noderepair/openstack';
+import { cloudBackoffMs } from './cloud.js';
+import type { Osr, RemediationIO } from './status.js';
+import type { Target } from './target.js';
+
+/** Condition: True while the server is off because someone stopped it; nothing is sent. */
+export const CONDITION_SERVER_STOPPED = 'ServerStopped';
+export const REASON_STOPPED_BY_REQUEST = 'StoppedByRequest';
+export const REASON_NOT_STOPPED = 'NotStoppedByRequest';
+
+/** How often a server someone stopped is asked about again (someone may start it). */
+export const STOPPED_RECHECK_MS = 5 * 60_000;
+
+/** What the first action must do about the server's power state. */
+export type PowerVerdict =
+  | { readonly kind: 'Go' }
+  | { readonly kind: 'Stopped'; readonly evidence: string }
+  | { readonly kind: 'Unknown'; readonly reason: string };
+
+/** Pure: the verdict on the provider's answer. */
+export function powerVerdict(p: PowerState): PowerVerdict {
+  if (p.kind === 'Off' && p.byRequest) return { kind: 'Stopped', evidence: p.evidence };
+  if (p.kind === 'Unavailable') return { kind: 'Unknown', reason: p.reason };
+  return { kind: 'Go' };
+}
+
+/**
+ * Asks Nova before the first action. Undefined: go on; otherwise what the reconcile returns
+ * (the remediation waits, nothing was cordoned or sent).
+ */
+export async function checkPowerBeforeFirstAction(
+  io: RemediationIO,
+  osr: Osr,
+  t: Target,
+  ctx: ReconcileContext,
+): Promise<ReconcileResult | undefined> {
+  const node = t.machine.nodeName ?? t.machine.name;
+  const providerID = formatProviderID({ serverId: t.server.serverId, region: undefined });
+  let answer: PowerState;
+  try {
+    answer = await io.provider(t).powerState({ node, providerID }, { signal: ctx.signal });
+  } catch (e) {
+    answer = { kind: 'Unavailable', reason: e instanceof Error ? e.message : String(e) };
+  }
+  const v = powerVerdict(answer);
+  const was = findMetaCondition(osr.status?.conditions, CONDITION_SERVER_STOPPED);
+  if (v.kind === 'Unknown') {
+    ctx.log.info(
+      { osr: osr.metadata?.name, server: t.server.serverId, reason: v.reason },
+      'could not ask Nova for the power state before the first action: waiting',
+    );
+    return { requeueAfter: cloudBackoffMs(undefined, io.now()) };
+  }
+  if (v.kind === 'Go') {
+    if (was?.status === 'True')
+      await io.writeStatus(osr, (s) => ({
+        ...s,
+        conditions: io.cond(osr, s, {
+          type: CONDITION_SERVER_STOPPED,
+          status: 'False',
+          reason: REASON_NOT_STOPPED,
+          message: `server ${t.server.serverId} is no longer off by request: the remediation goes on`,
+        }),
+      }));
+    return undefined;
+  }
+  const message = `server ${t.server.serverId} was stopped by someone (${v.evidence}): nothing is cordoned, drained or sent while it is off; start the server or delete this remediation`;
+  if (was?.status !== 'True') {
+    await io.writeStatus(osr, (s) => ({
+      ...s,
+      conditions: io.cond(osr, s, {
+        type: CONDITION_SERVER_STOPPED,
+        status: 'True',
+        reason: REASON_STOPPED_BY_REQUEST,
+        message,
+      }),
+    }));
+    await io.events.record(osr, {
+      type: 'Warning',
+      reason: 'ServerStoppedByRequest',
+      action: 'Wait',
+      note: message,
+    });
+  }
+  return { requeueAfter: STOPPED_RECHECK_MS };
+}

@@ -83,6 +83,11 @@ export interface ExecutorDeps {
 export interface ExecuteTarget {
   /** The Node's name. */
   node: string;
+  /**
+   * The uid of the Node the decision was made on. Cordon and the out-of-service taint are
+   * written only to that Node (a re-created Node of the same name is refused).
+   */
+  uid?: string;
   /** The Node's spec.providerID, sent with Remediate actions (empty when unset). */
   providerID?: string;
   /** Persists the outcome of a Remediate action (recordOutcome + write). */
@@ -178,7 +183,7 @@ export async function executeActions(
     switch (action.type) {
       case 'Cordon': {
         try {
-          const r = await cordonNode(deps.drainPort, target.node, target.signal);
+          const r = await cordonNode(deps.drainPort, target.node, target.signal, target.uid);
           deps.metrics.actions.inc({ action: 'Cordon', result: 'Succeeded' });
           if (r === 'Cordoned')
             await deps.event({

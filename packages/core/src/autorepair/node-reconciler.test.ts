@@ -168,6 +168,33 @@ describe('NodeReconciler', () => {
     expect(s.calls).toHaveLength(1);
   });
 
+  it('a disruption lease another holder took over mid-repair: the reconcile waits at the recheck pace, acts on nothing and does not fail', async () => {
+    const s = setup(policyDoc);
+    s.addNode('d1', 'unknown', 'd');
+    const n = s.api.nodes.get('d1')!;
+    s.api.put({ ...n, metadata: { ...n.metadata, uid: 'uid-d1' } });
+    await s.reconciler.reconcile({ name: 'd1' }, s.ctx);
+    expect(s.calls).toHaveLength(1);
+    const ours = s.api.leases.get('node-d1')!;
+    // Someone else holds it now, live for an hour.
+    s.api.leases.set('node-d1', {
+      ...ours,
+      spec: {
+        ...(ours as { spec?: object }).spec,
+        holderIdentity: 'someone-else',
+        renewTime: new Date(s.clock.now).toISOString(),
+        leaseDurationSeconds: 3600,
+      },
+    } as KubeObject);
+    const r = await s.reconciler.reconcile({ name: 'd1' }, s.ctx);
+    expect(r).toEqual({ requeueAfter: s.reconciler['deps'].policy.stormGuard.recheckIntervalMs });
+    expect(s.calls).toHaveLength(1);
+    expect(s.events.map((e) => e.ev.reason)).toContain('DisruptionLeaseHeld');
+    expect(
+      (s.api.leases.get('node-d1') as { spec?: { holderIdentity?: string } }).spec?.holderIdentity,
+    ).toBe('someone-else');
+  });
+
   it('leaves alone a Node that is not in its (label-selected) cache, and a healthy node unannotated', async () => {
     const s = setup(policyDoc);
     s.addNode('other', 'unknown', 'b');

@@ -43,7 +43,7 @@ import { nodeGoneAfterReplace } from './replace-step.js';
 import type { DeleteNodeAction } from '../health/replace.js';
 import { executeActions, type ExecutorDeps } from './executor.js';
 import { countPhases } from './metrics.js';
-import { Coordinator, LeaseHeldError } from './coordinator.js';
+import { Coordinator, LeaseHeldError, LeaseTakenOverError } from './coordinator.js';
 import { NodeRepairHeld, unreadableStateCondition } from './held-condition.js';
 import { Mutex } from './mutex.js';
 import { Burst } from './burst.js';
@@ -247,7 +247,16 @@ export class NodeReconciler {
       for (const ev of transitionEvents(decision, previous)) await event(ev);
       this.countTransition(decision, previous);
     }
-    await this.coordinator.afterDecision(req.name, node, decision, previous, ctx.signal);
+    try {
+      await this.coordinator.afterDecision(req.name, node, decision, previous, ctx.signal);
+    } catch (e) {
+      // Another holder took our disruption lease during the repair: the coordinator said so
+      // (Warning Event, log, hold counted); none of the decision's actions run, no attempt is
+      // used, and the repair waits for the lease at the recheck pace.
+      if (e instanceof LeaseTakenOverError)
+        return { requeueAfter: this.deps.policy.stormGuard.recheckIntervalMs };
+      throw e;
+    }
     // Uncordon ran before the Healthy state was persisted (see decideAndPersist).
     const actions = decision.actions.filter((a) => a.type !== 'Uncordon');
     if (actions.length === 0) return this.requeue(decision);
@@ -255,6 +264,9 @@ export class NodeReconciler {
       actions,
       {
         node: req.name,
+        // The uid the decision was made on: a Node deleted and re-created under this name
+        // since then is another machine, and gets no cordon or taint meant for this one.
+        ...(node.metadata?.uid !== undefined ? { uid: node.metadata.uid } : {}),
         ...(node.spec?.providerID !== undefined ? { providerID: node.spec.providerID } : {}),
         recordOutcome: (o) =>
           this.persistOnState(req.name, (st) => recordOutcome(st, o), ctx.signal),

@@ -129,7 +129,11 @@ export function setup(policyDoc: unknown, opts: { wake?: (name: string) => void 
   const policy = p.right;
   const keys = watchedAnnotations(policy);
   const cache = new Map<string, NodeView>();
-  const api = new InMemoryNodesForTest((n) => cache.set(n.metadata!.name!, toNodeView(n, keys)));
+  // Nodes whose changes the cache does not show (an informer lagging behind the apiserver).
+  const lagging = new Set<string>();
+  const api = new InMemoryNodesForTest((n) => {
+    if (!lagging.has(n.metadata!.name!)) cache.set(n.metadata!.name!, toNodeView(n, keys));
+  });
   const calls: { req: ActionRequest; annotationAtCall: string | undefined }[] = [];
   // FAKE MachineProvider: records each call with the state seen at call time; answers `answer`.
   const answer: { outcome: ProviderOutcome } = { outcome: { kind: 'Accepted', message: '' } };
@@ -195,6 +199,7 @@ export function setup(policyDoc: unknown, opts: { wake?: (name: string) => void 
   return {
     api,
     cache,
+    lagging,
     calls,
     events,
     reconciler,

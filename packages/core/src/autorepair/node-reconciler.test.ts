@@ -10,7 +10,7 @@ import { VirtualTimeScheduler } from 'rxjs';
 import type { RepairDecision } from '../health/decide.js';
 import { runRepairLoop } from '../health/runner.js';
 import { parseRepairState } from '../health/state.js';
-import { setup, STATE } from './node-reconciler.test-support.js';
+import { setup, STATE, t0 } from './node-reconciler.test-support.js';
 
 const policyDoc = {
   stormGuard: {
@@ -122,6 +122,40 @@ describe('NodeReconciler', () => {
       const held = s.events.find((e) => e.node === n && e.ev.reason === 'StormGuardHeld');
       expect(held?.ev.note).toMatch(/2 of 3 nodes unhealthy in zone=a \(limit 1\)/);
     }
+  });
+
+  it('maxInFlight counts a start the informer does not show yet: the cache wait gave up, the second node waits', async () => {
+    const s = setup({ ...policyDoc, stormGuard: { ...policyDoc.stormGuard, maxInFlight: 1 } });
+    s.addNode('a1', 'unknown', 'a');
+    s.addNode('b1', 'ready', 'b');
+    // The informer lags: it never shows a1's writes (the cache wait gives up after 10 s on the
+    // virtual clock), so its cached view is a node with no repair in flight.
+    s.lagging.add('a1');
+    await s.reconciler.reconcile({ name: 'a1' }, s.ctx);
+    expect(s.calls.map((c) => c.req.node)).toEqual(['a1']);
+    expect(s.cache.get('a1')?.metadata.annotations?.[STATE]).toBeUndefined();
+    // b1 failed earlier than a1 (first in the admission order), so the pass has no reason to
+    // read a1 fresh: only what this controller wrote tells it that a1's repair is in flight.
+    s.api.put({
+      apiVersion: 'v1',
+      kind: 'Node',
+      ...(buildNode({
+        name: 'b1',
+        ready: 'unknown',
+        since: t0 - 60_000,
+        labels: { zone: 'b' },
+      }) as KubeNode),
+    });
+    await s.reconciler.reconcile({ name: 'b1' }, s.ctx);
+    expect(s.calls.map((c) => c.req.node)).toEqual(['a1']);
+    expect(s.stateOf('b1')?.phase).toBe('Unhealthy');
+    const held = s.events.find((e) => e.node === 'b1' && e.ev.reason === 'StormGuardHeld');
+    expect(held?.ev.note).toMatch(/1 repairs in flight \(maxInFlight 1\)/);
+    // The cache catches up: it counts a1 itself, and b1 still waits.
+    s.lagging.delete('a1');
+    s.api.put(s.api.nodes.get('a1')!);
+    await s.reconciler.reconcile({ name: 'b1' }, s.ctx);
+    expect(s.calls.map((c) => c.req.node)).toEqual(['a1']);
   });
 
   it('a conflicting write requeues quietly and acts on nothing', async () => {

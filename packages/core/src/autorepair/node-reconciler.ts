@@ -81,6 +81,8 @@ export interface NodeReconcilerDeps extends Omit<ExecutorDeps, 'event'> {
    * members it admitted. Without it they run at their next event or resync.
    */
   wake?: (name: string) => void;
+  /** Our holder identity in disruption leases (Coordinator); default the legacy `noderepair`. */
+  leaseHolder?: string;
 }
 
 interface Decided {
@@ -90,6 +92,31 @@ interface Decided {
   previous: RepairState | undefined;
   /** Admitted by a burst (burst.ts): its events and metrics are recorded already. */
   announced?: true;
+}
+
+/** A state this controller wrote, as the apiserver accepted it. */
+interface Written {
+  state: RepairState;
+  /** The serialized state (the cache shows it once the informer caught up). */
+  encoded: string;
+  /** The Node's resourceVersion the write's response carried. */
+  resourceVersion: string | undefined;
+}
+
+/**
+ * True when the cached view is our write or newer: its resourceVersion is the write's, or
+ * later (resourceVersions are etcd revisions: decimal integers, compared as such only when
+ * both parse), or it shows the state we wrote.
+ */
+function cacheShows(view: NodeView, w: Written, stored: string | undefined): boolean {
+  if (stored === w.encoded) return true;
+  const rv = view.metadata.resourceVersion;
+  if (rv === undefined || w.resourceVersion === undefined) return false;
+  if (rv === w.resourceVersion) return true;
+  const decimal = /^\d+$/;
+  return (
+    decimal.test(rv) && decimal.test(w.resourceVersion) && BigInt(rv) >= BigInt(w.resourceVersion)
+  );
 }
 
 /** The Node as read fresh and its persisted state. */
@@ -140,6 +167,15 @@ export class NodeReconciler {
   private readonly cacheChanges: CacheChanges<NodeView>;
   /** Nodes whose state annotation could not be read at their last reconcile (the gauge). */
   private readonly unreadable = new Set<string>();
+  /**
+   * Our state writes the apiserver accepted and the informer does not show yet, by node (the
+   * newest one). The fleet pass counts in-flight repairs and unhealthy nodes from the cache,
+   * and awaitCache gives up after cacheSyncTimeoutMs: without this, a lagging informer hides a
+   * repair we started and the next pass starts another past maxInFlight. Overlaying what was
+   * persisted (rather than refusing every start while a write is unconfirmed) keeps the count
+   * exact and lets the rest of the fleet go on while one Node's watch event is late.
+   */
+  private readonly unconfirmed = new Map<string, Written>();
 
   /** One reconciler per controller: it keeps the storm guard's memory between reconciles. */
   constructor(private readonly deps: NodeReconcilerDeps) {
@@ -227,6 +263,7 @@ export class NodeReconciler {
       this.markReadable(req.name);
       this.coordinator.observeHold(req.name, undefined);
       this.deps.store.forget(req.name);
+      this.unconfirmed.delete(req.name);
       const pending = this.replacing.get(req.name);
       this.replacing.delete(req.name);
       if (pending !== undefined)
@@ -380,11 +417,33 @@ export class NodeReconciler {
   }
 
   /**
+   * Our last write to a cached Node the cache does not show yet (see `unconfirmed`), or
+   * undefined once it does (then it is forgotten: the cache is the newer view).
+   */
+  private pendingWrite(v: NodeView): Written | undefined {
+    const name = v.metadata.name;
+    const w = this.unconfirmed.get(name);
+    if (w === undefined) return undefined;
+    if (!cacheShows(v, w, this.deps.store.stored(v))) return w;
+    this.unconfirmed.delete(name);
+    return undefined;
+  }
+
+  /** The state of a cached Node, with our write the cache does not show yet over it. */
+  private cachedState(v: NodeView): RepairState | undefined {
+    return this.pendingWrite(v)?.state ?? this.readState(v);
+  }
+
+  /**
    * Another node of the fleet pass, as cached. One whose state cannot be read may be in the
    * middle of a repair we can no longer see: it counts as in flight against maxInFlight (a
    * disrupting hold, as another actor's), and is never started by this pass.
    */
   private cachedMember(v: NodeView, withHolds: (m: FleetMember) => FleetMember): FleetMember {
+    // Our accepted write the informer does not show yet is the Node's state (`unconfirmed`).
+    const written = this.pendingWrite(v);
+    if (written !== undefined)
+      return withHolds({ obs: { nodeName: v.metadata.name, node: v }, state: written.state });
     const r = this.deps.store.read(v);
     const m = withHolds({
       obs: { nodeName: v.metadata.name, node: v },
@@ -510,6 +569,8 @@ export class NodeReconciler {
     if (this.deps.policy.staleHeartbeatTimeoutMs !== 0) return undefined;
     const view = this.deps.cache.get(name);
     if (view === undefined) return undefined;
+    // The cache does not show our last write yet: it would decide on an older state.
+    if (this.pendingWrite(view) !== undefined) return undefined;
     // Unreadable: the fresh read decides (and refuses, in observe).
     const parsed = this.deps.store.read(view);
     if (either.isLeft(parsed)) return undefined;
@@ -573,7 +634,7 @@ export class NodeReconciler {
     const others = this.deps.cache
       .list()
       .filter((v) => v.metadata.name !== name)
-      .map((v) => this.readState(v));
+      .map((v) => this.cachedState(v));
     this.setPhaseCounts(others, decision);
   }
 
@@ -685,10 +746,29 @@ export class NodeReconciler {
 
     if (worthPersisting(this.deps.store.stored(node), decision.nextState)) {
       // A ConflictError here propagates: the controller retries and decides again on fresh data.
-      await this.deps.store.write(name, decision.nextState, node.metadata?.resourceVersion);
-      await this.awaitCache(name, decision.nextState, signal);
+      await this.write(name, decision.nextState, node.metadata?.resourceVersion, signal);
     }
     return { decision, node, previous };
+  }
+
+  /**
+   * Persists the state on the Node's `resourceVersion` (a ConflictError propagates), keeps it as
+   * unconfirmed until the cache shows it, and waits for the cache (awaitCache).
+   */
+  private async write(
+    name: string,
+    state: RepairState,
+    resourceVersion: string | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const written = await this.deps.store.write(name, state, resourceVersion);
+    if (this.deps.store.kind !== 'memory')
+      this.unconfirmed.set(name, {
+        state,
+        encoded: this.deps.store.encode(state),
+        resourceVersion: written,
+      });
+    await this.awaitCache(name, state, signal);
   }
 
   /**
@@ -705,10 +785,18 @@ export class NodeReconciler {
       // Armed before the read: a change landing between the read and the wait still wakes it.
       const change = this.cacheChanges.next(name, signal);
       const v = this.deps.cache.get(name);
-      if (v === undefined || this.deps.store.stored(v) === want) return change.cancel();
+      if (v === undefined || this.deps.store.stored(v) === want) {
+        if (v === undefined) this.unconfirmed.delete(name);
+        else this.pendingWrite(v);
+        return change.cancel();
+      }
       if (signal.aborted || clock.now() >= deadline) {
         change.cancel();
-        this.log.warn({ node: name }, 'cache did not show our state write in time; going on');
+        // The fleet passes count the write from `unconfirmed` until the cache shows it.
+        this.log.warn(
+          { node: name },
+          'cache did not show our state write in time; going on (counted as written)',
+        );
         return;
       }
       // The informer's event for this Node, a fallback delay, or an abort ends the wait.
@@ -738,8 +826,7 @@ export class NodeReconciler {
       const next = update(state);
       if (next === state) return; // not the current intent any more: nothing to record
       try {
-        await this.deps.store.write(name, next, node.metadata?.resourceVersion);
-        await this.awaitCache(name, next, signal);
+        await this.write(name, next, node.metadata?.resourceVersion, signal);
         return;
       } catch (e) {
         if (!(e instanceof ConflictError) || attempt >= 10) throw e;

@@ -22,6 +22,7 @@ import {
 } from '../health/actors.js';
 import { kuredDaemonSetRef, type CoordinationPolicy } from '../health/coordination-policy.js';
 import type { NodeSnapshot } from '../health/node.js';
+import { LegacyDisruptionLeaseHolder } from './lease-keeper.js';
 
 /** apps/v1 DaemonSets: kured keeps its reboot lock as an annotation on its own. */
 export const DaemonSetResource = customResource({
@@ -143,6 +144,22 @@ export async function readActorSnapshot(
     if (list !== undefined) snap.upgradeJobs = list.items;
   }
   return snap;
+}
+
+/**
+ * Who is "us" in `nodeName`'s disruption lease: `ours`, or the legacy holder `noderepair` when
+ * that is who holds it and our own state says a repair of ours is in flight there (this
+ * install, before an upgrade, took it for that repair). A legacy lease on a node we are not
+ * repairing may be another install's: it holds, until it lapses.
+ */
+export function ourLeaseHolderFor(
+  snap: ActorSnapshot,
+  nodeName: string,
+  inFlight: boolean,
+  ours: string,
+): string {
+  const holder = snap.leases.get(`node-${nodeName}`.toLowerCase())?.spec?.holderIdentity;
+  return inFlight && holder === LegacyDisruptionLeaseHolder ? LegacyDisruptionLeaseHolder : ours;
 }
 
 /**

@@ -58,6 +58,13 @@ export interface AutoRepairOptions {
   clock?: Clock;
   /** Clock of the decisions, in epoch milliseconds; default the clock's now. */
   now?: () => number;
+  /**
+   * Our holder identity in the per-node disruption leases: one per install, the same for its
+   * replicas and restarts (installLeaseHolder; `noderepair run` derives it from its
+   * leader-election Lease). Default the legacy `noderepair`, which every install without one
+   * shares: two such installs on the same nodes take each other's leases as their own.
+   */
+  leaseHolder?: string;
 }
 
 /** What addAutoRepairController added to the Manager, for tests and callers that inspect it. */
@@ -126,6 +133,7 @@ export function addAutoRepairController(
     ...(opts.drain !== undefined ? { drain: opts.drain } : {}),
     ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
     wake: (n) => wake(n),
+    ...(opts.leaseHolder !== undefined ? { leaseHolder: opts.leaseHolder } : {}),
   });
   const controller = manager
     .controller({

@@ -19,6 +19,8 @@ import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import { silentLogger, type RuntimeLogger } from '../runtime/logger.js';
 import { Coordinator, LeaseHeldError, LeaseTakenOverError } from './coordinator.js';
 import { AutoRepairMetrics } from './metrics.js';
+import { installLeaseHolder, LegacyDisruptionLeaseHolder } from './lease-keeper.js';
+import type { FleetMember } from '../health/fleet.js';
 
 const env = useControlPlane();
 const NS = 'medik8s-leases';
@@ -138,6 +140,138 @@ describe('Coordinator: our disruption lease during a repair (real apiserver)', (
     } finally {
       await client.delete(LeaseResource, `node-${name}`, { namespace: NS }).catch(() => undefined);
       await core.deleteNode({ name }).catch(() => undefined);
+    }
+  });
+});
+
+/** A repair that starts now on `name` (remediation `id`, nothing before it). */
+function starting(name: string, id: string): RepairDecision {
+  return {
+    node: name,
+    phase: 'Remediating',
+    previousPhase: 'Unhealthy',
+    nextState: { phase: 'Remediating', remediation: { id, step: 0, attempt: 1 } },
+    actions: [],
+    reason: 'repair starts',
+  } as unknown as RepairDecision;
+}
+
+describe('Coordinator: two installs on overlapping nodes (real apiserver)', () => {
+  const setup = async (prefix: string) => {
+    const kc = env.kubeConfig;
+    const core = kc.makeApiClient(CoreV1Api);
+    const client = createKubeClient(kc);
+    const p = resolveRepairPolicy({});
+    if (either.isLeft(p)) throw new Error(p.left);
+    const name = env.unique(prefix);
+    await core.createNode({ body: { metadata: { name } } });
+    await core.createNamespace({ body: { metadata: { name: NS } } }).catch((e: unknown) => {
+      if ((e as { code?: number }).code !== 409) throw e;
+    });
+    const node = await client.get<KubeNode>(NodeResource, name);
+    const coordinator = (leaseHolder: string) =>
+      new Coordinator({
+        client,
+        policy: p.right,
+        metrics: new AutoRepairMetrics(new Registry()),
+        log: silentLogger,
+        now: () => Date.now(),
+        recordEvent: async () => undefined,
+        leaseHolder,
+      });
+    const holder = async () =>
+      (
+        await client.get<KubeObject & LeaseSnapshot>(LeaseResource, `node-${name}`, {
+          namespace: NS,
+        })
+      ).spec?.holderIdentity;
+    const cleanup = async () => {
+      await client.delete(LeaseResource, `node-${name}`, { namespace: NS }).catch(() => undefined);
+      await core.deleteNode({ name }).catch(() => undefined);
+    };
+    return { client, name, node, coordinator, holder, cleanup };
+  };
+  const signal = () => new AbortController().signal;
+
+  it('never take each other’s live lease: the second install waits, and its fleet pass sees a hold', async () => {
+    const s = await setup('two-installs');
+    const a = s.coordinator(installLeaseHolder('team-a', 'noderepair-autorepair'));
+    const b = s.coordinator(installLeaseHolder('team-b', 'noderepair-autorepair'));
+    try {
+      expect(
+        await a.takeForStart(s.name, s.node, starting(s.name, 'ra'), undefined, signal()),
+      ).toBe(true);
+      expect(await s.holder()).toBe('noderepair/team-a/noderepair-autorepair');
+      // B wants to start its own repair of the same node: A's lease is A's.
+      const err = await b
+        .takeForStart(s.name, s.node, starting(s.name, 'rb'), undefined, signal())
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(err).toBeInstanceOf(LeaseHeldError);
+      expect((err as Error).message).toContain('held by noderepair/team-a/noderepair-autorepair');
+      // B's fleet pass counts A's lease as another actor's hold on the node.
+      const withHolds = await b.fleetHolds(signal());
+      const member = withHolds({
+        obs: { nodeName: s.name, node: s.node },
+      } as unknown as FleetMember);
+      expect(member.obs.actorHolds).toEqual([
+        expect.objectContaining({ actor: 'Medik8sLease', disrupting: true }),
+      ]);
+      // And B, believing a repair of its own in flight there, stops before acting.
+      const { decision, previous } = inFlight(s.name);
+      await expect(
+        b.afterDecision(s.name, s.node, decision, previous, signal()),
+      ).rejects.toBeInstanceOf(LeaseTakenOverError);
+      expect(await s.holder()).toBe('noderepair/team-a/noderepair-autorepair');
+    } finally {
+      await s.cleanup();
+    }
+  });
+
+  it('the legacy holder `noderepair` is ours only for a repair our own state says is in flight', async () => {
+    const s = await setup('legacy-holder');
+    try {
+      // An install before its upgrade took the lease for its repair in flight.
+      await s.client.create(
+        LeaseResource,
+        {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { name: `node-${s.name}`, namespace: NS },
+          spec: {
+            holderIdentity: LegacyDisruptionLeaseHolder,
+            leaseDurationSeconds: 3600,
+            acquireTime: microTime(Date.now()),
+            renewTime: microTime(Date.now()),
+            leaseTransitions: 0,
+          },
+        } as KubeObject,
+        { namespace: NS },
+      );
+      // Another install starting a repair there does not take it.
+      const other = s.coordinator(installLeaseHolder('team-b', 'noderepair-autorepair'));
+      await expect(
+        other.takeForStart(s.name, s.node, starting(s.name, 'rb'), undefined, signal()),
+      ).rejects.toBeInstanceOf(LeaseHeldError);
+      const otherHolds = (await other.fleetHolds(signal()))({
+        obs: { nodeName: s.name, node: s.node },
+      } as unknown as FleetMember);
+      expect(otherHolds.obs.actorHolds).toHaveLength(1);
+      // The upgraded install, whose state annotation says its repair is in flight, adopts it
+      // (no hold, no wait for the hour) and writes its own identity.
+      const ours = s.coordinator(installLeaseHolder('team-a', 'noderepair-autorepair'));
+      const { decision, previous } = inFlight(s.name);
+      const mine = (await ours.fleetHolds(signal()))({
+        obs: { nodeName: s.name, node: s.node },
+        state: previous,
+      } as unknown as FleetMember);
+      expect(mine.obs.actorHolds).toBeUndefined();
+      await ours.afterDecision(s.name, s.node, decision, previous, signal());
+      expect(await s.holder()).toBe('noderepair/team-a/noderepair-autorepair');
+    } finally {
+      await s.cleanup();
     }
   });
 });

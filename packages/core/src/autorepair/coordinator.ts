@@ -12,10 +12,15 @@ import { NodeResource } from '../kube/resource.js';
 import type { KubeNode } from '../kube/types.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import { errorFields, type RuntimeLogger } from '../runtime/logger.js';
-import { holdsFromSnapshot, readActorSnapshot, type ActorSnapshot } from './actor-source.js';
+import {
+  holdsFromSnapshot,
+  ourLeaseHolderFor,
+  readActorSnapshot,
+  type ActorSnapshot,
+} from './actor-source.js';
 import { EventReasons, startsRemediation } from './events.js';
 import { heldConditionUpdate, NodeRepairHeld } from './held-condition.js';
-import { DisruptionLeaseHolder, LeaseKeeper } from './lease-keeper.js';
+import { LeaseKeeper, LegacyDisruptionLeaseHolder } from './lease-keeper.js';
 import { holdReason, HoldTracker, type AutoRepairMetrics } from './metrics.js';
 import type { NodeView } from './node-view.js';
 
@@ -47,6 +52,11 @@ export interface CoordinatorDeps {
   now: () => number;
   /** Records an Event on the Node (the reconciler's recorder). */
   recordEvent: (node: Pick<KubeNode, 'metadata'>, ev: EventInput) => Promise<void>;
+  /**
+   * Our holder identity in disruption leases: one per install (installLeaseHolder), the same
+   * across its replicas and restarts. Default the legacy `noderepair`, which two installs share.
+   */
+  leaseHolder?: string;
 }
 
 /**
@@ -64,11 +74,20 @@ export class Coordinator {
   /** Our per-node disruption lease (none in dry-run, which writes nothing). */
   private readonly leases: LeaseKeeper | undefined;
 
+  /** Our holder identity in disruption leases. */
+  readonly leaseHolder: string;
+
   constructor(private readonly deps: CoordinatorDeps) {
     this.holds = new HoldTracker(deps.metrics);
+    this.leaseHolder = deps.leaseHolder ?? LegacyDisruptionLeaseHolder;
     this.leases = deps.policy.dryRun
       ? undefined
-      : new LeaseKeeper(deps.client, deps.policy.coordination.medik8sLease.namespace, deps.now);
+      : new LeaseKeeper(
+          deps.client,
+          deps.policy.coordination.medik8sLease.namespace,
+          deps.now,
+          this.leaseHolder,
+        );
   }
 
   /**
@@ -92,7 +111,7 @@ export class Coordinator {
           node: m.obs.node,
           cordonedByUs: m.state?.remediation?.cordoned === true,
         },
-        DisruptionLeaseHolder,
+        ourLeaseHolderFor(snapshot, m.obs.nodeName, isInFlight(m.state?.phase), this.leaseHolder),
         now,
       );
       return actorHolds.length > 0 ? { ...m, obs: { ...m.obs, actorHolds } } : m;
@@ -113,7 +132,12 @@ export class Coordinator {
     const uid = node?.metadata?.uid;
     if (this.leases === undefined || uid === undefined || !startsRemediation(decision, previous))
       return false;
-    const taken = await this.leases.takeForStart({ name, uid }, signal);
+    // A next step of a repair in flight by our own state may find the legacy holder's lease.
+    const taken = await this.leases.takeForStart(
+      { name, uid },
+      signal,
+      isInFlight(previous?.phase),
+    );
     if (taken.kind === 'held')
       throw new LeaseHeldError(
         `disruption lease ${this.deps.policy.coordination.medik8sLease.namespace}/node-${name} is held by ${taken.holder}: the repair waits for it`,
@@ -165,11 +189,12 @@ export class Coordinator {
     if (inFlightNow && !startsRemediation(decision, previous)) {
       const uid = node.metadata?.uid;
       if (uid === undefined) return;
-      const r = await this.leases.take({ name, uid }, signal);
+      // In flight by our own state: a legacy `noderepair` lease is this install's (upgraded mid-repair).
+      const r = await this.leases.take({ name, uid }, signal, true);
       if (r.kind === 'held') await this.takenOver(name, node, r.holder, r.until);
     } else if (!inFlightNow && isInFlight(previous?.phase)) {
       try {
-        await this.leases.release(name, signal);
+        await this.leases.release(name, signal, true);
       } catch (e) {
         this.deps.log.warn(
           { node: name, ...errorFields(e) },

@@ -15,11 +15,28 @@ import {
 } from '../health/disruption-lease.js';
 
 /**
- * The holder identity of every noderepair replica: one controller, one holder, so a replica
- * that takes over after a restart or a lost leader lease renews the repairs it inherits
- * instead of waiting an hour for its predecessor's lease to lapse.
+ * The holder identity every noderepair install wrote before it had its own (and the default of
+ * a LeaseKeeper or an embedder that names none). Two installs on overlapping nodes both
+ * writing it took each other's leases as their own: `noderepair run` now writes
+ * {@link installLeaseHolder}. A lease this legacy holder keeps is ours only for a repair our
+ * own state annotation says is in flight (an upgrade of the same install mid-repair): see
+ * {@link LeaseKeeper.take}'s `adoptLegacy`.
  */
-export const DisruptionLeaseHolder = 'noderepair';
+export const LegacyDisruptionLeaseHolder = 'noderepair';
+
+/** @deprecated The legacy, install-blind holder: use {@link installLeaseHolder}. */
+export const DisruptionLeaseHolder = LegacyDisruptionLeaseHolder;
+
+/**
+ * The holder identity of one install: `noderepair/<namespace>/<id>`, the namespace and name of
+ * its leader-election Lease (`--leader-election-namespace`, `--leader-election-id`). The same
+ * for every replica and every restart of that install, so a replica that takes over renews the
+ * repairs it inherits instead of waiting an hour; different for two installs, which cannot
+ * share a leader-election Lease without being one install.
+ */
+export function installLeaseHolder(namespace: string, id: string): string {
+  return `noderepair/${namespace}/${id}`;
+}
 
 /**
  * An hour, as NodeMaintenance's own lease: a drain or a reboot runs inside one reconcile and
@@ -37,14 +54,21 @@ export type LeaseTaken = { kind: 'held-by-us' } | { kind: 'held'; holder: string
 export class LeaseKeeper {
   /**
    * `now` is the clock in epoch milliseconds; `identity` the holder written in the lease (default
-   * DisruptionLeaseHolder).
+   * the legacy LegacyDisruptionLeaseHolder; `noderepair run` passes installLeaseHolder's).
    */
   constructor(
     private readonly client: KubeClient,
     private readonly namespace: string,
     private readonly now: () => number,
-    private readonly identity = DisruptionLeaseHolder,
+    readonly identity: string = LegacyDisruptionLeaseHolder,
   ) {}
+
+  /** The legacy holder when `adoptLegacy` asks for it and ours is another one. */
+  private adoptFrom(adoptLegacy: boolean): string | undefined {
+    return adoptLegacy && this.identity !== LegacyDisruptionLeaseHolder
+      ? LegacyDisruptionLeaseHolder
+      : undefined;
+  }
 
   private async get(node: string, signal?: AbortSignal): Promise<LeaseSnapshot | undefined> {
     try {
@@ -63,9 +87,14 @@ export class LeaseKeeper {
    * Takes (or renews) the lease for `node`. A lease someone else holds is theirs: the caller
    * must not disrupt the node. A lost race (Conflict / AlreadyExists) reads as theirs too;
    * the next pass looks again. Other errors (an outage) propagate: wait, never act.
+   *
+   * `adoptLegacy`: only for a repair our own state annotation says is in flight. A lease the
+   * legacy holder `noderepair` keeps is then ours (this install before its upgrade took it
+   * for this very repair) and is rewritten to our identity; otherwise it is anyone's, and
+   * waited out like another actor's.
    */
-  async take(node: NodeRef, signal?: AbortSignal): Promise<LeaseTaken> {
-    const step = this.stepFrom(await this.get(node.name, signal), node);
+  async take(node: NodeRef, signal?: AbortSignal, adoptLegacy = false): Promise<LeaseTaken> {
+    const step = this.stepFrom(await this.get(node.name, signal), node, adoptLegacy);
     if (step.kind === 'keep') return { kind: 'held-by-us' };
     if (step.kind === 'held')
       return {
@@ -90,24 +119,30 @@ export class LeaseKeeper {
    * first and read it only when one exists (AlreadyExists), then judge that one as take() does.
    * One request instead of two per start; the same answers, since a create never overwrites.
    */
-  async takeForStart(node: NodeRef, signal?: AbortSignal): Promise<LeaseTaken> {
+  async takeForStart(
+    node: NodeRef,
+    signal?: AbortSignal,
+    adoptLegacy = false,
+  ): Promise<LeaseTaken> {
     const step = this.stepFrom(undefined, node);
-    if (step.kind !== 'create') return this.take(node, signal); // no lease always means create
+    if (step.kind !== 'create') return this.take(node, signal, adoptLegacy); // no lease always means create
     try {
       await this.createInNamespace(step.lease as typeof step.lease & KubeObject, this.opts(signal));
       return { kind: 'held-by-us' };
     } catch (e) {
       if (!(e instanceof AlreadyExistsError)) throw e;
     }
-    return this.take(node, signal);
+    return this.take(node, signal, adoptLegacy);
   }
 
   /** What to write for `node`, given the lease as read (undefined: there is none). */
-  private stepFrom(existing: LeaseSnapshot | undefined, node: NodeRef) {
+  private stepFrom(existing: LeaseSnapshot | undefined, node: NodeRef, adoptLegacy = false) {
+    const adoptFrom = this.adoptFrom(adoptLegacy);
     return acquireOrRenew(existing, {
       node,
       namespace: this.namespace,
       identity: this.identity,
+      ...(adoptFrom !== undefined ? { adoptFrom } : {}),
       durationSeconds: DisruptionLeaseSeconds,
       now: this.now(),
     });
@@ -139,9 +174,14 @@ export class LeaseKeeper {
     }
   }
 
-  /** Releases the lease for `node` if we hold it (deleted with a resourceVersion precondition). */
-  async release(node: string, signal?: AbortSignal): Promise<boolean> {
-    const step = release(await this.get(node, signal), this.identity);
+  /**
+   * Releases the lease for `node` if we hold it (deleted with a resourceVersion precondition).
+   * `adoptLegacy` as in take: the end of a repair that was in flight releases the legacy
+   * holder's lease too (taken by this install before its upgrade).
+   */
+  async release(node: string, signal?: AbortSignal, adoptLegacy = false): Promise<boolean> {
+    const adoptFrom = this.adoptFrom(adoptLegacy);
+    const step = release(await this.get(node, signal), this.identity, adoptFrom);
     if (step.kind === 'none') return false;
     try {
       await this.client.delete(LeaseResource, step.name, {

@@ -12,11 +12,33 @@ describe('parseRunArgs', () => {
         leaderElect: false,
         leaderElectionNamespace: 'noderepair-system',
         leaderElectionId: 'noderepair-autorepair',
+        leaseHolder: 'noderepair/noderepair-system/noderepair-autorepair',
         metrics: { port: 8080 },
         probes: { port: 8081 },
         provider: { kind: 'name', name: 'dry-run' },
         providerOptions: {},
       }),
+    );
+  });
+
+  it('names the disruption-lease holder per install: derived from the leader-election Lease, or given; never the shared legacy one', () => {
+    const a = parseRunArgs(['--policy', 'p'], { POD_NAMESPACE: 'team-a' });
+    const b = parseRunArgs(['--policy', 'p'], { POD_NAMESPACE: 'team-b' });
+    expect(a).toMatchObject(
+      either.right({ leaseHolder: 'noderepair/team-a/noderepair-autorepair' }),
+    );
+    expect(b).toMatchObject(
+      either.right({ leaseHolder: 'noderepair/team-b/noderepair-autorepair' }),
+    );
+    expect(
+      parseRunArgs(['--policy', 'p', '--leader-elect', '--leader-election-id', 'nr-gpu']),
+    ).toMatchObject(either.right({ leaseHolder: 'noderepair/kube-system/nr-gpu' }));
+    expect(parseRunArgs(['--policy', 'p', '--disruption-lease-holder', 'site/x'])).toMatchObject(
+      either.right({ leaseHolder: 'site/x' }),
+    );
+    const legacy = parseRunArgs(['--policy', 'p', '--disruption-lease-holder', 'noderepair']);
+    expect(either.isLeft(legacy) && legacy.left).toMatch(
+      /--disruption-lease-holder: "noderepair" is the legacy holder/,
     );
   });
 
@@ -55,6 +77,7 @@ describe('parseRunArgs', () => {
         labelSelector: 'pool=workers',
         leaderElectionNamespace: 'ops',
         leaderElectionId: 'nr',
+        leaseHolder: 'noderepair/ops/nr',
         provider: { kind: 'name', name: 'openstack' },
         providerOptions: {
           cloud: { value: 'prod', flag: '--cloud' },

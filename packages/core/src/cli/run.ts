@@ -4,6 +4,7 @@
 import * as either from 'fp-ts/lib/Either.js';
 import YAML from 'yaml';
 import { addAutoRepairController } from '../autorepair/controller.js';
+import { installLeaseHolder, LegacyDisruptionLeaseHolder } from '../autorepair/lease-keeper.js';
 import { parseBindAddress, parseFlagsStrict, type BindAddress } from '../codec/args.js';
 import { resolveRepairPolicy, type RepairPolicy } from '../health/policy.js';
 import { knownProviderNames, loadProviderModule, type ProviderChoice } from '../provider/load.js';
@@ -31,6 +32,7 @@ export const runUsage = `usage: noderepair run --policy <policy.yaml> [--kubecon
                      [--provider <name> | --provider-module <file or package>]
                      [--cloud <name>] [--provider-opt <key=value>]...
                      [--leader-election-namespace <ns>] [--leader-election-id <name>]
+                     [--disruption-lease-holder <identity>]
 
   --policy                      repair policy (YAML or JSON; see docs/autorepair.md)
   --kubeconfig                  kubeconfig file; default: $KUBECONFIG, else the in-cluster service
@@ -47,6 +49,13 @@ export const runUsage = `usage: noderepair run --policy <policy.yaml> [--kubecon
   --cloud                       the provider's cloud (clouds.yaml entry); same as --provider-opt cloud=NAME
   --provider-opt                an option of the provider, key=value (repeatable; run --help
                                 --provider NAME lists them)
+  --leader-election-namespace    namespace of the leader-election Lease (default $POD_NAMESPACE, else
+                                kube-system)
+  --leader-election-id          name of the leader-election Lease (default noderepair-autorepair)
+  --disruption-lease-holder     holder identity in the per-node disruption leases (default
+                                noderepair/<leader-election-namespace>/<leader-election-id>, with
+                                or without --leader-elect): one per install, so two installs never
+                                take each other's leases
   Without a ladder in the policy, the default (SoftReboot, HardReboot) is cut to the steps the
   provider can execute; Replace is never in it (a ladder that ends in Replace opts in).`;
 
@@ -57,6 +66,11 @@ export interface RunConfig {
   leaderElect: boolean;
   leaderElectionNamespace: string;
   leaderElectionId: string;
+  /**
+   * Our holder identity in the per-node disruption leases: --disruption-lease-holder, else
+   * installLeaseHolder(leaderElectionNamespace, leaderElectionId).
+   */
+  leaseHolder: string;
   metrics: BindAddress | 'disabled';
   probes: BindAddress | 'disabled';
   labelSelector?: string;
@@ -77,6 +91,7 @@ export function parseRunArgs(
     'leader-elect': { type: 'boolean' },
     'leader-election-namespace': { type: 'string' },
     'leader-election-id': { type: 'string' },
+    'disruption-lease-holder': { type: 'string' },
     'metrics-bind-address': { type: 'string' },
     'health-probe-bind-address': { type: 'string' },
     'label-selector': { type: 'string' },
@@ -115,20 +130,52 @@ export function parseRunArgs(
   if (either.isLeft(providerOptions)) return providerOptions;
   const kubeconfigPath = str('kubeconfig');
   const labelSelector = str('label-selector');
+  const leaderElectionNamespace =
+    str('leader-election-namespace') ?? env['POD_NAMESPACE'] ?? 'kube-system';
+  const leaderElectionId = str('leader-election-id') ?? 'noderepair-autorepair';
+  const leaseHolder = leaseHolderOf(
+    str('disruption-lease-holder'),
+    leaderElectionNamespace,
+    leaderElectionId,
+  );
+  if (either.isLeft(leaseHolder)) return leaseHolder;
   return either.right({
     policyPath,
     ...(kubeconfigPath !== undefined ? { kubeconfigPath } : {}),
     dryRun: values['dry-run'] === true,
     leaderElect: values['leader-elect'] === true,
-    leaderElectionNamespace:
-      str('leader-election-namespace') ?? env['POD_NAMESPACE'] ?? 'kube-system',
-    leaderElectionId: str('leader-election-id') ?? 'noderepair-autorepair',
+    leaderElectionNamespace,
+    leaderElectionId,
+    leaseHolder: leaseHolder.right,
     metrics: metrics.right,
     probes: probes.right,
     ...(labelSelector !== undefined ? { labelSelector } : {}),
     provider,
     providerOptions: providerOptions.right,
   });
+}
+
+/**
+ * The install's holder identity in disruption leases: the one given, else derived from the
+ * leader-election Lease's namespace and name, which every replica and restart of one install
+ * shares and two installs cannot (the same Lease would make them one install). Without
+ * --leader-elect the same two values (POD_NAMESPACE and the default id) name the install.
+ * The legacy `noderepair` is refused as an explicit value: it is the one every old install
+ * shares, and is adopted only for a repair in flight (coordination.md).
+ */
+export function leaseHolderOf(
+  given: string | undefined,
+  namespace: string,
+  id: string,
+): either.Either<string, string> {
+  if (given === undefined) return either.right(installLeaseHolder(namespace, id));
+  if (given.trim() === '')
+    return either.left('--disruption-lease-holder: expected a non-empty identity');
+  if (given === LegacyDisruptionLeaseHolder)
+    return either.left(
+      `--disruption-lease-holder: "${LegacyDisruptionLeaseHolder}" is the legacy holder every install shared; give one unique to this install, e.g. ${installLeaseHolder(namespace, id)}`,
+    );
+  return either.right(given);
 }
 
 export interface RunIo {
@@ -310,6 +357,7 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     policy,
     provider,
     instance: identity,
+    leaseHolder: c.leaseHolder,
     ...(c.labelSelector !== undefined ? { labelSelector: c.labelSelector } : {}),
   });
   // /metrics is always on the probe server too; a separate address gets its own listener.
@@ -325,6 +373,7 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     {
       dryRun: policy.dryRun,
       leaderElect: c.leaderElect,
+      disruptionLeaseHolder: c.leaseHolder,
       labelSelector: c.labelSelector,
       provider: provider.name,
       ladder: policy.ladder.map((s) => s.action),

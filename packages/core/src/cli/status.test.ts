@@ -293,3 +293,60 @@ describe('noderepair status', () => {
     expect(help.join('\n')).toContain('usage: noderepair status [NODE]');
   });
 });
+
+describe('noderepair status: the install’s disruption-lease holder', () => {
+  const lease = (node: string, holder: string) => ({
+    metadata: { name: `node-${node}`, namespace: 'medik8s-leases' },
+    spec: {
+      holderIdentity: holder,
+      leaseDurationSeconds: 3600,
+      renewTime: new Date(NOW - 60 * S).toISOString(),
+    },
+  });
+  async function runWithLeases(args: string[], holder: string) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await statusCommand(args, {
+      stdout: (l) => out.push(l),
+      stderr: (l) => err.push(l),
+      readFile: () => Promise.resolve(policyYaml),
+      now: () => NOW,
+      read: (): Promise<StatusSource> =>
+        Promise.resolve({
+          nodes: [node('b-down', true)],
+          leaseRenewTimes: new Map(),
+          warnings: [],
+          actors: { leases: new Map([['node-b-down', lease('b-down', holder)]]), forbidden: [] },
+        }),
+    });
+    return { code, out, err };
+  }
+
+  it('names the holder; another install’s live lease is a hold, this install’s is not', async () => {
+    const a = 'noderepair/team-a/noderepair-autorepair';
+    const theirs = await runWithLeases(
+      ['--policy', 'policy.yaml', '--leader-election-namespace', 'team-b'],
+      a,
+    );
+    expect(theirs.err).toEqual([]);
+    expect(theirs.out[1]).toMatch(
+      /^b-down\s.*held: .*held by noderepair\/team-a\/noderepair-autorepair/,
+    );
+    expect(theirs.out).toContain(
+      `disruption lease medik8s-leases/node-b-down: held by ${a} (not this install (noderepair/team-b/noderepair-autorepair))`,
+    );
+    const ours = await runWithLeases(
+      ['--policy', 'policy.yaml', '--leader-election-namespace', 'team-a'],
+      a,
+    );
+    expect(ours.out[1]).not.toMatch(/held by noderepair/);
+    expect(ours.out).toContain(
+      `disruption lease medik8s-leases/node-b-down: held by ${a} (this install)`,
+    );
+    const json = await runWithLeases(
+      ['--json', '--policy', 'policy.yaml', '--disruption-lease-holder', 'site/x'],
+      a,
+    );
+    expect((JSON.parse(json.out[0]!) as { leaseHolder?: string }).leaseHolder).toBe('site/x');
+  });
+});

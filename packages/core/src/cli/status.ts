@@ -15,20 +15,23 @@ import type { ActorHold } from '../health/actor-hold.js';
 import { readStateAnnotation } from '../health/state.js';
 import { createKubeClient } from '../kube/client-node/index.js';
 import { ForbiddenError } from '../kube/errors.js';
-import { loadPolicy } from './run.js';
+import { leaseHolderOf, loadPolicy } from './run.js';
 import {
   holdsFromSnapshot,
+  ourLeaseHolderFor,
   readActorSnapshot,
   type ActorSnapshot,
 } from '../autorepair/actor-source.js';
-import { DisruptionLeaseHolder } from '../autorepair/lease-keeper.js';
+import { isInFlight } from '../health/storm-guard.js';
+import { LegacyDisruptionLeaseHolder } from '../autorepair/lease-keeper.js';
 import { loadKubeConfig } from '../kube/config/load.js';
 import { listAll } from '../kube/pagination.js';
 import { LeaseResource, NodeResource } from '../kube/resource.js';
 import type { KubeLease, KubeNode } from '../kube/types.js';
 
 export const statusUsage = `usage: noderepair status [NODE] [--json] [--kubeconfig <file>] [--policy <policy.yaml>]
-                        [--label-selector <selector>]
+                        [--label-selector <selector>] [--leader-election-namespace <ns>]
+                        [--leader-election-id <name>] [--disruption-lease-holder <identity>]
 
   NODE              report this node only (the storm guard still counts every node), with
                     its last repairs below its line
@@ -37,13 +40,20 @@ export const statusUsage = `usage: noderepair status [NODE] [--json] [--kubeconf
   --kubeconfig      kubeconfig file; default: $KUBECONFIG, else the in-cluster service
                     account, else ~/.kube/config
   --policy          the controller's repair policy (YAML or JSON); default: the defaults
-  --label-selector  the controller's --label-selector: only these Nodes are its fleet`;
+  --label-selector  the controller's --label-selector: only these Nodes are its fleet
+  --leader-election-namespace, --leader-election-id, --disruption-lease-holder
+                    the controller's own (default as \`noderepair run\`: $POD_NAMESPACE or
+                    kube-system, noderepair-autorepair): they name the install's holder identity
+                    in the disruption leases; another holder's live lease is a hold`;
 
 const flags = {
   json: { type: 'boolean' },
   kubeconfig: { type: 'string' },
   policy: { type: 'string' },
   'label-selector': { type: 'string' },
+  'leader-election-namespace': { type: 'string' },
+  'leader-election-id': { type: 'string' },
+  'disruption-lease-holder': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -53,6 +63,10 @@ export interface StatusConfig {
   kubeconfigPath?: string;
   policyPath?: string;
   labelSelector?: string;
+  /** The controller's --leader-election-namespace, --leader-election-id, --disruption-lease-holder. */
+  leaderElectionNamespace?: string;
+  leaderElectionId?: string;
+  leaseHolder?: string;
   help: boolean;
 }
 
@@ -76,6 +90,15 @@ export function parseStatusArgs(args: readonly string[]): either.Either<string, 
     ...(values.kubeconfig !== undefined ? { kubeconfigPath: values.kubeconfig } : {}),
     ...(values.policy !== undefined ? { policyPath: values.policy } : {}),
     ...(values['label-selector'] !== undefined ? { labelSelector: values['label-selector'] } : {}),
+    ...(values['leader-election-namespace'] !== undefined
+      ? { leaderElectionNamespace: values['leader-election-namespace'] }
+      : {}),
+    ...(values['leader-election-id'] !== undefined
+      ? { leaderElectionId: values['leader-election-id'] }
+      : {}),
+    ...(values['disruption-lease-holder'] !== undefined
+      ? { leaseHolder: values['disruption-lease-holder'] }
+      : {}),
     help: values.help === true,
   });
 }
@@ -201,6 +224,32 @@ function unreadableHold(node: NodeSnapshot, stateKey: string): ActorHold[] {
   ];
 }
 
+/**
+ * One line per shown node that has a disruption lease: who holds it, and whether that is this
+ * install (its holder identity, from the same flags as `noderepair run`) (pure).
+ */
+export function leaseLines(
+  actors: ActorSnapshot | undefined,
+  shown: readonly NodeStatus[],
+  leaseHolder: string,
+): string[] {
+  const lines: string[] = [];
+  for (const s of shown) {
+    const lease = actors?.leases.get(`node-${s.name}`.toLowerCase());
+    if (lease === undefined) continue;
+    const holder = lease.spec?.holderIdentity ?? '';
+    const whose =
+      holder === leaseHolder
+        ? 'this install'
+        : holder === LegacyDisruptionLeaseHolder
+          ? `the legacy holder shared by installs before per-install holders; this install is ${leaseHolder}`
+          : `not this install (${leaseHolder})`;
+    const where = `${lease.metadata?.namespace ?? '?'}/${lease.metadata?.name ?? '?'}`;
+    lines.push(`disruption lease ${where}: held by ${holder || 'nobody'} (${whose})`);
+  }
+  return lines;
+}
+
 function reasonText(s: NodeStatus): string {
   const text = s.hold !== undefined ? `held: ${s.hold.message}` : s.reason;
   return s.stateError !== undefined ? `${text} [${s.stateError}]` : text;
@@ -244,11 +293,22 @@ function formatTable(rows: readonly string[][]): string[] {
   );
 }
 
-/** The --json document: times as RFC 3339 (pure). */
-export function statusJson(report: StatusReport, nodes: readonly NodeStatus[]): string {
+/**
+ * The --json document: times as RFC 3339 (pure). `leaseHolder`: the install's holder identity
+ * in disruption leases, and the other actors' marks that could not be judged (`problems`).
+ */
+export function statusJson(
+  report: StatusReport,
+  nodes: readonly NodeStatus[],
+  extra: { leaseHolder?: string; problems?: readonly string[] } = {},
+): string {
   const t = (ms: number | undefined) => (ms !== undefined ? iso(ms) : undefined);
   return JSON.stringify({
     at: iso(report.at),
+    ...(extra.leaseHolder !== undefined ? { leaseHolder: extra.leaseHolder } : {}),
+    ...(extra.problems !== undefined && extra.problems.length > 0
+      ? { problems: extra.problems }
+      : {}),
     storm: report.storm,
     nodes: nodes.map((s) => ({
       ...s,
@@ -282,6 +342,16 @@ export async function statusCommand(args: readonly string[], io: StatusIo): Prom
     io.stdout(statusUsage);
     return 0;
   }
+  const holder = leaseHolderOf(
+    c.leaseHolder,
+    c.leaderElectionNamespace ?? io.env?.['POD_NAMESPACE'] ?? 'kube-system',
+    c.leaderElectionId ?? 'noderepair-autorepair',
+  );
+  if (either.isLeft(holder)) {
+    io.stderr(`noderepair status: ${holder.left}\n${statusUsage}`);
+    return 2;
+  }
+  const leaseHolder = holder.right;
   let policy: RepairPolicy;
   if (c.policyPath !== undefined) {
     let text: string;
@@ -331,7 +401,7 @@ export async function statusCommand(args: readonly string[], io: StatusIo): Prom
               node,
               cordonedByUs: state?.remediation?.cordoned === true,
             },
-            DisruptionLeaseHolder,
+            ourLeaseHolderFor(actors, node.metadata.name, isInFlight(state?.phase), leaseHolder),
             now,
           )
         : []),
@@ -347,9 +417,10 @@ export async function statusCommand(args: readonly string[], io: StatusIo): Prom
     );
     return 1;
   }
-  if (c.json) io.stdout(statusJson(report, shown));
+  if (c.json) io.stdout(statusJson(report, shown, { leaseHolder }));
   else {
     for (const line of formatStatusTable(shown, now)) io.stdout(line);
+    for (const line of leaseLines(actors, shown, leaseHolder)) io.stdout(line);
     // One NODE on the control plane: how noderepair treats it, even while it is healthy.
     const cp =
       c.node !== undefined

@@ -59,8 +59,13 @@ export interface LeaseRequest {
   node: NodeRef;
   /** Where the lease lives (the medik8s lease namespace). */
   namespace: string;
-  /** e.g. `noderepair/<pod name>`: who to ask, readable by a person. */
+  /** e.g. `noderepair/<namespace>/<leader-election id>`: whose, readable by a person. */
   identity: string;
+  /**
+   * A former identity of ours (the legacy `noderepair`): a lease it holds is taken as ours and
+   * rewritten to `identity`. Only for a repair our own state says is in flight.
+   */
+  adoptFrom?: string;
   /** How long the lease holds without a renewal, in seconds. */
   durationSeconds: number;
   /** The clock, in epoch milliseconds. */
@@ -142,8 +147,12 @@ export function acquireOrRenew(existing: LeaseSnapshot | undefined, r: LeaseRequ
   const rv = existing.metadata?.resourceVersion;
   const transitions = s.leaseTransitions ?? 0;
   const until = leaseExpiresAt(existing);
-  if (holder === r.identity) {
-    if (!renewDue(existing, r.now) && s.leaseDurationSeconds === r.durationSeconds)
+  if (holder === r.identity || (r.adoptFrom !== undefined && holder === r.adoptFrom)) {
+    if (
+      holder === r.identity &&
+      !renewDue(existing, r.now) &&
+      s.leaseDurationSeconds === r.durationSeconds
+    )
       return { kind: 'keep' };
     const acquired = typeof s.acquireTime === 'string' ? s.acquireTime : microTime(r.now);
     return { kind: 'update', lease: build(r, acquired, transitions, rv) };
@@ -153,11 +162,19 @@ export function acquireOrRenew(existing: LeaseSnapshot | undefined, r: LeaseRequ
   return { kind: 'update', lease: build(r, microTime(r.now), transitions + 1, rv) };
 }
 
-/** Release as medik8s' Invalidate does: delete the Lease, and only when we hold it. */
-export function release(existing: LeaseSnapshot | undefined, identity: string): ReleaseStep {
+/**
+ * Release as medik8s' Invalidate does: delete the Lease, and only when we hold it (`identity`,
+ * or `adoptFrom`, a former identity of ours, as in LeaseRequest).
+ */
+export function release(
+  existing: LeaseSnapshot | undefined,
+  identity: string,
+  adoptFrom?: string,
+): ReleaseStep {
   if (existing === undefined) return { kind: 'none', why: 'no lease' };
   const holder = existing.spec?.holderIdentity ?? '';
-  if (holder !== identity) return { kind: 'none', why: `held by ${holder || 'nobody'}, not us` };
+  if (holder !== identity && (adoptFrom === undefined || holder !== adoptFrom))
+    return { kind: 'none', why: `held by ${holder || 'nobody'}, not us` };
   const { namespace, name, resourceVersion } = existing.metadata ?? {};
   if (namespace === undefined || name === undefined || resourceVersion === undefined)
     return { kind: 'none', why: 'the lease as read has no namespace, name or resourceVersion' };

@@ -6,6 +6,7 @@ import type { RepairAction, RepairDecision } from './decision.js';
 import type { NodeObservation } from './observation.js';
 import type { RepairPolicy } from './policy.js';
 import type { RepairPhase, RepairState } from './state.js';
+import type { StormPause } from './storm-guard.js';
 
 /** The inputs of one decision, shared by every rule (decide.ts builds it once). */
 export interface Judge {
@@ -16,6 +17,8 @@ export interface Judge {
   readonly policy: RepairPolicy;
   readonly now: number;
   readonly dryRun: boolean;
+  /** A repair in flight in a storm (DecideContext.stormPause): its attempt does not time out. */
+  readonly stormPause?: StormPause;
 }
 
 /** The decision `j` answers with: `next` to persist (undefined: forget the node), `actions`. */

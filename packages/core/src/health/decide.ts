@@ -71,7 +71,15 @@ export function decideObserved(
   ctx: DecideContext = {},
 ): RepairDecision {
   const prev = persisted ?? initialRepairState(now);
-  const j: Judge = { obs, a, prev, policy, now, dryRun: policy.dryRun };
+  const j: Judge = {
+    obs,
+    a,
+    prev,
+    policy,
+    now,
+    dryRun: policy.dryRun,
+    ...(ctx.stormPause !== undefined ? { stormPause: ctx.stormPause } : {}),
+  };
 
   // The Node is gone: nothing left to repair, and nowhere to keep a state.
   if (a.signal === 'gone') {

@@ -6,7 +6,7 @@ import type { Cause } from './cause.js';
 import type { RemediationStepKind } from './policy.js';
 import type { DeleteNodeAction } from './replace.js';
 import type { RepairPhase, RepairState } from './state.js';
-import type { StormVerdict } from './storm-guard.js';
+import type { StormPause, StormVerdict } from './storm-guard.js';
 
 /** What every action carries: why, and whether the shell only reports it (dry run). */
 interface ActionBase {
@@ -112,6 +112,11 @@ export interface RepairDecision {
 export interface DecideContext {
   /** The storm guard's verdict for this node; absent means admitted (single-node use). */
   storm?: StormVerdict;
+  /**
+   * The node's repair is in flight and its fleet or failure domain is over the storm limit:
+   * its attempt waits instead of timing out and escalating (follow-repair.ts).
+   */
+  stormPause?: StormPause;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   stormGuard,
   type StormEntry,
   type StormMemory,
+  type StormPause,
   type StormReport,
 } from './storm-guard.js';
 import { nowMillis } from './time.js';
@@ -66,9 +67,10 @@ export function wantsToStart(a: Assessment, phase: RepairPhase | undefined): boo
 
 /**
  * The decision for one node without looking at the others, when the others cannot change
- * it: the storm guard only ever holds a node that wants to start a remediation, so for any
- * other node decideFleet's answer is exactly this one. Undefined when the node wants to
- * start (then the whole fleet must be assessed). Lets a controller keep a reconcile O(1) in
+ * it: the storm guard only ever holds a node that wants to start a remediation, or pauses a
+ * repair in flight whose attempt would time out (StormPause), so for any other node
+ * decideFleet's answer is exactly this one. Undefined when the node wants to start, or its
+ * attempt would time out now (then the whole fleet must be assessed). Lets a controller keep a reconcile O(1) in
  * the fleet size for every node but the few about to start a repair.
  */
 export function decideAlone(
@@ -79,8 +81,24 @@ export function decideAlone(
   const now = nowMillis(nowInput);
   const { obs, a } = judge(member, policy, now);
   if (wantsToStart(a, member.state?.phase)) return undefined;
-  return decideObserved(obs, a, member.state, nodePolicy(member, policy), now, {});
+  const mine = nodePolicy(member, policy);
+  const d = decideObserved(obs, a, member.state, mine, now, {});
+  // A repair in flight whose attempt would time out now: a storm would make it wait
+  // (StormPause), so the fleet decides it. Asked by deciding it as if paused: a different
+  // answer means the storm guard can change it.
+  if (isInFlight(member.state?.phase)) {
+    const ifPaused = decideObserved(obs, a, member.state, mine, now, { stormPause: probePause });
+    if (ifPaused.reason !== d.reason) return undefined;
+  }
+  return d;
 }
+
+/** A storm pause only decideAlone uses, to ask whether one would change the decision. */
+const probePause: StormPause = {
+  scope: 'fleet',
+  reason: 'storm guard: (probe)',
+  hold: { kind: 'storm', unhealthy: 0, total: 0, limit: 0 },
+};
 
 /**
  * `memory` is the storm guard's memory from the previous pass (FleetDecision.storm.memory);
@@ -101,7 +119,8 @@ export function decideFleet(
     const judged = judge(m, policy, now);
     const entry = stormEntry(judged);
     entries.push(entry);
-    if (entry.wantsToStart) return judged;
+    // One in flight may be paused by a storm (StormPause): it waits for the guard too.
+    if (entry.wantsToStart || isInFlight(entry.phase)) return judged;
     return decideObserved(judged.obs, judged.a, m.state, nodePolicy(m, policy), now, {});
   });
   const storm = stormGuard(entries, policy.stormGuard, now, memory, policy.controlPlane);
@@ -155,7 +174,11 @@ export function decideWithVerdict(
   now: number,
 ): RepairDecision {
   const verdict = storm.verdicts.get(obs.nodeName);
-  const ctx = verdict !== undefined ? { storm: verdict } : {};
+  const pause = storm.paused.get(obs.nodeName);
+  const ctx = {
+    ...(verdict !== undefined ? { storm: verdict } : {}),
+    ...(pause !== undefined ? { stormPause: pause } : {}),
+  };
   return decideObserved(obs, a, member.state, nodePolicy(member, policy), now, ctx);
 }
 

@@ -12,6 +12,7 @@ import { advanceLadder, progressLadder } from './ladder.js';
 import { decideAfterReplace, isAcceptedReplace } from './replace.js';
 import { actionIdFor, fenceAction, undoAction } from './repair-actions.js';
 import type { Remediation, RepairIntent, RepairState } from './state.js';
+import type { StormPause } from './storm-guard.js';
 import { formatDuration, iso } from './time.js';
 
 /** The next decision for a node whose remediation `rem` is in progress. */
@@ -173,6 +174,10 @@ function followLadder(
     }
     case 'Next':
     case 'Exhausted': {
+      // A timeout judged on a status the storm may have made stale waits (a provider's
+      // failure does not: it is evidence).
+      if (v.ended.result === 'TimedOut' && j.stormPause !== undefined)
+        return pausedByStorm(j, s, rem, current, v.ended.timeoutMs, j.stormPause);
       const why =
         v.ended.result === 'Failed'
           ? `${current.action} attempt ${rem.attempt} failed: ${v.ended.message ?? 'provider reported failure'}`
@@ -180,4 +185,31 @@ function followLadder(
       return applyAdvance(j, v.ended.result === 'Failed' ? s : notHealthy(s), rem, v, why);
     }
   }
+}
+
+/**
+ * The attempt timed out while the storm guard sees a mass loss of status (StormPause): when a
+ * zone loses its link to the control plane every node in it turns Unknown, and one our action
+ * did bring back cannot say so. Escalating on that (a second reboot, a Replace that deletes
+ * the machine) would act on stale evidence, so the repair waits: no next attempt, no give-up,
+ * asked again at the recheck pace; it escalates as before once the storm lifts and the node is
+ * still not Ready (as medik8s Self Node Remediation does when most peers cannot reach the API).
+ */
+function pausedByStorm(
+  j: Judge,
+  s: RepairState,
+  rem: Remediation,
+  current: RepairIntent,
+  timeoutMs: number,
+  pause: StormPause,
+): RepairDecision {
+  const { policy } = j;
+  return decision(
+    j,
+    enter(j, notHealthy(s), 'Verifying'),
+    [],
+    `not Ready ${formatDuration(timeoutMs)} after ${current.action} attempt ${rem.attempt}, but ${pause.reason}: ` +
+      `the node's status may be stale, so the repair waits (no next attempt, no give-up) until the storm lifts`,
+    policy.stormGuard.recheckIntervalMs,
+  );
 }

@@ -97,6 +97,7 @@ export {
   stormMemoryAtStart,
   emptyStormMemory,
   type StormVerdict,
+  type StormPause,
   type StormReport,
   type StormMemory,
   type StormScope,

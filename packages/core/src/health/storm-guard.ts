@@ -88,6 +88,22 @@ export function stormMemoryAtStart(now: number): StormMemory {
   return { lastTrippedAt: { '': now } };
 }
 
+/**
+ * A repair in flight whose fleet, or failure domain, is over its limit: so many nodes lost
+ * their status at once that this node's NotReady is no evidence its repair failed (a zone cut
+ * off from the control plane reports every node Unknown, a recovered one too). Its attempt
+ * does not time out into the next attempt, step or a give-up while the pause lasts
+ * (follow-repair.ts); a provider's failure still advances it.
+ */
+export interface StormPause {
+  /** Which limit: the fleet's (maxUnhealthy) or the node's failure domain's. */
+  scope: 'fleet' | 'failure-domain';
+  /** The counts, in words (stable: the event recorder folds repeats). */
+  reason: string;
+  /** The counts as data. */
+  hold: Extract<StormHold, { kind: 'storm' }>;
+}
+
 /** The storm guard's counts and a verdict for each node that wanted to start. */
 export interface StormReport {
   /** Nodes counted (paused and gone ones are not). */
@@ -105,6 +121,11 @@ export interface StormReport {
   tripped: boolean;
   /** Admitted or held, by node name, for the nodes that wanted to start a repair. */
   verdicts: Map<string, StormVerdict>;
+  /**
+   * The repairs in flight whose fleet or failure domain is over its limit, by node name: their
+   * attempts wait instead of timing out (StormPause).
+   */
+  paused: Map<string, StormPause>;
   /** The memory to pass to the next call. */
   memory: StormMemory;
 }
@@ -182,7 +203,10 @@ export function stormGuard(
   const domainOf = (e: StormEntry) =>
     policy.failureDomainLabel ? (e.labels?.[policy.failureDomainLabel] ?? '') : '';
   const domainKey = (d: string) => `${policy.failureDomainLabel ?? ''}=${d}`;
-  const domainTripped = new Map<string, { text: string; hold: StormHold }>();
+  const domainTripped = new Map<
+    string,
+    { text: string; hold: Extract<StormHold, { kind: 'storm' }> }
+  >();
   if (policy.failureDomainLabel !== undefined && policy.maxUnhealthyPerDomain !== undefined) {
     const byDomain = new Map<string, StormEntry[]>();
     for (const e of counted) {
@@ -206,6 +230,25 @@ export function stormGuard(
           },
         });
     }
+  }
+
+  const fleetText = `${unhealthy} of ${counted.length} nodes unhealthy (limit ${limit})`;
+  const paused = new Map<string, StormPause>();
+  for (const e of counted) {
+    if (!isInFlight(e.phase)) continue;
+    const dt = tripped ? undefined : domainTripped.get(domainOf(e));
+    if (tripped)
+      paused.set(e.name, {
+        scope: 'fleet',
+        reason: `storm guard: ${fleetText}`,
+        hold: { kind: 'storm', unhealthy, total: counted.length, limit },
+      });
+    else if (dt !== undefined)
+      paused.set(e.name, {
+        scope: 'failure-domain',
+        reason: `storm guard: ${dt.text}`,
+        hold: dt.hold,
+      });
   }
 
   const verdicts = new Map<string, StormVerdict>();
@@ -243,7 +286,7 @@ export function stormGuard(
       verdicts.set(e.name, {
         admitted: false,
         scope: 'fleet',
-        reason: `storm guard: ${unhealthy} of ${counted.length} nodes unhealthy (limit ${limit})`,
+        reason: `storm guard: ${fleetText}`,
         hold: { kind: 'storm', unhealthy, total: counted.length, limit },
       });
     else if (dt !== undefined)
@@ -302,6 +345,7 @@ export function stormGuard(
     limit,
     tripped,
     verdicts,
+    paused,
     memory: { lastTrippedAt },
   };
 }

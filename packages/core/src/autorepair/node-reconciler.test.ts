@@ -158,6 +158,30 @@ describe('NodeReconciler', () => {
     expect(s.calls.map((c) => c.req.node)).toEqual(['a1']);
   });
 
+  it('a repair in flight does not escalate on its timeout while its zone is over the storm limit; it does once the zone is back', async () => {
+    const s = setup(policyDoc);
+    s.addNode('a1', 'unknown', 'a');
+    s.addNode('a2', 'ready', 'a');
+    s.addNode('a3', 'ready', 'a');
+    await s.reconciler.reconcile({ name: 'a1' }, s.ctx);
+    expect(s.calls).toHaveLength(1);
+    expect(s.stateOf('a1')?.phase).toBe('Verifying');
+    // Zone a loses its link to the control plane: every node in it Unknown. Past the step's
+    // timeout a1's Ready=Unknown is no evidence its reboot failed.
+    s.addNode('a2', 'unknown', 'a');
+    s.addNode('a3', 'unknown', 'a');
+    s.clock.now += 60 * 60_000;
+    const r = await s.reconciler.reconcile({ name: 'a1' }, s.ctx);
+    expect(s.calls).toHaveLength(1);
+    expect(r).toEqual({ requeueAfter: s.policy.stormGuard.recheckIntervalMs });
+    expect(s.stateOf('a1')).toMatchObject({ phase: 'Verifying', remediation: { attempt: 1 } });
+    // The zone is back, a1 still not Ready: the next attempt.
+    s.addNode('a2', 'ready', 'a');
+    s.addNode('a3', 'ready', 'a');
+    await s.reconciler.reconcile({ name: 'a1' }, s.ctx);
+    expect(s.calls).toHaveLength(2);
+  });
+
   it('a conflicting write requeues quietly and acts on nothing', async () => {
     const s = setup(policyDoc);
     s.addNode('b1', 'unknown', 'b');

@@ -98,7 +98,14 @@ exit 1
       minHealthyPeriod: '3s',
       retryBackoff: '1s',
       ladder: [
-        { action: 'Command', command: [prog, '--rack', '4'], commandTimeout: '30s', timeout: '5m' },
+        // The site's token is handed over by name (the program gets no other controller variable).
+        {
+          action: 'Command',
+          command: [prog, '--rack', '4'],
+          commandTimeout: '30s',
+          timeout: '5m',
+          env: ['SITE_API_TOKEN'],
+        },
         { action: 'HardReboot', timeout: '60s' },
       ],
       stormGuard: { maxUnhealthy: '100%', maxInFlight: 1, recheckInterval: '1s' },

@@ -123,4 +123,29 @@ describe('policy: site steps', () => {
       ),
     ).toContain('ladder[1].action: Command is already step 1; use attempts to repeat a step');
   });
+
+  it('a Command step’s env names the controller variables passed through; names only, on Command only', () => {
+    const p = resolveRepairPolicy({
+      ladder: [{ action: 'Command', command: ['/bin/replace'], env: ['OS_CLOUD', 'HTTPS_PROXY'] }],
+    });
+    if (either.isLeft(p)) throw new Error(p.left);
+    expect(p.right.ladder[0]?.env).toEqual(['OS_CLOUD', 'HTTPS_PROXY']);
+    expect(
+      left(resolveRepairPolicy({ ladder: [{ action: 'HardReboot', env: ['OS_CLOUD'] }] })),
+    ).toContain('ladder[0].env: only a Command step takes env, not HardReboot');
+    expect(
+      left(
+        resolveRepairPolicy({
+          ladder: [{ action: 'Command', command: ['/bin/x'], env: ['OS_CLOUD=site'] }],
+        }),
+      ),
+    ).toContain('ladder[0].env[0]: expected the name of an environment variable');
+    expect(
+      left(
+        resolveRepairPolicy({
+          ladder: [{ action: 'Command', command: ['/bin/x'], envFrom: ['OS_CLOUD'] }],
+        }),
+      ),
+    ).toContain('envFrom');
+  });
 });

@@ -58,6 +58,7 @@ const LadderStepInput = t.intersection([
     image: t.string,
     command: t.array(t.string),
     commandTimeout: DurationMs,
+    env: t.array(t.string),
     url: t.string,
     requestTimeout: DurationMs,
   }),
@@ -140,6 +141,11 @@ export interface LadderStep {
   command?: string[];
   /** Command: how long the program may run before it is killed (the attempt then fails). */
   commandTimeoutMs?: number;
+  /**
+   * Command: names of the controller's environment variables passed through to the program
+   * (it gets only PATH, HOME, LANG, LC_*, TZ and NODEREPAIR_* otherwise).
+   */
+  env?: string[];
   /** Webhook: the http(s) URL the request is POSTed to. Present exactly for Webhook. */
   url?: string;
   /** Webhook: how long one request may take before the answer counts as lost. */
@@ -391,9 +397,16 @@ function siteStepProblems(s: LadderStep, i: number): string[] {
       );
     if (s.commandTimeoutMs !== undefined && s.commandTimeoutMs <= 0)
       problems.push(`ladder[${i}].commandTimeout: expected a duration above 0`);
+    (s.env ?? []).forEach((name, j) => {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+        problems.push(
+          `ladder[${i}].env[${j}]: expected the name of an environment variable (letters, digits, _), e.g. OS_CLOUD`,
+        );
+    });
   } else {
     if (s.command !== undefined) only('command', 'Command');
     if (s.commandTimeoutMs !== undefined) only('commandTimeout', 'Command');
+    if (s.env !== undefined) only('env', 'Command');
   }
   if (s.action === 'Webhook') {
     if (s.url === undefined) problems.push(`ladder[${i}].url: Webhook needs the URL to POST to`);
@@ -455,6 +468,7 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
           ...(s.image !== undefined ? { image: s.image } : {}),
           ...(s.command !== undefined ? { command: s.command } : {}),
           ...(s.commandTimeout !== undefined ? { commandTimeoutMs: s.commandTimeout } : {}),
+          ...(s.env !== undefined ? { env: s.env } : {}),
           ...(s.url !== undefined ? { url: s.url } : {}),
           ...(s.requestTimeout !== undefined ? { requestTimeoutMs: s.requestTimeout } : {}),
         })) ?? d.ladder;

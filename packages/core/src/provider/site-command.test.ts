@@ -79,6 +79,52 @@ function commandStep(command: string[], extra: Partial<LadderStep> = {}): Ladder
 }
 
 describe('Command site step (real programs)', () => {
+  it('the program gets a scrubbed environment: PATH, HOME, LANG, LC_*, TZ, NODEREPAIR_* and what the step’s env names; no credentials, no KUBECONFIG', async () => {
+    const out = join(dir, 'scrubbed-env');
+    const prog = script('dump-env.sh', `env | cut -d= -f1 | sort > ${out}; exit 0`);
+    const p = withSiteSteps(
+      new RecordingProviderFake(),
+      commandStep([prog], { env: ['OS_CLOUD', 'NOT_SET'] }),
+      {
+        env: {
+          PATH: process.env['PATH'],
+          HOME: '/home/nonroot',
+          LANG: 'C.UTF-8',
+          LC_ALL: 'C.UTF-8',
+          TZ: 'UTC',
+          OS_PASSWORD: 'hunter2-pw',
+          OS_CLIENT_CONFIG_FILE: '/etc/openstack/clouds.yaml',
+          OS_CLOUD: 'site',
+          AWS_SECRET_ACCESS_KEY: 'aws-secret',
+          KUBECONFIG: '/etc/kube/admin.conf',
+          KUBERNETES_SERVICE_HOST: '10.0.0.1',
+          NODEREPAIR_FROM_DEPLOYMENT: 'x',
+        },
+      },
+    );
+    const r = await p.execute(request(), { signal });
+    expect(r.kind).toBe('Accepted');
+    const names = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      // What /bin/sh itself sets (PWD, SHLVL, _) is not ours to judge.
+      .filter((n) => !['PWD', 'SHLVL', '_', 'OLDPWD'].includes(n));
+    expect(names).toEqual([
+      'HOME',
+      'LANG',
+      'LC_ALL',
+      'NODEREPAIR_ACTION',
+      'NODEREPAIR_ACTION_ID',
+      'NODEREPAIR_ISSUED_AT',
+      'NODEREPAIR_NODE',
+      'NODEREPAIR_PROVIDER_ID',
+      'NODEREPAIR_REPLAY',
+      'OS_CLOUD',
+      'PATH',
+      'TZ',
+    ]);
+  });
+
   it('exit 0 is Accepted; the program gets argv as given, the NODEREPAIR_* variables, the controller env and a closed stdin', async () => {
     const out = join(dir, 'env-out');
     const prog = script(
@@ -90,9 +136,13 @@ describe('Command site step (real programs)', () => {
       exit 0`,
     );
     const inner = new RecordingProviderFake();
-    const p = withSiteSteps(inner, commandStep([prog, 'a b', '$(touch /tmp/x)']), {
-      env: { PATH: process.env['PATH'], SITE_REGION: 'eu-1' },
-    });
+    const p = withSiteSteps(
+      inner,
+      commandStep([prog, 'a b', '$(touch /tmp/x)'], { env: ['SITE_REGION'] }),
+      {
+        env: { PATH: process.env['PATH'], SITE_REGION: 'eu-1' },
+      },
+    );
     const req = request();
     const r = await p.execute(req, { signal });
     expect(r).toEqual({ kind: 'Accepted', message: `${prog} exited 0` });
@@ -146,9 +196,12 @@ describe('Command site step (real programs)', () => {
        echo "login failed with $OS_PASSWORD and $API_TOKEN" >&2
        exit 3`,
     );
-    const p = withSiteSteps(new RecordingProviderFake(), commandStep([prog, 'secret-arg']), {
-      env: { PATH: process.env['PATH'], OS_PASSWORD: 'hunter2-pw', API_TOKEN: 'tok-123456' },
-    });
+    // Passed through on purpose (the step's env), so the program can print them.
+    const p = withSiteSteps(
+      new RecordingProviderFake(),
+      commandStep([prog, 'secret-arg'], { env: ['OS_PASSWORD', 'API_TOKEN'] }),
+      { env: { PATH: process.env['PATH'], OS_PASSWORD: 'hunter2-pw', API_TOKEN: 'tok-123456' } },
+    );
     const r = await p.execute(request(), { signal });
     expect(r.kind).toBe('Rejected');
     expect(r.message.startsWith(`${prog} exited 3: …`)).toBe(true);

@@ -15,6 +15,35 @@ import { formatDuration } from '../health/time.js';
 import type { ProviderOutcome } from './port.js';
 import { TailBuffer, tailExcerpt } from './site-text.js';
 
+/**
+ * What a Command step's program gets of the controller's environment without being asked:
+ * where programs are, a home, the locale and the time zone. Nothing else: the controller's
+ * cloud credentials (OS_*, OS_CLIENT_CONFIG_FILE, AWS_*), its KUBECONFIG and tokens are not
+ * the site program's to use. A step's `env` names more to pass through.
+ */
+export const CommandBaseEnv: readonly string[] = ['PATH', 'HOME', 'LANG', 'TZ'];
+
+/** A variable the program always gets if the controller has it: CommandBaseEnv, or LC_*. */
+function isBaseVariable(name: string): boolean {
+  return CommandBaseEnv.includes(name) || name.startsWith('LC_');
+}
+
+/**
+ * The environment a Command step's program runs with: the base variables the controller has,
+ * the ones the step's `env` names (passed through when the controller has them), and ours
+ * (NODEREPAIR_*), which win over anything passed through. Pure.
+ */
+export function commandEnvironment(
+  controller: Readonly<Record<string, string | undefined>>,
+  passThrough: readonly string[],
+  ours: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(controller))
+    if (v !== undefined && (isBaseVariable(k) || passThrough.includes(k))) out[k] = v;
+  return { ...out, ...ours };
+}
+
 /** sysexits.h EX_TEMPFAIL: the program could not act now and did nothing. */
 export const ExitTempFail = 75;
 /** Output kept per stream; messages show only the tail of stderr. */
@@ -24,6 +53,7 @@ const STDIO_DRAIN_MS = 1000;
 
 export interface SiteCommandRun {
   readonly argv: readonly string[];
+  /** The program's whole environment (commandEnvironment): nothing else is inherited. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly timeoutMs: number;
   /** After SIGTERM on timeout, how long before SIGKILL (an abort kills at once). */

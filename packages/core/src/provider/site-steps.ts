@@ -27,7 +27,7 @@ import type {
   ProviderContext,
   ProviderOutcome,
 } from './port.js';
-import { commandOutcome, runSiteCommand } from './site-command.js';
+import { commandEnvironment, commandOutcome, runSiteCommand } from './site-command.js';
 import { secretValuesOf } from './site-text.js';
 import { callSiteWebhook, webhookOutcome, webhookTarget } from './site-webhook.js';
 
@@ -44,7 +44,10 @@ export function isSiteAction(a: ProviderAction): a is SiteAction {
 
 /** Options of the site steps (withSiteSteps). */
 export interface SiteStepOptions {
-  /** The environment the program inherits (default: the controller's, process.env). */
+  /**
+   * The controller's environment (default process.env): the program gets only its PATH, HOME,
+   * LANG, LC_*, TZ and what the step's `env` names (commandEnvironment).
+   */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** After SIGTERM at the commandTimeout, how long before SIGKILL. Default 10 s. */
   readonly killGraceMs?: number;
@@ -57,7 +60,7 @@ const DefaultKillGraceMs = 10_000;
  */
 const RememberedAnswers = 1000;
 
-/** The variables a Command step's program gets on top of the controller's environment. */
+/** The NODEREPAIR_* variables a Command step's program gets (with commandEnvironment's few). */
 export function siteCommandEnv(req: ActionRequest): Record<string, string> {
   return {
     NODEREPAIR_NODE: req.node,
@@ -111,7 +114,7 @@ export function withSiteSteps(
       const timeoutMs = step.commandTimeoutMs ?? DefaultCommandTimeoutMs;
       const end = await runSiteCommand({
         argv,
-        env: { ...env, ...siteCommandEnv(req) },
+        env: commandEnvironment(env, step.env ?? [], siteCommandEnv(req)),
         timeoutMs,
         killGraceMs,
         signal: ctx.signal,

@@ -3,17 +3,21 @@
 // pure actors.ts. Three requests however large the fleet; only the passes that may admit a
 // repair pay them (a node that does not want to start never gets here).
 //
-// An actor that is not installed (no DaemonSet, no NodeMaintenance CRD, no lease or upgrade namespace)
-// holds nothing. A mark we may not read (403) is a hold on every node that wants a repair,
-// named "Unreadable" with the missing permission: repairing blind could collide with the
-// very actor the policy asked us to respect. Any other error propagates, so the reconcile
-// fails and is retried: an apiserver outage is waiting, never a verdict.
+// An actor that is not installed (no DaemonSet, no NodeMaintenance CRD, no lease or upgrade
+// namespace: a 404) holds nothing. A mark we may not read (403: RBAC missing) is a hold on
+// every node that wants a repair, named "Unreadable" with the missing permission, and so is a
+// mark we read but cannot understand (a garbled kured lock): repairing blind could collide
+// with the very actor the policy asked us to respect (kured may be rebooting the node). Any
+// other error (a timeout, 5xx, 429, a connection refused, 401) propagates, so the fleet pass
+// and its reconcile fail and are retried, no repair starts: an apiserver outage is waiting,
+// never "not installed". The coordinator logs each problem once when it appears.
 import type { KubeClient } from '../kube/client.js';
 import { ForbiddenError, NotFoundError } from '../kube/errors.js';
 import { customResource, LeaseResource } from '../kube/resource.js';
 import type { KubeObject } from '../kube/object.js';
 import {
   actorHolds,
+  kuredLockUnreadable,
   LabelSystemUpgradeNode,
   type ActorHold,
   type JobSnapshot,
@@ -147,6 +151,18 @@ export async function readActorSnapshot(
 }
 
 /**
+ * What this snapshot could not read or understand, for every node alike: the forbidden reads
+ * and a kured lock that does not parse. Each is an Unreadable hold (holdsFromSnapshot); this
+ * is the list to log and show once.
+ */
+export function snapshotProblems(snap: ActorSnapshot, c: CoordinationPolicy): string[] {
+  const kured = c.actors.includes('Kured')
+    ? kuredLockUnreadable(snap.kuredDaemonSetAnnotations, c)
+    : undefined;
+  return [...snap.forbidden, ...(kured !== undefined ? [kured] : [])];
+}
+
+/**
  * Who is "us" in `nodeName`'s disruption lease: `ours`, or the legacy holder `noderepair` when
  * that is who holds it and our own state says a repair of ours is in flight there (this
  * install, before an upgrade, took it for that repair). A legacy lease on a node we are not
@@ -164,7 +180,8 @@ export function ourLeaseHolderFor(
 
 /**
  * One node's holds from a snapshot. `ourLeaseIdentity`: a lease we hold is ours, not a hold.
- * A forbidden read is a hold named Unreadable, not disrupting (it counts nothing in flight).
+ * A forbidden read, or a mark we cannot understand (actorHolds' problems), is a hold named
+ * Unreadable, not disrupting (it counts nothing in flight).
  */
 export function holdsFromSnapshot(
   snap: ActorSnapshot,
@@ -190,7 +207,9 @@ export function holdsFromSnapshot(
     c,
     now,
   );
-  const unreadable = snap.forbidden.map(
+  // A mark we may not read, or cannot understand: held, not disrupting (it counts nothing
+  // in flight), and named, so the Event and `noderepair status` say what to fix.
+  const unreadable = [...snap.forbidden, ...report.problems].map(
     (detail): ActorHold => ({ actor: 'Unreadable', detail, disrupting: false }),
   );
   return [...report.holds, ...unreadable];

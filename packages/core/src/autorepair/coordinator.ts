@@ -16,6 +16,7 @@ import {
   holdsFromSnapshot,
   ourLeaseHolderFor,
   readActorSnapshot,
+  snapshotProblems,
   type ActorSnapshot,
 } from './actor-source.js';
 import { EventReasons, startsRemediation } from './events.js';
@@ -70,6 +71,8 @@ export const ActorSnapshotMaxAgeMs = 1000;
 
 export class Coordinator {
   private snapshot: { at: number; value: ActorSnapshot } | undefined;
+  /** The problems last logged (snapshotProblems), so each is logged once when it appears. */
+  private loggedProblems = '';
   private readonly holds: HoldTracker;
   /** Our per-node disruption lease (none in dry-run, which writes nothing). */
   private readonly leases: LeaseKeeper | undefined;
@@ -99,8 +102,10 @@ export class Coordinator {
     const c = this.deps.policy.coordination;
     if (c.actors.length === 0) return (m) => m;
     const now = this.deps.now();
-    if (this.snapshot === undefined || now - this.snapshot.at >= ActorSnapshotMaxAgeMs)
+    if (this.snapshot === undefined || now - this.snapshot.at >= ActorSnapshotMaxAgeMs) {
       this.snapshot = { at: now, value: await readActorSnapshot(this.deps.client, c, signal) };
+      this.logProblems(snapshotProblems(this.snapshot.value, c));
+    }
     const snapshot = this.snapshot.value;
     return (m) => {
       const actorHolds = holdsFromSnapshot(
@@ -116,6 +121,23 @@ export class Coordinator {
       );
       return actorHolds.length > 0 ? { ...m, obs: { ...m.obs, actorHolds } } : m;
     };
+  }
+
+  /**
+   * Marks of other actors we may not read or cannot understand hold every node that wants a
+   * repair (Unreadable; each held node also gets its HeldByOtherActor Warning Event): one log
+   * line when the list changes, so a person learns what to fix without a line per pass.
+   */
+  private logProblems(problems: readonly string[]): void {
+    const key = problems.join('\n');
+    if (key === this.loggedProblems) return;
+    this.loggedProblems = key;
+    if (problems.length === 0) this.deps.log.info({}, "the other actors' marks are readable again");
+    else
+      this.deps.log.warn(
+        { problems },
+        `cannot read the other actors' marks: ${problems.join('; ')}: every node that wants a repair is held (Unreadable) until this is fixed`,
+      );
   }
 
   /**

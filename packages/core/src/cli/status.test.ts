@@ -350,3 +350,34 @@ describe('noderepair status: the install’s disruption-lease holder', () => {
     expect((JSON.parse(json.out[0]!) as { leaseHolder?: string }).leaseHolder).toBe('site/x');
   });
 });
+
+describe('noderepair status: marks of other actors it cannot read', () => {
+  it('a garbled kured lock is a warning and holds the node that wants a repair (Unreadable)', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await statusCommand(['--policy', 'policy.yaml'], {
+      stdout: (l) => out.push(l),
+      stderr: (l) => err.push(l),
+      readFile: () => Promise.resolve(policyYaml),
+      now: () => NOW,
+      read: (): Promise<StatusSource> =>
+        Promise.resolve({
+          nodes: [node('b-down', true)],
+          leaseRenewTimes: new Map(),
+          warnings: [],
+          actors: {
+            kuredDaemonSetAnnotations: { 'weave.works/kured-node-lock': '{nodeID: b-down' },
+            leases: new Map(),
+            forbidden: [],
+          },
+        }),
+    });
+    expect(code).toBe(0);
+    const problem =
+      'kured lock weave.works/kured-node-lock on daemonset kube-system/kured unreadable: not JSON';
+    expect(err).toEqual([
+      `noderepair status: warning: ${problem} (the controller holds every node that wants a repair until this is fixed)`,
+    ]);
+    expect(out[1]).toMatch(/^b-down\s.*held: .*kured lock .* unreadable: not JSON/);
+  });
+});

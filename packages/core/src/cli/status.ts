@@ -20,6 +20,7 @@ import {
   holdsFromSnapshot,
   ourLeaseHolderFor,
   readActorSnapshot,
+  snapshotProblems,
   type ActorSnapshot,
 } from '../autorepair/actor-source.js';
 import { isInFlight } from '../health/storm-guard.js';
@@ -386,6 +387,13 @@ export async function statusCommand(args: readonly string[], io: StatusIo): Prom
     return 1;
   }
   for (const w of source.warnings) io.stderr(`noderepair status: warning: ${w}`);
+  // Marks the controller cannot read either: each holds every node that wants a repair.
+  const problems =
+    source.actors !== undefined ? snapshotProblems(source.actors, policy.coordination) : [];
+  for (const p of problems)
+    io.stderr(
+      `noderepair status: warning: ${p} (the controller holds every node that wants a repair until this is fixed)`,
+    );
   const now = (io.now ?? Date.now)();
   const actors = source.actors;
   const key = policy.annotations.state;
@@ -417,7 +425,7 @@ export async function statusCommand(args: readonly string[], io: StatusIo): Prom
     );
     return 1;
   }
-  if (c.json) io.stdout(statusJson(report, shown, { leaseHolder }));
+  if (c.json) io.stdout(statusJson(report, shown, { leaseHolder, problems }));
   else {
     for (const line of formatStatusTable(shown, now)) io.stdout(line);
     for (const line of leaseLines(actors, shown, leaseHolder)) io.stdout(line);

@@ -90,11 +90,11 @@ describe('kured', () => {
     expect(actorsOf(v)).toEqual([]);
   });
 
-  it('a garbled lock is a problem to report, never a hold on every node', () => {
+  it('a garbled lock is a problem, not a Kured hold (holdsFromSnapshot makes it an Unreadable hold)', () => {
     const r = actorHolds(view({ kuredDaemonSetAnnotations: kured('{nodeID: w1') }), all, T0);
     expect(r.holds).toEqual([]);
     expect(r.problems).toEqual([
-      'kured lock weave.works/kured-node-lock on kube-system/kured unreadable: not JSON',
+      'kured lock weave.works/kured-node-lock on daemonset kube-system/kured unreadable: not JSON',
     ]);
   });
 

@@ -75,7 +75,10 @@ export interface ActorView {
 export interface ActorReport {
   /** Every hold found, in the policy's actor order; empty: no other actor is disrupting the node. */
   holds: ActorHold[];
-  /** Marks we could not read (say a garbled kured lock): reported, never a hold by themselves. */
+  /**
+   * Marks we could not read (say a garbled kured lock). Not in `holds`: the controller and
+   * `noderepair status` (holdsFromSnapshot) make each an Unreadable hold, and log them.
+   */
   problems: string[];
 }
 
@@ -164,6 +167,21 @@ function leaseHold(
   };
 }
 
+function kuredLockProblem(c: CoordinationPolicy, why: string): string {
+  return `kured lock ${c.kured.lockAnnotation} on daemonset ${c.kured.daemonSet} unreadable: ${why}`;
+}
+
+/** The kured lock annotation as read, when it is there and cannot be parsed: the problem. */
+export function kuredLockUnreadable(
+  annotations: Record<string, string> | undefined,
+  c: CoordinationPolicy,
+): string | undefined {
+  const value = annotations?.[c.kured.lockAnnotation];
+  if (value === undefined || value === '') return undefined;
+  const parsed = parseKuredLock(value);
+  return either.isLeft(parsed) ? kuredLockProblem(c, parsed.left) : undefined;
+}
+
 function kuredHold(
   v: ActorView,
   c: CoordinationPolicy,
@@ -174,10 +192,10 @@ function kuredHold(
   if (value === undefined || value === '') return undefined;
   const parsed = parseKuredLock(value);
   if (either.isLeft(parsed)) {
-    // Not a hold: a garbled annotation would otherwise stop every repair in the cluster.
-    problems.push(
-      `kured lock ${c.kured.lockAnnotation} on ${c.kured.daemonSet} unreadable: ${parsed.left}`,
-    );
+    // A problem, which the caller turns into an Unreadable hold: a lock we cannot read may
+    // name this very node, which kured may be rebooting. It stops every repair in the
+    // cluster until a person fixes the annotation, as a forbidden read does, and says so.
+    problems.push(kuredLockProblem(c, parsed.left));
     return undefined;
   }
   // Only the node the lock names: `{"nodeID":"manual"}` pauses kured, it disrupts nothing.

@@ -62,6 +62,8 @@ export { Mutex } from './mutex.js';
 export {
   readActorSnapshot,
   holdsFromSnapshot,
+  ourLeaseHolderFor,
+  snapshotProblems,
   DaemonSetResource,
   JobResource,
   NodeMaintenanceResource,
@@ -70,6 +72,8 @@ export {
 export {
   LeaseKeeper,
   DisruptionLeaseHolder,
+  LegacyDisruptionLeaseHolder,
+  installLeaseHolder,
   DisruptionLeaseSeconds,
   type LeaseTaken,
 } from './lease-keeper.js';

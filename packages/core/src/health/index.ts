@@ -179,6 +179,7 @@ export {
 export {
   actorHolds,
   parseKuredLock,
+  kuredLockUnreadable,
   leaseExpiresAt,
   TaintCapiOutdatedRevision,
   type ActorHold,

@@ -29,6 +29,7 @@ export {
   type SiteAction,
   type SiteStepOptions,
 } from './site-steps.js';
+export { commandEnvironment, CommandBaseEnv } from './site-command.js';
 export {
   builtinProviderModules,
   providerModuleOf,

@@ -12,7 +12,7 @@ import { useControlPlane } from '@noderepair/envtest/vitest';
 import { either } from 'fp-ts';
 import { describe, expect, it } from 'vitest';
 import { createKubeClient } from '../kube/client-node/index.js';
-import { LabelControlPlane } from '../health/control-plane.js';
+import { LabelNodeRoleControlPlane } from '../health/control-plane.js';
 import { resolveRepairPolicy } from '../health/policy.js';
 import { KubeletRebootProviderFake } from '../../test/kubelet-reboot-fake.js';
 import { repairStateOf, startAutoRepair } from '../../test/autorepair-harness.js';
@@ -117,11 +117,11 @@ async function scenario(name: string, o: { labels?: Record<string, string>; cord
 
 describe('the default policy', () => {
   it('leaves a NotReady control-plane node alone past its timeout: never cordoned or acted on', async () => {
-    const s = await scenario('cp', { labels: { [LabelControlPlane]: '' } });
+    const s = await scenario('cp', { labels: { [LabelNodeRoleControlPlane]: '' } });
     try {
       await s.workerRepaired();
       const held = await s.heldBy('ControlPlane');
-      expect(held.message).toContain(`label ${LabelControlPlane}`);
+      expect(held.message).toContain(`label ${LabelNodeRoleControlPlane}`);
       expect(held.message).toContain('controlPlane.repair is false');
       await s.leftAlone();
       const node = await s.core.readNode({ name: s.names.subject });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { either } from 'fp-ts';
 import { TestScheduler } from 'rxjs/testing';
 import { buildNode, type ReadyText } from './builders.js';
-import { LabelControlPlane, LabelMaster } from './control-plane.js';
+import { LabelNodeRoleControlPlane, LabelNodeRoleMaster } from './control-plane.js';
 import { recordOutcome, type RepairDecision } from './decide.js';
 import { decideFleet, type FleetMember } from './fleet.js';
 import { resolveRepairPolicy, type RepairPolicy } from './policy.js';
@@ -33,7 +33,7 @@ function policy(input: object = {}): RepairPolicy {
 }
 const optedIn = (input: object = {}) => policy({ controlPlane: { repair: true }, ...input });
 
-const cp = { [LabelControlPlane]: '' };
+const cp = { [LabelNodeRoleControlPlane]: '' };
 
 function member(
   name: string,
@@ -90,7 +90,7 @@ describe('control-plane nodes, by default', () => {
       scope: 'actor',
       hold: { kind: 'actor', actor: 'ControlPlane' },
     });
-    expect(d.reason).toContain(`control plane: a control-plane node (label ${LabelControlPlane})`);
+    expect(d.reason).toContain(`control plane: a control-plane node (label ${LabelNodeRoleControlPlane})`);
     expect(d.reason).toContain("the policy's controlPlane.repair is false");
     // Not a storm: nothing to cool down from.
     expect(d.nextState?.heldByStormSince).toBeUndefined();
@@ -98,12 +98,12 @@ describe('control-plane nodes, by default', () => {
 
   it('the legacy master label counts too, whatever its value', () => {
     const d = decideFleet(
-      [member('m-1', 'unknown', { labels: { [LabelMaster]: 'true' } })],
+      [member('m-1', 'unknown', { labels: { [LabelNodeRoleMaster]: 'true' } })],
       policy(),
       NOW,
     ).decisions[0]!;
     expect(touches(d)).toBe(false);
-    expect(d.reason).toContain(`label ${LabelMaster}`);
+    expect(d.reason).toContain(`label ${LabelNodeRoleMaster}`);
   });
 
   it('a worker beside it is repaired as before', () => {

@@ -20,9 +20,9 @@ import type { ActorHold } from './actor-hold.js';
 import type { RepairPolicy } from './policy.js';
 
 /** The label kubeadm (and most installers) put on control-plane nodes; any value. */
-export const LabelControlPlane = 'node-role.kubernetes.io/control-plane';
+export const LabelNodeRoleControlPlane = 'node-role.kubernetes.io/control-plane';
 /** The same role's label before Kubernetes 1.24; still on nodes of older installs. */
-export const LabelMaster = 'node-role.kubernetes.io/master';
+export const LabelNodeRoleMaster = 'node-role.kubernetes.io/master';
 
 /** io-ts codec of the policy's `controlPlane` section as written; every field is optional. */
 export const ControlPlaneInput = t.partial({ repair: t.boolean });
@@ -46,8 +46,8 @@ export function controlPlaneLabel(
   labels: Readonly<Record<string, string>> | undefined,
 ): string | undefined {
   if (labels === undefined) return undefined;
-  if (labels[LabelControlPlane] !== undefined) return LabelControlPlane;
-  if (labels[LabelMaster] !== undefined) return LabelMaster;
+  if (labels[LabelNodeRoleControlPlane] !== undefined) return LabelNodeRoleControlPlane;
+  if (labels[LabelNodeRoleMaster] !== undefined) return LabelNodeRoleMaster;
   return undefined;
 }
 

@@ -170,8 +170,8 @@ export {
 export {
   ControlPlaneInput,
   defaultControlPlanePolicy,
-  LabelControlPlane,
-  LabelMaster,
+  LabelNodeRoleControlPlane,
+  LabelNodeRoleMaster,
   controlPlaneLabel,
   policyForNode,
   type ControlPlanePolicy,

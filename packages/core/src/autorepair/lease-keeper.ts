@@ -60,6 +60,7 @@ export class LeaseKeeper {
     private readonly client: KubeClient,
     private readonly namespace: string,
     private readonly now: () => number,
+    /** The holder identity this keeper writes and renews. */
     readonly identity: string = LegacyDisruptionLeaseHolder,
   ) {}
 

@@ -203,7 +203,8 @@ describe('capo-remediation on the REAL Nova (testbed): cloud outage and fencing'
         expect(firstSeen.used, 'attempts used up during the outage').toEqual([]);
         const cloudFalseAt = firstSeen.at;
 
-        // Throughout the outage: one open intent each, never accepted, never closed, and no
+        // Throughout the outage: nothing persisted or sent (the first question of a remediation,
+        // the server's power state, is unanswered: a server someone stopped stays off), and no
         // Machine handed back. Sampled every few seconds until the outage has lasted OUTAGE_MS.
         const violations: string[] = [];
         let samples = 0;
@@ -213,8 +214,7 @@ describe('capo-remediation on the REAL Nova (testbed): cloud outage and fencing'
             const o = await w.osr();
             const h = o?.status?.history ?? [];
             const shape = JSON.stringify(h.map((a) => [a.step, a.attempt, a.result]));
-            if (shape !== JSON.stringify([[0, 1, 'InProgress']]))
-              violations.push(`${w.ns}: history ${shape}`);
+            if (h.length !== 0) violations.push(`${w.ns}: history ${shape}`);
             if (h[0]?.acceptedTime !== undefined) violations.push(`${w.ns}: accepted in outage`);
             if (o?.status?.phase === 'Failed' || o?.status?.phase === 'Succeeded')
               violations.push(`${w.ns}: phase ${o.status.phase}`);
@@ -225,7 +225,7 @@ describe('capo-remediation on the REAL Nova (testbed): cloud outage and fencing'
           await sleep(5_000);
         }
         expect(violations).toEqual([]);
-        const unavailableCalls = ctl.metrics.cloudUnavailable.value({ operation: 'execute' });
+        const unavailableCalls = ctl.metrics.cloudUnavailable.value({ operation: 'power' });
         expect(unavailableCalls).toBeGreaterThanOrEqual(N);
         expect(ctl.reboots.filter((r) => r.status === 202)).toEqual([]);
 

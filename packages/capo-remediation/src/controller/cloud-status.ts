@@ -17,7 +17,7 @@ import { truncate, type Osr, type RemediationIO } from './status.js';
 export async function cloudUnavailable(
   io: RemediationIO,
   osr: Osr,
-  operation: 'execute' | 'fence',
+  operation: 'execute' | 'fence' | 'power',
   message: string,
   hintMs: number | undefined,
 ): Promise<ReconcileResult> {
@@ -39,7 +39,7 @@ export async function cloudUnavailable(
     await io.events.record(osr, {
       type: 'Warning',
       reason: 'CloudUnavailable',
-      action: operation === 'execute' ? 'Execute' : 'Fence',
+      action: operation === 'execute' ? 'Execute' : operation === 'fence' ? 'Fence' : 'PowerState',
       note: text,
     });
   }

@@ -57,7 +57,7 @@ export class RemediationMetrics {
   /** Calls to the cloud that got no answer (outage): each is a wait, never a used attempt. */
   readonly cloudUnavailable = new LabelledCounter(
     'noderepair_capo_cloud_unreachable_total',
-    'Nova/Keystone calls (execute, fence) that got no answer; the remediation waits and asks again.',
+    'Nova/Keystone calls (execute, fence, power) that got no answer; the remediation waits and asks again.',
   );
 
   constructor(registry?: Registry) {

@@ -17,7 +17,7 @@ import {
   type ReconcileResult,
 } from '@noderepair/core/runtime';
 import { formatProviderID } from '@noderepair/openstack';
-import { cloudBackoffMs } from './cloud.js';
+import { cloudAnswered, cloudUnavailable } from './cloud-status.js';
 import type { Osr, RemediationIO } from './status.js';
 import type { Target } from './target.js';
 
@@ -43,15 +43,16 @@ export function powerVerdict(p: PowerState): PowerVerdict {
 }
 
 /**
- * Asks Nova before the first action. Undefined: go on; otherwise what the reconcile returns
- * (the remediation waits, nothing was cordoned or sent).
+ * Asks Nova before the first action. `go`: the remediation as it now is (conditions written
+ * here included), to act on; `hold`: what the reconcile returns (it waits, nothing was
+ * cordoned, persisted or sent).
  */
 export async function checkPowerBeforeFirstAction(
   io: RemediationIO,
   osr: Osr,
   t: Target,
   ctx: ReconcileContext,
-): Promise<ReconcileResult | undefined> {
+): Promise<{ readonly go: Osr } | { readonly hold: ReconcileResult }> {
   const node = t.machine.nodeName ?? t.machine.name;
   const providerID = formatProviderID({ serverId: t.server.serverId, region: undefined });
   let answer: PowerState;
@@ -62,16 +63,15 @@ export async function checkPowerBeforeFirstAction(
   }
   const v = powerVerdict(answer);
   const was = findMetaCondition(osr.status?.conditions, CONDITION_SERVER_STOPPED);
-  if (v.kind === 'Unknown') {
-    ctx.log.info(
-      { osr: osr.metadata?.name, server: t.server.serverId, reason: v.reason },
-      'could not ask Nova for the power state before the first action: waiting',
-    );
-    return { requeueAfter: cloudBackoffMs(undefined, io.now()) };
-  }
+  // Nova not answering: an outage, waited out like any other (CloudReachable=False, the
+  // backoff), with nothing cordoned, persisted or sent meanwhile.
+  if (v.kind === 'Unknown')
+    return { hold: await cloudUnavailable(io, osr, 'power', v.reason, undefined) };
+  const answered = await cloudAnswered(io, osr);
   if (v.kind === 'Go') {
-    if (was?.status === 'True')
-      await io.writeStatus(osr, (s) => ({
+    if (was?.status !== 'True') return { go: answered };
+    return {
+      go: await io.writeStatus(answered, (s) => ({
         ...s,
         conditions: io.cond(osr, s, {
           type: CONDITION_SERVER_STOPPED,
@@ -79,12 +79,12 @@ export async function checkPowerBeforeFirstAction(
           reason: REASON_NOT_STOPPED,
           message: `server ${t.server.serverId} is no longer off by request: the remediation goes on`,
         }),
-      }));
-    return undefined;
+      })),
+    };
   }
   const message = `server ${t.server.serverId} was stopped by someone (${v.evidence}): nothing is cordoned, drained or sent while it is off; start the server or delete this remediation`;
   if (was?.status !== 'True') {
-    await io.writeStatus(osr, (s) => ({
+    await io.writeStatus(answered, (s) => ({
       ...s,
       conditions: io.cond(osr, s, {
         type: CONDITION_SERVER_STOPPED,
@@ -100,5 +100,5 @@ export async function checkPowerBeforeFirstAction(
       note: message,
     });
   }
-  return { requeueAfter: STOPPED_RECHECK_MS };
+  return { hold: { requeueAfter: STOPPED_RECHECK_MS } };
 }

@@ -243,17 +243,17 @@ export class RemediationReconciler {
         return;
       case 'Drain': {
         // A server someone stopped stays off: asked before anything is cordoned or sent.
-        const stopped = await checkPowerBeforeFirstAction(io, osr, t, ctx);
-        if (stopped !== undefined) return stopped;
-        const drained = await drain(io, osr, t, nodes, node, ctx);
+        const power = await checkPowerBeforeFirstAction(io, osr, t, ctx);
+        if ('hold' in power) return power.hold;
+        const drained = await drain(io, power.go, t, nodes, node, ctx);
         return act(io, drained, t, node, d.first, undefined, false, ctx);
       }
       case 'Act': {
-        if (osr.status?.history === undefined || osr.status.history.length === 0) {
-          const stopped = await checkPowerBeforeFirstAction(io, osr, t, ctx);
-          if (stopped !== undefined) return stopped;
-        }
-        return act(io, osr, t, node, d, d.ended, false, ctx);
+        if ((osr.status?.history ?? []).length > 0)
+          return act(io, osr, t, node, d, d.ended, false, ctx);
+        const power = await checkPowerBeforeFirstAction(io, osr, t, ctx);
+        if ('hold' in power) return power.hold;
+        return act(io, power.go, t, node, d, d.ended, false, ctx);
       }
       case 'Replay':
         return act(io, osr, t, node, d, undefined, true, ctx);

@@ -8,7 +8,6 @@ import type { RepairPolicy } from '../health/policy.js';
 import type { RepairState } from '../health/state.js';
 import { isInFlight } from '../health/storm-guard.js';
 import type { KubeClient } from '../kube/client.js';
-import { NodeResource } from '../kube/resource.js';
 import type { KubeNode } from '../kube/types.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import { errorFields, type RuntimeLogger } from '../runtime/logger.js';
@@ -20,7 +19,8 @@ import {
   type ActorSnapshot,
 } from './actor-source.js';
 import { EventReasons, startsRemediation } from './events.js';
-import { heldConditionUpdate, NodeRepairHeld } from './held-condition.js';
+import { heldConditionUpdate } from './held-condition.js';
+import { writeHeldCondition } from './held-condition-write.js';
 import { LeaseKeeper, LegacyDisruptionLeaseHolder } from './lease-keeper.js';
 import { holdReason, HoldTracker, type AutoRepairMetrics } from './metrics.js';
 import type { NodeView } from './node-view.js';
@@ -272,26 +272,13 @@ export class Coordinator {
     if (this.deps.policy.dryRun) return;
     const cond = heldConditionUpdate(decision, node.status?.conditions, this.deps.now());
     if (cond === undefined) return;
-    try {
-      await this.deps.client.patch(
-        NodeResource,
-        name,
-        {
-          type: 'strategic',
-          // The uid we read is a precondition: a Node recreated under the same name (another
-          // machine) is refused (409/422), never handed this node's hold.
-          body: {
-            ...(node.metadata?.uid !== undefined ? { metadata: { uid: node.metadata.uid } } : {}),
-            status: { conditions: [cond] },
-          },
-        },
-        { subresource: 'status', signal },
-      );
-    } catch (e) {
-      this.deps.log.warn(
-        { node: name, ...errorFields(e) },
-        `could not update the ${NodeRepairHeld} condition`,
-      );
-    }
+    await writeHeldCondition(
+      this.deps.client,
+      this.deps.log,
+      name,
+      node.metadata?.uid,
+      cond,
+      signal,
+    );
   }
 }

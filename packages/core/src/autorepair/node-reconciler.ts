@@ -37,14 +37,15 @@ import type {
   ReconcileRequest,
   ReconcileResult,
 } from '../runtime/controller/reconciler.js';
-import { errorFields, type RuntimeLogger } from '../runtime/logger.js';
+import type { RuntimeLogger } from '../runtime/logger.js';
 import { endsInSuccess, EventReasons, startsRemediation, transitionEvents } from './events.js';
 import { nodeGoneAfterReplace } from './replace-step.js';
 import type { DeleteNodeAction } from '../health/replace.js';
 import { executeActions, type ExecutorDeps } from './executor.js';
 import { countPhases } from './metrics.js';
 import { Coordinator, LeaseHeldError, LeaseTakenOverError } from './coordinator.js';
-import { NodeRepairHeld, unreadableStateCondition } from './held-condition.js';
+import { unreadableStateCondition } from './held-condition.js';
+import { writeHeldCondition } from './held-condition-write.js';
 import { Mutex } from './mutex.js';
 import { Burst } from './burst.js';
 import { CacheChanges, type ChangeSource } from './cache-changes.js';
@@ -513,26 +514,7 @@ export class NodeReconciler {
     if (this.deps.policy.dryRun) return;
     const cond = unreadableStateCondition(message, node.status?.conditions, this.deps.now());
     if (cond === undefined) return;
-    try {
-      await this.deps.client.patch(
-        NodeResource,
-        name,
-        {
-          type: 'strategic',
-          // The uid read is a precondition: a Node recreated under the name is not marked.
-          body: {
-            ...(node.metadata?.uid !== undefined ? { metadata: { uid: node.metadata.uid } } : {}),
-            status: { conditions: [cond] },
-          },
-        },
-        { subresource: 'status', signal },
-      );
-    } catch (e) {
-      this.log.warn(
-        { node: name, ...errorFields(e) },
-        `could not update the ${NodeRepairHeld} condition`,
-      );
-    }
+    await writeHeldCondition(this.deps.client, this.log, name, node.metadata?.uid, cond, signal);
   }
 
   /** Decides alone when the fleet cannot matter, else under the admission lock with the fleet. */

@@ -6,6 +6,7 @@ import {
   createKubeClient,
   ForbiddenError,
   NodeResource,
+  PodResource,
   customResource,
 } from '@noderepair/core/kube';
 import { loadKubeConfigFile } from '@noderepair/envtest';
@@ -81,9 +82,13 @@ describe('least privilege', () => {
     const sa = createKubeClient(loadKubeConfigFile(cluster.kubeconfig));
     // Allowed by the shipped role.
     await sa.list(NodeResource);
-    // Not allowed: deleting nodes, listing secrets (the role only gets them by name).
+    // Not allowed: deleting nodes or pods (the drain only evicts), listing secrets (the role
+    // only gets them by name).
     const denied = [
       await sa.delete(NodeResource, 'no-such-node').catch((e: unknown) => e),
+      await sa
+        .delete(PodResource, 'no-such-pod', { namespace: 'default' })
+        .catch((e: unknown) => e),
       await sa.list(SecretResource, { namespace: SYSTEM_NAMESPACE }).catch((e: unknown) => e),
     ];
     for (const e of denied) {

@@ -70,9 +70,9 @@ describe('RBAC', () => {
     ]);
   });
 
-  it('can drain: cordon nodes, list and evict pods, delete pods, record events', () => {
+  it('can drain: cordon nodes, list and evict pods (never delete them), record events', () => {
     expect(rule('', 'nodes')).toContain('patch');
-    expect(rule('', 'pods')).toEqual(['list', 'delete']);
+    expect(rule('', 'pods')).toEqual(['list']);
     expect(rule('', 'pods/eviction')).toEqual(['create']);
     expect(rule('', 'events')).toEqual(['create', 'patch']);
   });

@@ -29,7 +29,9 @@ export const managerRules: PolicyRule[] = [
   R([''], ['secrets'], ['get']),
   // Drain: cordon (patch spec.unschedulable), out-of-service taint, readiness of the Node.
   R([''], ['nodes'], ['get', 'list', 'watch', 'patch']),
-  R([''], ['pods'], ['list', 'delete']),
+  // Pods: list those on the Node; the drain evicts (never deletes: capo does not set
+  // disableEviction), so no delete.
+  R([''], ['pods'], ['list']),
   R([''], ['pods/eviction'], ['create']),
   R([''], ['events'], ['create', 'patch']),
   R(['events.k8s.io'], ['events'], ['create', 'patch']),

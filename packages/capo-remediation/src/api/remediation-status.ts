@@ -94,6 +94,12 @@ export const remediationStatusNode = s.object(
         description: 'The .metadata.generation last acted upon.',
       }),
     ),
+    cloudRetryTime: s.optional(
+      s.dateTime({
+        description:
+          'While the cloud does not answer (CloudReachable=False): when Nova may be asked again, the outage backoff or the provider\'s Retry-After, whichever is later. Every wake-up of the reconcile before then waits; cleared when Nova answers.',
+      }),
+    ),
     history: s.optional(
       s.array(attemptNode, {
         maxItems: MAX_HISTORY,

@@ -9,7 +9,7 @@ import {
   type ReconcileResult,
 } from '@noderepair/core/runtime';
 import { MAX_HISTORY, type Attempt, type RemediationStatus } from '../api/index.js';
-import { CONDITION_CLOUD_REACHABLE, CONDITION_FENCED, cloudHoldOffMs } from './cloud.js';
+import { CONDITION_FENCED, cloudWaitMs } from './cloud.js';
 import { cloudAnswered, cloudUnavailable } from './cloud-status.js';
 import { CONDITION_NODE_RECOVERED, type Action, type EndedAttempt } from './ladder.js';
 import type { NodeView } from './node-view.js';
@@ -124,12 +124,10 @@ export async function act(
     });
   }
   // 2. Execute, idempotent on actionId (a replay asks Nova's records first), but not sooner
-  // than the outage backoff allows when the last call went unanswered.
-  const outage = findMetaCondition(current.status?.conditions, CONDITION_CLOUD_REACHABLE);
-  if (replay && outage?.status === 'False') {
-    const holdOff = cloudHoldOffMs(Date.parse(outage.lastTransitionTime), io.now());
-    if (holdOff > 0) return { requeueAfter: holdOff };
-  }
+  // than the outage backoff (or Retry-After) the last unanswered call set: whatever woke this
+  // reconcile. A new intent held here is replayed once the time comes.
+  const wait = cloudWaitMs(current.status, io.now());
+  if (wait > 0) return { requeueAfter: wait };
   const issuedAt = replay ? Date.parse(current.status?.history?.at(-1)?.startTime ?? '') : now;
   const r = await executeStep(
     io.provider(t),

@@ -7,12 +7,14 @@ import {
   REASON_CLOUD_UNAVAILABLE,
   cloudBackoffMs,
 } from './cloud.js';
-import { truncate, type Osr, type RemediationIO } from './status.js';
+import { iso, truncate, type Osr, type RemediationIO } from './status.js';
 
 /**
  * The cloud did not answer: CloudReachable=False (a Warning event when it turns False),
- * a metric, and a requeue with backoff. Nothing else changes: the intent stays open, so no
- * attempt is used and the step's timeout (counted from Nova's acceptance) has not started.
+ * a metric, status.cloudRetryTime (when Nova may be asked again: the backoff or the provider's
+ * Retry-After, whichever is later; cloudWaitMs holds every wake-up until then), and a requeue
+ * at that time. Nothing else changes: the intent stays open, so no attempt is used and the
+ * step's timeout (counted from Nova's acceptance) has not started.
  */
 export async function cloudUnavailable(
   io: RemediationIO,
@@ -26,9 +28,14 @@ export async function cloudUnavailable(
   const text = truncate(
     `the cloud did not answer (${operation}): ${message}; waiting, no attempt used`,
   );
+  const now = io.now();
+  const since = prev?.status === 'False' ? Date.parse(prev.lastTransitionTime) : now;
+  const backoff = cloudBackoffMs(Number.isFinite(since) ? since : now, now, hintMs);
+  const retryAt = iso(now + backoff);
   if (prev?.status !== 'False') {
     await io.writeStatus(osr, (s) => ({
       ...s,
+      cloudRetryTime: retryAt,
       conditions: io.cond(osr, s, {
         type: CONDITION_CLOUD_REACHABLE,
         status: 'False',
@@ -42,16 +49,23 @@ export async function cloudUnavailable(
       action: operation === 'execute' ? 'Execute' : operation === 'fence' ? 'Fence' : 'PowerState',
       note: text,
     });
+  } else if (osr.status?.cloudRetryTime !== retryAt) {
+    await io.writeStatus(osr, (s) => ({ ...s, cloudRetryTime: retryAt }));
   }
-  const since = prev?.status === 'False' ? Date.parse(prev.lastTransitionTime) : io.now();
-  return { requeueAfter: cloudBackoffMs(since, io.now(), hintMs) };
+  return { requeueAfter: backoff };
 }
 
-/** Nova answered: CloudReachable=True again (only written when it was False). */
+/**
+ * Nova answered: CloudReachable=True again and status.cloudRetryTime gone (only written when
+ * either was there).
+ */
 export async function cloudAnswered(io: RemediationIO, osr: Osr): Promise<Osr> {
   const prev = findMetaCondition(osr.status?.conditions, CONDITION_CLOUD_REACHABLE);
-  if (prev?.status !== 'False') return osr;
-  const out = await io.writeStatus(osr, (s) => ({
+  if (prev?.status !== 'False') {
+    if (osr.status?.cloudRetryTime === undefined) return osr;
+    return io.writeStatus(osr, ({ cloudRetryTime: _answered, ...s }) => s);
+  }
+  const out = await io.writeStatus(osr, ({ cloudRetryTime: _answered, ...s }) => ({
     ...s,
     conditions: io.cond(osr, s, {
       type: CONDITION_CLOUD_REACHABLE,

@@ -1,7 +1,7 @@
 // The pure outage and fencing decisions of the reconciler (cloud.ts).
 import { describe, expect, it } from 'vitest';
 import type { RemediationSpec, RemediationStatus } from '../api/index.js';
-import { cloudBackoffMs, cloudHoldOffMs, fenceVerdict, shouldAskFence } from './cloud.js';
+import { cloudBackoffMs, cloudWaitMs, fenceVerdict, shouldAskFence } from './cloud.js';
 import type { NodeView } from './node-view.js';
 
 const spec = (outOfServiceTaint = true) =>
@@ -35,15 +35,24 @@ describe('cloudBackoffMs', () => {
   });
 });
 
-describe('cloudHoldOffMs', () => {
-  it('holds a replay off for the minimum backoff after the outage began, then not at all', () => {
-    expect(cloudHoldOffMs(10_000, 10_129)).toBe(4_871);
-    expect(cloudHoldOffMs(10_000, 15_000)).toBe(0);
-    expect(cloudHoldOffMs(10_000, 70_000)).toBe(0);
+describe('cloudWaitMs: may Nova be asked now', () => {
+  const at = (cloudRetryTime?: string) =>
+    ({ ...(cloudRetryTime !== undefined ? { cloudRetryTime } : {}) }) as RemediationStatus;
+  const t0 = Date.parse('2026-12-07T05:00:00.000Z');
+  it('waits until status.cloudRetryTime, whenever the reconcile wakes before it', () => {
+    // Long after the outage began (the old hold-off ended 5 s after its start): still waits.
+    expect(cloudWaitMs(at('2026-12-07T05:00:40.000Z'), t0)).toBe(40_000);
+    expect(cloudWaitMs(at('2026-12-07T05:00:40.000Z'), t0 + 39_871)).toBe(129);
   });
-  it('does not hold off without a known outage start', () => {
-    expect(cloudHoldOffMs(undefined, 10_000)).toBe(0);
-    expect(cloudHoldOffMs(Number.NaN, 10_000)).toBe(0);
+  it('asks now at or after that time, without one, or when Nova answered (the field is gone)', () => {
+    expect(cloudWaitMs(at('2026-12-07T05:00:40.000Z'), t0 + 40_000)).toBe(0);
+    expect(cloudWaitMs(at('2026-12-07T05:00:40.000Z'), t0 + 90_000)).toBe(0);
+    expect(cloudWaitMs(at(), t0)).toBe(0);
+    expect(cloudWaitMs(undefined, t0)).toBe(0);
+  });
+  it('does not wait for a time no backoff could have set (a clock that moved)', () => {
+    expect(cloudWaitMs(at('2026-12-07T05:01:00.000Z'), t0)).toBe(60_000);
+    expect(cloudWaitMs(at('2026-12-07T06:00:00.000Z'), t0)).toBe(0);
   });
 });
 

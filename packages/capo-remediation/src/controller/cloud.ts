@@ -38,14 +38,20 @@ export function cloudBackoffMs(
 }
 
 /**
- * How long to hold off before replaying an action the cloud did not answer. The
- * CloudReachable=False write itself wakes the object at once (a watch event, not the requeue
- * timer), so without this the replay would follow the unanswered call within milliseconds,
- * ignoring the backoff and a Retry-After. Later wake-ups come from the requeue timer.
+ * How long to wait before Nova may be asked anything again: the time left until
+ * status.cloudRetryTime, which each unanswered call persists (the backoff or the provider's
+ * Retry-After, whichever is later) and Nova's next answer clears. It is the one rule every path
+ * that calls Nova during an outage follows (the power check, the action and its replay, the
+ * fence question), so no wake-up of the reconcile (its own status write, a controller restart,
+ * a spec edit, the Node watch) asks sooner. 0: ask now. A time more than the longest backoff
+ * ahead cannot have come from the backoff (a clock that moved): it is not waited for, since
+ * waiting could then last indefinitely; the next unanswered call writes a new one.
  */
-export function cloudHoldOffMs(outageSinceMs: number | undefined, now: number): number {
-  if (outageSinceMs === undefined || !Number.isFinite(outageSinceMs)) return 0;
-  return Math.max(0, outageSinceMs + MIN_BACKOFF_MS - now);
+export function cloudWaitMs(status: RemediationStatus | undefined, now: number): number {
+  const at = status?.cloudRetryTime === undefined ? Number.NaN : Date.parse(status.cloudRetryTime);
+  if (!Number.isFinite(at)) return 0;
+  const left = at - now;
+  return left > 0 && left <= MAX_BACKOFF_MS ? left : 0;
 }
 
 /**

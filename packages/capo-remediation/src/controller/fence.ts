@@ -8,7 +8,7 @@ import {
   type MetaCondition,
   type ReconcileContext,
 } from '@noderepair/core/runtime';
-import { CONDITION_FENCED, fenceVerdict, shouldAskFence } from './cloud.js';
+import { CONDITION_FENCED, cloudWaitMs, fenceVerdict, shouldAskFence } from './cloud.js';
 import { cloudAnswered, cloudUnavailable } from './cloud-status.js';
 import type { NodeView } from './node-view.js';
 import { fenceOf } from './server-action.js';
@@ -55,6 +55,9 @@ export async function fenceAfterAction(
   const fenced = findMetaCondition(osr.status?.conditions, CONDITION_FENCED)?.status === 'True';
   const attempt = shouldAskFence(osr.spec, osr.status, node, fenced);
   if (attempt === undefined || node === undefined) return { osr };
+  // During an outage, not before the backoff (or Retry-After) the last unanswered call set.
+  const wait = cloudWaitMs(osr.status, io.now());
+  if (wait > 0) return { osr, requeueAfterMs: wait };
   const status = await fenceOf(
     io.provider(t),
     {

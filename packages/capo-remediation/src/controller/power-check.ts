@@ -17,6 +17,7 @@ import {
   type ReconcileResult,
 } from '@noderepair/core/runtime';
 import { formatProviderID } from '@noderepair/openstack';
+import { cloudWaitMs } from './cloud.js';
 import { cloudAnswered, cloudUnavailable } from './cloud-status.js';
 import type { Osr, RemediationIO } from './status.js';
 import type { Target } from './target.js';
@@ -55,6 +56,9 @@ export async function checkPowerBeforeFirstAction(
 ): Promise<{ readonly go: Osr } | { readonly hold: ReconcileResult }> {
   const node = t.machine.nodeName ?? t.machine.name;
   const providerID = formatProviderID({ serverId: t.server.serverId, region: undefined });
+  // During an outage, not before the backoff (or Retry-After) the last unanswered call set.
+  const wait = cloudWaitMs(osr.status, io.now());
+  if (wait > 0) return { hold: { requeueAfter: wait } };
   let answer: PowerState;
   try {
     answer = await io.provider(t).powerState({ node, providerID }, { signal: ctx.signal });

@@ -432,6 +432,46 @@ systemctl daemon-reload && systemctl restart kubelet.service`,
     );
   });
 
+  // Issue 42: a machine someone powered off without any announcement (a maintenance, an
+  // operator at the hypervisor) stays off. Before, the node was simply Unknown to the
+  // controller, and past its timeout the HardReboot powered the VM back on.
+  it('an operator powers the VM off at the hypervisor with no announcement: noderepair run asks the power state past its timeout, says the node was shut down and never powers it on; powered on again by the operator, Ready with a new bootID', async () => {
+    if (controller === undefined) throw new Error('scenario 4 starts noderepair run');
+    const actions = hv.actions(NAME).length;
+    const started = (await repairEvents()).filter((e) => e.reason === 'RepairStarted').length;
+    const tOff = Date.now();
+    await hv.operatorPowerOff(NAME);
+    mark('operatorPowerOff');
+    const off = await waitForNode('Ready=Unknown once off', (n) => ready(n)?.status === 'Unknown', 300);
+    mark('operatorOffUnknown');
+    // Past the policy's Unknown timeout the controller would start a repair: it asks the
+    // provider first, hears "off, by someone", and waits as for an announced shutdown.
+    const shutDown = await waitFor(
+      'a NodeShutDown Event naming the operator',
+      async () =>
+        (await repairEvents()).find((e) => e.reason === 'NodeShutDown' && eventTime(e) >= tOff - 1000 && /operator/.test(e.note ?? '')),
+      (UNHEALTHY_S + 120) * 1000,
+      2000,
+    );
+    mark('operatorOffSeen');
+    expect(shutDown.note).toMatch(/operator/);
+    const unknownSince = new Date(ready(off)?.lastTransitionTime ?? Date.now()).getTime();
+    await sleep(Math.max(0, unknownSince + (UNHEALTHY_S + 30) * 1000 - Date.now()));
+    // Nothing sent to the hypervisor, no repair started, the VM still off.
+    expect(hv.actions(NAME).length).toBe(actions);
+    expect((await repairEvents()).filter((e) => e.reason === 'RepairStarted').length).toBe(started);
+    expect(await provider.powerState!({ node: NAME, providerID: node.providerID }, { signal: new AbortController().signal })).toMatchObject({ kind: 'Off', byRequest: true });
+    expect(controller.running).toBe(true);
+
+    await hv.operatorPowerOn(NAME);
+    const newBoot = await node.vm.waitForBoot(bootId, 600_000);
+    expect(newBoot).not.toBe(bootId);
+    await waitForNode('Ready again after the operator powered it on', (n) => isReady(n) && n.status?.nodeInfo?.bootID === newBoot, 600);
+    mark('operatorOnReady');
+    bootId = newBoot;
+    expect(hv.actions(NAME).length).toBe(actions);
+  });
+
   // Last: the node stays off. `noderepair run` (started by scenario 4) watches it all along; core's
   // pure decision, the one the controller runs on what it reads, covers the day after.
   it('graceful shutdown (systemctl poweroff): the kubelet reports "node is shutting down"; noderepair run waits past its timeout and never powers the VM on; core decides no action a day later', async () => {

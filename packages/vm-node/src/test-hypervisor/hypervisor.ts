@@ -40,6 +40,8 @@ class Refused extends Error {
 export class TestHypervisor {
   private readonly machines = new Map<string, Machine>();
   private readonly records = new Map<string, ActionRecord>();
+  /** Machines a person powered off through the hypervisor itself (not a provider action), since when. */
+  private readonly operatorOff = new Map<string, number>();
   /** Executions under way, by actionId (a second call with the same id waits for the first). */
   private readonly pending = new Map<string, Promise<ActionRecord>>();
   private server: Server | undefined;
@@ -155,11 +157,32 @@ export class TestHypervisor {
     } else if (action === 'HardReboot') {
       await m.qmp.execute('system_reset');
       if (!running) await m.qmp.execute('cont');
+      this.operatorOff.delete(name);
     } else {
       await m.qmp.execute('stop');
       await m.qmp.execute('system_reset');
     }
     return record;
+  }
+
+  /**
+   * A person powers the machine off at the hypervisor (a maintenance, `virsh destroy`, an
+   * operator's stop in the cloud's console): `stop` then `system_reset`, as PowerOff, but no
+   * provider action and nothing the guest could announce. Remembered as someone's stop, so
+   * `power` answers Off by request (as Nova's os-instance-actions show a user's stop).
+   */
+  async operatorPowerOff(name: string): Promise<void> {
+    const m = this.machine(name);
+    await m.qmp.execute('stop');
+    await m.qmp.execute('system_reset');
+    this.operatorOff.set(name, Date.now());
+  }
+
+  /** The person powers it on again: the guest boots afresh. */
+  async operatorPowerOn(name: string): Promise<void> {
+    const m = this.machine(name);
+    this.operatorOff.delete(name);
+    await m.qmp.execute('cont');
   }
 
   /** Whether the action's effect is observed: the RESET of a HardReboot, the stop of a PowerOff. */
@@ -211,7 +234,15 @@ export class TestHypervisor {
         ...(shutdown ? { since: shutdown.at } : {}),
       };
     const last = this.actions(name).at(-1);
+    const byOperator = this.operatorOff.get(name);
     // After stop + system_reset qemu reports `prelaunch` (reset while stopped), else `paused`.
+    if ((state === 'paused' || state === 'prelaunch') && byOperator !== undefined)
+      return {
+        state: 'Off',
+        byRequest: true,
+        evidence: `powered off by an operator at the hypervisor at ${new Date(byOperator).toISOString()} (no action of this hypervisor's provider)`,
+        since: byOperator,
+      };
     if ((state === 'paused' || state === 'prelaunch') && last?.action === 'PowerOff')
       return {
         state: 'Off',

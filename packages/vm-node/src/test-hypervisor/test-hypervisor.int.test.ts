@@ -159,6 +159,25 @@ describe('the test hypervisor on real qemu', () => {
     expect(await provider.powerState!(off, ctx)).toEqual({ kind: 'On' });
   });
 
+  it("an operator's power-off at the hypervisor (no provider action, nothing announced) is Off by request; powered on again, On", async () => {
+    await hv.operatorPowerOff('vm-c');
+    expect(await hv.runState('vm-c')).toBe('prelaunch');
+    const ps = await provider.powerState!(
+      req({ node: 'vm-c', providerID: 'qemu-test:///vm-c' }),
+      ctx,
+    );
+    expect(ps).toMatchObject({
+      kind: 'Off',
+      byRequest: true,
+      evidence: expect.stringContaining('operator'),
+    });
+    await hv.operatorPowerOn('vm-c');
+    expect(await hv.runState('vm-c')).toBe('running');
+    expect(
+      await provider.powerState!(req({ node: 'vm-c', providerID: 'qemu-test:///vm-c' }), ctx),
+    ).toEqual({ kind: 'On' });
+  });
+
   it('a SoftReboot is accepted and never fences', async () => {
     const soft = req({ action: 'SoftReboot', actionId: 'vm-a/5/step-0/attempt-1' });
     expect(await provider.execute(soft, ctx)).toMatchObject({ kind: 'Accepted' });

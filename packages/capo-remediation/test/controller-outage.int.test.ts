@@ -7,6 +7,7 @@
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EventResource, type KubeEvent, type KubeNode } from '@noderepair/core/kube';
+import { OpenStackRemediationResource } from '../src/controller/index.js';
 import {
   buildWorld,
   installAllCRDs,
@@ -93,6 +94,72 @@ describe('OpenStackRemediation controller: cloud outage and fencing', () => {
       await w.close();
     }
   }, 150_000);
+
+  it('the outage backoff holds every wake-up (spec edits, a restart): Nova is asked on the backoff, not on each', async () => {
+    const ns = await env.namespace('osr-outage-wake');
+    const w = await buildWorld(env.kubeConfig, ns, env.unique, {
+      steps: [{ type: 'SoftReboot', timeoutSeconds: 60, retries: 0 }],
+      drain: { enabled: true, timeoutSeconds: 4 },
+      minHealthySeconds: 2,
+    });
+    w.fake.setOutage({ status: 503 });
+    w.kubelet.stopHeartbeats();
+    // One attempt per call (no session retries): each question is answered at once, so only
+    // the controller's own backoff spaces them.
+    const oneTry = { maxAttempts: 1 };
+    let ctl = startController(env.kubeConfig, ns, 'test', undefined, oneTry);
+    let asked = 0; // unanswered questions of the controllers stopped so far
+    const unanswered = () => asked + ctl.metrics.cloudUnavailable.value({ operation: 'power' });
+    // A spec edit wakes the reconcile at once (a new generation), whatever it waits for.
+    let edits = 0;
+    const editSpec = () =>
+      w.client.patch(
+        OpenStackRemediationResource,
+        w.machineName,
+        { type: 'merge', body: { spec: { minHealthySeconds: 2 + (++edits % 2) } } },
+        { namespace: ns },
+      );
+    try {
+      await until('Ready=Unknown', async () => (await readyStatus(w)) === 'Unknown', 30_000);
+      await w.createRemediation();
+      const waiting = await until(
+        'CloudReachable=False',
+        async () => {
+          const o = await w.osr();
+          return cond(o, 'CloudReachable')?.status === 'False' ? o : undefined;
+        },
+        30_000,
+      );
+      // About 18 s of wake-ups, one a second, and a controller restart in the middle. The
+      // backoff (5 s, then half the outage's age) allows the first question and 3 more at
+      // most; without it held, each wake-up after the first 5 s asked Nova again (about 15).
+      for (let i = 0; i < 18; i++) {
+        if (i === 9) {
+          await ctl.stop();
+          asked += ctl.metrics.cloudUnavailable.value({ operation: 'power' });
+          ctl = startController(env.kubeConfig, ns, 'restarted', undefined, oneTry);
+        }
+        await editSpec();
+        await new Promise((r) => setTimeout(r, 1_000));
+      }
+      expect(unanswered()).toBeGreaterThanOrEqual(2);
+      expect(unanswered()).toBeLessThanOrEqual(5);
+      // When Nova may be asked again is on the object, so a restart knows it too.
+      expect(waiting.status?.cloudRetryTime).toBeDefined();
+      expect((await w.osr())?.status?.history ?? []).toEqual([]);
+      expect(w.fake.rebootCount(w.serverId)).toBe(0);
+
+      // Nova answers again: one reboot, and the retry time is gone with the outage.
+      w.fake.setOutage(undefined);
+      await until('one SOFT reboot', async () => w.fake.rebootCount(w.serverId) === 1, 90_000);
+      const answered = await until('phase Waiting', () => phaseIs(w, 'Waiting'), 15_000);
+      expect(cond(answered, 'CloudReachable')).toMatchObject({ status: 'True' });
+      expect(answered.status?.cloudRetryTime).toBeUndefined();
+    } finally {
+      await ctl.stop();
+      await w.close();
+    }
+  }, 180_000);
 
   it('HARD reboot of an unreachable node: the out-of-service taint only once Nova reports the reboot done', async () => {
     const ns = await env.namespace('osr-fence');

@@ -23,6 +23,11 @@ import {
   OpenStackRemediationResource,
   type WorkloadClusterAccess,
 } from '../../src/controller/index.js';
+import {
+  createOpenStackClient,
+  type CloudConfig,
+  type RetryPolicy,
+} from '@noderepair/openstack';
 import { FakeOpenStack } from '@noderepair/openstack/testing';
 import { remediationFromTemplate } from '../../src/testing/index.js';
 import { capiCrdPaths } from './capi-crds.js';
@@ -228,6 +233,8 @@ export function startController(
   ns: string,
   name = 'test',
   workloadClusterAccess?: WorkloadClusterAccess,
+  /** The session's retry policy, e.g. one attempt so an outage answers at once. */
+  openStackRetry?: Partial<RetryPolicy>,
 ) {
   const client = createKubeClient(kc);
   const logger = new CapturingLogger();
@@ -240,6 +247,12 @@ export function startController(
     // These worlds are self-hosted (the Machine's Node is in this cluster, no kubeconfig
     // Secret): the management-cluster fallback must be asked for explicitly.
     workloadClusterAccess: workloadClusterAccess ?? 'secret-or-management',
+    ...(openStackRetry !== undefined
+      ? {
+          openStackClient: (cloud: CloudConfig) =>
+            createOpenStackClient(cloud, { logger, retry: openStackRetry }),
+        }
+      : {}),
   });
   const running = manager.start();
   return {

@@ -236,6 +236,14 @@ describe('examples/standalone', () => {
       verbs: string[];
     }[];
     expect(rules.find((r) => r.resources.includes('pods/eviction'))?.verbs).toEqual(['create']);
+    // Leases are read only in kube-node-lease (a Role there), never cluster-wide.
+    expect(rules.some((r) => r.resources.includes('leases'))).toBe(false);
+    const nodeLeases = rbac.find(
+      (d) => d.kind === 'Role' && d.metadata.namespace === 'kube-node-lease',
+    );
+    expect(nodeLeases?.rules).toEqual([
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get'] },
+    ]);
     // No delete by default: only rbac-replace.yaml grants it, for a ladder with Replace.
     expect(rules.find((r) => r.resources.includes('nodes'))?.verbs).toEqual([
       'get',

@@ -282,7 +282,7 @@ describe('capo-remediation on the REAL Nova (testbed): cloud outage and fencing'
         console.log(
           `outage e2e: ${N} worlds built in ${secs(built - t0)}; CloudReachable=False on all ` +
             `${secs(cloudFalseAt - outageAt)} after the stop; outage ${secs(backAt - outageAt)} ` +
-            `(${samples} samples, ${unavailableCalls} unanswered execute calls, ` +
+            `(${samples} samples, ${unavailableCalls} unanswered power-state questions, ` +
             `${ctl.metrics.cloudUnavailable.value({ operation: 'fence' })} fence); ` +
             `services listening ${secs(listening - backAt)} after start; all Succeeded ` +
             `${secs(succeededAt - listening)} later; reboot POSTs ${ctl.reboots.length} ` +

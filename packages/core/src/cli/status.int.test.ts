@@ -200,8 +200,16 @@ describe('noderepair status on a real apiserver', () => {
       // paused nodes are not counted by the storm guard
       expect(doc.storm).toMatchObject({ total: 6, inFlight: 1, tripped: false });
 
-      // The table, and one NODE.
-      const one = await status([names.queued, '--policy', policyPath]);
+      // The table, and one NODE: scoped by the same selector as the controller's, since the
+      // fleet it counts (in flight, storm) is the selected nodes, and other test files leave
+      // nodes of their own (held, in repair, unreadable) on this worker's apiserver.
+      const one = await status([
+        names.queued,
+        '--policy',
+        policyPath,
+        '--label-selector',
+        `${SCOPE}=${scope}`,
+      ]);
       expect(one.code).toBe(0);
       expect(one.out[0]).toMatch(/^NAME\s+PHASE\s+CAUSE\s+STEP\s+NEXT\s+REASON$/);
       expect(one.out).toHaveLength(2);

@@ -2,9 +2,10 @@
 /usr/bin/python3). The openstack CLI would do the same, but each of its invocations costs
 several seconds of imports; these calls take milliseconds.
 
-Usage: bootstrap.py catalog | tenant | wait-compute | reset-project | create-server NAME...
+Usage: bootstrap.py catalog | tenant | wait-compute [SINCE_EPOCH] | reset-project | create-server NAME...
 Settings come from the environment that testbed.sh exports (never printed here).
 """
+import datetime
 import json
 import os
 import sys
@@ -147,12 +148,28 @@ def cmd_tenant():
              {"Content-Type": "application/octet-stream"})
 
 
-def cmd_wait_compute():
+def reported_since(service, since):
+    """Whether the compute service's heartbeat (updated_at, UTC) is from `since` (epoch s) on.
+    Nova calls a service "up" while its last heartbeat is younger than service_down_time
+    (60 s), so right after a restart the PREVIOUS process's heartbeat still reads "up"; the new
+    process reports first ~5 s after it starts. A build scheduled in between, once the old
+    heartbeat ages past 60 s, fails with NoValidHost (a CI run lost a test to it)."""
+    if since is None:
+        return True
+    stamp = service.get("updated_at")
+    if not stamp:
+        return False
+    at = datetime.datetime.strptime(stamp.split(".")[0], "%Y-%m-%dT%H:%M:%S")
+    return at.replace(tzinfo=datetime.timezone.utc).timestamp() >= since
+
+
+def cmd_wait_compute(since=None):
     tok, _, catalog = admin()
     deadline = time.time() + 300
     while time.time() < deadline:
         _, _, body = call("GET", f"{catalog['compute']}/os-services?binary=nova-compute", tok)
-        up = [s for s in body["services"] if s["state"] == "up" and s["status"] == "enabled"]
+        up = [s for s in body["services"]
+              if s["state"] == "up" and s["status"] == "enabled" and reported_since(s, since)]
         _, _, hv = call("GET", f"{catalog['compute']}/os-hypervisors", tok)
         if up and hv["hypervisors"]:
             return
@@ -215,10 +232,10 @@ if __name__ == "__main__":
     elif cmd == "tenant":
         cmd_tenant()
     elif cmd == "wait-compute":
-        cmd_wait_compute()
+        cmd_wait_compute(int(sys.argv[2]) if len(sys.argv) > 2 else None)
     elif cmd == "reset-project":
         cmd_reset_project()
     elif cmd == "create-server" and len(sys.argv) >= 3:
         cmd_create_server(sys.argv[2:])
     else:
-        raise SystemExit("usage: bootstrap.py catalog | tenant | wait-compute | reset-project | create-server NAME...")
+        raise SystemExit("usage: bootstrap.py catalog | tenant | wait-compute [SINCE_EPOCH] | reset-project | create-server NAME...")

@@ -436,10 +436,12 @@ cell_setup() {
     || nova_manage cell_v2 create_cell --name cell1 >>"$LOGS/db-sync.log" 2>&1
   nova_manage db sync >>"$LOGS/db-sync.log" 2>&1
 }
+# $1: epoch seconds nova-compute was (re)started at, if it was: wait for a heartbeat of the NEW
+# process (bootstrap.py reported_since says why the old one's "up" is not enough).
 wait_compute_mapped() {
   log "waiting for nova-compute to report and be mapped to cell1"
   nova_manage cell_v2 discover_hosts >>"$LOGS/db-sync.log" 2>&1 || true
-  bootstrap_py wait-compute
+  bootstrap_py wait-compute "$@"
   nova_manage cell_v2 discover_hosts >>"$LOGS/db-sync.log" 2>&1
 }
 
@@ -481,9 +483,10 @@ cmd_install() {
   start_service keystone
   bootstrap_identity
   bootstrap_catalog
+  local since; since=$(date +%s)
   for s in placement glance neutron nova-api nova-conductor nova-scheduler nova-compute; do start_service "$s"; done
   bootstrap_tenant
-  wait_compute_mapped
+  wait_compute_mapped "$since"
   touch "$STATE/.installed"
   log "install done in $((SECONDS - t0))s; services are running (testbed.sh stop to stop them)"
 }
@@ -492,13 +495,14 @@ cmd_start() {
   local t0=$SECONDS
   [[ -f "$STATE/.installed" ]] || die "not installed: run $0 install first"
   load_secrets
-  local s started=0
+  local s started=0 since
+  since=$(date +%s)
   for s in "${SERVICES[@]}"; do
     is_running "$s" || started=1
     start_service "$s"
   done
   if ((started)); then
-    wait_compute_mapped
+    wait_compute_mapped "$since"
   else
     # Everything was running (each e2e file calls start): the host was mapped when compute
     # started, and two nova-manage runs cost over a minute on a loaded machine.
@@ -545,9 +549,12 @@ cmd_service() {
     [[ " ${SERVICES[*]} " == *" $s "* ]] || die "unknown service $s (known: ${SERVICES[*]})"
   done
   load_secrets
+  local since; since=$(date +%s)
   for s in "$@"; do
     if [[ "$verb" == stop ]]; then stop_one "$s"; else start_service "$s"; fi
   done
+  # A restarted compute is usable once the NEW process has reported (see wait_compute_mapped).
+  if [[ "$verb" == start && " $* " == *" nova-compute "* ]]; then bootstrap_py wait-compute "$since"; fi
 }
 
 cmd_env() {

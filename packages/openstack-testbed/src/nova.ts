@@ -168,3 +168,20 @@ export async function resetServerState(
   if (res.status !== 202)
     throw new Error(`nova: os-resetState of ${serverId} returned HTTP ${res.status}, expected 202`);
 }
+
+/** As the cloud admin: whether Nova calls the compute service up (its last heartbeat younger
+ * than service_down_time), as the scheduler's ComputeFilter judges it. */
+export async function computeServiceUp(token: Token): Promise<boolean> {
+  const res = await fetch(`${computeUrl(token)}/os-services?binary=nova-compute`, {
+    headers: {
+      'x-auth-token': token.id,
+      'openstack-api-version': `compute ${COMPUTE_MICROVERSION}`,
+    },
+  });
+  if (res.status !== 200) {
+    await res.arrayBuffer();
+    throw new Error(`nova: GET os-services returned HTTP ${res.status}, expected 200`);
+  }
+  const body = (await res.json()) as { services: { state: string; status: string }[] };
+  return body.services.some((s) => s.state === 'up' && s.status === 'enabled');
+}

@@ -5,6 +5,7 @@ import { issueToken } from './keystone.js';
 import type { Identity } from './keystone.js';
 import type { Token } from './keystone.js';
 import {
+  computeServiceUp,
   instanceActionEvents,
   listInstanceActions,
   resetServerState,
@@ -36,6 +37,8 @@ export interface OpenStackTestbed {
   serverState(uuid: string): Promise<ServerState>;
   /** As the cloud admin: Nova's os-resetState (puts a server in ERROR, or back to ACTIVE). */
   resetServerState(uuid: string, state: 'error' | 'active'): Promise<void>;
+  /** As the cloud admin: whether Nova (and so its scheduler) calls nova-compute up. */
+  computeServiceUp(): Promise<boolean>;
   /** The server's metadata (key -> value). */
   serverMetadata(uuid: string): Promise<Record<string, string>>;
   /** Polls until the server shows `status` with no task in progress; throws on ERROR or timeout. */
@@ -97,6 +100,17 @@ export async function startOpenStackTestbed(
       throw new Error(`testbed.sh create-server: expected ${names.length} uuids, one per line`);
     return ids;
   };
+  const adminToken = () =>
+    issueToken(
+      authUrl,
+      {
+        kind: 'password',
+        username: 'admin',
+        password: required(env, 'OS_TESTBED_ADMIN_PASSWORD'),
+        project: 'admin',
+      },
+      region,
+    );
   return {
     authUrl,
     region,
@@ -117,14 +131,9 @@ export async function startOpenStackTestbed(
     serverState: state,
     serverMetadata: (uuid) => asProject((t) => serverMetadata(t, uuid)),
     async resetServerState(uuid, state) {
-      const admin = {
-        kind: 'password',
-        username: 'admin',
-        password: required(env, 'OS_TESTBED_ADMIN_PASSWORD'),
-        project: 'admin',
-      } as const;
-      await resetServerState(await issueToken(authUrl, admin, region), uuid, state);
+      await resetServerState(await adminToken(), uuid, state);
     },
+    computeServiceUp: async () => computeServiceUp(await adminToken()),
     async waitForServer(uuid, status, timeoutMs = 120_000) {
       const deadline = Date.now() + timeoutMs;
       let last: ServerState | undefined;

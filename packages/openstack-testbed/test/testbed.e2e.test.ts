@@ -172,6 +172,27 @@ describe('Nova with the fake virt driver', () => {
     }
     for (const id of ids) expect((await nova('DELETE', `/servers/${id}`)).status).toBe(204);
   });
+
+  // A CI run lost a test to this: start returned while Nova still called the compute "up" on
+  // the heartbeat of the process it had just replaced; that heartbeat aged past Nova's 60 s
+  // service_down_time before the new process reported, and the next build got NoValidHost.
+  // Here the old heartbeat is let go stale on purpose: start-service must not return until the
+  // new process has reported, so a build right after it goes ACTIVE.
+  it('a restarted nova-compute takes a build as soon as start-service returns (its own heartbeat, not the old one)', async () => {
+    await tb.stopServices(['nova-compute']);
+    try {
+      const deadline = Date.now() + 150_000;
+      while ((await tb.computeServiceUp()) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 2_000));
+      expect(await tb.computeServiceUp()).toBe(false);
+    } finally {
+      await tb.startServices(['nova-compute']);
+    }
+    expect(await tb.computeServiceUp()).toBe(true);
+    const id = await tb.createServer('e2e-after-compute-restart');
+    expect((await tb.waitForServer(id, 'ACTIVE')).status).toBe('ACTIVE');
+    expect((await nova('DELETE', `/servers/${id}`)).status).toBe(204);
+  }, 300_000);
 });
 
 async function flavorId(name: string): Promise<string> {

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Where `npm test`'s time goes (issue 48: measure first). test-all.mjs records, per suite, the
-// wall time and the CPU time of everything it ran (the children's user+system time from
-// /proc/self/stat, counted when each suite's process tree has been waited for), and per test
-// file the duration vitest reports; it writes reports/timings.json.
+// wall time and the CPU time of everything it ran (bash's `times` around the suite: the
+// user+system time of the process tree it waited for), per test file the duration vitest
+// reports, and the run's own wall time (suites run in lanes side by side); it writes
+// reports/timings.json.
 //
 //   node scripts/test-times.mjs            # the table of the last run (reports/timings.json)
 //   node scripts/test-times.mjs --readme   # also rewrites the README's test-times block
@@ -15,19 +16,6 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-/** CPU seconds of this process's waited-for children (Linux /proc; 0 elsewhere). */
-export function childCpuSeconds() {
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    // Fields after the command name (which may hold spaces) start at field 3.
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(f[13]) + Number(f[14]); // cutime, cstime (fields 16 and 17)
-    return ticks / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return 0;
-  }
-}
 
 /** Per test file: seconds vitest reports in a suite's JSON report, slowest first. */
 export function fileSeconds(reportFile) {
@@ -61,7 +49,11 @@ export function timingsTable(t, slowest = 10) {
     `| suite | wall s | CPU s | CPU share of ${cores} cores |`,
     '| --- | ---: | ---: | ---: |',
     ...rows,
-    `| total | ${fmt(wall)} | ${fmt(cpu)} | ${(cpu / Math.max(1, wall * cores)).toFixed(2)} |`,
+    `| sum of suites | ${fmt(wall)} | ${fmt(cpu)} | ${(cpu / Math.max(1, wall * cores)).toFixed(2)} |`,
+    // The run's own wall time: the suites after the checks run in lanes side by side.
+    ...(t.wallS === undefined
+      ? []
+      : [`| **the run (${t.lanes ?? 1} lanes)** | ${fmt(t.wallS)} | ${fmt(cpu)} | ${(cpu / Math.max(1, t.wallS * cores)).toFixed(2)} |`]),
     '',
     `The ${slowest} slowest test files (vitest's duration; files of a suite may overlap):`,
     '',

@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -122,6 +124,25 @@ describe('overlayfs-gen CLI', () => {
     expect(r.code).toBe(EXIT_WRITE_FAILED);
     expect(r.err).toMatch(/cannot write to .*file\/out/);
   });
+
+  // Hostile output paths. Node's mkdir({ recursive: true }) loops for ever on ENOENT from a
+  // parent that exists (/proc, /sys): the real binary must exit 3 on its own. The timeout only
+  // stops a hung process (then the exit code is not 3); it is not the limit under test.
+  it.each(['/proc/x', '/proc/self/x/y'])('generate --out %s: the process exits 3 on its own', async (out) => {
+    const config = configFile('{}');
+    const bin = fileURLToPath(new URL('../cli.ts', import.meta.url));
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', bin, 'generate', '--config', config, '--out', out],
+        { timeout: 60_000, killSignal: 'SIGKILL' },
+        (e, _stdout, stderr) => resolve({ code: e === null ? 0 : typeof e.code === 'number' ? e.code : null, stderr }),
+      );
+    });
+    expect(r.code).toBe(EXIT_WRITE_FAILED);
+    expect(r.stderr).toContain(`overlayfs-gen: cannot write to ${out}: cannot create directory /proc/`);
+    expect(r.stderr).toContain('does not accept new directories');
+  }, 90_000);
 
   it('random invalid configs: exit 1 and nothing written', async () => {
     await fc.assert(

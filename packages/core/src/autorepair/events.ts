@@ -55,6 +55,12 @@ export const EventReasons = {
    * now treated as failed and repaired (or held by the storm guard).
    */
   ShutDownTooLong: 'ShutDownTooLong',
+  /**
+   * An attempt timed out with its node silent since the action and the provider could not say
+   * whether the machine runs: no next attempt until there is fresh evidence (first such answer
+   * of the attempt; the note says why and when it asks again).
+   */
+  AwaitingEvidence: 'AwaitingEvidence',
   DryRun: 'DryRun',
 } as const;
 
@@ -100,6 +106,16 @@ export function transitionEvents(d: RepairDecision, prev: RepairState | undefine
       reason: EventReasons.ShutDownTooLong,
       action: 'Fail',
       note: d.cause.message,
+    });
+  }
+  // The first provider answer that held a timed-out attempt (health/fresh-evidence.ts).
+  const asks = d.nextState?.remediation?.intent?.silentAsks;
+  if (asks === 1 && prev?.remediation?.intent?.silentAsks === undefined && d.actions.length === 0) {
+    out.push({
+      type: 'Warning',
+      reason: EventReasons.AwaitingEvidence,
+      action: 'Hold',
+      note: d.reason,
     });
   }
   if (startsRemediation(d, prev)) {

@@ -26,7 +26,7 @@ import {
 } from '../health/decide.js';
 import { recordReplace } from '../health/replace.js';
 import { recordUnavailable } from '../health/drain-phase.js';
-import { needsPowerState, shutdownPastDeadline } from '../health/power-check.js';
+import { attemptTimedOut, needsPowerState, shutdownPastDeadline } from '../health/power-check.js';
 import type { PowerState } from '../provider/port.js';
 import type { RepairPolicy } from '../health/policy.js';
 import type { FenceRecord, RepairPhase, RepairState } from '../health/state.js';
@@ -367,8 +367,18 @@ export class NodeReconciler {
     }
   }
 
-  private async leaseRenewTime(name: string, signal: AbortSignal): Promise<string | undefined> {
-    if (this.deps.policy.staleHeartbeatTimeoutMs === 0) return undefined;
+  private async leaseRenewTime(
+    name: string,
+    previous: RepairState | undefined,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
+    // Read when the policy watches stale heartbeats, and when an attempt of ours timed out:
+    // whether the node reported after the action is its fresh evidence (fresh-evidence.ts).
+    if (
+      this.deps.policy.staleHeartbeatTimeoutMs === 0 &&
+      !attemptTimedOut(previous, this.deps.policy, this.deps.now())
+    )
+      return undefined;
     try {
       const lease = await this.deps.client.get<KubeLease>(LeaseResource, name, {
         namespace: 'kube-node-lease',
@@ -383,8 +393,9 @@ export class NodeReconciler {
 
   /**
    * The machine's power state, asked only when the decision depends on it: before the first
-   * action of a repair (did someone stop the machine?), and for a shut-down node past
-   * shutdown.failAfter (health/power-check.ts). A provider without powerState cannot tell:
+   * action of a repair (did someone stop the machine?), for a shut-down node past
+   * shutdown.failAfter, and when an attempt of ours timed out with the node silent since the
+   * action (health/power-check.ts, health/fresh-evidence.ts). A provider without powerState cannot tell:
    * the decision goes on without it. A provider that throws is an outage: waiting, not a
    * verdict.
    */
@@ -397,7 +408,7 @@ export class NodeReconciler {
   ): Promise<PowerState | undefined> {
     const { provider, policy } = this.deps;
     const providerID = node.spec?.providerID;
-    if (provider.powerState === undefined || providerID === undefined || providerID === '')
+    if (!this.canAskPower(node) || provider.powerState === undefined || providerID === undefined)
       return undefined;
     const unasked = {
       nodeName: name,
@@ -410,6 +421,14 @@ export class NodeReconciler {
     } catch (e) {
       return { kind: 'Unavailable', reason: e instanceof Error ? e.message : String(e) };
     }
+  }
+
+  /** The provider implements powerState and the Node names its machine (a providerID). */
+  private canAskPower(node: KubeNode): boolean {
+    const providerID = node.spec?.providerID;
+    return (
+      this.deps.provider.powerState !== undefined && providerID !== undefined && providerID !== ''
+    );
   }
 
   private readState(node: KubeNode | NodeView): RepairState | undefined {
@@ -594,7 +613,8 @@ export class NodeReconciler {
       previous = parsed.right;
       this.markReadable(name);
     }
-    const leaseRenewTime = node !== undefined ? await this.leaseRenewTime(name, signal) : undefined;
+    const leaseRenewTime =
+      node !== undefined ? await this.leaseRenewTime(name, previous, signal) : undefined;
     const power =
       node !== undefined
         ? await this.powerState(name, node, previous, leaseRenewTime, signal)
@@ -605,6 +625,7 @@ export class NodeReconciler {
         node,
         ...(leaseRenewTime !== undefined ? { leaseRenewTime } : {}),
         ...(power !== undefined ? { power } : {}),
+        ...(node !== undefined ? { canAskPower: this.canAskPower(node) } : {}),
       },
       state: previous,
     };

@@ -7,6 +7,7 @@ import { applyAdvance, historyEntry } from './advance.js';
 import { decision, enter, isHealthyNow, notHealthy, type Judge } from './decide-context.js';
 import type { RepairDecision } from './decision.js';
 import { drainPhase, replayIntent } from './drain-phase.js';
+import { heldTimeoutReason, judgeTimeoutEvidence, type TimeoutEvidence } from './fresh-evidence.js';
 import { appendHistory } from './history.js';
 import { advanceLadder, progressLadder } from './ladder.js';
 import { decideAfterReplace, isAcceptedReplace } from './replace.js';
@@ -174,15 +175,31 @@ function followLadder(
     }
     case 'Next':
     case 'Exhausted': {
-      // A timeout judged on a status the storm may have made stale waits (a provider's
-      // failure does not: it is evidence).
-      if (v.ended.result === 'TimedOut' && j.stormPause !== undefined)
+      // A provider's failure is evidence: the attempt ends.
+      if (v.ended.result === 'Failed')
+        return applyAdvance(
+          j,
+          s,
+          rem,
+          v,
+          `${current.action} attempt ${rem.attempt} failed: ${v.ended.message ?? 'provider reported failure'}`,
+        );
+      // A timeout ends the attempt only on fresh evidence (fresh-evidence.ts); without it the
+      // repair waits, storm or not (so the storm guard cannot change this decision, and a
+      // reconcile decides it alone: the provider is asked once).
+      const e = judgeTimeoutEvidence(j.obs, current, policy, now);
+      if (e.kind === 'Hold') return awaitingEvidence(j, s, rem, current, v.ended.timeoutMs, e);
+      // Evidence judged on a status the storm may have made stale waits: a machine that runs
+      // and whose node is silent may only have lost its link, with the whole zone.
+      if (j.stormPause !== undefined)
         return pausedByStorm(j, s, rem, current, v.ended.timeoutMs, j.stormPause);
-      const why =
-        v.ended.result === 'Failed'
-          ? `${current.action} attempt ${rem.attempt} failed: ${v.ended.message ?? 'provider reported failure'}`
-          : `not Ready ${formatDuration(v.ended.timeoutMs)} after ${step?.action ?? 'repair'} attempt ${rem.attempt}: ${a.detail}`;
-      return applyAdvance(j, v.ended.result === 'Failed' ? s : notHealthy(s), rem, v, why);
+      return applyAdvance(
+        j,
+        notHealthy(s),
+        rem,
+        v,
+        `not Ready ${formatDuration(v.ended.timeoutMs)} after ${step?.action ?? 'repair'} attempt ${rem.attempt}: ${a.detail}; ${e.evidence}`,
+      );
     }
   }
 }
@@ -211,5 +228,33 @@ function pausedByStorm(
     `not Ready ${formatDuration(timeoutMs)} after ${current.action} attempt ${rem.attempt}, but ${pause.reason}: ` +
       `the node's status may be stale, so the repair waits (no next attempt, no give-up) until the storm lifts`,
     policy.stormGuard.recheckIntervalMs,
+  );
+}
+
+/**
+ * The attempt timed out, but the node has been silent since the action and the provider could
+ * not settle whether its machine runs (fresh-evidence.ts): no fresh evidence, so no next
+ * attempt and no give-up, nothing used up; the provider's answer is counted on the intent (the
+ * backoff of the next ask) and the repair looks again when it is due.
+ */
+function awaitingEvidence(
+  j: Judge,
+  s: RepairState,
+  rem: Remediation,
+  current: RepairIntent,
+  timeoutMs: number,
+  e: Extract<TimeoutEvidence, { kind: 'Hold' }>,
+): RepairDecision {
+  // (A hand-edited state without an intent keeps none: it is asked again at the first backoff.)
+  const held =
+    e.intent === undefined || rem.intent === undefined
+      ? s
+      : { ...s, remediation: { ...rem, intent: e.intent } };
+  return decision(
+    j,
+    enter(j, notHealthy(held), 'Verifying'),
+    [],
+    heldTimeoutReason(current, rem.attempt, timeoutMs, e.detail),
+    e.requeueAfterMs,
   );
 }

@@ -78,6 +78,15 @@ export interface HealthObservation {
    */
   power?: PowerState;
   /**
+   * Whether the caller can ask the provider for the power state at all (it implements
+   * powerState and the Node has a providerID). A repair whose attempt timed out with the node
+   * silent since the action waits for the provider's answer only when it can be asked
+   * (fresh-evidence.ts). The controller always says; absent (a caller that never asks:
+   * `noderepair status`, the simulator) counts as cannot, except that a wait the controller
+   * persisted on the intent is shown as the wait it is.
+   */
+  canAskPower?: boolean;
+  /**
    * Other actors' holds on the node (actors.ts actorHolds), when the caller read them: the
    * controller reads them for the fleet pass that may admit a repair.
    */

@@ -55,6 +55,11 @@ export interface NodeObservation {
   readonly providerID: string | undefined;
   /** The provider's power state, when the caller asked for it (HealthObservation.power). */
   readonly power: PowerState | undefined;
+  /**
+   * Whether the caller can ask the provider for the power state (HealthObservation.canAskPower);
+   * undefined when the caller does not say (`noderepair status`, the simulator).
+   */
+  readonly canAskPower: boolean | undefined;
   /** Other actors' holds, when the caller read them (HealthObservation.actorHolds). */
   readonly actorHolds: readonly ActorHold[] | undefined;
 }
@@ -112,6 +117,7 @@ export function observeNode(input: HealthObservation): NodeObservation {
     bootId: bootId !== undefined && bootId !== '' ? bootId : undefined,
     providerID: providerID !== undefined && providerID !== '' ? providerID : undefined,
     power: input.power,
+    canAskPower: input.canAskPower,
     actorHolds: input.actorHolds,
   };
 }

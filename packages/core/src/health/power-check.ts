@@ -9,11 +9,14 @@
 //   decision. Asked first, an Off by request makes the period a shutdown (the shutdown
 //   policy decides), an outage holds the repair, a crash is repaired.
 // - Past shutdown.failAfter (FailAfter) for a node in a shutdown period: is it still off?
-// Nothing else asks: a node that is healthy, inside its timeout, waiting under Wait, already
-// in a repair of ours, or given up on costs the provider nothing. A manual trigger is a
+// - When an attempt of a repair of ours has timed out with the node silent since the action
+//   (fresh-evidence.ts): is the machine running? Only a fresh answer lets the attempt end.
+// Nothing else asks: a node that is healthy, inside its timeout, waiting under Wait, in a
+// repair of ours (but for that timeout), or given up on costs the provider nothing. A manual trigger is a
 // person's request for a repair, so it is not asked about either.
 import { assessObserved } from './assess.js';
 import { repairInFlight } from './episodes.js';
+import { attemptDeadline, needsTimeoutEvidence } from './fresh-evidence.js';
 import type { HealthObservation } from './node.js';
 import { observeNode } from './observation.js';
 import type { RepairPolicy, ShutdownPolicy } from './policy.js';
@@ -36,7 +39,9 @@ export function needsPowerState(
 ): boolean {
   if (shutdownPastDeadline(state, policy.shutdown, now)) return true;
   const phase = state?.phase;
-  if (isInFlight(phase) || phase === 'Failed') return false;
+  if (isInFlight(phase))
+    return needsTimeoutEvidence(observeNode(input), state?.remediation?.intent, policy, now);
+  if (phase === 'Failed') return false;
   const { power: _asked, ...unasked } = input;
   const a = assessObserved(observeNode(unasked), state, policy, now);
   return a.signal === 'unhealthy' && a.newTrigger === undefined;
@@ -58,4 +63,23 @@ export function shutdownPastDeadline(
   if (p?.uncounted !== 'Shutdown' || repairInFlight(state)) return false;
   const deadline = shutdownDeadline(p.since, policy);
   return deadline !== undefined && deadline < now;
+}
+
+/**
+ * The persisted state is a repair of ours whose completed attempt's timeout has run out: the
+ * verdict rests on whether the node reported after the action, so the shell reads the node's
+ * Lease (its renewals are the kubelet's heartbeat every 10 s; Ready's lastHeartbeatTime may
+ * be minutes old on a node that reports no change) even when the policy does not watch
+ * stale heartbeats. Reads the state only.
+ */
+export function attemptTimedOut(
+  state: RepairState | undefined,
+  policy: RepairPolicy,
+  now: number,
+): boolean {
+  if (!isInFlight(state?.phase)) return false;
+  const intent = state?.remediation?.intent;
+  if (intent === undefined || intent.result !== 'Succeeded') return false;
+  const deadline = attemptDeadline(intent, policy);
+  return deadline !== undefined && now >= deadline;
 }

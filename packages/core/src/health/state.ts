@@ -76,6 +76,15 @@ export const RepairIntent = t.intersection([
     bootId: t.string,
     /** The Node's spec.providerID when the intent was persisted: the machine it is about. */
     providerID: t.string,
+    /**
+     * The attempt timed out with the node silent since the action, and the provider, asked
+     * for the power state, could not settle it (Unavailable, or stopped on request):
+     * how many times so far. With `silentAskedAt` it says when to ask again (5 s doubling
+     * to 5 min, fresh-evidence.ts), across wake-ups and restarts.
+     */
+    silentAsks: t.number,
+    /** When the provider was last asked about the silent node (see `silentAsks`). */
+    silentAskedAt: IsoTime,
   }),
 ]);
 /** An action intent (see the RepairIntent codec); times in epoch ms. */

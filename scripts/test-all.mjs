@@ -21,7 +21,17 @@ const suites = [
   { name: 'typecheck', kind: 'check', args: ['run', 'typecheck'] },
   // The checked-in API reports (api/) match the .d.ts typecheck has just built; names the stale.
   { name: 'api', kind: 'check', args: ['run', 'api:check'] },
-  { name: 'unit+integration', args: ['exec', 'vitest', 'run'] },
+  // NODEREPAIR_VITEST_CHANGED=<git ref> (set by `pnpm test:changed`): only the test files
+  // that import a file changed since that ref.
+  {
+    name: 'unit+integration',
+    args: [
+      'exec',
+      'vitest',
+      'run',
+      ...(process.env.NODEREPAIR_VITEST_CHANGED ? ['--changed', process.env.NODEREPAIR_VITEST_CHANGED, '--passWithNoTests'] : []),
+    ],
+  },
 ];
 // Suites that need more than a kube-apiserver (a VM, the Cluster API manager, OpenStack)
 // are package scripts named test:vm, test:e2e or test:chaos; each is a vitest run.

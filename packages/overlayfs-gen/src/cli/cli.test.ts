@@ -83,6 +83,24 @@ describe('overlayfs-gen CLI', () => {
     expect(r.out).toMatch(/is valid: 1 volatile, 1 persistent, 2 health monitor\(s\)$/);
   });
 
+  it('validate and generate: warnings on stderr, exit 0', async () => {
+    const config = configFile('volatile: [/etc, /var/lib/kubelet]\npersistent: [/etc/kubernetes, /srv]\n');
+    for (const argv of [['validate', '--config', config], ['generate', '--config', config, '--out', join(dir, 'out')]]) {
+      const r = await cli(...argv);
+      expect(r.code).toBe(EXIT_OK);
+      expect(r.err.split('\n')).toEqual([
+        expect.stringMatching(/^overlayfs-gen: warning: volatile\[1\] "\/var\/lib\/kubelet": overlays \/var\/lib\/kubelet, .* \[rule: kubelet-state-volatile\]$/),
+        'overlayfs-gen: warning: persistent[1] "/srv": is under no volatile directory, so it is on disk anyway and this entry does nothing [rule: persistent-outside-volatile]',
+      ]);
+    }
+  });
+
+  it('validate: the default persistent list, named as such in an error', async () => {
+    const r = await cli('validate', '--config', configFile('volatile: [/etc, /var/lib/kubelet]\n'));
+    expect(r.code).toBe(EXIT_INVALID_CONFIG);
+    expect(r.err).toContain('persistent[2] "/var/lib/kubelet": is listed twice (first as volatile[1]); this entry is from the default persistent list');
+  });
+
   it('validate: 1 and every problem for an invalid config', async () => {
     const r = await cli('validate', '--config', configFile('volatile: [etc, /proc]\n'));
     expect(r.code).toBe(EXIT_INVALID_CONFIG);

@@ -53,6 +53,8 @@ export async function main(argv: readonly string[], io: Io = defaultIo): Promise
     if (cmd.kind === 'generate') io.err('nothing was written');
     return EXIT_INVALID_CONFIG;
   }
+  // Legal but probably not meant: said on stderr, never an error (exit 0, output written).
+  for (const w of config.right.warnings ?? []) io.err(`overlayfs-gen: warning: ${w}`);
   if (cmd.kind === 'validate') {
     const c = config.right;
     io.out(`${cmd.config} is valid: ${c.volatile.length} volatile, ${c.persistent.length} persistent, ${c.healthMonitors.length} health monitor(s)`);

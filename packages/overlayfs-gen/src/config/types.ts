@@ -86,4 +86,10 @@ export interface OverlayConfig {
    * nothing for an empty list.
    */
   readonly healthMonitors: readonly HealthMonitor[];
+  /**
+   * Set by resolveConfig, present only when there is something to say: what is legal but probably
+   * not meant (an overlaid /var/lib/kubelet, a persistent path under no volatile directory), one
+   * line each, formatted like a ConfigError. The generator ignores it; the CLI prints it on stderr.
+   */
+  readonly warnings?: readonly string[];
 }

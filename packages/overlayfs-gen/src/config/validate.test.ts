@@ -76,6 +76,50 @@ describe('path rules', () => {
   });
 });
 
+describe('defaults and warnings (issue 47)', () => {
+  const warningsOf = (raw: unknown): readonly string[] | undefined => {
+    const r = decodeConfig(raw);
+    if (either.isLeft(r)) throw new Error(`unexpected errors: ${JSON.stringify(r.left)}`);
+    return r.right.warnings;
+  };
+
+  it('an error about an entry of the default persistent list says it came from the defaults', () => {
+    const errors = errorsOf({ volatile: ['/etc', '/var/lib/kubelet'] });
+    expect(errors).toEqual([
+      {
+        field: 'persistent[2]',
+        value: '/var/lib/kubelet',
+        rule: 'duplicate',
+        message:
+          'is listed twice (first as volatile[1]); this entry is from the default persistent list, used because the config sets no persistent: set persistent explicitly',
+      },
+    ]);
+    // A persistent list the user wrote gets no such note.
+    expect(errorsOf({ volatile: ['/etc'], persistent: ['/etc'] })[0]?.message).toBe('is listed twice (first as volatile[0])');
+  });
+
+  it('warns that an overlaid /var/lib/kubelet loses the kubelet state at every boot', () => {
+    const warning =
+      'volatile[1] "/var/lib/kubelet": overlays /var/lib/kubelet, so the kubelet\'s state (kubeadm\'s config.yaml, kubeadm-flags.env, pki) is lost at every boot; add /var/lib/kubelet to persistent unless that is what you want [rule: kubelet-state-volatile]';
+    expect(warningsOf({ volatile: ['/etc', '/var/lib/kubelet'], persistent: [] })).toEqual([warning]);
+    expect(warningsOf({ volatile: ['/var'], persistent: ['/var/log'] })?.[0]).toMatch(/^volatile\[0\] "\/var": overlays \/var\/lib\/kubelet/);
+    expect(warningsOf({ volatile: ['/var'], persistent: ['/var/lib/kubelet'] })).toBeUndefined();
+  });
+
+  it('warns that a persistent path under no volatile directory does nothing', () => {
+    expect(warningsOf({ volatile: ['/etc'], persistent: ['/etc/kubernetes', '/srv/data'] })).toEqual([
+      'persistent[1] "/srv/data": is under no volatile directory, so it is on disk anyway and this entry does nothing [rule: persistent-outside-volatile]',
+    ]);
+    // Entries of the default list are kept outside the volatile set on purpose (for a later volatile /var).
+    expect(warningsOf({ volatile: ['/etc'], persistent: ['/etc/kubernetes', '/var/lib/kubelet', '/var/log'] })).toBeUndefined();
+  });
+
+  it('no warnings for the defaults (their entries outside the default volatile set are there for a volatile /var)', () => {
+    expect(warningsOf({})).toBeUndefined();
+    expect(warningsOf({ volatile: ['/etc', '/var'] })).toBeUndefined();
+  });
+});
+
 describe('health monitor rules', () => {
   const m = { name: 'kubelet', unit: 'kubelet.service', check: { type: 'http', url: 'http://127.0.0.1:10248/healthz' } };
   const table: [string, object, string, string][] = [

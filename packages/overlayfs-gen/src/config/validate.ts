@@ -2,7 +2,7 @@
 // collects all errors (a person fixing a config wants the full list, not one at a time).
 import { either } from 'fp-ts';
 import type { Either } from 'fp-ts/Either';
-import type { ConfigError } from './errors.js';
+import { formatConfigError, type ConfigError } from './errors.js';
 import type { RawConfig, RawMonitorSettings } from './codec.js';
 import type { Backoff, ContainerRuntime, HealthCheck, HealthMonitor, OverlayConfig, RestartBudget } from './types.js';
 import {
@@ -42,17 +42,27 @@ interface Indexed {
   readonly i: number;
 }
 
-/** Duplicates and containment. Takes only well-formed paths, with their original index. */
-function relationRules(errors: Collector, volatile: readonly Indexed[], persistent: readonly Indexed[]): void {
+/** Said of an entry of DEFAULT_PERSISTENT: the user never wrote it, so name where it came from. */
+const fromDefaults = (subject: string): string =>
+  `${subject} is from the default persistent list, used because the config sets no persistent: set persistent explicitly`;
+
+/** kubeadm's kubelet state (config.yaml, kubeadm-flags.env, pki); see DEFAULT_PERSISTENT. */
+const KUBELET_STATE = '/var/lib/kubelet';
+
+/**
+ * Duplicates and containment. Takes only well-formed paths, with their original index.
+ * persistentDefaulted: the persistent list is DEFAULT_PERSISTENT, which errors about it must say.
+ */
+function relationRules(errors: Collector, volatile: readonly Indexed[], persistent: readonly Indexed[], persistentDefaulted: boolean): void {
   const seen = new Map<string, string>();
-  const note = (p: string, field: string) => {
+  const note = (p: string, field: string, defaulted: boolean) => {
     const first = seen.get(p);
     if (first !== undefined) {
-      errors.push({ field, value: p, rule: 'duplicate', message: `is listed twice (first as ${first})` });
+      errors.push({ field, value: p, rule: 'duplicate', message: `is listed twice (first as ${first})${defaulted ? `; ${fromDefaults('this entry')}` : ''}` });
     } else seen.set(p, field);
   };
-  volatile.forEach(({ p, i }) => note(p, `volatile[${i}]`));
-  persistent.forEach(({ p, i }) => note(p, `persistent[${i}]`));
+  volatile.forEach(({ p, i }) => note(p, `volatile[${i}]`, false));
+  persistent.forEach(({ p, i }) => note(p, `persistent[${i}]`, persistentDefaulted));
 
   volatile.forEach(({ p: v, i }) => {
     const outerP = persistent.find(({ p }) => p !== v && isWithin(v, p));
@@ -61,7 +71,7 @@ function relationRules(errors: Collector, volatile: readonly Indexed[], persiste
         field: `volatile[${i}]`,
         value: v,
         rule: 'volatile-inside-persistent',
-        message: `is inside persistent path ${outerP.p}: it would be bound back to disk and never be volatile`,
+        message: `is inside persistent path ${outerP.p}: it would be bound back to disk and never be volatile${persistentDefaulted ? `; ${fromDefaults(outerP.p)}` : ''}`,
       });
     }
     const outerV = volatile.find(({ p: o }) => o !== v && isWithin(v, o));
@@ -85,6 +95,39 @@ function relationRules(errors: Collector, volatile: readonly Indexed[], persiste
       });
     }
   });
+}
+
+/**
+ * Legal but probably not meant: an overlaid kubelet state directory, a persistent path that no
+ * volatile directory covers (it is on disk anyway). Not for the entries of DEFAULT_PERSISTENT,
+ * written or defaulted: they are kept outside the volatile set on purpose (for a later volatile /var).
+ */
+function warningRules(volatile: readonly Indexed[], persistent: readonly Indexed[], persistentDefaulted: boolean): ConfigError[] {
+  const warnings: ConfigError[] = [];
+  const kubeletKept = persistent.some(({ p }) => isWithin(KUBELET_STATE, p));
+  volatile.forEach(({ p, i }) => {
+    if (!kubeletKept && (isWithin(KUBELET_STATE, p) || isWithin(p, KUBELET_STATE))) {
+      warnings.push({
+        field: `volatile[${i}]`,
+        value: p,
+        rule: 'kubelet-state-volatile',
+        message: `overlays ${KUBELET_STATE}, so the kubelet's state (kubeadm's config.yaml, kubeadm-flags.env, pki) is lost at every boot; add ${KUBELET_STATE} to persistent unless that is what you want`,
+      });
+    }
+  });
+  if (!persistentDefaulted) {
+    persistent.forEach(({ p, i }) => {
+      if (!DEFAULT_PERSISTENT.includes(p) && !volatile.some(({ p: v }) => isWithin(p, v))) {
+        warnings.push({
+          field: `persistent[${i}]`,
+          value: p,
+          rule: 'persistent-outside-volatile',
+          message: 'is under no volatile directory, so it is on disk anyway and this entry does nothing',
+        });
+      }
+    });
+  }
+  return warnings;
 }
 
 function intInRange(errors: Collector, field: string, n: number, min: number, max: number): void {
@@ -236,7 +279,7 @@ export function resolveConfig(raw: RawConfig): Either<readonly ConfigError[], Ov
   pathRules(errors, persistent, 'persistent');
   // Relations only between well-formed paths: "/etc/$(x)" is reported once, as unsafe.
   const wellFormed = (list: readonly string[]) => list.map((p, i) => ({ p, i })).filter(({ p }) => !checkNodePath(p));
-  relationRules(errors, wellFormed(volatile), wellFormed(persistent));
+  relationRules(errors, wellFormed(volatile), wellFormed(persistent), raw.persistent === undefined);
   if (!TMPFS_SIZE.test(tmpfsSize)) {
     errors.push({ field: 'tmpfsSize', value: tmpfsSize, rule: 'tmpfs-size', message: 'must be a size like 512M, 2G or a percentage of RAM like 10%' });
   }
@@ -247,5 +290,6 @@ export function resolveConfig(raw: RawConfig): Either<readonly ConfigError[], Ov
   monitorRules(errors, healthMonitors);
 
   if (errors.length > 0) return either.left(errors);
-  return either.right({ volatile, persistent, tmpfsSize, stateDir, containerRuntime, healthMonitors });
+  const warnings = warningRules(wellFormed(volatile), wellFormed(persistent), raw.persistent === undefined).map(formatConfigError);
+  return either.right({ volatile, persistent, tmpfsSize, stateDir, containerRuntime, healthMonitors, ...(warnings.length > 0 ? { warnings } : {}) });
 }

@@ -327,6 +327,72 @@ describe('executeActions', () => {
   });
 });
 
+describe('a Node deleted and re-created under the same name during a repair', () => {
+  /** The old Node (uid old) is replaced by a new one (uid new, with a pod of its own) after `afterPatches` patches. */
+  function replacedAfter(afterPatches: number) {
+    const s = setup();
+    s.port.node = { metadata: { name: 'n1', uid: 'old' } as NodeSnapshot['metadata'], spec: {} };
+    const replace = () => {
+      s.port.node = { metadata: { name: 'n1', uid: 'new' } as NodeSnapshot['metadata'], spec: {} };
+      s.port.pods = [
+        {
+          metadata: {
+            name: 'new-1',
+            namespace: 'ns',
+            ownerReferences: [{ kind: 'ReplicaSet', name: 'new', controller: true }],
+          },
+          spec: { nodeName: 'n1' },
+          status: { phase: 'Running' },
+        },
+      ];
+    };
+    if (afterPatches === 0) replace();
+    else {
+      const patch = s.port.patchNode.bind(s.port);
+      let n = 0;
+      s.port.patchNode = async (name, p) => {
+        await patch(name, p);
+        if (++n === afterPatches) replace();
+      };
+    }
+    const target = { ...s.target(), uid: 'old' };
+    return { ...s, target };
+  }
+
+  it('between the cordon and the drain: the new Node is not cordoned or drained, and no action is sent', async () => {
+    const s = replacedAfter(1);
+    const r = await executeActions(repair(false), s.target, s.deps);
+    expect(r).toEqual({ remediated: false, aborted: false });
+    // The old Node was cordoned; the new one is neither cordoned nor drained.
+    expect(s.port.log).toEqual(['patch {"unschedulable":true,"uid":"old"}']);
+    expect(s.port.node.metadata).toMatchObject({ uid: 'new' });
+    expect(s.port.node.spec?.unschedulable).not.toBe(true);
+    expect(s.port.pods.map((p) => p.metadata?.name)).toEqual(['new-1']);
+    expect(s.provider.requests).toEqual([]);
+    expect(s.outcomes).toEqual([]);
+    expect(s.drains).toEqual([]);
+    expect(s.events.at(-1)).toMatchObject({
+      type: 'Warning',
+      reason: 'ActionFailed',
+      action: 'Drain',
+      note: expect.stringMatching(
+        /drain stopped.*Node n1 is another object now \(uid new, not old\)/,
+      ),
+    });
+  });
+
+  it('before the cordon: the refused cordon stops the repair, nothing is drained or sent', async () => {
+    const s = replacedAfter(0);
+    const r = await executeActions(repair(false), s.target, s.deps);
+    expect(r).toEqual({ remediated: false, aborted: false });
+    expect(s.port.log).toEqual([]);
+    expect(s.port.node.spec?.unschedulable).not.toBe(true);
+    expect(s.port.pods.map((p) => p.metadata?.name)).toEqual(['new-1']);
+    expect(s.provider.requests).toEqual([]);
+    expect(s.events.map((e) => `${e.reason} ${e.action}`)).toEqual(['ActionFailed Cordon']);
+  });
+});
+
 describe('the fence step: the out-of-service taint only once the machine is fenced', () => {
   const fence = (action: RemediationStepKind): RepairAction => ({
     type: 'Fence',

@@ -17,7 +17,7 @@
 import { cordonNode, uncordonNode } from '../drain/executor.js';
 import { drainPass } from '../drain/pass.js';
 import type { DrainOptions } from '../drain/plan.js';
-import type { DrainPort } from '../drain/port.js';
+import { NodeReplacedError, type DrainPort } from '../drain/port.js';
 import type { ActionOutcome, DrainReport, RepairAction } from '../health/decide.js';
 import type { FenceRecord } from '../health/state.js';
 import { ProviderUnavailableBackoffMs } from '../health/drain-phase.js';
@@ -84,8 +84,9 @@ export interface ExecuteTarget {
   /** The Node's name. */
   node: string;
   /**
-   * The uid of the Node the decision was made on. Cordon and the out-of-service taint are
-   * written only to that Node (a re-created Node of the same name is refused).
+   * The uid of the Node the decision was made on. Cordon, the drain's own cordon and the
+   * out-of-service taint are written only to that Node: a re-created Node of the same name is
+   * refused (NodeReplacedError), and then no further action of the decision runs.
    */
   uid?: string;
   /** The Node's spec.providerID, sent with Remediate actions (empty when unset). */
@@ -193,6 +194,10 @@ export async function executeActions(
               note: action.reason,
             });
         } catch (e) {
+          // The Node was deleted and re-created under its name: the actions after the cordon
+          // (drain, power action) were decided about the old one, so none of them runs.
+          if (e instanceof NodeReplacedError)
+            return nodeReplaced(e, 'Cordon', deps, log, remediated);
           // The drain cordons too (and retries); a failed cordon alone does not stop the repair.
           deps.metrics.actions.inc({ action: 'Cordon', result: 'Failed' });
           log.warn(errorFields(e), 'cordon failed');
@@ -208,6 +213,7 @@ export async function executeActions(
       case 'Drain': {
         const r = await runDrainPass(action, target, deps, log);
         if (r.kind === 'aborted') return { remediated, aborted: true };
+        if (r.kind === 'replaced') return nodeReplaced(r.error, 'Drain', deps, log, remediated);
         if (r.kind === 'again') {
           // Pods are left: the actions after the drain wait for a later pass.
           retryAfterMs = Math.min(retryAfterMs ?? r.afterMs, r.afterMs);
@@ -364,7 +370,36 @@ export async function executeActions(
   };
 }
 
-type DrainStep = { kind: 'done' } | { kind: 'again'; afterMs: number } | { kind: 'aborted' };
+type DrainStep =
+  | { kind: 'done' }
+  | { kind: 'again'; afterMs: number }
+  | { kind: 'aborted' }
+  /** The Node is another object now (NodeReplacedError): the drain stops, nothing else runs. */
+  | { kind: 'replaced'; error: NodeReplacedError };
+
+/**
+ * The Node the decision was made on was deleted and re-created under its name: whatever comes
+ * next (a drain, a power action) was decided about a machine that is not this Node, so the
+ * rest of the decision's actions does not run. The next reconcile judges the new Node (its
+ * repair state is its own annotation). A Warning says so.
+ */
+async function nodeReplaced(
+  e: NodeReplacedError,
+  action: 'Cordon' | 'Drain',
+  deps: ExecutorDeps,
+  log: RuntimeLogger,
+  remediated: boolean,
+): Promise<ExecuteSummary> {
+  deps.metrics.actions.inc({ action, result: 'Failed' });
+  log.warn(errorFields(e), `${action.toLowerCase()} refused: the Node was replaced`);
+  await deps.event({
+    type: 'Warning',
+    reason: EventReasons.ActionFailed,
+    action,
+    note: `${action.toLowerCase()} stopped, and no further action of this repair runs: ${e.message}`,
+  });
+  return { remediated, aborted: false };
+}
 
 /**
  * One drain pass (drain/pass.ts) and its report: progress is persisted and the caller looks
@@ -394,6 +429,8 @@ async function runDrainPass(
         unreachable: action.unreachable,
         outOfServiceAfterMs: action.outOfServiceAfterMs,
         signal: target.signal,
+        // The cordon of the pass is held to the Node the decision was made on.
+        ...(target.uid !== undefined ? { uid: target.uid } : {}),
         ...(t.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: t.gracePeriodSeconds } : {}),
         ...(t.disableEviction !== undefined ? { disableEviction: t.disableEviction } : {}),
         ...(t.options !== undefined ? { options: t.options } : {}),
@@ -402,6 +439,7 @@ async function runDrainPass(
     );
   } catch (e) {
     if (target.signal.aborted) return { kind: 'aborted' };
+    if (e instanceof NodeReplacedError) return { kind: 'replaced', error: e };
     log.warn(errorFields(e), 'drain pass failed');
     const timedOut = clock.now() >= action.startedAt + action.timeoutMs;
     // A broken node is repaired even if it cannot be drained cleanly (the pods on it are

@@ -45,6 +45,12 @@ export interface DrainPassRequest {
   disableEviction?: boolean;
   /** Aborts the pass: it ends as Aborted. */
   signal?: AbortSignal;
+  /**
+   * The uid of the Node the caller judged. Set, the pass's cordon applies to that object only:
+   * a Node re-created under the same name since throws NodeReplacedError (nothing cordoned,
+   * nothing listed or evicted), so a replaced machine's successor is not drained.
+   */
+  uid?: string;
 }
 
 /** 'Draining': pods are left and the timeout has not passed; run another pass later. */
@@ -103,7 +109,7 @@ export async function drainPass(
   };
   try {
     if (signal?.aborted) return finish('Aborted');
-    const cordon = await cordonNode(port, req.node, signal);
+    const cordon = await cordonNode(port, req.node, signal, req.uid);
     if (cordon === 'NodeGone') return finish('NodeGone');
     if (cordon === 'Cordoned') log('cordoned');
     const now = clock.now();

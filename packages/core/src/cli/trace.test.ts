@@ -83,7 +83,7 @@ describe('trace lines: unknown fields', () => {
 
   it('checks results for every action kind, Rebuild included', () => {
     expect(errorOf(ready('2026-01-01T00:00:00Z', { results: { Rebuild: 'Falied' } }))).toContain(
-      'line 1: results.Rebuild: expected ActionResult',
+      'line 1: results.Rebuild: expected one of Succeeded, Failed, Crash, got "Falied"',
     );
     expect(errorOf(ready('2026-01-01T00:00:00Z', { results: { Reboot: 'Failed' } }))).toContain(
       'line 1: results.Reboot: unknown field "Reboot"; known fields: SoftReboot, HardReboot, Rebuild, Replace',

@@ -1,6 +1,7 @@
 // io-ts's PathReporter prints the offending value. Our inputs carry passwords and tokens, so
 // this reporter names the field and what was expected and never prints a value.
 import type * as t from 'io-ts';
+import { expectedOf, failedType } from './expected.js';
 
 type Tagged = { readonly _tag?: string };
 
@@ -30,9 +31,12 @@ export function formatErrors(errors: t.Errors, root = 'value'): string[] {
   const lines = new Set<string>();
   for (const e of errors) {
     const last = e.context[e.context.length - 1];
-    const expected = last ? last.type.name : 'a valid value';
+    const { expected, hint } = expectedOf(failedType(e.context), e.value);
     const what =
-      e.message ?? (e.value === undefined ? `is required (${expected})` : `expected ${expected}`);
+      e.message ??
+      (e.value === undefined
+        ? `is required (${last ? last.type.name : 'a valid value'})`
+        : `${expected}${hint === undefined ? '' : `; ${hint}`}`);
     lines.add(`${pathOf(e, root)}: ${what}`);
   }
   return [...lines];

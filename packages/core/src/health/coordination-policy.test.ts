@@ -56,7 +56,9 @@ describe('coordination policy', () => {
     );
     expect(
       left(resolveRepairPolicy({ coordination: { actors: ['Kured', 'Karpentr'] } })),
-    ).toContain('coordination.actors[1]: expected ActorKind, got "Karpentr"');
+    ).toContain(
+      'coordination.actors[1]: expected one of Kured, NodeMaintenance, Medik8sLease, ClusterAPIRollout, ManualCordon, SystemUpgrade, Karpenter, got "Karpentr"',
+    );
   });
 
   it('rejects a repeated actor, a DaemonSet that is not namespace/name, and a bad key or namespace', () => {

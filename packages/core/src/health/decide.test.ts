@@ -324,7 +324,9 @@ describe('persisted repair state', () => {
     const bad = parseRepairState(
       '{"v":1,"phase":"Dancing","since":"2026-01-01T00:00:00Z","episodes":[]}',
     );
-    expect(either.isLeft(bad) && bad.left).toMatch(/phase: expected RepairPhase, got "Dancing"/);
+    expect(either.isLeft(bad) && bad.left).toMatch(
+      /phase: expected one of Healthy, Suspect, Waiting, Unhealthy, Remediating, Verifying, Failed, got "Dancing"/,
+    );
     expect(parseRepairState(undefined)).toEqual(either.right(undefined));
   });
 });

@@ -55,7 +55,7 @@ describe('repair policy', () => {
 
   it('names the field and what was expected on bad input', () => {
     expect(left(resolveRepairPolicy({ ladder: [{ action: 'Reimage' }] }))).toMatch(
-      /ladder\[0\]\.action: expected RemediationStepKind/,
+      /ladder\[0\]\.action: expected one of SoftReboot, HardReboot, Rebuild, Replace, Command, Webhook, got "Reimage"/,
     );
     expect(left(resolveRepairPolicy({ minHealthyPeriod: '5 minutes' }))).toMatch(
       /minHealthyPeriod: expected a duration/,

@@ -281,7 +281,9 @@ describe('MachineHealthCheck specs', () => {
     );
     expect(
       err(v1({ unhealthyConditions: [{ type: 'Ready', status: 'Maybe', timeout: '1m' }] })),
-    ).toMatch(/spec.unhealthyConditions\[0\].status: expected ConditionStatus, got "Maybe"/);
+    ).toMatch(
+      /spec.unhealthyConditions\[0\].status: expected one of True, False, Unknown, got "Maybe"/,
+    );
     expect(err({ apiVersion: 'cluster.x-k8s.io/v1beta2', spec: { selector } })).toMatch(
       /spec.clusterName: expected string, got nothing/,
     );

@@ -39,7 +39,9 @@ async function makeDirs(dir: string): Promise<void> {
   if (parent === dir) throw new Error(`cannot create directory ${dir}`);
   await makeDirs(parent);
   if (!(await once())) {
-    throw new Error(`cannot create directory ${dir}: ${parent} exists but does not accept new directories (a virtual file system such as /proc?)`);
+    throw new Error(
+      `cannot create directory ${dir}: ${parent} exists but does not accept new directories (a virtual file system such as /proc?)`,
+    );
   }
 }
 

@@ -90,6 +90,38 @@ describe('WorkQueue', () => {
     expect(drained).toBe(true);
   });
 
+  // client-go: ShutDown() after ShutDownWithDrain() sets drain = false and wakes the drain, which
+  // then returns without waiting (the pattern: drain on the first SIGTERM, stop on the second).
+  it('shutdown() after shutdownWithDrain() stops the drain from waiting for a stuck worker', async () => {
+    const q = mk();
+    q.add('stuck');
+    q.add('b');
+    await q.get(); // a worker holds 'stuck' and never calls done()
+    let drained = false;
+    const p = q.shutdownWithDrain().then(() => {
+      drained = true;
+    });
+    await Promise.resolve();
+    expect(drained).toBe(false);
+    q.shutdown();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(drained).toBe(true);
+    // As in client-go, the queue still hands out what is waiting, then says it is shut down.
+    expect(await q.get()).toBe('b');
+    expect(await q.get()).toBeUndefined();
+    // A later drain waits again (client-go sets drain = true again): here for 'b'.
+    let again = false;
+    const p2 = q.shutdownWithDrain().then(() => {
+      again = true;
+    });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(again).toBe(false);
+    q.done('b');
+    q.done('stuck');
+    await Promise.all([p, p2]);
+    expect(again).toBe(true);
+  });
+
   it('reports metrics hooks', async () => {
     const clock = new ManualClock();
     const seen: string[] = [];

@@ -3,7 +3,8 @@
 //  - an item being processed is never handed out again until done() (per-key serialisation);
 //  - an item added while being processed is re-queued on done() (dirty-while-processing);
 //  - addAfter / addRateLimited delay an add; forget ends a failure streak;
-//  - shutdown wakes idle getters, shutdownWithDrain also waits for in-flight items.
+//  - shutdown wakes idle getters, shutdownWithDrain also waits for in-flight items, and a
+//    shutdown during that wait ends it (client-go's ShutDown after ShutDownWithDrain).
 import { systemClock, type CancelTimer, type Clock } from '../clock.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
 
@@ -170,8 +171,19 @@ export class WorkQueue<K = string> {
     if (this.processing.size === 0) for (const d of this.drained.splice(0)) d();
   }
 
-  /** Stops accepting items, drops pending delays, and releases idle getters. */
+  /**
+   * Stops accepting items, drops pending delays, and releases idle getters. Also ends the wait of
+   * every shutdownWithDrain() in progress, at once, whatever is still in flight: client-go's
+   * ShutDown() sets drain = false and wakes ShutDownWithDrain(), which then returns without
+   * waiting ("safe to call ShutDown after having called ShutDownWithDrain, as to force the queue
+   * shut down to terminate immediately"), so a second SIGTERM is not held by a stuck worker.
+   */
   shutdown(): void {
+    for (const d of this.drained.splice(0)) d();
+    this.stop();
+  }
+
+  private stop(): void {
     if (this.down) return;
     this.down = true;
     for (const w of this.waiting.values()) w.cancel();
@@ -179,9 +191,12 @@ export class WorkQueue<K = string> {
     for (const g of this.getters.splice(0)) g(undefined);
   }
 
-  /** shutdown() and wait until every in-flight item is done(). */
+  /**
+   * Shuts down like shutdown() and waits until every in-flight item is done(), or until shutdown()
+   * is called (as client-go's ShutDownWithDrain; a later call waits again).
+   */
   shutdownWithDrain(): Promise<void> {
-    this.shutdown();
+    this.stop();
     if (this.processing.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.drained.push(resolve));
   }

@@ -9,7 +9,7 @@ import type { RepairDecision } from './decision.js';
 import { drainPhase, replayIntent } from './drain-phase.js';
 import { heldTimeoutReason, judgeTimeoutEvidence, type TimeoutEvidence } from './fresh-evidence.js';
 import { appendHistory } from './history.js';
-import { advanceLadder, progressLadder } from './ladder.js';
+import { advanceLadder, ladderIntent, progressLadder, type LadderVerdict } from './ladder.js';
 import { decideAfterReplace, isAcceptedReplace } from './replace.js';
 import { actionIdFor, fenceAction, undoAction } from './repair-actions.js';
 import type { Remediation, RepairIntent, RepairState } from './state.js';
@@ -193,12 +193,17 @@ function followLadder(
       // and whose node is silent may only have lost its link, with the whole zone.
       if (j.stormPause !== undefined)
         return pausedByStorm(j, s, rem, current, v.ended.timeoutMs, j.stormPause);
+      const next = e.poweredOff === true ? pastGuestSteps(j, rem, v) : v;
       return applyAdvance(
         j,
         notHealthy(s),
         rem,
-        v,
-        `not Ready ${formatDuration(v.ended.timeoutMs)} after ${step?.action ?? 'repair'} attempt ${rem.attempt}: ${a.detail}; ${e.evidence}`,
+        next,
+        `not Ready ${formatDuration(v.ended.timeoutMs)} after ${step?.action ?? 'repair'} attempt ${rem.attempt}: ${a.detail}; ${e.evidence}${
+          next !== v
+            ? '; the machine is powered off, so SoftReboot (which asks the guest) is skipped'
+            : ''
+        }`,
       );
     }
   }
@@ -257,4 +262,29 @@ function awaitingEvidence(
     heldTimeoutReason(current, rem.attempt, timeoutMs, e.detail),
     e.requeueAfterMs,
   );
+}
+
+/**
+ * The machine is off or gone (the provider, asked after the timeout): a next SoftReboot asks a
+ * guest that is not there, so the attempt goes on to the first later step that acts on the
+ * machine itself, as a repair's first step does (start-repair.ts). `v` unchanged when the next
+ * attempt is no SoftReboot or no later step is.
+ */
+function pastGuestSteps(
+  j: Judge,
+  rem: Remediation,
+  v: Extract<LadderVerdict, { kind: 'Next' | 'Exhausted' }>,
+): Extract<LadderVerdict, { kind: 'Next' | 'Exhausted' }> {
+  if (v.kind !== 'Next' || v.intent.action !== 'SoftReboot') return v;
+  const ladder = j.policy.ladder;
+  const i = ladder.findIndex((st, k) => k > v.intent.step && st.action !== 'SoftReboot');
+  const step = ladder[i];
+  if (step === undefined) return v;
+  const at = { step: i, attempt: 1 };
+  return {
+    kind: 'Next',
+    intent: ladderIntent(step, at, actionIdFor(rem.id, step, 1), j.now),
+    escalated: true,
+    ended: v.ended,
+  };
 }

@@ -186,6 +186,24 @@ describe('escalating at a timeout only on fresh evidence', () => {
     expect(gone.actions[0]).toMatchObject({ reason: expect.stringMatching(/machine is gone/) });
   });
 
+  it('off or gone: a next SoftReboot (which asks the guest) is skipped, as before a first action', () => {
+    const p = resolve({
+      ladder: [
+        { action: 'SoftReboot', timeout: '10m', attempts: 2 },
+        { action: 'HardReboot', timeout: '15m', attempts: 1 },
+      ],
+    });
+    const off: PowerState = { kind: 'Off', byRequest: false, evidence: 'off, no stop recorded' };
+    const d = decideRepair(seen({ power: off }), inRepair(p), p, LATE);
+    expect(actions(d)).toMatchObject([{ action: 'HardReboot', step: 1, attempt: 1 }]);
+    expect(d.actions[0]).toMatchObject({
+      reason: expect.stringMatching(/SoftReboot .* is skipped/),
+    });
+    // Powered on and silent: the second SoftReboot is tried.
+    const on = decideRepair(seen({ power: { kind: 'On' } }), inRepair(p), p, LATE);
+    expect(actions(on)).toMatchObject([{ action: 'SoftReboot', step: 0, attempt: 2 }]);
+  });
+
   it('a provider that cannot be asked (no powerState): escalates on the timeout, as before, and says so', () => {
     const st = inRepair();
     const d = decideRepair(seen({ canAskPower: false }), st, policy, LATE);

@@ -41,6 +41,11 @@ export type TimeoutEvidence =
       readonly kind: 'Escalate';
       /** The evidence, in words for the reason and the event. */
       readonly evidence: string;
+      /**
+       * The machine is off or gone: a next SoftReboot (which asks the guest) is skipped, as
+       * before a first action (start-repair.ts).
+       */
+      readonly poweredOff?: boolean;
     }
   /** No fresh evidence: the attempt waits, nothing is used up. */
   | {
@@ -137,12 +142,17 @@ export function judgeTimeoutEvidence(
         evidence: `${silent}, and its machine is powered on (the provider, asked after the deadline): running, not reporting`,
       };
     case 'Gone':
-      return { kind: 'Escalate', evidence: `${silent}, and its machine is gone (${p.evidence})` };
+      return {
+        kind: 'Escalate',
+        evidence: `${silent}, and its machine is gone (${p.evidence})`,
+        poweredOff: true,
+      };
     case 'Off': {
       if (!p.byRequest)
         return {
           kind: 'Escalate',
           evidence: `${silent}, and its machine is off without a recorded stop request, as after a crash (${p.evidence})`,
+          poweredOff: true,
         };
       // Somebody stopped it after our action: the shutdown rule, never powered on under Wait.
       const v = judgeShutdown(
@@ -152,7 +162,7 @@ export function judgeTimeoutEvidence(
         now,
         `its machine was stopped on request after ${intent.action} (${p.evidence})`,
       );
-      if (v.kind === 'Failed') return { kind: 'Escalate', evidence: v.detail };
+      if (v.kind === 'Failed') return { kind: 'Escalate', evidence: v.detail, poweredOff: true };
       const next = counted(intent, now);
       const wait = evidenceAskDueAt(next) - now;
       return {

@@ -5,7 +5,8 @@
 // wrong, never a stack trace, "[object Object]", or a credential.
 // The "unknown-field inputs rejected" row (at the end): every real key at every nesting level
 // of every user document, misspelt, must be rejected with its path, never silently accepted.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   decodeOpenStackRemediation,
@@ -32,6 +33,7 @@ import { repoRoot } from '../src/controller-process.js';
 // export (their bins are the interface), so they are imported from source.
 import { parseRunArgs, parseTrace } from '../../core/src/cli/index.js';
 import { parseCommand } from '../../overlayfs-gen/src/cli/args.js';
+import { main as overlayfsGen, EXIT_WRITE_FAILED } from '../../overlayfs-gen/src/cli/main.js';
 import { parseFlags } from '../../capo-remediation/src/controller/flags.js';
 
 const SEED = 20261202;
@@ -508,6 +510,45 @@ describe('hostile input (fast-check, fixed seed)', () => {
         return 'accepted';
       },
     );
+  });
+
+  // Output directories the file system refuses. Below /proc, Node's mkdir({ recursive: true })
+  // looped for ever (100 % CPU, ~10 min); every one must be exit 3 with a message, on its own.
+  it('overlayfs-gen --out paths the file system refuses: exit 3 at once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chaos-ofs-'));
+    try {
+      const config = join(dir, 'node.yaml');
+      writeFileSync(config, '{}');
+      const file = join(dir, 'a-file');
+      writeFileSync(file, 'x');
+      const outs = [
+        '/proc/x',
+        '/proc/self/x/y',
+        '/proc/1/x',
+        '/sys/x',
+        '/dev/null/x',
+        join(file, 'out'),
+        `${dir}/a\u0000b`,
+      ];
+      for (const out of outs) {
+        const err: string[] = [];
+        const code = await Promise.race([
+          overlayfsGen(['generate', '--config', config, '--out', out], {
+            out: () => {},
+            err: (l) => err.push(l),
+          }),
+          new Promise<string>((r) =>
+            setTimeout(() => r('still running after 60 s'), 60_000).unref(),
+          ),
+        ]);
+        expect(code, out).toBe(EXIT_WRITE_FAILED);
+        const message = err.join('\n');
+        expect(message, out).toContain(`overlayfs-gen: cannot write to ${out}:`);
+        clearMessage(message, `overlayfs-gen --out ${JSON.stringify(out)}`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -32,6 +32,18 @@ export {
   WAIT_RECHECK_MS,
 } from './ladder.js';
 export type { Action, LadderDecision, LadderInput, Position, EndedAttempt } from './ladder.js';
+export { judgeDeadline, reportedSince } from './deadline.js';
+export type {
+  DeadlineEvidence,
+  DeadlineInput,
+  DeadlineVerdict,
+  LeaseEvidence,
+} from './deadline.js';
+export {
+  CONDITION_ESCALATION_HELD,
+  REASON_SILENT_CLOUD_UNAVAILABLE,
+  REASON_SILENT_CLUSTER_UNREADABLE,
+} from './deadline-check.js';
 export { readNode } from './node-view.js';
 export type { NodeView as WorkloadNodeView } from './node-view.js';
 export {

@@ -66,8 +66,17 @@ const input = (
   node: node(),
   recoveredSinceMs: undefined,
   now: T0 + 2000,
+  // At a timeout: the node silent since the action, Nova asked then says the server runs
+  // (the evidence rules themselves are deadline.test.ts's).
+  evidence: NOVA_SAYS_RUNNING,
   ...over,
 });
+
+const NOVA_SAYS_RUNNING = {
+  lease: { kind: 'None', why: 'no Lease' },
+  server: { kind: 'On' },
+} as const;
+const SILENT_RUNNING = '; it has not reported since and Nova reports its server running';
 
 describe('decideLadder (core progressLadder over the OpenStackRemediation status)', () => {
   it('drains first when enabled, else acts on step 0 attempt 1 with its stable action id', () => {
@@ -126,7 +135,7 @@ describe('decideLadder (core progressLadder over the OpenStackRemediation status
       actionId: `${UID}/step-0/attempt-2`,
       ended: {
         result: 'TimedOut',
-        message: 'node n1 not Ready 60s after SoftReboot (Ready=Unknown)',
+        message: `node n1 not Ready 60s after SoftReboot (Ready=Unknown)${SILENT_RUNNING}`,
       },
     });
     expect(timedOut({ attempt: 2 })).toMatchObject({
@@ -143,7 +152,7 @@ describe('decideLadder (core progressLadder over the OpenStackRemediation status
     const gaveUp = timedOut({ step: 2, type: 'Rebuild' });
     expect(gaveUp).toMatchObject({ kind: 'GiveUp', ended: { result: 'TimedOut' } });
     expect(gaveUp.kind === 'GiveUp' && gaveUp.message).toBe(
-      'remediation ladder exhausted (SoftReboot x2, HardReboot, Rebuild); last attempt TimedOut: node n1 not Ready 600s after Rebuild (Ready=Unknown)',
+      `remediation ladder exhausted (SoftReboot x2, HardReboot, Rebuild); last attempt TimedOut: node n1 not Ready 600s after Rebuild (Ready=Unknown)${SILENT_RUNNING}`,
     );
   });
 

@@ -17,12 +17,12 @@ import {
   advanceLadder,
   nextLadderPosition,
   progressLadder,
-  type LadderAttemptEnd,
   type LadderIntent,
   type LadderPosition,
   type LadderStep,
 } from '@noderepair/core/health';
 import type { Attempt, RemediationSpec, RemediationStatus, Step } from '../api/index.js';
+import { judgeDeadline, type DeadlineEvidence } from './deadline.js';
 import type { NodeView } from './node-view.js';
 
 /** After a failed Nova call, wait this long before the next attempt (no racing the ladder through an outage). */
@@ -77,7 +77,24 @@ export type LadderDecision =
   /** Ready for minHealthySeconds: the attempt succeeded. */
   | { readonly kind: 'Succeed' }
   /** The ladder is used up: hand the Machine to Cluster API. */
-  | { readonly kind: 'GiveUp'; readonly message: string; readonly ended?: EndedAttempt };
+  | { readonly kind: 'GiveUp'; readonly message: string; readonly ended?: EndedAttempt }
+  /**
+   * The step's timeout passed and the node has not reported since the action: gather this
+   * evidence (the node's Lease, then Nova's view of the server now) and decide again with it.
+   */
+  | { readonly kind: 'Ask'; readonly what: 'Lease' | 'Server' }
+  /**
+   * The step's timeout passed, the node has been silent since the action and Nova (or the
+   * node's cluster) cannot be asked: no escalation, no attempt used; say `message` and wait.
+   */
+  | {
+      readonly kind: 'Hold';
+      readonly cause: 'CloudUnavailable' | 'WorkloadUnreadable';
+      readonly message: string;
+      readonly detail: string;
+    }
+  /** The step's timeout passed and Nova says someone stopped the server: it stays off (ServerStopped). */
+  | { readonly kind: 'ServerStopped'; readonly evidence: string };
 
 /** How the previous attempt ended, when the decision also closes it. */
 export interface EndedAttempt {
@@ -101,6 +118,11 @@ export interface LadderInput {
   readonly recoveredSinceMs: number | undefined;
   /** The current time, ms since the epoch (the decision reads no clock itself). */
   readonly now: number;
+  /**
+   * What was gathered after an `Ask` decision (the node's Lease, Nova's view of the server):
+   * at a step's timeout an attempt escalates only on fresh evidence (see deadline.ts).
+   */
+  readonly evidence?: DeadlineEvidence | undefined;
 }
 
 /** A stable, unique id per attempt: the same after a restart, never shared by two attempts. */
@@ -181,13 +203,8 @@ export function intentOf(
   return base;
 }
 
-function ended(e: LadderAttemptEnd, step: Step, node: NodeView | undefined): EndedAttempt {
-  return e.result === 'Failed'
-    ? { result: 'Failed', message: e.message ?? 'Failed' }
-    : {
-        result: 'TimedOut',
-        message: `node ${node?.name ?? '(none)'} not Ready ${step.timeoutSeconds}s after ${step.type} (Ready=${node?.ready ?? 'absent'})`,
-      };
+function timedOutMessage(step: Step, node: NodeView | undefined): string {
+  return `node ${node?.name ?? '(none)'} not Ready ${step.timeoutSeconds}s after ${step.type} (Ready=${node?.ready ?? 'absent'})`;
 }
 
 /**
@@ -269,8 +286,24 @@ export function decideLadder(input: LadderInput): LadderDecision {
     case 'Succeeded':
       return { kind: 'Succeed' };
     case 'Next':
-      return { kind: 'Act', ...act(v.intent), ended: ended(v.ended, step, node) };
-    case 'Exhausted':
-      return exhausted(ended(v.ended, step, node));
+    case 'Exhausted': {
+      let e: EndedAttempt;
+      if (v.ended.result === 'Failed')
+        e = { result: 'Failed', message: v.ended.message ?? 'Failed' };
+      else {
+        // The timeout alone decides nothing: only fresh evidence from the node, or Nova's
+        // view asked now, escalates (deadline.ts).
+        const j = judgeDeadline({
+          node,
+          bootIDBefore: status?.bootID,
+          completedAt: intent.completedAt ?? now,
+          timedOut: timedOutMessage(step, node),
+          evidence: input.evidence ?? {},
+        });
+        if (j.kind !== 'Escalate') return j;
+        e = { result: 'TimedOut', message: j.message };
+      }
+      return v.kind === 'Next' ? { kind: 'Act', ...act(v.intent), ended: e } : exhausted(e);
+    }
   }
 }

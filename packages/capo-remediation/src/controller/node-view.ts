@@ -10,6 +10,11 @@ export interface NodeView {
   readonly ready: 'True' | 'False' | 'Unknown';
   /** lastTransitionTime of the Ready condition, ms since the epoch. */
   readonly readySinceMs: number | undefined;
+  /**
+   * lastHeartbeatTime of the Ready condition, ms since the epoch: when the kubelet last posted
+   * it (the node lifecycle controller's Unknown keeps the kubelet's last one).
+   */
+  readonly heartbeatMs?: number | undefined;
   /** status.nodeInfo.bootID; a new value after an action proves the machine restarted. */
   readonly bootID: string | undefined;
   /** Whether the Node is cordoned (spec.unschedulable). */
@@ -23,10 +28,12 @@ export function readNode(node: KubeNode): NodeView {
   const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
   const status = ready?.status === 'True' || ready?.status === 'False' ? ready.status : 'Unknown';
   const since = ready?.lastTransitionTime ? Date.parse(String(ready.lastTransitionTime)) : NaN;
+  const beat = ready?.lastHeartbeatTime ? Date.parse(String(ready.lastHeartbeatTime)) : NaN;
   return {
     name: node.metadata?.name ?? '',
     ready: status,
     readySinceMs: Number.isFinite(since) ? since : undefined,
+    heartbeatMs: Number.isFinite(beat) ? beat : undefined,
     bootID: node.status?.nodeInfo?.['bootID'] || undefined,
     unschedulable: node.spec?.unschedulable === true,
     providerID: node.spec?.providerID || undefined,

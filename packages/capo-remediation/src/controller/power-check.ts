@@ -8,8 +8,10 @@
 // (ServerStopped=True) and in one Warning Event, and asks again every few minutes; it acts once
 // someone powers the server on and it is still broken, or a person deletes the remediation.
 // Off without a request (a crash: Nova's power-state sync), gone or on: it goes on as before.
-// Nova not answering: it waits (an outage is never a verdict). Only the first action asks;
-// later attempts act on a machine our own earlier action may have stopped.
+// Nova not answering: it waits (an outage is never a verdict). Only the first action asks
+// before acting; later attempts act on a machine our own earlier action may have stopped. The
+// same question is asked at a step's timeout when the node has been silent since the action
+// (deadline.ts: escalate only on fresh evidence), with the same answers.
 import type { PowerState } from '@noderepair/core/provider';
 import {
   findMetaCondition,
@@ -44,51 +46,61 @@ export function powerVerdict(p: PowerState): PowerVerdict {
 }
 
 /**
- * Asks Nova before the first action. `go`: the remediation as it now is (conditions written
- * here included), to act on; `hold`: what the reconcile returns (it waits, nothing was
- * cordoned, persisted or sent).
+ * Asks Nova for the server's power state, never before status.cloudRetryTime (the persisted
+ * outage backoff): `waitMs` when it is not time yet (nothing asked). Nova's failures come back
+ * as `Unavailable` (a bare 404 too: the provider cannot tell it from a running machine).
  */
-export async function checkPowerBeforeFirstAction(
+export async function askPowerState(
   io: RemediationIO,
   osr: Osr,
   t: Target,
   ctx: ReconcileContext,
-): Promise<{ readonly go: Osr } | { readonly hold: ReconcileResult }> {
+): Promise<{ readonly waitMs: number } | { readonly answer: PowerState }> {
+  const wait = cloudWaitMs(osr.status, io.now());
+  if (wait > 0) return { waitMs: wait };
   const node = t.machine.nodeName ?? t.machine.name;
   const providerID = formatProviderID({ serverId: t.server.serverId, region: undefined });
-  // During an outage, not before the backoff (or Retry-After) the last unanswered call set.
-  const wait = cloudWaitMs(osr.status, io.now());
-  if (wait > 0) return { hold: { requeueAfter: wait } };
-  let answer: PowerState;
   try {
-    answer = await io.provider(t).powerState({ node, providerID }, { signal: ctx.signal });
-  } catch (e) {
-    answer = { kind: 'Unavailable', reason: e instanceof Error ? e.message : String(e) };
-  }
-  const v = powerVerdict(answer);
-  const was = findMetaCondition(osr.status?.conditions, CONDITION_SERVER_STOPPED);
-  // Nova not answering: an outage, waited out like any other (CloudReachable=False, the
-  // backoff), with nothing cordoned, persisted or sent meanwhile.
-  if (v.kind === 'Unknown')
-    return { hold: await cloudUnavailable(io, osr, 'power', v.reason, undefined) };
-  const answered = await cloudAnswered(io, osr);
-  if (v.kind === 'Go') {
-    if (was?.status !== 'True') return { go: answered };
     return {
-      go: await io.writeStatus(answered, (s) => ({
-        ...s,
-        conditions: io.cond(osr, s, {
-          type: CONDITION_SERVER_STOPPED,
-          status: 'False',
-          reason: REASON_NOT_STOPPED,
-          message: `server ${t.server.serverId} is no longer off by request: the remediation goes on`,
-        }),
-      })),
+      answer: await io.provider(t).powerState({ node, providerID }, { signal: ctx.signal }),
+    };
+  } catch (e) {
+    return {
+      answer: { kind: 'Unavailable', reason: e instanceof Error ? e.message : String(e) },
     };
   }
-  const message = `server ${t.server.serverId} was stopped by someone (${v.evidence}): nothing is cordoned, drained or sent while it is off; start the server or delete this remediation`;
+}
+
+/** ServerStopped=False (NotStoppedByRequest) when it was True; else `osr` as it is. */
+export async function clearServerStopped(io: RemediationIO, osr: Osr, t: Target): Promise<Osr> {
+  const was = findMetaCondition(osr.status?.conditions, CONDITION_SERVER_STOPPED);
+  if (was?.status !== 'True') return osr;
+  return io.writeStatus(osr, (s) => ({
+    ...s,
+    conditions: io.cond(osr, s, {
+      type: CONDITION_SERVER_STOPPED,
+      status: 'False',
+      reason: REASON_NOT_STOPPED,
+      message: `server ${t.server.serverId} is no longer off by request: the remediation goes on`,
+    }),
+  }));
+}
+
+/**
+ * Someone stopped the server: ServerStopped=True (StoppedByRequest) with Nova's evidence and
+ * one Warning event when it turns True; the requeue that asks again. `held` says what waits.
+ */
+export async function holdStoppedByRequest(
+  io: RemediationIO,
+  osr: Osr,
+  t: Target,
+  evidence: string,
+  held: string,
+): Promise<ReconcileResult> {
+  const was = findMetaCondition(osr.status?.conditions, CONDITION_SERVER_STOPPED);
+  const message = `server ${t.server.serverId} was stopped by someone (${evidence}): ${held}; start the server or delete this remediation`;
   if (was?.status !== 'True') {
-    await io.writeStatus(answered, (s) => ({
+    await io.writeStatus(osr, (s) => ({
       ...s,
       conditions: io.cond(osr, s, {
         type: CONDITION_SERVER_STOPPED,
@@ -104,5 +116,37 @@ export async function checkPowerBeforeFirstAction(
       note: message,
     });
   }
-  return { hold: { requeueAfter: STOPPED_RECHECK_MS } };
+  return { requeueAfter: STOPPED_RECHECK_MS };
+}
+
+/**
+ * Asks Nova before the first action. `go`: the remediation as it now is (conditions written
+ * here included), to act on; `hold`: what the reconcile returns (it waits, nothing was
+ * cordoned, persisted or sent).
+ */
+export async function checkPowerBeforeFirstAction(
+  io: RemediationIO,
+  osr: Osr,
+  t: Target,
+  ctx: ReconcileContext,
+): Promise<{ readonly go: Osr } | { readonly hold: ReconcileResult }> {
+  // During an outage, not before the backoff (or Retry-After) the last unanswered call set.
+  const asked = await askPowerState(io, osr, t, ctx);
+  if ('waitMs' in asked) return { hold: { requeueAfter: asked.waitMs } };
+  const v = powerVerdict(asked.answer);
+  // Nova not answering: an outage, waited out like any other (CloudReachable=False, the
+  // backoff), with nothing cordoned, persisted or sent meanwhile.
+  if (v.kind === 'Unknown')
+    return { hold: await cloudUnavailable(io, osr, 'power', v.reason, undefined) };
+  const answered = await cloudAnswered(io, osr);
+  if (v.kind === 'Go') return { go: await clearServerStopped(io, answered, t) };
+  return {
+    hold: await holdStoppedByRequest(
+      io,
+      answered,
+      t,
+      v.evidence,
+      'nothing is cordoned, drained or sent while it is off',
+    ),
+  };
 }

@@ -13,7 +13,8 @@
 // and verifies the Machine, server and Node; cordon-drain.ts; action.ts sends one action;
 // fence.ts adds the out-of-service taint once Nova reports the server fenced; outcome.ts ends a
 // remediation (success, or the Machine handed to Cluster API); release.ts uncordons, also on
-// deletion; cloud-status.ts records outages.
+// deletion; cloud-status.ts records outages; deadline-check.ts gathers the fresh evidence a
+// step's timeout needs before it may escalate (deadline.ts judges it).
 import { ForbiddenError, NotFoundError, type KubeClient } from '@noderepair/core/kube';
 import {
   addFinalizer,
@@ -35,7 +36,13 @@ import { type CloudConfig, type OpenStackClient } from '@noderepair/openstack';
 import { act } from './action.js';
 import { drain } from './cordon-drain.js';
 import { FENCE_RECHECK_MS, fenceAfterAction } from './fence.js';
-import { CONDITION_NODE_RECOVERED, decideLadder } from './ladder.js';
+import {
+  decideWithEvidence,
+  holdEscalation,
+  holdStoppedAtDeadline,
+  releaseEscalationHold,
+} from './deadline-check.js';
+import { CONDITION_NODE_RECOVERED, WAIT_RECHECK_MS, decideLadder } from './ladder.js';
 import { locate, type Located } from './locate.js';
 import { RemediationMetrics } from './metrics.js';
 import { OpenStackClients } from './openstack-clients.js';
@@ -222,21 +229,36 @@ export class RemediationReconciler {
 
   /** What decideLadder says, done. */
   private async decideAndAct(
-    osr: Osr,
+    osr0: Osr,
     { target: t, nodes, node }: Located,
     ctx: ReconcileContext,
   ): Promise<ReconcileResult | void> {
     const io = this.io;
-    const recovered = findMetaCondition(osr.status?.conditions, CONDITION_NODE_RECOVERED);
-    const d = decideLadder({
-      uid: uidOf(osr),
-      spec: osr.spec,
-      status: osr.status,
-      node,
-      recoveredSinceMs:
-        recovered?.status === 'True' ? Date.parse(recovered.lastTransitionTime) : undefined,
-      now: io.now(),
-    });
+    const recovered = findMetaCondition(osr0.status?.conditions, CONDITION_NODE_RECOVERED);
+    // At a step's timeout with the node silent since the action, the decision asks for the
+    // node's Lease and then Nova's view of the server: gathered here, judged in deadline.ts.
+    const decided = await decideWithEvidence(
+      io,
+      osr0,
+      t,
+      nodes,
+      node?.name ?? t.machine.nodeName,
+      (o, evidence) =>
+        decideLadder({
+          uid: uidOf(o),
+          spec: o.spec,
+          status: o.status,
+          node,
+          recoveredSinceMs:
+            recovered?.status === 'True' ? Date.parse(recovered.lastTransitionTime) : undefined,
+          now: io.now(),
+          evidence,
+        }),
+      ctx,
+    );
+    const d = decided.decision;
+    if (d.kind === 'Hold') return holdEscalation(io, decided.osr, d, decided.backoffMs, ctx);
+    const osr = await releaseEscalationHold(io, decided.osr);
     ctx.log.debug({ osr: osr.metadata?.name, decision: d.kind }, 'decision');
     switch (d.kind) {
       case 'Done':
@@ -267,6 +289,11 @@ export class RemediationReconciler {
         return succeed(io, osr, t, nodes, ctx);
       case 'GiveUp':
         return giveUp(io, osr, t, d.message, d.ended, ctx);
+      case 'ServerStopped':
+        return holdStoppedAtDeadline(io, osr, t, d.evidence);
+      case 'Ask':
+        // decideWithEvidence answers each question once; one still open is a bug: look again.
+        return { requeueAfter: WAIT_RECHECK_MS };
     }
   }
 }

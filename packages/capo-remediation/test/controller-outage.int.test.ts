@@ -234,7 +234,13 @@ describe('OpenStackRemediation controller: cloud outage and fencing', () => {
         60_000,
       );
       expect(cond(second, 'Fenced')).toMatchObject({ status: 'False', reason: 'NewAttempt' });
-      expect(w.fake.rebootCount(w.serverId, 'HARD')).toBe(2);
+      // The intent (retryCount 1) is persisted before Nova is called: on a loaded machine this
+      // read can come between the two, so the POST is waited for, not assumed.
+      await until(
+        'the second HARD reboot',
+        async () => w.fake.rebootCount(w.serverId, 'HARD') === 2,
+        10_000,
+      );
       const refenced = await until(
         'Fenced=True for attempt 2',
         async () => {

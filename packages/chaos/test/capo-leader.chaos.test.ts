@@ -191,7 +191,10 @@ describe('two replicas: the leader killed or partitioned mid-remediation', () =>
     );
     const ledAt = Date.now();
     const becameLeader = follower.lines.find((l) => l.includes('"became leader"')) ?? '{}';
-    const followerLedAt = (JSON.parse(becameLeader) as { time?: number }).time ?? ledAt;
+    // `time` is ISO 8601 (epoch ms before issue 47).
+    const ledTime = (JSON.parse(becameLeader) as { time?: number | string }).time;
+    const followerLedAt =
+      typeof ledTime === 'string' ? Date.parse(ledTime) : (ledTime ?? ledAt);
     // Never forwarded: Nova did not act for the old leader.
     h.drop();
     // The follower replays the old leader's intent (same action id, recorded in Nova's

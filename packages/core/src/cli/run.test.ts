@@ -17,8 +17,44 @@ describe('parseRunArgs', () => {
         probes: { port: 8081 },
         provider: { kind: 'name', name: 'dry-run' },
         providerOptions: {},
+        logLevel: 'info',
       }),
     );
+  });
+
+  it('--log-level: debug, info, warn or error (else $LOG_LEVEL, else info); anything else names the flag and the allowed values', () => {
+    for (const level of ['debug', 'info', 'warn', 'error'])
+      expect(parseRunArgs(['--policy', 'p', '--log-level', level])).toMatchObject(
+        either.right({ logLevel: level }),
+      );
+    expect(parseRunArgs(['--policy', 'p', '--log-level=warn'], { LOG_LEVEL: 'debug' })).toMatchObject(
+      either.right({ logLevel: 'warn' }),
+    );
+    expect(parseRunArgs(['--policy', 'p'], { LOG_LEVEL: 'debug' })).toMatchObject(
+      either.right({ logLevel: 'debug' }),
+    );
+    expect(parseRunArgs(['--policy', 'p'])).toMatchObject(either.right({ logLevel: 'info' }));
+    expect(parseRunArgs(['--policy', 'p', '--log-level', 'verbose'])).toEqual(
+      either.left('--log-level: unknown level "verbose": expected one of debug, info, warn, error'),
+    );
+    expect(parseRunArgs(['--policy', 'p'], { LOG_LEVEL: 'chatty' })).toEqual(
+      either.left('LOG_LEVEL: unknown level "chatty": expected one of debug, info, warn, error'),
+    );
+  });
+
+  it('run --log-level with an unknown level exits 2 and says what is allowed', async () => {
+    const err: string[] = [];
+    const code = await runCommand(['--policy', 'p.yaml', '--log-level', 'trace'], {
+      stdout: () => undefined,
+      stderr: (l) => err.push(l),
+      readFile: () => Promise.reject(new Error('not read')),
+      env: {},
+    });
+    expect(code).toBe(2);
+    expect(err.join('\n')).toMatch(
+      /^noderepair run: --log-level: unknown level "trace": expected one of debug, info, warn, error/,
+    );
+    expect(err.join('\n')).toMatch(/--log-level +debug, info, warn or error/);
   });
 
   it('names the disruption-lease holder per install: derived from the leader-election Lease, or given; never the shared legacy one', () => {

@@ -32,7 +32,7 @@ export const runUsage = `usage: noderepair run --policy <policy.yaml> [--kubecon
                      [--provider <name> | --provider-module <file or package>]
                      [--cloud <name>] [--provider-opt <key=value>]...
                      [--leader-election-namespace <ns>] [--leader-election-id <name>]
-                     [--disruption-lease-holder <identity>]
+                     [--disruption-lease-holder <identity>] [--log-level info]
 
   --policy                      repair policy (YAML or JSON; see docs/autorepair.md)
   --kubeconfig                  kubeconfig file; default: $KUBECONFIG, else the in-cluster service
@@ -56,6 +56,9 @@ export const runUsage = `usage: noderepair run --policy <policy.yaml> [--kubecon
                                 noderepair/<leader-election-namespace>/<leader-election-id>, with
                                 or without --leader-elect): one per install, so two installs never
                                 take each other's leases
+  --log-level                   debug, info, warn or error (default $LOG_LEVEL, else info): JSON
+                                lines on stdout; info tells each repair's story, one line per
+                                step (docs/autorepair.md "Logs"), debug adds every decision
   Without a ladder in the policy, the default (SoftReboot, HardReboot) is cut to the steps the
   provider can execute; Replace is never in it (a ladder that ends in Replace opts in).`;
 
@@ -77,6 +80,26 @@ export interface RunConfig {
   provider: ProviderChoice;
   /** --provider-opt and --cloud, checked against the provider's options once it is loaded. */
   providerOptions: Readonly<Record<string, GivenOption>>;
+  /** --log-level, else $LOG_LEVEL, else info. */
+  logLevel: LogLevel;
+}
+
+/** The levels `run --log-level` accepts, quietest last. */
+export const LogLevels = ['debug', 'info', 'warn', 'error'] as const;
+/** One of LogLevels. */
+export type LogLevel = (typeof LogLevels)[number];
+
+/** A --log-level (or $LOG_LEVEL) value, or an error naming the flag and the allowed values. */
+export function parseLogLevel(
+  given: string,
+  source = '--log-level',
+): either.Either<string, LogLevel> {
+  const level = LogLevels.find((l) => l === given);
+  return level !== undefined
+    ? either.right(level)
+    : either.left(
+        `${source}: unknown level ${JSON.stringify(given)}: expected one of ${LogLevels.join(', ')}`,
+      );
 }
 
 /** Parses `run`'s flags (pure; env gives the defaults a Pod would set). */
@@ -99,6 +122,7 @@ export function parseRunArgs(
     'provider-module': { type: 'string' },
     cloud: { type: 'string' },
     'provider-opt': { type: 'string', multiple: true },
+    'log-level': { type: 'string' },
   });
   if (either.isLeft(parsed)) return parsed;
   const values: Record<string, string | string[] | boolean | undefined> = parsed.right;
@@ -139,6 +163,14 @@ export function parseRunArgs(
     leaderElectionId,
   );
   if (either.isLeft(leaseHolder)) return leaseHolder;
+  const levelFlag = str('log-level');
+  const logLevel =
+    levelFlag !== undefined
+      ? parseLogLevel(levelFlag)
+      : env['LOG_LEVEL'] !== undefined && env['LOG_LEVEL'] !== ''
+        ? parseLogLevel(env['LOG_LEVEL'], 'LOG_LEVEL')
+        : either.right<string, LogLevel>('info');
+  if (either.isLeft(logLevel)) return logLevel;
   return either.right({
     policyPath,
     ...(kubeconfigPath !== undefined ? { kubeconfigPath } : {}),
@@ -152,6 +184,7 @@ export function parseRunArgs(
     ...(labelSelector !== undefined ? { labelSelector } : {}),
     provider,
     providerOptions: providerOptions.right,
+    logLevel: logLevel.right,
   });
 }
 
@@ -241,7 +274,11 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     return 0;
   }
   const env = io.env ?? {};
-  const cfg = parseRunArgs(args, env);
+  // Embedded without an environment, $LOG_LEVEL is still the process's, as the logger's own default.
+  const cfg = parseRunArgs(
+    args,
+    io.env ?? { ...(process.env['LOG_LEVEL'] ? { LOG_LEVEL: process.env['LOG_LEVEL'] } : {}) },
+  );
   if (either.isLeft(cfg)) {
     io.stderr(`noderepair run: ${cfg.left}\n${runUsage}`);
     return 2;
@@ -298,7 +335,7 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     );
     return 1;
   }
-  const log = createRuntimeLogger({ name: 'noderepair' });
+  const log = createRuntimeLogger({ name: 'noderepair', level: c.logLevel });
   const created = await createProvider(chosen.right.module, {
     cluster: kc,
     options: chosen.right.options,

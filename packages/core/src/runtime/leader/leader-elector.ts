@@ -125,7 +125,10 @@ export class LeaderElector {
     const outcome = await this.renewLoop(signal);
     this.leader = false;
     term.abort();
-    this.log.warn({ outcome }, 'stopped leading');
+    // A stop asked for (SIGTERM, stop()) is the normal end of a term; a lost Lease is not.
+    if (outcome === 'lost')
+      this.log.warn({ outcome }, 'stopped leading: the Lease could not be renewed in time');
+    else this.log.info({ outcome: 'stopped' }, 'stopped leading: shutting down');
     this.opts.onStoppedLeading?.();
     if (outcome === 'aborted' && (this.opts.releaseOnCancel ?? true)) await this.release();
     return outcome;

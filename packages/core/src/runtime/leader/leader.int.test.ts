@@ -8,6 +8,7 @@ import { createKubeClient } from '../../kube/client-node/index.js';
 import { ConfigMapResource, LeaseResource } from '../../kube/resource.js';
 import type { KubeLease } from '../../kube/types.js';
 import { silentLogger } from '../logger.js';
+import { createRuntimeLogger } from '../manager/logging.js';
 import { Manager } from '../manager/manager.js';
 import { defaultLeaderIdentity } from './identity.js';
 
@@ -77,6 +78,35 @@ describe('leader election', () => {
     await Promise.all(runs);
     const released = await client.get<KubeLease>(LeaseResource, 'elect', { namespace: ns });
     expect(released.spec?.holderIdentity ?? '').toBe('');
+  });
+
+  it('a clean stop (stop(), as SIGTERM) says "stopped leading" at info, not warn, and releases the Lease', async () => {
+    const ns = await env.namespace('leader');
+    const client = createKubeClient(env.kubeConfig);
+    const lines: Record<string, unknown>[] = [];
+    const m = new Manager({
+      name: 'clean',
+      logger: createRuntimeLogger({
+        name: 'clean',
+        level: 'debug',
+        destination: {
+          write: (s: string) => {
+            for (const l of s.split('\n')) if (l !== '') lines.push(JSON.parse(l) as never);
+          },
+        },
+      }),
+      probes: false,
+      leaderElection: { client, namespace: ns, name: 'clean', identity: 'clean', ...timings },
+    });
+    const run = m.start();
+    await vi.waitFor(() => expect(m.isLeader()).toBe(true), { timeout: 20_000, interval: 100 });
+    m.stop();
+    await run;
+    const stopped = lines.find((l) => String(l['msg']).startsWith('stopped leading'));
+    expect(stopped).toMatchObject({ level: 30, msg: 'stopped leading: shutting down' });
+    expect(lines.filter((l) => (l['level'] as number) >= 40)).toEqual([]);
+    expect(lines.some((l) => l['outcome'] === 'aborted')).toBe(false);
+    expect(lines.map((l) => l['msg'])).toContain('released lease');
   });
 
   it('two replicas without POD_NAME (same PID, as PID 1 in two containers) get distinct identities; one leads', async () => {

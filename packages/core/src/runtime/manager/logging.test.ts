@@ -84,6 +84,15 @@ describe('runtime log lines', () => {
     ]);
   });
 
+  it('time is an ISO 8601 string in UTC, not epoch milliseconds', () => {
+    const out = captured();
+    const before = Date.now();
+    createRuntimeLogger({ destination: out }).info({ node: 'n1' }, 'x');
+    const { time } = JSON.parse(out.lines[0] ?? '{}') as { time?: unknown };
+    expect(time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Date.parse(time as string)).toBeGreaterThanOrEqual(before - 1);
+  });
+
   it('redacts secrets by path', () => {
     const out = captured();
     createRuntimeLogger({ destination: out }).info({ req: { token: 's3cret' } }, 'x');

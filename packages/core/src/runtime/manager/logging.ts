@@ -14,7 +14,8 @@ function withoutMsgField(obj: Record<string, unknown>): Record<string, unknown> 
 
 /**
  * A pino logger writing JSON lines to stdout (or the destination), with password, token and
- * authorization fields redacted. Level from the options, else `LOG_LEVEL`, else `info`.
+ * authorization fields redacted, `time` in ISO 8601 (UTC). Level from the options, else
+ * `LOG_LEVEL`, else `info`.
  */
 export function createRuntimeLogger(
   opts: {
@@ -27,6 +28,8 @@ export function createRuntimeLogger(
   const options = {
     name: opts.name ?? 'noderepair',
     level: opts.level ?? process.env['LOG_LEVEL'] ?? 'info',
+    // ISO 8601 in UTC, as kubectl logs and Events show time (pino's default is epoch ms).
+    timestamp: pino.stdTimeFunctions.isoTime,
     redact: {
       paths: [
         '*.password',

@@ -14,57 +14,12 @@ import { createKubeClient } from '../kube/client-node/index.js';
 import { EventResource } from '../kube/resource.js';
 import type { KubeEvent } from '../kube/types.js';
 import { resolveRepairPolicy } from '../health/policy.js';
-import type {
-  ActionRequest,
-  FenceStatus,
-  MachineProvider,
-  MachineRef,
-  PowerState,
-  ProviderAction,
-  ProviderOutcome,
-} from '../provider/port.js';
-import { ProviderActions } from '../provider/port.js';
+import { PowerStateProviderFake } from '../../test/power-state-provider-fake.js';
 import { repairStateOf, startAutoRepair } from '../../test/autorepair-harness.js';
 
 const env = useControlPlane();
 const SCOPE = 'test.noderepair.io/fresh-evidence-scope';
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/**
- * FAKE MachineProvider: execute() accepts each action id once and touches nothing (the machine
- * stays as it is: its node silent); powerState answers what the test sets.
- */
-class ProviderFake implements MachineProvider {
-  readonly name = 'fresh-evidence-fake';
-  readonly actions: ReadonlySet<ProviderAction> = new Set(ProviderActions);
-  readonly requests: ActionRequest[] = [];
-  readonly powerQueries: number[] = [];
-  powerAnswer: PowerState = { kind: 'On' };
-  private readonly done = new Map<string, ProviderOutcome>();
-
-  async execute(req: ActionRequest): Promise<ProviderOutcome> {
-    this.requests.push({ ...req });
-    const prior = this.done.get(req.actionId);
-    if (prior !== undefined) return prior;
-    const r: ProviderOutcome = { kind: 'Accepted', message: `${req.action} accepted` };
-    this.done.set(req.actionId, r);
-    return r;
-  }
-
-  async fence(): Promise<FenceStatus> {
-    return { kind: 'NotFenced', reason: 'not asked about here' };
-  }
-
-  async powerState(_m: MachineRef): Promise<PowerState> {
-    this.powerQueries.push(Date.now());
-    return this.powerAnswer;
-  }
-
-  /** The distinct actions the provider was asked for (a replay of an id is the same one). */
-  distinctActions(): string[] {
-    return [...new Set(this.requests.map((r) => r.actionId))];
-  }
-}
 
 describe('a node silent since its HardReboot (real node lifecycle controller)', () => {
   it('provider Unavailable: no second action through several timeouts; escalates once the provider answers On', async () => {
@@ -79,7 +34,7 @@ describe('a node silent since its HardReboot (real node lifecycle controller)', 
       heartbeatSeconds: 1,
       providerID: `test:///${name}`,
     });
-    const provider = new ProviderFake(); // On: the first action may start (power-check.ts)
+    const provider = new PowerStateProviderFake({ kind: 'On' }); // On: the first action may start (power-check.ts)
     const policy = resolveRepairPolicy({
       unhealthyConditions: [
         { type: 'Ready', status: 'Unknown', timeout: '2s' },

@@ -19,55 +19,14 @@ import type { KubeClient } from '../kube/client.js';
 import { EventResource } from '../kube/resource.js';
 import type { KubeEvent } from '../kube/types.js';
 import { resolveRepairPolicy } from '../health/policy.js';
-import type {
-  ActionRequest,
-  FenceStatus,
-  MachineProvider,
-  MachineRef,
-  PowerState,
-  ProviderAction,
-  ProviderOutcome,
-} from '../provider/port.js';
-import { ProviderActions } from '../provider/port.js';
+import { PowerStateProviderFake } from '../../test/power-state-provider-fake.js';
 import { repairStateOf, startAutoRepair } from '../../test/autorepair-harness.js';
 
 const env = useControlPlane();
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const SCOPE = 'test.noderepair.io/shutdown-scope';
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/**
- * FAKE MachineProvider with a controllable power state. execute() accepts each id once and
- * touches nothing (the machine stays off); fence() says NotFenced (not what is tested here).
- */
-class PowerStateProviderFake implements MachineProvider {
-  readonly name = 'power-state-fake';
-  readonly actions: ReadonlySet<ProviderAction> = new Set(ProviderActions);
-  readonly requests: ActionRequest[] = [];
-  readonly powerQueries: MachineRef[] = [];
-  readonly powerQueryTimes: number[] = [];
-  powerAnswer: PowerState = { kind: 'Unavailable', reason: 'the fake cloud is down' };
-  private readonly done = new Map<string, ProviderOutcome>();
-
-  async execute(req: ActionRequest): Promise<ProviderOutcome> {
-    this.requests.push({ ...req });
-    const prior = this.done.get(req.actionId);
-    if (prior !== undefined) return prior;
-    const r: ProviderOutcome = { kind: 'Accepted', message: `${req.action} accepted` };
-    this.done.set(req.actionId, r);
-    return r;
-  }
-
-  async fence(): Promise<FenceStatus> {
-    return { kind: 'NotFenced', reason: 'not asked about here' };
-  }
-
-  async powerState(m: MachineRef): Promise<PowerState> {
-    this.powerQueries.push({ ...m });
-    this.powerQueryTimes.push(Date.now());
-    return this.powerAnswer;
-  }
-}
+const DOWN = { kind: 'Unavailable', reason: 'the fake cloud is down' } as const;
 
 function start(client: KubeClient, policyInput: unknown, provider: MachineProvider, scope: string) {
   const policy = resolveRepairPolicy(policyInput);
@@ -140,8 +99,11 @@ describe('a node that was shut down (real node lifecycle controller)', () => {
       heartbeatSeconds: 1,
       providerID: `test:///${name}`,
     });
-    const provider = new PowerStateProviderFake();
-    provider.powerAnswer = { kind: 'Off', byRequest: true, evidence: 'the fake: stopped' };
+    const provider = new PowerStateProviderFake({
+      kind: 'Off',
+      byRequest: true,
+      evidence: 'the fake: stopped',
+    });
     const ctl = start(client, fast, provider, scope);
     try {
       await shutDown(core, kubelet, name);
@@ -176,7 +138,7 @@ describe('a node that was shut down (real node lifecycle controller)', () => {
       heartbeatSeconds: 1,
       providerID: `test:///${name}`,
     });
-    const provider = new PowerStateProviderFake(); // answers Unavailable for now
+    const provider = new PowerStateProviderFake(DOWN);
     const ctl = start(
       client,
       { ...fast, shutdown: { poweredOff: 'FailAfter', failAfter: '15s' } },
@@ -267,7 +229,7 @@ describe('a machine stopped without an announcement (real node lifecycle control
       heartbeatSeconds: 1,
       providerID: `test:///${name}`,
     });
-    const provider = new PowerStateProviderFake(); // the cloud is down at first
+    const provider = new PowerStateProviderFake(DOWN); // the cloud is down at first
     const ctl = start(client, fast, provider, scope);
     try {
       await stoppedUnannounced(core, kubelet, name);
@@ -327,7 +289,7 @@ describe('a machine stopped without an announcement (real node lifecycle control
       heartbeatSeconds: 1,
       providerID: `test:///${name}`,
     });
-    const provider = new PowerStateProviderFake();
+    const provider = new PowerStateProviderFake(DOWN);
     provider.powerAnswer = {
       kind: 'Off',
       byRequest: false,
@@ -361,7 +323,7 @@ describe('a machine stopped without an announcement (real node lifecycle control
       heartbeatSeconds: 1,
       providerID: `test:///${name}`,
     });
-    const provider = new PowerStateProviderFake();
+    const provider = new PowerStateProviderFake(DOWN);
     provider.powerAnswer = { kind: 'On' }; // would repair, if it were asked
     const ctl = start(client, fast, provider, scope);
     try {

@@ -14,6 +14,7 @@ import type { KubeClient } from '../src/kube/client.js';
 import type { MachineProvider } from '../src/provider/port.js';
 import { Manager } from '../src/runtime/manager/manager.js';
 import { createRuntimeLogger } from '../src/runtime/manager/logging.js';
+import type { RuntimeLogger } from '../src/runtime/logger.js';
 
 export interface RunningAutoRepair {
   manager: Manager;
@@ -28,11 +29,15 @@ export function startAutoRepair(o: {
   provider: MachineProvider;
   scopeLabel: string;
   scope: string;
+  /** Default: JSON lines on stdout at $LOG_LEVEL, else warn. */
+  logger?: RuntimeLogger;
 }): RunningAutoRepair {
   const manager = new Manager({
     name: o.name,
     probes: false,
-    logger: createRuntimeLogger({ name: o.name, level: process.env['LOG_LEVEL'] ?? 'warn' }),
+    logger:
+      o.logger ??
+      createRuntimeLogger({ name: o.name, level: process.env['LOG_LEVEL'] ?? 'warn' }),
   });
   const controller = addAutoRepairController(manager, {
     client: o.client,

@@ -186,6 +186,8 @@ export async function executeActions(
         try {
           const r = await cordonNode(deps.drainPort, target.node, target.signal, target.uid);
           deps.metrics.actions.inc({ action: 'Cordon', result: 'Succeeded' });
+          if (r === 'Cordoned') log.info({ reason: action.reason }, 'cordoned');
+          else log.debug({ result: r }, 'cordon: nothing to do');
           if (r === 'Cordoned')
             await deps.event({
               type: 'Normal',
@@ -223,6 +225,16 @@ export async function executeActions(
       }
       case 'Remediate': {
         let result: ProviderOutcome;
+        log.info(
+          {
+            action: action.action,
+            actionId: action.actionId,
+            replay: action.replay,
+            provider: deps.provider.name,
+            reason: action.reason,
+          },
+          action.replay ? 'action re-sent with the same id' : 'action sent',
+        );
         try {
           result = await deps.provider.execute(
             {
@@ -250,15 +262,33 @@ export async function executeActions(
               ? 'Failed'
               : 'Unavailable';
         deps.metrics.actions.inc({ action: action.action, result: label });
-        log.info(
-          {
-            action: action.action,
-            actionId: action.actionId,
-            replay: action.replay,
-            result: result.kind,
-          },
-          'remediation action finished',
-        );
+        const answer = {
+          action: action.action,
+          actionId: action.actionId,
+          replay: action.replay,
+          result: result.kind,
+          ...(result.message !== '' ? { message: result.message } : {}),
+        };
+        if (result.kind === 'Accepted')
+          log.info(
+            {
+              ...answer,
+              next:
+                action.action === 'Replace'
+                  ? 'waiting for the machine to be fenced, then deleting the Node'
+                  : 'waiting for the node to become Ready',
+            },
+            'action accepted',
+          );
+        else if (result.kind === 'Rejected') log.warn(answer, 'action rejected');
+        else
+          log.warn(
+            {
+              ...answer,
+              ...(result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
+            },
+            'provider unavailable: waiting, no attempt used',
+          );
         // Unavailable: nothing is recorded, so the intent stays open, no attempt is used and no
         // deadline runs.
         if (result.kind !== 'Unavailable') {
@@ -298,10 +328,21 @@ export async function executeActions(
         try {
           const r = await runFenceStep(action, target, { ...deps });
           if (r.kind === 'Fenced') {
+            log.info(
+              {
+                actionId: action.actionId,
+                how: r.record.how,
+                evidence: r.record.evidence,
+                taintAdded: r.record.taintAdded,
+              },
+              'fenced',
+            );
             deps.metrics.fenced.inc({ how: r.record.how });
             await target.recordFence?.(r.record);
-          } else if (r.kind === 'NotFenced' && r.retryAfterMs !== undefined) {
-            retryAfterMs = Math.min(retryAfterMs ?? r.retryAfterMs, r.retryAfterMs);
+          } else if (r.kind === 'NotFenced') {
+            log.debug({ actionId: action.actionId, reason: r.reason }, 'not known fenced yet');
+            if (r.retryAfterMs !== undefined)
+              retryAfterMs = Math.min(retryAfterMs ?? r.retryAfterMs, r.retryAfterMs);
           }
         } catch (e) {
           // Not fenced as far as we know: the taint stays off; the decision asks again.
@@ -335,6 +376,14 @@ export async function executeActions(
             signal: target.signal,
           });
           deps.metrics.actions.inc({ action: 'Uncordon', result: 'Succeeded' });
+          log.info(
+            {
+              reason: action.reason,
+              ...(action.keepCordon === true ? { keptCordon: true } : {}),
+              ...(action.removeOutOfServiceTaint ? { removedOutOfServiceTaint: true } : {}),
+            },
+            'uncordoned',
+          );
           await deps.event({
             type: 'Normal',
             reason: EventReasons.Uncordoned,
@@ -472,8 +521,14 @@ async function runDrainPass(
     action: 'Drain',
     result: r.outcome === 'Drained' ? 'Succeeded' : r.outcome,
   });
-  log.info(
-    { outcome: r.outcome, evicted: r.evicted.length, pdbRefusals: r.pdbRefusals },
+  log[r.outcome === 'Drained' ? 'info' : 'warn'](
+    {
+      remediationId: action.remediationId,
+      outcome: r.outcome,
+      evicted: r.evicted.length,
+      pdbRefusals: r.pdbRefusals,
+      ...(r.remaining.length > 0 ? { remaining: r.remaining } : {}),
+    },
     'drain finished',
   );
   await deps.event(drainEvent({ ...r, outcome: r.outcome }));

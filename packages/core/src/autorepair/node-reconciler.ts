@@ -40,6 +40,7 @@ import type {
 import type { RuntimeLogger } from '../runtime/logger.js';
 import { endsInSuccess, EventReasons, startsRemediation, transitionEvents } from './events.js';
 import { nodeGoneAfterReplace } from './replace-step.js';
+import { RepairStory } from './story.js';
 import type { DeleteNodeAction } from '../health/replace.js';
 import { executeActions, type ExecutorDeps } from './executor.js';
 import { countPhases } from './metrics.js';
@@ -177,10 +178,13 @@ export class NodeReconciler {
    * exact and lets the rest of the fleet go on while one Node's watch event is late.
    */
   private readonly unconfirmed = new Map<string, Written>();
+  /** The log lines of each repair's transitions (started, verifying, succeeded, held...). */
+  private readonly story: RepairStory;
 
   /** One reconciler per controller: it keeps the storm guard's memory between reconciles. */
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.log = deps.log.child({ component: 'autorepair' });
+    this.story = new RepairStory(this.log);
     this.coordinator = new Coordinator({ ...deps, log: this.log });
     this.burst = this.newBurst();
     this.cacheChanges = new CacheChanges(deps.cache, deps.clock ?? systemClock);
@@ -211,6 +215,7 @@ export class NodeReconciler {
       announce: async (seen, d) => {
         for (const ev of transitionEvents(d, seen.previous)) await deps.recordEvent(seen.node, ev);
         this.countTransition(d, seen.previous);
+        this.story.decided(d, seen.previous);
         this.log.debug(
           { node: seen.self.obs.nodeName, phase: d.phase, reason: d.reason },
           'decided (burst)',
@@ -265,6 +270,7 @@ export class NodeReconciler {
       this.coordinator.observeHold(req.name, undefined);
       this.deps.store.forget(req.name);
       this.unconfirmed.delete(req.name);
+      this.story.forget(req.name);
       const pending = this.replacing.get(req.name);
       this.replacing.delete(req.name);
       if (pending !== undefined)
@@ -284,6 +290,7 @@ export class NodeReconciler {
     if (decided.announced !== true) {
       for (const ev of transitionEvents(decision, previous)) await event(ev);
       this.countTransition(decision, previous);
+      this.story.decided(decision, previous);
     }
     try {
       await this.coordinator.afterDecision(req.name, node, decision, previous, ctx.signal);

@@ -1,7 +1,7 @@
 // The slice of a Node the health code reads. Structural, so a @kubernetes/client-node V1Node,
 // a kubernetes-fluent-client object or a parsed JSON trace line all fit without conversion.
-import type { PowerState } from '../provider/port.js';
 import type { ActorHold } from './actor-hold.js';
+import type { PowerState } from './machine.js';
 import { toMillis, type TimeInput } from './time.js';
 
 /** One entry of a Node's status.conditions, as the health code reads it. */

@@ -3,8 +3,8 @@
 // every rule used to look its condition up again and parse its timestamp again. Parsing it
 // once here ("parse, don't validate") gives the rules plain values: conditions by type,
 // times as epoch milliseconds, the fields the repair keeps (cordon, bootID, providerID).
-import type { PowerState } from '../provider/port.js';
 import type { ActorHold } from './actor-hold.js';
+import type { PowerState } from './machine.js';
 import {
   NodeReady,
   TaintCloudShutdown,

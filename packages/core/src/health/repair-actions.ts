@@ -1,8 +1,8 @@
 // The actions a decision sends, built from the persisted remediation: each says what the
 // shell does and why. Pure; which of them a decision sends is the rules' business.
-import { canFence } from '../provider/fence.js';
 import type { RepairAction } from './decision.js';
 import type { LadderIntent } from './ladder.js';
+import { canFence } from './machine.js';
 import type { NodeObservation } from './observation.js';
 import type { LadderStep, RepairPolicy } from './policy.js';
 import type { DrainRecord, Remediation, RepairIntent } from './state.js';

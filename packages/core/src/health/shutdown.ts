@@ -9,7 +9,7 @@
 // ladder; start-repair.ts skips steps that cannot act on a powered-off machine).
 // Pure: the shell asks the provider (power-check.ts needsPowerState says when) and passes the
 // answer in.
-import type { PowerState } from '../provider/port.js';
+import type { PowerState } from './machine.js';
 import type { ShutdownPolicy } from './policy.js';
 import { formatDuration, iso } from './time.js';
 

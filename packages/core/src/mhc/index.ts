@@ -13,10 +13,9 @@ export {
   normaliseV1Beta2,
   DefaultNodeStartupTimeoutMs,
   type MhcPolicy,
-  type MhcCheck,
   type MhcTrigger,
-  type LabelSelector,
 } from './spec.js';
+export { type LabelSelector, type MhcCheck } from './terms.js';
 export {
   parseUnhealthyRange,
   parseIntOrPercent,

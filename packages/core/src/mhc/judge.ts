@@ -16,7 +16,8 @@ import {
   type V1Beta1ConditionText,
 } from './messages.js';
 import { DefaultCapiRuleOrder, orderRules, type CapiRuleOrder, type OrderRules } from './order.js';
-import type { MhcCheck, MhcPolicy } from './spec.js';
+import type { MhcPolicy } from './spec.js';
+import type { MhcCheck } from './terms.js';
 import {
   AnnotationRemediateMachine,
   ConditionControlPlaneInitialized,

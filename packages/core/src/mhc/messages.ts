@@ -5,7 +5,7 @@
 // from each release's behaviour (internal/controllers/machinehealthcheck), not copied.
 import { goDuration } from './duration.js';
 import type { OrderRules } from './order.js';
-import type { MhcCheck } from './spec.js';
+import type { MhcCheck } from './terms.js';
 
 /** HealthCheckSucceeded=False reasons (v1beta2 names; MachineHasFailure only exists in v1beta1). */
 export type MhcUnhealthyReason =

@@ -15,20 +15,9 @@ import {
   selectorProblems,
   startupProblems,
 } from './validate.js';
+import { LabelSelector, type MhcCheck } from './terms.js';
 
 const ConditionStatus = t.keyof({ True: null, False: null, Unknown: null }, 'ConditionStatus');
-
-const LabelSelector = t.partial({
-  matchLabels: t.record(t.string, t.string),
-  matchExpressions: t.array(
-    t.intersection([
-      t.type({ key: t.string, operator: t.string }),
-      t.partial({ values: t.array(t.string) }),
-    ]),
-  ),
-});
-/** A Kubernetes label selector (matchLabels, matchExpressions) as the MHC spec carries it. */
-export type LabelSelector = t.TypeOf<typeof LabelSelector>;
 
 const IntOrString = t.union([t.number, t.string], 'IntOrString');
 
@@ -101,19 +90,6 @@ export const MachineHealthCheckSpecV1Beta2 = t.intersection(
 );
 /** A decoded v1beta2 MachineHealthCheck spec. */
 export type MachineHealthCheckSpecV1Beta2 = t.TypeOf<typeof MachineHealthCheckSpecV1Beta2>;
-
-/**
- * One unhealthy-condition check: unhealthy once the condition has had `status` for longer than the
- * timeout.
- */
-export interface MhcCheck {
-  /** The condition type (Ready, ...). */
-  type: string;
-  /** The status that counts as unhealthy. */
-  status: 'True' | 'False' | 'Unknown';
-  /** Whole seconds in ms (v1beta1 timeouts are truncated to seconds, as the conversion does). */
-  timeoutMs: number;
-}
 
 /** The two triggers are exclusive: a range, when set, wins over the maximum (as in CAPI). */
 export type MhcTrigger =

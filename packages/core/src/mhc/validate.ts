@@ -5,7 +5,7 @@
 // field and quote Cluster API's wording where users will search for it.
 import * as either from 'fp-ts/lib/Either.js';
 import type { CountOrPercent } from '../health/policy.js';
-import type { LabelSelector, MhcCheck } from './spec.js';
+import type { LabelSelector, MhcCheck } from './terms.js';
 
 /** At most this many checks per list (CRD maxItems). */
 export const MaxConditionChecks = 100;

@@ -13,12 +13,11 @@
 // A soft reboot never fences: the guest may ignore the request. Neither does a site step
 // (Command, Webhook): its exit status or HTTP status says the site's automation accepted the
 // job, not that the machine is off.
+import { canFence } from '../health/machine.js';
 import type { FenceHow, FenceQuery, FenceStatus, MachineProvider, ProviderAction } from './port.js';
 
-/** Whether an action can fence at all once it is observed. */
-export function canFence(action: ProviderAction): boolean {
-  return action !== 'SoftReboot' && action !== 'Command' && action !== 'Webhook';
-}
+// Which actions can fence is a rule the judgement applies too: it lives in health/machine.ts.
+export { canFence };
 
 /**
  * What judgeFence decides from: the action taken, what the provider said, and the Node's bootID

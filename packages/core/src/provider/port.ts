@@ -24,18 +24,10 @@
 //    the caller add node.kubernetes.io/out-of-service or delete the Node (see fence.ts). A
 //    soft reboot never fences: the guest may ignore it.
 
-/**
- * What a provider can be asked to do to a machine. `Command` and `Webhook` are site steps:
- * core runs them itself (provider/site-steps.ts wraps any provider), and they never fence.
- */
-export type ProviderAction =
-  | 'SoftReboot'
-  | 'HardReboot'
-  | 'PowerOff'
-  | 'Rebuild'
-  | 'Replace'
-  | 'Command'
-  | 'Webhook';
+import type { PowerState, ProviderAction } from '../health/machine.js';
+
+// The judgement reads these words too, so they live at its side (health/machine.ts says why).
+export type { PowerState, ProviderAction } from '../health/machine.js';
 
 /** Every ProviderAction, in the order help texts list them. */
 export const ProviderActions: readonly ProviderAction[] = [
@@ -138,27 +130,6 @@ export type FenceStatus =
   | { readonly kind: 'NotFenced'; readonly reason: string }
   /** Could not ask (promise 2): not fenced as far as the caller may assume. */
   | { readonly kind: 'Unavailable'; readonly reason: string; readonly retryAfterMs?: number };
-
-/**
- * A machine's power state as the infrastructure reports it; Unavailable means it could not be
- * asked.
- */
-export type PowerState =
-  | { readonly kind: 'On' }
-  /**
-   * Powered off. `byRequest` is true when the infrastructure records a stop that somebody
-   * other than this provider asked for (an operator's, a maintenance's, a graceful
-   * shutdown's): the controller then treats the node as shut down and never powers it on. A
-   * crash, or a stop this provider sent itself (say so in `evidence`), is not byRequest.
-   */
-  | {
-      readonly kind: 'Off';
-      readonly since?: number;
-      readonly byRequest: boolean;
-      readonly evidence: string;
-    }
-  | { readonly kind: 'Gone'; readonly evidence: string }
-  | { readonly kind: 'Unavailable'; readonly reason: string };
 
 /** Passed to every provider call: cancelled when the controller stops or loses its lease. */
 export interface ProviderContext {

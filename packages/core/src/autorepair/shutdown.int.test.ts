@@ -19,6 +19,7 @@ import type { KubeClient } from '../kube/client.js';
 import { EventResource } from '../kube/resource.js';
 import type { KubeEvent } from '../kube/types.js';
 import { resolveRepairPolicy } from '../health/policy.js';
+import type { MachineProvider } from '../provider/port.js';
 import { PowerStateProviderFake } from '../../test/power-state-provider-fake.js';
 import { repairStateOf, startAutoRepair } from '../../test/autorepair-harness.js';
 

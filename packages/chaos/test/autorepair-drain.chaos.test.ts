@@ -253,7 +253,7 @@ describe('blocked drains with other repairs on time', () => {
       'the fifth repair to reach its action',
       async () =>
         (await eventsFor(FIFTH)).find(
-          (e) => e.reason === 'RemediationSucceeded' && e.action === 'SoftReboot',
+          (e) => e.reason === 'ActionAccepted' && e.action === 'SoftReboot',
         ),
       // The bound is measured from the fifth node's timeout; see ACTED_WITHIN_MS.
       TIMEOUT_MS + ACTED_WITHIN_MS,
@@ -268,7 +268,7 @@ describe('blocked drains with other repairs on time', () => {
       BLOCKED.map((_, i) => core.readNamespacedPod({ name: `web-${i}`, namespace: NS })),
     );
     const blockedActed = (await Promise.all(BLOCKED.map((n) => eventsFor(n)))).map((evs) =>
-      evs.filter((e) => e.reason === 'RemediationSucceeded' || e.reason === 'Drained'),
+      evs.filter((e) => e.reason === 'ActionAccepted' || e.reason === 'Drained'),
     );
     const stillDraining = blockedViews.filter(
       (st, i) =>

@@ -79,7 +79,7 @@ describe('pnpm demo', () => {
 
   it('replaces the dead machine: noderepair deletes server and Node, the node group stand-in adds one', () => {
     expect(run.stdout).toMatch(
-      /^\[ *\d+\.\ds\] zone-b-07 +noderepair RemediationSucceeded: Replace \S+ via openstack: /m,
+      /^\[ *\d+\.\ds\] zone-b-07 +noderepair ActionAccepted: Replace \S+ via openstack: /m,
     );
     expect(run.stdout).toMatch(
       /^\[ *\d+\.\ds\] zone-b-07 +machine Replaced: node group stand-in: server [0-9a-f]{8} gone from Nova \(fake\), created zone-b-07-r1 in zone-b$/m,

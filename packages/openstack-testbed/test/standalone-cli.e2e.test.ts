@@ -245,7 +245,7 @@ async function nodeEvents(name: string): Promise<KubeEvent[]> {
 /** The actions the provider accepted, in order, from the controller's Events. */
 const accepted = (evs: KubeEvent[]) =>
   evs
-    .filter((e) => e.reason === 'RemediationSucceeded')
+    .filter((e) => e.reason === 'ActionAccepted')
     .sort((a, b) => String(a.eventTime).localeCompare(String(b.eventTime)))
     .map((e) => e.action);
 

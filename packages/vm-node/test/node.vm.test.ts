@@ -421,7 +421,7 @@ systemctl daemon-reload && systemctl restart kubelet.service`,
       120_000,
       2000,
     );
-    const order = ['RepairStarted', 'Cordoned', 'DrainIncomplete', 'RemediationSucceeded', 'Fenced', 'Uncordoned', 'RepairSucceeded'];
+    const order = ['RepairStarted', 'Cordoned', 'DrainIncomplete', 'ActionAccepted', 'Fenced', 'Uncordoned', 'RepairSucceeded'];
     expect(events.map((e) => e.reason ?? '').filter((r) => order.includes(r))).toEqual(order);
     // The timeline, seconds from the broken change (the Events' own times).
     const repairTimeline = Object.fromEntries(events.map((e) => [e.reason, Math.round((eventTime(e) - tBroken) / 100) / 10]));

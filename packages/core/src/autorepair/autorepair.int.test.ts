@@ -299,7 +299,7 @@ describe('standalone auto-repair controller', () => {
         'Cordoned',
         'Draining',
         'Drained',
-        'RemediationSucceeded',
+        'ActionAccepted',
         'Uncordoned',
         'RepairSucceeded',
       ])
@@ -679,11 +679,10 @@ describe('standalone auto-repair controller', () => {
       );
       expect(provider.reboots[2]?.node).toBe(held);
       expect(await metricValue(ctl, 'noderepair_nodes_held', { reason: 'in-flight' })).toBe(0);
-      const durations = await ctl.manager.metrics.registry
-        .getSingleMetric('noderepair_hold_duration_seconds')
-        ?.get();
+      const durations = await ctl.controller.metrics.holdDuration.get();
+      expect(durations.name).toBe('noderepair_hold_duration_seconds');
       expect(
-        durations?.values.find(
+        durations.values.find(
           (v) =>
             v.metricName === 'noderepair_hold_duration_seconds_count' &&
             v.labels['reason'] === 'in-flight',

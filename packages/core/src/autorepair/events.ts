@@ -32,7 +32,16 @@ export const EventReasons = {
   Drained: 'Drained',
   DrainIncomplete: 'DrainIncomplete',
   Uncordoned: 'Uncordoned',
-  RemediationSucceeded: 'RemediationSucceeded',
+  /**
+   * The provider accepted the action: nothing is verified yet (RepairSucceeded says the node
+   * came back). Named RemediationSucceeded before issue 47.
+   */
+  ActionAccepted: 'ActionAccepted',
+  /**
+   * @deprecated Renamed ActionAccepted (the reason recorded is ActionAccepted now): this alias
+   * keeps code that names it compiling and matching.
+   */
+  RemediationSucceeded: 'ActionAccepted',
   RemediationFailed: 'RemediationFailed',
   ActionFailed: 'ActionFailed',
   /** The provider could not be asked; the repair waits, no attempt is used. */
@@ -202,7 +211,7 @@ export function remediationEvent(
     case 'Accepted':
       return {
         type: 'Normal',
-        reason: EventReasons.RemediationSucceeded,
+        reason: EventReasons.ActionAccepted,
         action,
         note: `${what}${r.message ? `: ${r.message}` : ''}`,
       };

@@ -17,7 +17,7 @@ import type {
   ProviderOutcome,
 } from '../provider/port.js';
 import { ProviderActions } from '../provider/port.js';
-import type { DrainPort, NodePatch } from '../drain/port.js';
+import type { DrainPort, EvictionResult, NodePatch } from '../drain/port.js';
 import type { PodSnapshot } from '../drain/pod.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import { silentLogger } from '../runtime/logger.js';
@@ -59,7 +59,7 @@ class InMemoryDrainPortForTest implements DrainPort {
   async listPodsOnNode(): Promise<PodSnapshot[]> {
     return this.pods;
   }
-  async evictPod(pod: { namespace: string; name: string }) {
+  async evictPod(pod: { namespace: string; name: string }): Promise<EvictionResult> {
     this.log.push(`evict ${pod.namespace}/${pod.name}`);
     this.pods = this.pods.filter((p) => p.metadata?.name !== pod.name);
     return { kind: 'Evicted' as const };
@@ -199,7 +199,7 @@ describe('executeActions', () => {
       'event Drained',
       'drain Drained',
       'outcome Succeeded',
-      'event RemediationSucceeded',
+      'event ActionAccepted',
     ]);
   });
 
@@ -236,7 +236,7 @@ describe('executeActions', () => {
       'event DrainIncomplete',
       'drain TimedOut',
       'outcome Succeeded',
-      'event RemediationSucceeded',
+      'event ActionAccepted',
     ]);
   });
 

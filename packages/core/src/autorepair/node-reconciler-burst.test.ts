@@ -54,7 +54,7 @@ describe('NodeReconciler burst admission', () => {
     expect(new Set(sent.map((r) => r.actionId)).size).toBe(3);
     // Each admitted node's events are the one-at-a-time path's (the single-node test's).
     for (const name of ['n1', 'n2', 'n3'])
-      expect(reasons(s, name)).toEqual(['RepairStarted', 'Cordoned', 'RemediationSucceeded']);
+      expect(reasons(s, name)).toEqual(['RepairStarted', 'Cordoned', 'ActionAccepted']);
     for (const name of ['n4', 'n5', 'n6']) {
       expect(reasons(s, name)).not.toContain('RepairStarted');
       expect(s.stateOf(name)?.phase).not.toBe('Remediating');

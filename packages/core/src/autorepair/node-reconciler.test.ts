@@ -44,7 +44,7 @@ describe('NodeReconciler', () => {
     expect(s.events.map((e) => e.ev.reason)).toEqual([
       'RepairStarted',
       'Cordoned',
-      'RemediationSucceeded',
+      'ActionAccepted',
     ]);
   });
 
@@ -85,7 +85,12 @@ describe('NodeReconciler', () => {
     for (const retryAfterMs of [12_000, 2000]) {
       const s = setup(policyDoc);
       s.addNode('b1', 'unknown', 'b');
-      s.answer.outcome = { kind: 'Unavailable', message: 'Nova 429', retryAfterMs };
+      s.answer.outcome = {
+        kind: 'Unavailable',
+        message: 'Nova 429',
+        maybeSent: true,
+        retryAfterMs,
+      };
       const t1 = s.clock.now;
       expect(await s.reconciler.reconcile({ name: 'b1' }, s.ctx)).toEqual({
         requeueAfter: retryAfterMs,
@@ -98,7 +103,7 @@ describe('NodeReconciler', () => {
       expect(s.calls).toHaveLength(1);
       // Due: re-issued once; the next send is paced by its own answer (the backoff here).
       s.clock.now = t1 + retryAfterMs;
-      s.answer.outcome = { kind: 'Unavailable', message: 'Nova 503' };
+      s.answer.outcome = { kind: 'Unavailable', message: 'Nova 503', maybeSent: true };
       await s.reconciler.reconcile({ name: 'b1' }, s.ctx);
       expect(s.calls.map((c) => c.req.replay)).toEqual([false, true]);
       const intent = s.stateOf('b1')?.remediation?.intent;

@@ -13,7 +13,16 @@ export {
   type ParsedTrace,
   type TraceActionResult,
 } from './trace.js';
-export { runCommand, parseRunArgs, runUsage, type RunConfig, type RunIo } from './run.js';
+export {
+  runCommand,
+  parseRunArgs,
+  parseLogLevel,
+  LogLevels,
+  runUsage,
+  type LogLevel,
+  type RunConfig,
+  type RunIo,
+} from './run.js';
 export { parseBindAddress, type BindAddress } from '../codec/args.js';
 export {
   statusCommand,

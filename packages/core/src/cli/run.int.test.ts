@@ -81,7 +81,7 @@ describe('noderepair run', () => {
           const evs = (
             await client.list<KubeEvent>(EventResource, { namespace: 'default' })
           ).items.filter((e) => e.regarding?.name === name);
-          return evs.some((e) => e.reason === 'RemediationSucceeded') ? evs : undefined;
+          return evs.some((e) => e.reason === 'ActionAccepted') ? evs : undefined;
         },
         30_000,
       );
@@ -93,7 +93,7 @@ describe('noderepair run', () => {
           .map((e) => e.action)
           .sort(),
       ).toEqual(['Cordon', 'Drain']);
-      expect(events.find((e) => e.reason === 'RemediationSucceeded')?.note).toMatch(
+      expect(events.find((e) => e.reason === 'ActionAccepted')?.note).toMatch(
         /via dry-run: dry-run: would SoftReboot/,
       );
       const node = await core.readNode({ name });
@@ -221,10 +221,10 @@ describe('noderepair run', () => {
       // Not a dry run: the cordon is real.
       expect((await core.readNode({ name })).spec?.unschedulable).toBe(true);
       const succeeded = await waitFor(
-        'RemediationSucceeded',
+        'ActionAccepted',
         async () =>
           (await client.list<KubeEvent>(EventResource, { namespace: 'default' })).items.find(
-            (e) => e.regarding?.name === name && e.reason === 'RemediationSucceeded',
+            (e) => e.regarding?.name === name && e.reason === 'ActionAccepted',
           ),
         30_000,
       );

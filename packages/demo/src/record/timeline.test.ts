@@ -107,7 +107,7 @@ describe('novaReboots', () => {
       [
         { t: 100, node: 'zone-a-01', source: 'nova', kind: 'SoftReboot' },
         { t: 200, node: 'zone-a-01', source: 'nova', kind: 'Reboot' },
-        { t: 300, node: 'zone-a-01', source: 'noderepair', kind: 'RemediationSucceeded' },
+        { t: 300, node: 'zone-a-01', source: 'noderepair', kind: 'ActionAccepted' },
       ],
       1000,
     );

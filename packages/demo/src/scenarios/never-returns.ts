@@ -43,7 +43,7 @@ export function neverReturns(node: string, startAt = 0): Scenario {
     verify(rec: DemoRecord) {
       const kinds = novaReboots(rec, node).map((a) => a.kind);
       const next = successorOf(rec, node);
-      const replaceIntent = actionsOf(rec, node, 'RemediationSucceeded', 'noderepair').some((a) =>
+      const replaceIntent = actionsOf(rec, node, 'ActionAccepted', 'noderepair').some((a) =>
         /Replace/.test(a.note),
       );
       const replaced = actionsOf(rec, node, 'Replaced', 'machine').length;

@@ -169,7 +169,7 @@ describe('never returns', () => {
     const actions = [
       ev(5000, 'SoftReboot', 'nova', B),
       ev(21000, 'HardReboot', 'nova', B),
-      ev(37000, 'RemediationSucceeded', 'noderepair', B, 'Replace zone-b-07/1/Replace-1 via x'),
+      ev(37000, 'ActionAccepted', 'noderepair', B, 'Replace zone-b-07/1/Replace-1 via x'),
       ev(38000, 'Replaced', 'machine', B),
     ];
     expect(neverReturns(B).verify(buildRecord(steps, actions)).ok).toBe(true);

@@ -21,7 +21,7 @@ export class Observer {
   readonly #novaSeen = new Map<string, number>();
   /** Event uid -> series count already recorded. */
   readonly #events = new Map<string, number>();
-  /** Nova request id -> the ladder step noderepair's RemediationSucceeded Event says it was. */
+  /** Nova request id -> the ladder step noderepair's ActionAccepted Event says it was. */
   readonly #stepOf = new Map<string, string>();
   readonly #eventsApi: EventsV1Api;
 
@@ -116,7 +116,7 @@ export class Observer {
       .sort((a, b) => eventTime(a) - eventTime(b));
     for (const e of ours) {
       const req = /\breq-[0-9a-f-]{36}\b/.exec(e.note ?? '')?.[0];
-      if (req && e.reason === 'RemediationSucceeded' && e.action) this.#stepOf.set(req, e.action);
+      if (req && e.reason === 'ActionAccepted' && e.action) this.#stepOf.set(req, e.action);
       const uid = e.metadata?.uid ?? '';
       const count = e.series?.count ?? 1;
       const seen = this.#events.get(uid) ?? 0;

@@ -15,7 +15,7 @@ import {
   selectorProblems,
   startupProblems,
 } from './validate.js';
-import { LabelSelector, type MhcCheck } from './terms.js';
+import { LabelSelectorCodec, type LabelSelector, type MhcCheck } from './terms.js';
 
 const ConditionStatus = t.keyof({ True: null, False: null, Unknown: null }, 'ConditionStatus');
 
@@ -29,7 +29,7 @@ const CheckV1Beta1 = t.type({ type: t.string, status: ConditionStatus, timeout: 
  */
 export const MachineHealthCheckSpecV1Beta1 = t.intersection(
   [
-    t.type({ clusterName: t.string, selector: LabelSelector }),
+    t.type({ clusterName: t.string, selector: LabelSelectorCodec }),
     t.partial({
       unhealthyConditions: t.array(CheckV1Beta1),
       // Served by v1beta1 since Cluster API v1.12; the conversion copies it into
@@ -70,7 +70,7 @@ const CheckV1Beta2 = t.type({ type: t.string, status: ConditionStatus, timeoutSe
  */
 export const MachineHealthCheckSpecV1Beta2 = t.intersection(
   [
-    t.type({ clusterName: t.string, selector: LabelSelector }),
+    t.type({ clusterName: t.string, selector: LabelSelectorCodec }),
     t.partial({
       checks: t.partial({
         nodeStartupTimeoutSeconds: Seconds,

@@ -9,8 +9,7 @@
 // LabelSelector and MhcCheck as before.
 import * as t from 'io-ts';
 
-/** io-ts codec of a label selector as the MHC spec carries it (spec.ts decodes with it). */
-export const LabelSelector = t.partial({
+const LabelSelector = t.partial({
   matchLabels: t.record(t.string, t.string),
   matchExpressions: t.array(
     t.intersection([
@@ -21,6 +20,11 @@ export const LabelSelector = t.partial({
 });
 /** A Kubernetes label selector (matchLabels, matchExpressions) as the MHC spec carries it. */
 export type LabelSelector = t.TypeOf<typeof LabelSelector>;
+/**
+ * The io-ts codec of LabelSelector, for spec.ts's decoders. Under a name of its own: the entry
+ * point exports the type LabelSelector, and a value of the same name would go with it.
+ */
+export const LabelSelectorCodec = LabelSelector;
 
 /**
  * One unhealthy-condition check: unhealthy once the condition has had `status` for longer than the

@@ -2,9 +2,9 @@
 // run by the docs project in CI): the folders of packages/<name>/src in order, lowest first.
 // A folder may import its own files and the folders of LOWER layers, nothing else: not a
 // higher layer, not a folder of its own layer (folders that share a layer are peers that know
-// nothing of each other), not a folder missing from the list. Files directly under src/ (the
-// package's face, index.ts) form the top layer: they may import any folder, and no folder
-// may import them. Product code never imports a test or a *.test-support.ts file. Folders
+// nothing of each other), not a folder missing from the list. A file directly under src/ (the
+// package's face, index.ts) is placed like a folder, on top: it may import any folder, and no
+// folder may import it. Product code never imports a test or a *.test-support.ts file. Folders
 // must not import each other in a circle (the order already forbids it; the circle is named
 // apart so its message says which files close it), nor may the files of one folder.
 //

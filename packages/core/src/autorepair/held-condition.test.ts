@@ -9,7 +9,7 @@ function decision(held?: RepairDecision['held']): RepairDecision {
   return {
     node: 'n1',
     at: T,
-    cause: { kind: 'Unknown', message: '' } as RepairDecision['cause'],
+    cause: { kind: 'Other', message: '' },
     signal: 'unhealthy',
     previousPhase: 'Unhealthy',
     phase: held !== undefined ? 'Unhealthy' : 'Remediating',

@@ -26,7 +26,11 @@ import type {
 } from '../provider/port.js';
 import { ProviderActions } from '../provider/port.js';
 import type { AutoRepairController } from './controller.js';
-import { repairStateOf, startAutoRepair } from '../../test/autorepair-harness.js';
+import {
+  repairStateOf,
+  startAutoRepair,
+  type RunningAutoRepair,
+} from '../../test/autorepair-harness.js';
 
 const env = useControlPlane();
 const SCOPE = 'test.noderepair.io/replace-scope';
@@ -71,7 +75,7 @@ function start(
   replaceTimeout: string,
   provider: MachineProvider,
   scope: string,
-): { ar: AutoRepairController; stop: () => Promise<void> } {
+): RunningAutoRepair {
   const policy = resolveRepairPolicy({
     unhealthyConditions: [{ type: 'Ready', status: 'Unknown', timeout: '2s' }],
     ladder: [{ action: 'Replace', timeout: replaceTimeout, attempts: 1 }],

@@ -235,6 +235,7 @@ describe('a provider outage', () => {
     const provider = new RecordingProviderForTest({
       kind: 'Unavailable',
       message: 'the cloud API answers 503',
+      maybeSent: true,
     });
     let ctl: RunningAutoRepair | undefined = startController(client, provider, scope);
     const intentOf = async () => {

@@ -250,6 +250,7 @@ describe('noderepair status', () => {
     const forbidden = io(() =>
       Promise.reject(
         new ForbiddenError({
+          kind: 'Status',
           code: 403,
           reason: 'Forbidden',
           message: 'nodes is forbidden: User "u" cannot list resource "nodes"',

@@ -22,7 +22,7 @@ const Policy = t.partial({
   results: t.record(t.keyof({ SoftReboot: null, Rebuild: null }), t.union([t.string, t.undefined])),
 });
 
-const lines = (c: t.Type<unknown>, u: unknown) => {
+const lines = <A, O>(c: t.Type<A, O, unknown>, u: unknown) => {
   const r = decodeStrict(c, u, 'policy');
   return E.isLeft(r) ? r.left : [];
 };

@@ -82,7 +82,11 @@ class InMemoryDrainPortTestDouble implements DrainPort {
     this.tick();
     return [...this.pods.values()].map((p) => structuredClone(p));
   }
-  async evictPod(ref: PodRef): Promise<EvictionResult> {
+  async evictPod(
+    ref: PodRef,
+    _opts?: { gracePeriodSeconds?: number },
+    _signal?: AbortSignal,
+  ): Promise<EvictionResult> {
     const key = podKey(ref);
     const p = this.pods.get(key);
     if (p === undefined) return { kind: 'NotFound' };

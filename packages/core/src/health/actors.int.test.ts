@@ -10,7 +10,7 @@ import { createKubeClient } from '../kube/client-node/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { ConflictError, isNotFound } from '../kube/errors.js';
 import { customResource, LeaseResource } from '../kube/resource.js';
-import type { KubeObject } from '../kube/types.js';
+import type { KubeObject } from '../kube/object.js';
 import { actorHolds, type ActorView, type LeaseSnapshot } from './actors.js';
 import { defaultCoordinationPolicy } from './coordination-policy.js';
 import {

@@ -2,12 +2,8 @@
 // write (kured daemonsetlock, medik8s common lease, NMO v1beta1, Cluster API taints).
 import { either } from 'fp-ts';
 import { describe, expect, it } from 'vitest';
-import { actorHolds, parseKuredLock, type ActorView } from './actors.js';
-import {
-  defaultCoordinationPolicy,
-  type ActorKind,
-  type CoordinationPolicy,
-} from './coordination-policy.js';
+import { actorHolds, parseKuredLock, type ActorView, type HoldActor } from './actors.js';
+import { defaultCoordinationPolicy, type CoordinationPolicy } from './coordination-policy.js';
 
 const T0 = Date.parse('2026-12-05T12:00:00Z');
 const MIN = 60_000;
@@ -22,7 +18,7 @@ const view = (over: Partial<ActorView> = {}): ActorView => ({
   ourLeaseIdentity: 'noderepair/pod-a',
   ...over,
 });
-const actorsOf = (v: ActorView, c = all, now = T0): ActorKind[] =>
+const actorsOf = (v: ActorView, c = all, now = T0): HoldActor[] =>
   actorHolds(v, c, now).holds.map((h) => h.actor);
 const kured = (value: string) => ({ 'weave.works/kured-node-lock': value });
 // kured's --concurrency=1 value, TTL a Go duration in nanoseconds.

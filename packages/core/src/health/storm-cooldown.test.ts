@@ -68,9 +68,9 @@ describe('storm guard cooldown', () => {
     // 4 of 10 past the 10 s timeout: the zone limit (3) is exceeded; all four held.
     const held = zone.pass(11 * S);
     expect(zone.started(held)).toEqual([]);
-    expect([...held.storm.verdicts.values()].map((v) => v.scope)).toEqual(
-      Array(4).fill('failure-domain'),
-    );
+    expect(
+      [...held.storm.verdicts.values()].map((v) => (v.admitted ? 'admitted' : v.scope)),
+    ).toEqual(Array(4).fill('failure-domain'));
     expect(zone.states.get('c-6')?.heldByStormSince).toBe(11 * S);
 
     // The storm lifts: c-2 recovers first; 3 of 10 is within the limit.

@@ -19,7 +19,7 @@ interface Desc {
   machine?: Array<[type: string, status: string, seconds: number]>;
   startupSeconds?: number;
 }
-const DEFAULT_NODE: Desc['node'] = [
+const DEFAULT_NODE: NonNullable<Desc['node']> = [
   ['Ready', 'False', 300],
   ['Ready', 'Unknown', 300],
 ];

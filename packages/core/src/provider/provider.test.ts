@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DryRunProvider } from './dry-run.js';
 import { canFence, judgeFence } from './fence.js';
+import type { MachineProvider } from './port.js';
 
 const signal = new AbortController().signal;
 
@@ -81,10 +82,12 @@ describe('DryRunProvider', () => {
       issuedAt: 0,
       replay: false,
     };
-    expect((await p.execute(req, { signal })).kind).toBe('Accepted');
-    expect((await p.execute({ ...req, replay: true }, { signal })).kind).toBe('Accepted');
+    // Called through the port, with the context every caller passes (the dry run ignores it).
+    const port: MachineProvider = p;
+    expect((await port.execute(req, { signal })).kind).toBe('Accepted');
+    expect((await port.execute({ ...req, replay: true }, { signal })).kind).toBe('Accepted');
     expect(p.requests).toHaveLength(2);
     expect(p.executedActionIds()).toEqual(['id-1']);
-    expect((await p.fence({ ...req }, { signal })).kind).toBe('NotFenced');
+    expect((await port.fence({ ...req }, { signal })).kind).toBe('NotFenced');
   });
 });

@@ -59,7 +59,7 @@ describe('noderepair: strict inputs', () => {
   it('run: a misspelt flag names the flag meant; a misspelt policy field stops it before any cluster', async () => {
     expect(parseRunArgs(['--policy', 'p', '--dryrun'])).toEqual(
       either.left(
-        'unknown flag --dryrun (did you mean --dry-run?); known flags: --policy, --kubeconfig, --dry-run, --leader-elect, --leader-election-namespace, --leader-election-id, --disruption-lease-holder, --metrics-bind-address, --health-probe-bind-address, --label-selector, --provider, --provider-module, --cloud, --provider-opt',
+        'unknown flag --dryrun (did you mean --dry-run?); known flags: --policy, --kubeconfig, --dry-run, --leader-elect, --leader-election-namespace, --leader-election-id, --disruption-lease-holder, --metrics-bind-address, --health-probe-bind-address, --label-selector, --provider, --provider-module, --cloud, --provider-opt, --log-level',
       ),
     );
     const err: string[] = [];

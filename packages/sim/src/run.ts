@@ -1,0 +1,202 @@
+// One simulation run: the REAL NodeReconciler of the standalone controller (with its real
+// executor, drain phase, fence step, coordinator and burst admission) driven on a ManualClock
+// against SimKube and SimCloud, the faults of the seed's schedule applied by World.
+// The scheduler stands in for the runtime's Controller and Informer: a Node change the
+// informer's predicate would pass (nodeViewChanged) makes the node due at once, requeueAfter
+// later, errors and requeue:true back off as the runtime's rate limiter does (5 ms doubling
+// to 1000 s), and every node is due again within the 5 min resync. One reconcile at a time
+// (the runtime runs 4 at once): concurrency is the next slice.
+import { Registry } from 'prom-client';
+import { either } from 'fp-ts';
+import {
+  AnnotationStateStore,
+  AutoRepairMetrics,
+  NodeReconciler,
+  kubeNodeDeletePort,
+  nodeViewChanged,
+  toNodeView,
+  watchedAnnotations,
+  type NodeView,
+} from '@noderepair/core/autorepair';
+import { kubeDrainPort } from '@noderepair/core/drain';
+import { parseRepairState, resolveRepairPolicy, type RepairPolicy } from '@noderepair/core/health';
+import type { MachineProvider } from '@noderepair/core/provider';
+import { silentLogger } from '@noderepair/core/runtime';
+import { ManualClock } from '@noderepair/core/testing';
+import { Agenda } from './agenda.js';
+import { History } from './history.js';
+import { Prng } from './prng.js';
+import { drawSchedule, type Fault } from './schedule.js';
+import { settle } from './settle.js';
+import { SimCloud } from './sim-cloud.js';
+import { SimKube } from './sim-kube.js';
+import { simPolicyDoc } from './policy.js';
+import { World } from './world.js';
+
+/** What a run is made of; everything but the seed has a default. */
+export interface RunOptions {
+  seed: number;
+  /** Number of nodes (node-00 ...), spread over three zones. Default 30. */
+  nodes?: number;
+  /** Virtual minutes simulated. Default 120. */
+  minutes?: number;
+  /** The repair policy document (resolveRepairPolicy's input). Default simPolicyDoc. */
+  policyDoc?: unknown;
+  /** Wraps the provider the controller talks to (the mutant checks break it on purpose). */
+  wrapProvider?: (p: MachineProvider) => MachineProvider;
+}
+
+/** What a run leaves: its faults, its history and the policy the invariants judge it by. */
+export interface RunResult {
+  seed: number;
+  faults: Fault[];
+  history: History;
+  policy: RepairPolicy;
+  reconciles: number;
+  /** Calls SimKube refused (outage, timeout) or conflicted on purpose, by verb. */
+  kubeRefused: Record<string, number>;
+}
+
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+const RESYNC_MS = 5 * 60_000;
+
+/** Runs one seed to its end and returns the recorded history. Deterministic in its options. */
+export async function runSim(opts: RunOptions): Promise<RunResult> {
+  const n = opts.nodes ?? 30;
+  const minutes = opts.minutes ?? 120;
+  const parsed = resolveRepairPolicy(opts.policyDoc ?? simPolicyDoc);
+  if (either.isLeft(parsed)) throw new Error(`policy: ${parsed.left}`);
+  const policy = parsed.right;
+  const clock = new ManualClock(T0);
+  const history = new History(() => clock.now() - T0);
+  // Two streams from the seed: the schedule's, and the one the world draws from as it runs.
+  const rand = new Prng(opts.seed ^ 0x5bd1e995);
+  const kube = new SimKube(() => rand.next());
+  const cloud = new SimCloud(
+    history,
+    () => rand.next(),
+    () => clock.now(),
+  );
+  const agenda = new Agenda();
+  const world = new World(kube, cloud, agenda, history, () => clock.now(), T0);
+  const names = Array.from({ length: n }, (_, i) => `node-${String(i).padStart(2, '0')}`);
+
+  // The informer's cache, fed synchronously by SimKube; a change wakes the node's reconcile.
+  const keys = watchedAnnotations(policy);
+  const cache = new Map<string, NodeView>();
+  const due = new Map<string, number>();
+  const stateKey = policy.annotations.state;
+  kube.onNodeChange((name, node) => {
+    const before = cache.get(name);
+    if (node === undefined) cache.delete(name);
+    else cache.set(name, toNodeView(node, keys));
+    const after = cache.get(name);
+    if (before === undefined || after === undefined || nodeViewChanged(before, after))
+      due.set(name, Math.min(due.get(name) ?? Infinity, clock.now()));
+    const was = before?.metadata.annotations?.[stateKey];
+    const now = node?.metadata?.annotations?.[stateKey];
+    if (now !== undefined && now !== was) recordState(history, name, now, world.active);
+  });
+
+  for (const [i, name] of names.entries()) world.addNode(name, `zone-${i % 3}`);
+  const faults = drawSchedule(opts.seed, { nodes: names, minutes });
+  world.schedule(faults);
+
+  const provider = opts.wrapProvider !== undefined ? opts.wrapProvider(cloud) : cloud;
+  const reconciler = new NodeReconciler({
+    client: kube,
+    cache: { get: (name) => cache.get(name), list: () => [...cache.values()] },
+    policy,
+    store: new AnnotationStateStore(kube, stateKey),
+    provider,
+    metrics: new AutoRepairMetrics(new Registry()),
+    log: silentLogger,
+    now: () => clock.now(),
+    clock,
+    drainPort: kubeDrainPort(kube),
+    nodes: kubeNodeDeletePort(kube),
+    recordEvent: async () => undefined,
+    wake: (name) => due.set(name, Math.min(due.get(name) ?? Infinity, clock.now())),
+    leaseHolder: 'noderepair/sim/sim',
+  });
+  const ctx = { signal: new AbortController().signal, log: silentLogger, retries: 0 };
+  const failures = new Map<string, number>();
+  const end = T0 + minutes * 60_000;
+  let reconciles = 0;
+
+  for (;;) {
+    const nextDue = Math.min(...due.values());
+    const t = Math.max(clock.now(), Math.min(nextDue, agenda.next()));
+    if (t > end) break;
+    clock.advance(t - clock.now());
+    agenda.runUntil(t);
+    for (const name of [...due.keys()].sort()) {
+      if ((due.get(name) ?? Infinity) > clock.now()) continue;
+      due.delete(name);
+      reconciles++;
+      let next: number;
+      try {
+        const r = await settle(
+          reconciler.reconcile({ name }, { ...ctx, retries: failures.get(name) ?? 0 }),
+          clock,
+        );
+        if (r.requeue === true) next = backoff(failures, name);
+        else {
+          failures.delete(name);
+          next = r.requeueAfter !== undefined ? r.requeueAfter : RESYNC_MS;
+        }
+      } catch (e) {
+        history.add({
+          kind: 'error',
+          node: name,
+          message: e instanceof Error ? e.message : String(e),
+        });
+        next = backoff(failures, name);
+      }
+      const at = clock.now() + Math.min(next, RESYNC_MS);
+      due.set(name, Math.min(due.get(name) ?? Infinity, at));
+    }
+  }
+  return { seed: opts.seed, faults, history, policy, reconciles, kubeRefused: { ...kube.refused } };
+}
+
+/** The runtime's rate limiter: 5 ms doubling per consecutive failure, at most 1000 s. */
+function backoff(failures: Map<string, number>, name: string): number {
+  const f = failures.get(name) ?? 0;
+  failures.set(name, f + 1);
+  return Math.min(5 * 2 ** f, 1_000_000);
+}
+
+function recordState(
+  history: History,
+  node: string,
+  raw: string,
+  active: Map<string, number>,
+): void {
+  const p = parseRepairState(raw);
+  const st = either.isRight(p) ? p.right : undefined;
+  const rem = st?.remediation;
+  const during = [...active.keys()]
+    .filter((k) => k === 'kube-outage' || k === 'cloud-outage')
+    .join(',');
+  history.add({
+    kind: 'state',
+    node,
+    phase: st?.phase ?? 'unreadable',
+    ...(rem !== undefined
+      ? {
+          remediationId: rem.id,
+          step: rem.step,
+          attempt: rem.attempt,
+          ...(rem.intent !== undefined
+            ? {
+                actionId: rem.intent.actionId,
+                completed: rem.intent.completedAt !== undefined,
+                ...(rem.intent.result !== undefined ? { result: rem.intent.result } : {}),
+              }
+            : {}),
+        }
+      : {}),
+    ...(during !== '' ? { during } : {}),
+  });
+}

@@ -19,6 +19,8 @@ export type HistoryEntry =
       by: 'controller' | 'person';
       /** The machine's power state before it. */
       from: 'On' | 'Off';
+      /** Nova accepted it and the instance action ended in error: nothing happened. */
+      failed?: boolean;
     }
   /** An execute() call the controller made and the answer it got. */
   | {
@@ -30,6 +32,8 @@ export type HistoryEntry =
       replay: boolean;
       answer: CallAnswer;
     }
+  /** The controller asked the provider for a machine's power state, and what it was told. */
+  | { t: number; kind: 'power'; machine: string; answer: string }
   /** A repair-state write the apiserver accepted (the annotation, parsed). */
   | {
       t: number;
@@ -45,6 +49,11 @@ export type HistoryEntry =
       /** The apiserver or the provider was in an outage when the write was accepted. */
       during?: string;
     }
+  /**
+   * node.kubernetes.io/out-of-service appeared on a Node. `fenced` is the world's truth at that
+   * moment: the machine is off, or was power-cycled since its Node went NotReady.
+   */
+  | { t: number; kind: 'taint'; node: string; fenced: boolean; why: string }
   /** A reconcile ended in an error (thrown to the controller's rate limiter). */
   | { t: number; kind: 'error'; node: string; message: string };
 

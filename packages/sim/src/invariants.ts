@@ -100,6 +100,7 @@ export function neverPowerOnStopped(h: readonly HistoryEntry[]): Violation[] {
       else stoppedByPerson.delete(e.machine);
       continue;
     }
+    if (e.failed === true) continue;
     if (e.action !== 'PowerOff' && e.from === 'Off' && stoppedByPerson.has(e.machine))
       out.push({
         invariant: 'c:never-power-on-stopped',
@@ -130,6 +131,21 @@ export function maxInFlight(h: readonly HistoryEntry[], policy: RepairPolicy): V
   return out;
 }
 
+/**
+ * (e) No node.kubernetes.io/out-of-service taint on a machine that is not really fenced: at
+ * the moment it appears, the machine is off or was power-cycled since its Node went NotReady
+ * (the world's truth, not what the provider said).
+ */
+export function taintOnlyWhenFenced(h: readonly HistoryEntry[]): Violation[] {
+  return h
+    .filter((e): e is Of<'taint'> => e.kind === 'taint' && !e.fenced)
+    .map((e) => ({
+      invariant: 'e:taint-only-when-fenced',
+      t: e.t,
+      message: `out-of-service taint on ${e.node} while ${e.why}`,
+    }));
+}
+
 /** Every invariant of this slice over one history. */
 export function checkAll(h: readonly HistoryEntry[], policy: RepairPolicy): Violation[] {
   return [
@@ -137,5 +153,6 @@ export function checkAll(h: readonly HistoryEntry[], policy: RepairPolicy): Viol
     ...outageNeverCounts(h),
     ...neverPowerOnStopped(h),
     ...maxInFlight(h, policy),
+    ...taintOnlyWhenFenced(h),
   ].sort((a, b) => a.t - b.t);
 }

@@ -57,3 +57,21 @@ export function blindToPersonStop(p: MachineProvider): MachineProvider {
     },
   };
 }
+
+/**
+ * MUTANT: a provider that reports any machine it reset as fenced without looking (as "any 404
+ * after a HardReboot counts as fenced" did): a reboot Nova accepted and then failed fences
+ * nothing, but the controller adds the out-of-service taint. Invariant (e).
+ */
+export function fenceWithoutLooking(p: MachineProvider): MachineProvider {
+  return {
+    name: `${p.name}+fence-without-looking`,
+    actions: p.actions,
+    execute: (req, ctx) => p.execute(req, ctx),
+    fence: async (q) =>
+      q.action === 'HardReboot'
+        ? { kind: 'Fenced', how: 'ResetObserved', evidence: 'mutant: assumed' }
+        : { kind: 'NotFenced', reason: 'mutant' },
+    ...(p.powerState !== undefined ? { powerState: p.powerState.bind(p) } : {}),
+  };
+}

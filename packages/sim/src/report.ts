@@ -12,9 +12,9 @@ export function report(r: RunResult, violations: readonly Violation[], full: boo
   if (full) for (const e of r.history.entries) lines.push(formatEntry(e));
   const count = (k: string) => r.history.entries.filter((e) => e.kind === k).length;
   lines.push(
-    `provider: ${count('call')} calls, ${count('executed')} actions carried out; ${count('state')} state writes; ${count('error')} reconcile errors; apiserver refused ${JSON.stringify(r.kubeRefused)}`,
+    `provider: ${count('call')} calls, ${count('taint')} out-of-service taints, ${count('executed')} actions carried out; ${count('state')} state writes; ${count('error')} reconcile errors; apiserver refused ${JSON.stringify(r.kubeRefused)}`,
   );
-  if (violations.length === 0) lines.push('verdict: PASS (4 invariants, 0 violations)');
+  if (violations.length === 0) lines.push('verdict: PASS (5 invariants, 0 violations)');
   else {
     lines.push(`verdict: FAIL (${violations.length} violations)`);
     for (const v of violations)

@@ -71,7 +71,10 @@ export async function runSim(opts: RunOptions): Promise<RunResult> {
   const history = new History(() => clock.now() - T0);
   // Two streams from the seed: the schedule's, and the one the world draws from as it runs.
   const rand = new Prng(opts.seed ^ 0x5bd1e995);
-  const kube = new SimKube(() => rand.next());
+  const kube = new SimKube(
+    () => rand.next(),
+    () => clock.now(),
+  );
   const cloud = new SimCloud(
     history,
     () => rand.next(),

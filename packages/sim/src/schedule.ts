@@ -2,7 +2,7 @@
 // faults out), so the same seed always gives the same faults and a run's faults print before
 // its history. What is drawn: kubelets that hang (cured by a power cycle, or recovering by
 // themselves: a flap), whole-apiserver outages, apiserver timeouts and injected conflicts,
-// cloud outages, lost replies and 5xx-after-forward windows, a person stopping a machine
+// cloud outages, lost replies, 5xx-after-forward and failed-reboot windows, a person stopping a machine
 // (and sometimes starting it again).
 import { Prng } from './prng.js';
 
@@ -21,6 +21,7 @@ export type Fault =
   | { at: number; kind: 'cloud-outage'; until: number }
   | { at: number; kind: 'lost-replies'; until: number; rate: number }
   | { at: number; kind: 'cloud-5xx'; until: number; rate: number }
+  | { at: number; kind: 'nova-action-errors'; until: number; rate: number }
   | { at: number; kind: 'person-stop'; node: string; startAt?: number };
 
 /** What a schedule is drawn over. */
@@ -64,6 +65,8 @@ export function drawSchedule(seed: number, shape: ScheduleShape): Fault[] {
   if (r.chance(0.6))
     faults.push({ kind: 'lost-replies', rate: 0.3, ...window(10 * MIN, 60 * MIN) });
   if (r.chance(0.5)) faults.push({ kind: 'cloud-5xx', rate: 0.2, ...window(10 * MIN, 60 * MIN) });
+  if (r.chance(0.6))
+    faults.push({ kind: 'nova-action-errors', rate: 0.5, ...window(20 * MIN, 80 * MIN) });
   for (let i = r.int(0, 2); i > 0; i--) {
     const node = r.pick(shape.nodes);
     const at = r.int(0, Math.floor(T * 0.7));

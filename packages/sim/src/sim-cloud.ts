@@ -6,7 +6,8 @@
 // HARD reboot of a SHUTOFF server powers it on; os-stop powers off; a stop someone else asked
 // for is recorded as theirs. Faults: outage (every call Unavailable, nothing sent), a lost
 // reply (Nova acted, the call throws), a 5xx after forwarding (Nova may or may not have
-// acted: Unavailable, maybeSent), a person stopping or starting a machine.
+// acted: Unavailable, maybeSent), a reboot accepted whose instance action ends in error
+// (nothing happened: not fenced), a person stopping or starting a machine.
 // Every execute() is logged with the answer the controller got; every action Nova carried
 // out is logged once: the invariants compare the two.
 import type {
@@ -40,6 +41,8 @@ export interface CloudFaults {
   lostReplyRate: number;
   /** Probability of a 502/504 from a proxy after forwarding (Nova acted half of the time). */
   fiveXXRate: number;
+  /** Probability that Nova accepts a reboot (202) and its instance action ends in error. */
+  actionErrorRate: number;
 }
 
 /** A SIMULATED Nova behind the MachineProvider port (see the file's header). */
@@ -51,11 +54,16 @@ export class SimCloud implements MachineProvider {
     'PowerOff',
   ]);
   readonly machines = new Map<string, Machine>();
-  readonly faults: CloudFaults = { outage: false, lostReplyRate: 0, fiveXXRate: 0 };
+  readonly faults: CloudFaults = {
+    outage: false,
+    lostReplyRate: 0,
+    fiveXXRate: 0,
+    actionErrorRate: 0,
+  };
   /** Nova's instance actions by request id: what was carried out, once. */
   private readonly done = new Map<
     string,
-    { action: ProviderAction; machine: string; at: number }
+    { action: ProviderAction; machine: string; at: number; failed: boolean }
   >();
   private personActs = 0;
   /** Called after a power cycle Nova carried out (the world restarts the kubelet). */
@@ -142,8 +150,20 @@ export class SimCloud implements MachineProvider {
     m: Machine,
     by: 'controller' | 'person',
   ): void {
-    this.done.set(actionId, { action, machine: m.id, at: this.now() });
-    this.history.add({ kind: 'executed', actionId, action, machine: m.id, by, from: m.power });
+    // Accepted, then the instance action ends in error (a reboot Nova could not do).
+    const failed =
+      by === 'controller' && action !== 'PowerOff' && this.rand() < this.faults.actionErrorRate;
+    this.done.set(actionId, { action, machine: m.id, at: this.now(), failed });
+    this.history.add({
+      kind: 'executed',
+      actionId,
+      action,
+      machine: m.id,
+      by,
+      from: m.power,
+      ...(failed ? { failed } : {}),
+    });
+    if (failed) return;
     if (action === 'PowerOff') {
       m.power = 'Off';
       m.stoppedBy = by;
@@ -185,6 +205,8 @@ export class SimCloud implements MachineProvider {
         ...(m.stoppedAt !== undefined ? { at: m.stoppedAt } : {}),
       };
     const d = this.done.get(q.actionId);
+    if (d !== undefined && d.failed)
+      return { kind: 'NotFenced', reason: `instance action ${q.actionId} ended in error` };
     if (d !== undefined && d.action === 'HardReboot')
       return {
         kind: 'Fenced',
@@ -196,6 +218,13 @@ export class SimCloud implements MachineProvider {
   }
 
   async powerState(ref: MachineRef): Promise<PowerState> {
+    const s = this.readPower(ref);
+    const by = s.kind === 'Off' ? `(byRequest=${s.byRequest})` : '';
+    this.history.add({ kind: 'power', machine: ref.providerID, answer: `${s.kind}${by}` });
+    return s;
+  }
+
+  private readPower(ref: MachineRef): PowerState {
     if (this.faults.outage) return { kind: 'Unavailable', reason: 'Nova: 503 (simulated outage)' };
     const m = this.machines.get(ref.providerID);
     if (m === undefined) return { kind: 'Gone', evidence: 'server 404' };

@@ -57,8 +57,20 @@ export class SimKube implements KubeClient {
   readonly refused: Record<string, number> = {};
   private readonly listeners: NodeChange[] = [];
 
+  /**
+   * The kubelets' Leases in kube-node-lease, renewed every 10 s while they run: answered from
+   * the world at read time instead of 8,640 writes per node-day. Undefined: no Lease.
+   */
+  nodeLease: (node: string) => KubeObject | undefined = () => undefined;
+
+  /** Whether a pod marked for deletion goes at once (its kubelet is up); the world sets it. */
+  kubeletConfirms: (pod: KubeObject) => boolean = () => true;
+
   /** `rand` is the run's PRNG (timeouts and injected conflicts are drawn from it). */
-  constructor(private readonly rand: () => number) {}
+  constructor(
+    private readonly rand: () => number,
+    private readonly now: () => number,
+  ) {}
 
   /** Calls `f` after every change of a Node (create, patch, delete), synchronously. */
   onNodeChange(f: NodeChange): void {
@@ -124,7 +136,10 @@ export class SimKube implements KubeClient {
   async get<T extends KubeObject>(rt: ResourceType, name: string, opts?: GetOptions): Promise<T> {
     this.gate('get', `${rt.kind} ${name}`);
     if (this.timeout('get') !== undefined) throw this.timedOut('get', `${rt.kind} ${name}`);
-    const o = this.objects.get(key(rt.kind, name, opts?.namespace));
+    const o =
+      rt.kind === 'Lease' && opts?.namespace === 'kube-node-lease'
+        ? this.nodeLease(name)
+        : this.objects.get(key(rt.kind, name, opts?.namespace));
     if (o === undefined) throw notFound(rt, name);
     return structuredClone(o) as T;
   }
@@ -136,12 +151,14 @@ export class SimKube implements KubeClient {
     if (rt.group !== '' && rt.group !== 'coordination.k8s.io' && rt.group !== 'batch')
       throw notFound(rt, '');
     const items = [...this.objects.entries()]
-      .filter(
-        ([k]) =>
-          k.startsWith(`${rt.kind}|${opts?.namespace ?? ''}|`) ||
-          (!rt.namespaced && k.startsWith(`${rt.kind}|`)),
+      .filter(([k]) =>
+        // No namespace: all of them (or a cluster-scoped kind).
+        opts?.namespace === undefined
+          ? k.startsWith(`${rt.kind}|`)
+          : k.startsWith(`${rt.kind}|${opts.namespace}|`),
       )
-      .map(([, o]) => structuredClone(o) as T);
+      .map(([, o]) => structuredClone(o) as T)
+      .filter((o) => matchesNodeName(o, opts?.fieldSelector));
     return { items, metadata: { resourceVersion: String(this.rv) } } as ObjectList<T>;
   }
 
@@ -226,9 +243,35 @@ export class SimKube implements KubeClient {
     });
   }
 
-  evict(): Promise<void> {
-    // No pods are scheduled in this slice: the drain finds none to evict.
-    return Promise.reject(new Error('SimKube: no pods to evict'));
+  /**
+   * policy/v1 Eviction: no PodDisruptionBudgets here, so every eviction is admitted: the pod
+   * gets a deletionTimestamp and goes when its kubelet confirms (`onEvicted` says whether it
+   * can now), else stays Terminating on the node.
+   */
+  async evict(namespace: string, podName: string): Promise<void> {
+    this.write('evict', `Pod ${namespace}/${podName}`, () => {
+      const k = key('Pod', podName, namespace);
+      const pod = this.objects.get(k);
+      if (pod === undefined) throw notFound({ plural: 'pods' } as ResourceType, podName);
+      if (pod.metadata?.deletionTimestamp !== undefined) return;
+      const marked = this.put('Pod', {
+        ...pod,
+        metadata: { ...pod.metadata, deletionTimestamp: new Date(this.now()).toISOString() },
+      });
+      if (this.kubeletConfirms(marked)) this.remove('Pod', podName, namespace);
+    });
+  }
+
+  /** Deletes an object as another actor would (a kubelet, the pod GC): never faulted. */
+  remove(kind: string, name: string, namespace?: string): void {
+    this.objects.delete(key(kind, name, namespace));
+  }
+
+  /** The stored objects of a kind (the world's own reads). */
+  all<T extends KubeObject>(kind: string): T[] {
+    return [...this.objects.entries()]
+      .filter(([k]) => k.startsWith(`${kind}|`))
+      .map(([, o]) => structuredClone(o) as T);
   }
 
   /** Conflict injection: another writer (a kubelet's status post) lands just before ours. */
@@ -239,6 +282,11 @@ export class SimKube implements KubeClient {
     this.refused['conflict'] = (this.refused['conflict'] ?? 0) + 1;
     this.put(k.split('|')[0]!, cur);
   }
+}
+
+function matchesNodeName(o: KubeObject, selector: string | undefined): boolean {
+  const m = /^spec\.nodeName=(.+)$/.exec(selector ?? '');
+  return m === null || (o as { spec?: { nodeName?: string } }).spec?.nodeName === m[1];
 }
 
 function key(kind: string, name: string, namespace?: string): string {

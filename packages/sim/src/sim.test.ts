@@ -2,19 +2,35 @@
 // a run is a function of its seed; the faults really happen in those runs; and deliberately
 // broken providers are caught by the invariant meant for them.
 import { describe, expect, it } from 'vitest';
-import { formatEntry } from './history.js';
+import type { MachineProvider } from '@noderepair/core/provider';
+import { formatEntry, type HistoryEntry } from './history.js';
 import {
   checkAll,
   maxInFlight,
   neverPowerOnStopped,
+  taintOnlyWhenFenced,
   noDoubleAction,
   outageNeverCounts,
 } from './invariants.js';
-import { blindToPersonStop, outageAsRejection, replayUnderNewId } from './mutants.js';
+import {
+  blindToPersonStop,
+  fenceWithoutLooking,
+  outageAsRejection,
+  replayUnderNewId,
+} from './mutants.js';
 import { report } from './report.js';
 import { runSim, type RunResult } from './run.js';
 
 const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);
+/**
+ * Seeds that fail on today's main, with the invariant they break: harm paths of issue 41's
+ * sibling issue the simulator found. Seed 19: node-17's SoftReboot is accepted, the node is
+ * Ready again, a person stops the machine (no shutdown announcement) 3 s before the repair
+ * would have succeeded; the repair escalates to HardReboot without asking the power state,
+ * and Nova's HARD reboot of the SHUTOFF server powers it on. (Seed 101 of SEEDS=1-200 is the
+ * same path.) When the fix lands this test fails: move the seed back to the passing ones.
+ */
+const KNOWN_HARM = new Map<number, string>([[19, 'c:never-power-on-stopped']]);
 const shape = { nodes: 30, minutes: 120 };
 
 const runs = new Map<number, Promise<RunResult>>();
@@ -24,11 +40,23 @@ const run = (seed: number) => {
 };
 
 describe('simulator: 20 seeds, 30 nodes, 2 virtual hours', () => {
-  it.each(SEEDS)('seed %i passes every invariant', async (seed) => {
-    const r = await run(seed);
-    const v = checkAll(r.history.entries, r.policy);
-    expect(v, report(r, v, false)).toEqual([]);
-  });
+  it.each(SEEDS.filter((s) => !KNOWN_HARM.has(s)))(
+    'seed %i passes every invariant',
+    async (seed) => {
+      const r = await run(seed);
+      const v = checkAll(r.history.entries, r.policy);
+      expect(v, report(r, v, false)).toEqual([]);
+    },
+  );
+
+  it.each([...KNOWN_HARM])(
+    "seed %i fails %s on today's main (a known harm path)",
+    async (seed, inv) => {
+      const r = await run(seed);
+      const v = checkAll(r.history.entries, r.policy);
+      expect([...new Set(v.map((x) => x.invariant))], report(r, v, false)).toEqual([inv]);
+    },
+  );
 
   it('the faults happen: lost replies are replayed, outages refuse calls, persons stop machines', async () => {
     const all = (await Promise.all(SEEDS.map(run))).flatMap((r) => r.history.entries);
@@ -42,6 +70,8 @@ describe('simulator: 20 seeds, 30 nodes, 2 virtual hours', () => {
         .length,
     ).toBeGreaterThan(0);
     expect(all.filter((e) => e.kind === 'error').length).toBeGreaterThan(0);
+    expect(all.filter((e) => e.kind === 'taint').length).toBeGreaterThan(0);
+    expect(all.filter((e) => e.kind === 'executed' && e.failed === true).length).toBeGreaterThan(0);
   });
 
   it('a run is a function of its seed: the same seed prints the same history', async () => {
@@ -53,32 +83,33 @@ describe('simulator: 20 seeds, 30 nodes, 2 virtual hours', () => {
   });
 });
 
+/** The first of SEEDS whose run through the mutant breaks the invariant (the rest are skipped). */
+async function firstCaught(
+  mutant: (p: MachineProvider) => MachineProvider,
+  invariant: (h: readonly HistoryEntry[]) => unknown[],
+): Promise<number | undefined> {
+  for (const seed of SEEDS) {
+    const r = await runSim({ seed, ...shape, wrapProvider: mutant });
+    if (invariant(r.history.entries).length > 0) return seed;
+  }
+  return undefined;
+}
+
 describe('mutants: the invariants can fail', () => {
   it('(a) catches a provider that replays a lost request under a new id', async () => {
-    const caught: number[] = [];
-    for (const seed of SEEDS) {
-      const r = await runSim({ seed, ...shape, wrapProvider: replayUnderNewId });
-      if (noDoubleAction(r.history.entries).length > 0) caught.push(seed);
-    }
-    expect(caught.length).toBeGreaterThan(0);
+    expect(await firstCaught(replayUnderNewId, noDoubleAction)).toBeDefined();
   });
 
   it('(b) catches a provider that reports an outage as a rejection', async () => {
-    const caught: number[] = [];
-    for (const seed of SEEDS) {
-      const r = await runSim({ seed, ...shape, wrapProvider: outageAsRejection });
-      if (outageNeverCounts(r.history.entries).length > 0) caught.push(seed);
-    }
-    expect(caught.length).toBeGreaterThan(0);
+    expect(await firstCaught(outageAsRejection, outageNeverCounts)).toBeDefined();
   });
 
   it('(c) catches a provider blind to a person stopping the machine', async () => {
-    const caught: number[] = [];
-    for (const seed of SEEDS) {
-      const r = await runSim({ seed, ...shape, wrapProvider: blindToPersonStop });
-      if (neverPowerOnStopped(r.history.entries).length > 0) caught.push(seed);
-    }
-    expect(caught.length).toBeGreaterThan(0);
+    expect(await firstCaught(blindToPersonStop, neverPowerOnStopped)).toBeDefined();
+  });
+
+  it('(e) catches a provider that says a reset machine is fenced without looking', async () => {
+    expect(await firstCaught(fenceWithoutLooking, taintOnlyWhenFenced)).toBeDefined();
   });
 
   it('(d) catches a policy bound tighter than the one the controller ran with', async () => {

@@ -3,9 +3,13 @@
 // A kubelet hangs (Ready=Unknown, as the node lifecycle controller reports a silent kubelet);
 // a power cycle Nova carried out restarts it (cured, or still hung when the fault survives
 // reboots), booting for BOOT_MS; a machine that is off leaves its Node Unknown (no kubelet
-// shutdown announcement in this slice). Status writes go around the fault switches: the
-// kubelet is another client of the apiserver than the controller.
-import type { KubeNode } from '@noderepair/core/kube';
+// shutdown announcement in this slice). Each Ready, schedulable node runs two pods (a
+// ReplicaSet's): an evicted pod goes when its kubelet confirms, else stays Terminating until
+// the kubelet is back or the pod GC force-deletes it under node.kubernetes.io/out-of-service,
+// whose arrival is recorded with the truth (is the machine really fenced?). Status writes go
+// around the fault switches: the kubelet is another client of the apiserver than the
+// controller.
+import type { KubeNode, KubeObject } from '@noderepair/core/kube';
 import { readyTexts } from '@noderepair/core/testing';
 import type { Agenda } from './agenda.js';
 import type { Fault } from './schedule.js';
@@ -20,7 +24,13 @@ interface Kubelet {
   hung: boolean;
   cure?: 'power-cycle' | 'self';
   bootingUntil: number;
+  /** The last renewal of the kubelet's Lease while it was down (undefined while it runs). */
+  lastRenew?: number;
+  /** The machine's boot count when the Node last went NotReady (undefined while Ready). */
+  notReadyAtBoot?: number;
 }
+
+const OutOfService = 'node.kubernetes.io/out-of-service';
 
 /** The machine behind a Node (its providerID). */
 export const machineOf = (node: string) => `sim://${node}`;
@@ -30,6 +40,8 @@ export class World {
   private readonly kubelets = new Map<string, Kubelet>();
   /** Faults active now, by kind (for the report of what a state write happened during). */
   readonly active = new Map<string, number>();
+  private readonly tainted = new Set<string>();
+  private pods = 0;
 
   constructor(
     private readonly kube: SimKube,
@@ -51,6 +63,98 @@ export class World {
       this.post(node);
       this.agenda.at(k.bootingUntil, () => this.post(node));
     };
+    kube.nodeLease = (name) => {
+      const k = this.kubelets.get(name);
+      if (k === undefined) return undefined;
+      const at = this.kubeletUp(name)
+        ? this.now() - (this.now() % 10_000)
+        : (k.lastRenew ?? this.t0);
+      return {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name, namespace: 'kube-node-lease' },
+        spec: {
+          holderIdentity: name,
+          leaseDurationSeconds: 40,
+          renewTime: new Date(at).toISOString(),
+        },
+      } as KubeObject;
+    };
+    kube.kubeletConfirms = (pod) => {
+      const node = (pod as { spec?: { nodeName?: string } }).spec?.nodeName ?? '';
+      return this.kubeletUp(node);
+    };
+    kube.onNodeChange((name, n) => {
+      this.taintChanged(name, n);
+      if (n !== undefined && this.kubeletUp(name)) this.kubeletBack(name, n);
+    });
+  }
+
+  /** The kubelet runs and posts: machine on, not hung, booted. */
+  private kubeletUp(name: string): boolean {
+    const k = this.kubelets.get(name);
+    const m = this.cloud.machines.get(machineOf(name));
+    return k !== undefined && m?.power === 'On' && !k.hung && this.now() >= k.bootingUntil;
+  }
+
+  /** The out-of-service taint arrived: record the truth, then the pod GC force-deletes. */
+  private taintChanged(name: string, n: KubeNode | undefined): void {
+    const has = n?.spec?.taints?.some((t) => t.key === OutOfService) === true;
+    if (!has) {
+      this.tainted.delete(name);
+      return;
+    }
+    if (this.tainted.has(name)) return;
+    this.tainted.add(name);
+    const m = this.cloud.machines.get(machineOf(name))!;
+    const k = this.kubelets.get(name)!;
+    const cycled = k.notReadyAtBoot !== undefined && m.boots > k.notReadyAtBoot;
+    const fenced = m.power === 'Off' || cycled;
+    const why =
+      m.power === 'Off'
+        ? 'machine off'
+        : cycled
+          ? `power-cycled since NotReady (boot ${k.notReadyAtBoot} -> ${m.boots})`
+          : `machine on, not power-cycled since NotReady (boot ${m.boots})`;
+    this.history.add({ kind: 'taint', node: name, fenced, why });
+    for (const p of this.podsOn(name)) this.kube.remove('Pod', p.metadata!.name!, 'default');
+  }
+
+  private podsOn(name: string): KubeObject[] {
+    return this.kube
+      .all<KubeObject & { spec?: { nodeName?: string } }>('Pod')
+      .filter((p) => p.spec?.nodeName === name);
+  }
+
+  /** The kubelet is up: terminating pods go; a schedulable node with none gets two. */
+  private kubeletBack(name: string, n: KubeNode): void {
+    const pods = this.podsOn(name);
+    for (const p of pods)
+      if (p.metadata?.deletionTimestamp !== undefined)
+        this.kube.remove('Pod', p.metadata.name!, 'default');
+    if (pods.length > 0 || n.spec?.unschedulable === true) return;
+    for (let i = 0; i < 2; i++) {
+      const podName = `${name}-pod-${++this.pods}`;
+      this.kube.put('Pod', {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: podName,
+          namespace: 'default',
+          ownerReferences: [
+            {
+              apiVersion: 'apps/v1',
+              kind: 'ReplicaSet',
+              name: 'app',
+              uid: 'rs-1',
+              controller: true,
+            },
+          ],
+        },
+        spec: { nodeName: name, containers: [{ name: 'app', image: 'app' }] },
+        status: { phase: 'Running' },
+      } as KubeObject);
+    }
   }
 
   /** Adds a Ready node on a running machine, in a zone. */
@@ -73,13 +177,12 @@ export class World {
       },
     } as KubeNode;
     this.kube.put('Node', node);
+    this.post(name);
   }
 
   /** What the Ready condition says now. */
   private readyText(name: string): 'ready' | 'unknown' {
-    const k = this.kubelets.get(name)!;
-    const m = this.cloud.machines.get(machineOf(name))!;
-    return m.power === 'On' && !k.hung && this.now() >= k.bootingUntil ? 'ready' : 'unknown';
+    return this.kubeletUp(name) ? 'ready' : 'unknown';
   }
 
   private readyCondition(name: string, since: number) {
@@ -97,7 +200,19 @@ export class World {
     const n = this.kube.peek<KubeNode>('Node', name);
     if (n === undefined) return;
     const m = this.cloud.machines.get(machineOf(name))!;
-    const bootID = `${name}-boot-${m.boots}`;
+    const k = this.kubelets.get(name)!;
+    if (this.kubeletUp(name)) {
+      delete k.notReadyAtBoot;
+      delete k.lastRenew;
+      this.kubeletBack(name, n);
+    } else {
+      k.notReadyAtBoot ??= m.boots;
+      k.lastRenew ??= this.now() - (this.now() % 10_000);
+    }
+    // The bootID is the kubelet's to post: a hung or booting kubelet posts nothing.
+    const bootID = this.kubeletUp(name)
+      ? `${name}-boot-${m.boots}`
+      : (n.status?.nodeInfo?.bootID ?? `${name}-boot-${m.boots}`);
     const cur = n.status?.conditions?.find((c) => c.type === 'Ready');
     const want = readyTexts[this.readyText(name)];
     if (cur?.status === want.status && n.status?.nodeInfo?.bootID === bootID) return;
@@ -211,6 +326,14 @@ export class World {
           f.until,
           () => (cloud.faults.fiveXXRate = f.rate),
           () => (cloud.faults.fiveXXRate = 0),
+          `rate=${f.rate}`,
+        );
+      case 'nova-action-errors':
+        return this.window(
+          'nova-action-errors',
+          f.until,
+          () => (cloud.faults.actionErrorRate = f.rate),
+          () => (cloud.faults.actionErrorRate = 0),
           `rate=${f.rate}`,
         );
       case 'person-stop': {

@@ -5,7 +5,8 @@
 // informer's predicate would pass (nodeViewChanged) makes the node due at once, requeueAfter
 // later, errors and requeue:true back off as the runtime's rate limiter does (5 ms doubling
 // to 1000 s), and every node is due again within the 5 min resync. One reconcile at a time
-// (the runtime runs 4 at once): concurrency is the next slice.
+// (the runtime runs 4 at once): concurrency is the next slice. A scheduled crash replaces
+// the reconciler with a new one (crash.ts).
 import { Registry } from 'prom-client';
 import { either } from 'fp-ts';
 import {
@@ -28,6 +29,7 @@ import { History } from './history.js';
 import { Prng } from './prng.js';
 import { drawSchedule, type Fault } from './schedule.js';
 import { settle } from './settle.js';
+import { CrashSwitch } from './crash.js';
 import { SimCloud } from './sim-cloud.js';
 import { SimKube } from './sim-kube.js';
 import { simPolicyDoc } from './policy.js';
@@ -105,24 +107,36 @@ export async function runSim(opts: RunOptions): Promise<RunResult> {
   const faults = drawSchedule(opts.seed, { nodes: names, minutes });
   world.schedule(faults);
 
-  const provider = opts.wrapProvider !== undefined ? opts.wrapProvider(cloud) : cloud;
-  const reconciler = new NodeReconciler({
-    client: kube,
-    cache: { get: (name) => cache.get(name), list: () => [...cache.values()] },
-    policy,
-    store: new AnnotationStateStore(kube, stateKey),
-    provider,
-    metrics: new AutoRepairMetrics(new Registry()),
-    log: silentLogger,
-    now: () => clock.now(),
-    clock,
-    drainPort: kubeDrainPort(kube),
-    nodes: kubeNodeDeletePort(kube),
-    recordEvent: async () => undefined,
-    wake: (name) => due.set(name, Math.min(due.get(name) ?? Infinity, clock.now())),
-    leaseHolder: 'noderepair/sim/sim',
+  // A crash aborts the process's signal and starts the next process (a new reconciler); the
+  // new one lists every Node at start, as its informer would.
+  let proc = new AbortController();
+  const crashes = new CrashSwitch((why) => {
+    proc.abort(new Error(`controller crashed (${why})`));
+    history.add({ kind: 'fault', fault: 'controller crashes and restarts', detail: why });
+    proc = new AbortController();
+    reconciler = newReconciler();
+    for (const name of cache.keys()) due.set(name, clock.now());
   });
-  const ctx = { signal: new AbortController().signal, log: silentLogger, retries: 0 };
+  world.onCrash = (point) => crashes.arm(point);
+  const provider = crashes.wrap(opts.wrapProvider !== undefined ? opts.wrapProvider(cloud) : cloud);
+  const newReconciler = () =>
+    new NodeReconciler({
+      client: kube,
+      cache: { get: (name) => cache.get(name), list: () => [...cache.values()] },
+      policy,
+      store: new AnnotationStateStore(kube, stateKey),
+      provider,
+      metrics: new AutoRepairMetrics(new Registry()),
+      log: silentLogger,
+      now: () => clock.now(),
+      clock,
+      drainPort: kubeDrainPort(kube),
+      nodes: kubeNodeDeletePort(kube),
+      recordEvent: async () => undefined,
+      wake: (name) => due.set(name, Math.min(due.get(name) ?? Infinity, clock.now())),
+      leaseHolder: 'noderepair/sim/sim',
+    });
+  let reconciler = newReconciler();
   const failures = new Map<string, number>();
   const end = T0 + minutes * 60_000;
   let reconciles = 0;
@@ -139,10 +153,8 @@ export async function runSim(opts: RunOptions): Promise<RunResult> {
       reconciles++;
       let next: number;
       try {
-        const r = await settle(
-          reconciler.reconcile({ name }, { ...ctx, retries: failures.get(name) ?? 0 }),
-          clock,
-        );
+        const ctx = { signal: proc.signal, log: silentLogger, retries: failures.get(name) ?? 0 };
+        const r = await settle(reconciler.reconcile({ name }, ctx), clock);
         if (r.requeue === true) next = backoff(failures, name);
         else {
           failures.delete(name);

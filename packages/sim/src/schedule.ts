@@ -3,7 +3,7 @@
 // its history. What is drawn: kubelets that hang (cured by a power cycle, or recovering by
 // themselves: a flap), whole-apiserver outages, apiserver timeouts and injected conflicts,
 // cloud outages, lost replies, 5xx-after-forward and failed-reboot windows, a person stopping a machine
-// (and sometimes starting it again).
+// (and sometimes starting it again), the controller process crashing and restarting.
 import { Prng } from './prng.js';
 
 /** One scheduled fault. Times are virtual ms since the start of the run. */
@@ -22,7 +22,13 @@ export type Fault =
   | { at: number; kind: 'lost-replies'; until: number; rate: number }
   | { at: number; kind: 'cloud-5xx'; until: number; rate: number }
   | { at: number; kind: 'nova-action-errors'; until: number; rate: number }
-  | { at: number; kind: 'person-stop'; node: string; startAt?: number };
+  | { at: number; kind: 'person-stop'; node: string; startAt?: number }
+  /**
+   * The controller process dies and a new one starts with no memory: at once (`idle`), or at
+   * its next provider call after `at`, just before the request leaves or just after Nova
+   * acted (the reply dies with the process).
+   */
+  | { at: number; kind: 'controller-crash'; point: 'idle' | 'before-send' | 'after-send' };
 
 /** What a schedule is drawn over. */
 export interface ScheduleShape {
@@ -77,6 +83,12 @@ export function drawSchedule(seed: number, shape: ScheduleShape): Fault[] {
       ...(r.chance(0.5) ? { startAt: at + r.int(10 * MIN, 40 * MIN) } : {}),
     });
   }
+  for (let i = r.int(0, 3); i > 0; i--)
+    faults.push({
+      at: r.int(0, Math.floor(T * 0.9)),
+      kind: 'controller-crash',
+      point: r.pick(['idle', 'before-send', 'after-send'] as const),
+    });
   return faults
     .map((f, i) => ({ f, i }))
     .sort((a, b) => a.f.at - b.f.at || a.i - b.i)

@@ -14,7 +14,9 @@ import {
   KubeConnectionError,
   NotFoundError,
   ServerTimeoutError,
+  RequestAbortedError,
   type DeleteOptions,
+  type EvictOptions,
   type GetOptions,
   type KubeClient,
   type KubeNode,
@@ -103,7 +105,10 @@ export class SimKube implements KubeClient {
   }
 
   /** Throws what the fault switches say for this call before it reaches the store. */
-  private gate(verb: string, what: string): void {
+  private gate(verb: string, what: string, signal?: AbortSignal): void {
+    // The port's promise: a call whose signal is already aborted sends nothing (a crashed or
+    // deposed controller writes nothing more).
+    if (signal?.aborted === true) throw new RequestAbortedError(`${verb} ${what}`);
     if (this.faults.outage) {
       this.refused[verb] = (this.refused[verb] ?? 0) + 1;
       throw new KubeConnectionError(`${verb} ${what}: connect ECONNREFUSED (simulated outage)`);
@@ -124,8 +129,8 @@ export class SimKube implements KubeClient {
   }
 
   /** A write that may time out before or after it is applied. */
-  private write<T>(verb: string, what: string, apply: () => T): T {
-    this.gate(verb, what);
+  private write<T>(verb: string, what: string, apply: () => T, signal?: AbortSignal): T {
+    this.gate(verb, what, signal);
     const to = this.timeout(verb);
     if (to === 'before') throw this.timedOut(verb, what);
     const r = apply();
@@ -134,7 +139,7 @@ export class SimKube implements KubeClient {
   }
 
   async get<T extends KubeObject>(rt: ResourceType, name: string, opts?: GetOptions): Promise<T> {
-    this.gate('get', `${rt.kind} ${name}`);
+    this.gate('get', `${rt.kind} ${name}`, opts?.signal);
     if (this.timeout('get') !== undefined) throw this.timedOut('get', `${rt.kind} ${name}`);
     const o =
       rt.kind === 'Lease' && opts?.namespace === 'kube-node-lease'
@@ -145,7 +150,7 @@ export class SimKube implements KubeClient {
   }
 
   async list<T extends KubeObject>(rt: ResourceType, opts?: ListOptions): Promise<ObjectList<T>> {
-    this.gate('list', rt.plural);
+    this.gate('list', rt.plural, opts?.signal);
     if (this.timeout('list') !== undefined) throw this.timedOut('list', rt.plural);
     // Custom resources nobody installed here (NodeMaintenance): the CRD is missing.
     if (rt.group !== '' && rt.group !== 'coordination.k8s.io' && rt.group !== 'batch')
@@ -169,28 +174,38 @@ export class SimKube implements KubeClient {
   async create<T extends KubeObject>(rt: ResourceType, obj: T, opts?: WriteOptions): Promise<T> {
     const name = obj.metadata?.name ?? '';
     const namespace = opts?.namespace ?? obj.metadata?.namespace;
-    return this.write('create', `${rt.kind} ${name}`, () => {
-      if (rt.kind === 'Namespace') return structuredClone(obj);
-      if (this.objects.has(key(rt.kind, name, namespace)))
-        throw new AlreadyExistsError(
-          status(409, 'AlreadyExists', `${rt.kind} "${name}" already exists`),
-        );
-      return this.put(rt.kind, { ...obj, metadata: { ...obj.metadata, namespace } });
-    });
+    return this.write(
+      'create',
+      `${rt.kind} ${name}`,
+      () => {
+        if (rt.kind === 'Namespace') return structuredClone(obj);
+        if (this.objects.has(key(rt.kind, name, namespace)))
+          throw new AlreadyExistsError(
+            status(409, 'AlreadyExists', `${rt.kind} "${name}" already exists`),
+          );
+        return this.put(rt.kind, { ...obj, metadata: { ...obj.metadata, namespace } });
+      },
+      opts?.signal,
+    );
   }
 
   async update<T extends KubeObject>(rt: ResourceType, obj: T, opts?: WriteOptions): Promise<T> {
     const name = obj.metadata?.name ?? '';
     const namespace = opts?.namespace ?? obj.metadata?.namespace;
-    return this.write('update', `${rt.kind} ${name}`, () => {
-      const k = key(rt.kind, name, namespace);
-      this.maybeBump(k);
-      const cur = this.objects.get(k);
-      if (cur === undefined) throw notFound(rt, name);
-      const want = obj.metadata?.resourceVersion;
-      if (want !== undefined && want !== cur.metadata?.resourceVersion) throw conflict(rt, name);
-      return this.put(rt.kind, { ...obj, metadata: { ...obj.metadata, namespace } });
-    });
+    return this.write(
+      'update',
+      `${rt.kind} ${name}`,
+      () => {
+        const k = key(rt.kind, name, namespace);
+        this.maybeBump(k);
+        const cur = this.objects.get(k);
+        if (cur === undefined) throw notFound(rt, name);
+        const want = obj.metadata?.resourceVersion;
+        if (want !== undefined && want !== cur.metadata?.resourceVersion) throw conflict(rt, name);
+        return this.put(rt.kind, { ...obj, metadata: { ...obj.metadata, namespace } });
+      },
+      opts?.signal,
+    );
   }
 
   apply<T extends KubeObject>(): Promise<T> {
@@ -203,44 +218,54 @@ export class SimKube implements KubeClient {
     p: KubePatch,
     opts?: WriteOptions,
   ): Promise<T> {
-    return this.write('patch', `${rt.kind} ${name}`, () => {
-      if (p.type === 'json')
-        throw new Error('SimKube: JSON patches are not used by the reconciler');
-      const k = key(rt.kind, name, opts?.namespace);
-      if (p.resourceVersion !== undefined) this.maybeBump(k);
-      const cur = this.objects.get(k);
-      if (cur === undefined) throw notFound(rt, name);
-      if (p.resourceVersion !== undefined && p.resourceVersion !== cur.metadata?.resourceVersion)
-        throw conflict(rt, name);
-      const body = p.body as { metadata?: { uid?: string } };
-      if (body.metadata?.uid !== undefined && body.metadata.uid !== cur.metadata?.uid)
-        throw new ConflictError(
-          status(
-            409,
-            'Conflict',
-            `Precondition failed: UID in precondition: ${body.metadata.uid}, UID in object meta: ${cur.metadata?.uid}`,
-          ),
-        );
-      const next = mergePatch(cur as Record<string, unknown>, p.body, p.type === 'strategic');
-      return this.put(rt.kind, next as T);
-    });
+    return this.write(
+      'patch',
+      `${rt.kind} ${name}`,
+      () => {
+        if (p.type === 'json')
+          throw new Error('SimKube: JSON patches are not used by the reconciler');
+        const k = key(rt.kind, name, opts?.namespace);
+        if (p.resourceVersion !== undefined) this.maybeBump(k);
+        const cur = this.objects.get(k);
+        if (cur === undefined) throw notFound(rt, name);
+        if (p.resourceVersion !== undefined && p.resourceVersion !== cur.metadata?.resourceVersion)
+          throw conflict(rt, name);
+        const body = p.body as { metadata?: { uid?: string } };
+        if (body.metadata?.uid !== undefined && body.metadata.uid !== cur.metadata?.uid)
+          throw new ConflictError(
+            status(
+              409,
+              'Conflict',
+              `Precondition failed: UID in precondition: ${body.metadata.uid}, UID in object meta: ${cur.metadata?.uid}`,
+            ),
+          );
+        const next = mergePatch(cur as Record<string, unknown>, p.body, p.type === 'strategic');
+        return this.put(rt.kind, next as T);
+      },
+      opts?.signal,
+    );
   }
 
   async delete(rt: ResourceType, name: string, opts?: DeleteOptions): Promise<void> {
-    this.write('delete', `${rt.kind} ${name}`, () => {
-      const k = key(rt.kind, name, opts?.namespace);
-      const cur = this.objects.get(k);
-      if (cur === undefined) throw notFound(rt, name);
-      const pre = opts?.preconditions;
-      if (
-        (pre?.uid !== undefined && pre.uid !== cur.metadata?.uid) ||
-        (pre?.resourceVersion !== undefined &&
-          pre.resourceVersion !== cur.metadata?.resourceVersion)
-      )
-        throw conflict(rt, name);
-      this.objects.delete(k);
-      if (rt.kind === 'Node') this.emit(name, undefined);
-    });
+    this.write(
+      'delete',
+      `${rt.kind} ${name}`,
+      () => {
+        const k = key(rt.kind, name, opts?.namespace);
+        const cur = this.objects.get(k);
+        if (cur === undefined) throw notFound(rt, name);
+        const pre = opts?.preconditions;
+        if (
+          (pre?.uid !== undefined && pre.uid !== cur.metadata?.uid) ||
+          (pre?.resourceVersion !== undefined &&
+            pre.resourceVersion !== cur.metadata?.resourceVersion)
+        )
+          throw conflict(rt, name);
+        this.objects.delete(k);
+        if (rt.kind === 'Node') this.emit(name, undefined);
+      },
+      opts?.signal,
+    );
   }
 
   /**
@@ -248,18 +273,23 @@ export class SimKube implements KubeClient {
    * gets a deletionTimestamp and goes when its kubelet confirms (`onEvicted` says whether it
    * can now), else stays Terminating on the node.
    */
-  async evict(namespace: string, podName: string): Promise<void> {
-    this.write('evict', `Pod ${namespace}/${podName}`, () => {
-      const k = key('Pod', podName, namespace);
-      const pod = this.objects.get(k);
-      if (pod === undefined) throw notFound({ plural: 'pods' } as ResourceType, podName);
-      if (pod.metadata?.deletionTimestamp !== undefined) return;
-      const marked = this.put('Pod', {
-        ...pod,
-        metadata: { ...pod.metadata, deletionTimestamp: new Date(this.now()).toISOString() },
-      });
-      if (this.kubeletConfirms(marked)) this.remove('Pod', podName, namespace);
-    });
+  async evict(namespace: string, podName: string, opts?: EvictOptions): Promise<void> {
+    this.write(
+      'evict',
+      `Pod ${namespace}/${podName}`,
+      () => {
+        const k = key('Pod', podName, namespace);
+        const pod = this.objects.get(k);
+        if (pod === undefined) throw notFound({ plural: 'pods' } as ResourceType, podName);
+        if (pod.metadata?.deletionTimestamp !== undefined) return;
+        const marked = this.put('Pod', {
+          ...pod,
+          metadata: { ...pod.metadata, deletionTimestamp: new Date(this.now()).toISOString() },
+        });
+        if (this.kubeletConfirms(marked)) this.remove('Pod', podName, namespace);
+      },
+      opts?.signal,
+    );
   }
 
   /** Deletes an object as another actor would (a kubelet, the pod GC): never faulted. */

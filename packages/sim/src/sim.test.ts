@@ -58,7 +58,7 @@ describe('simulator: 20 seeds, 30 nodes, 2 virtual hours', () => {
     },
   );
 
-  it('the faults happen: lost replies are replayed, outages refuse calls, persons stop machines', async () => {
+  it('the faults happen: lost replies are replayed, outages refuse calls, persons stop machines, the controller crashes after a send', async () => {
     const all = (await Promise.all(SEEDS.map(run))).flatMap((r) => r.history.entries);
     const calls = all.filter((e) => e.kind === 'call');
     expect(calls.filter((c) => c.answer === 'Threw').length).toBeGreaterThan(0);
@@ -71,6 +71,13 @@ describe('simulator: 20 seeds, 30 nodes, 2 virtual hours', () => {
     ).toBeGreaterThan(0);
     expect(all.filter((e) => e.kind === 'error').length).toBeGreaterThan(0);
     expect(all.filter((e) => e.kind === 'taint').length).toBeGreaterThan(0);
+    const crashedAfterSend = all.filter(
+      (e) =>
+        e.kind === 'fault' &&
+        e.fault.startsWith('controller crashes') &&
+        e.detail?.startsWith('after Nova'),
+    );
+    expect(crashedAfterSend.length).toBeGreaterThan(0);
     expect(all.filter((e) => e.kind === 'executed' && e.failed === true).length).toBeGreaterThan(0);
   });
 

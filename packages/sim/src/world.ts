@@ -41,6 +41,8 @@ export class World {
   /** Faults active now, by kind (for the report of what a state write happened during). */
   readonly active = new Map<string, number>();
   private readonly tainted = new Set<string>();
+  /** Arms a controller crash (the run loop owns the controller); set by the run. */
+  onCrash: (point: 'idle' | 'before-send' | 'after-send') => void = () => undefined;
   private pods = 0;
 
   constructor(
@@ -336,6 +338,9 @@ export class World {
           () => (cloud.faults.actionErrorRate = 0),
           `rate=${f.rate}`,
         );
+      case 'controller-crash':
+        this.history.add({ kind: 'fault', fault: 'controller crash armed', detail: f.point });
+        return this.onCrash(f.point);
       case 'person-stop': {
         this.history.add({ kind: 'fault', fault: 'person stops machine', target: f.node });
         cloud.personStop(machineOf(f.node));

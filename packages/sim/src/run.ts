@@ -14,11 +14,10 @@ import {
   AutoRepairMetrics,
   NodeReconciler,
   kubeNodeDeletePort,
-  nodeViewChanged,
-  toNodeView,
   watchedAnnotations,
-  type NodeView,
+  type NodeCache,
 } from '@noderepair/core/autorepair';
+import type { KubeNode } from '@noderepair/core/kube';
 import { kubeDrainPort } from '@noderepair/core/drain';
 import { parseRepairState, resolveRepairPolicy, type RepairPolicy } from '@noderepair/core/health';
 import type { MachineProvider } from '@noderepair/core/provider';
@@ -30,6 +29,7 @@ import { Prng } from './prng.js';
 import { drawSchedule, type Fault } from './schedule.js';
 import { settle } from './settle.js';
 import { CrashSwitch } from './crash.js';
+import { InformerCache } from './informer-cache.js';
 import { SimCloud } from './sim-cloud.js';
 import { SimKube } from './sim-kube.js';
 import { simPolicyDoc } from './policy.js';
@@ -46,6 +46,8 @@ export interface RunOptions {
   policyDoc?: unknown;
   /** Wraps the provider the controller talks to (the mutant checks break it on purpose). */
   wrapProvider?: (p: MachineProvider) => MachineProvider;
+  /** Wraps the cache the controller reads the fleet from (a mutant check breaks it). */
+  wrapCache?: (c: NodeCache) => NodeCache;
 }
 
 /** What a run leaves: its faults, its history and the policy the invariants judge it by. */
@@ -83,24 +85,31 @@ export async function runSim(opts: RunOptions): Promise<RunResult> {
     () => clock.now(),
   );
   const agenda = new Agenda();
-  const world = new World(kube, cloud, agenda, history, () => clock.now(), T0);
+  const world = new World(
+    kube,
+    cloud,
+    agenda,
+    history,
+    () => clock.now(),
+    T0,
+    () => rand.next(),
+  );
   const names = Array.from({ length: n }, (_, i) => `node-${String(i).padStart(2, '0')}`);
 
-  // The informer's cache, fed synchronously by SimKube; a change wakes the node's reconcile.
-  const keys = watchedAnnotations(policy);
-  const cache = new Map<string, NodeView>();
+  // The informer's cache (informer-cache.ts), lagging during watch-lag faults; an event wakes
+  // the node's reconcile. The history records each state write when SimKube accepts it.
   const due = new Map<string, number>();
+  const wake = (name: string) => due.set(name, Math.min(due.get(name) ?? Infinity, clock.now()));
   const stateKey = policy.annotations.state;
+  const cache = new InformerCache(clock, watchedAnnotations(policy), () => world.watchLag(), wake);
+  const written = new Map<string, string>();
   kube.onNodeChange((name, node) => {
-    const before = cache.get(name);
-    if (node === undefined) cache.delete(name);
-    else cache.set(name, toNodeView(node, keys));
-    const after = cache.get(name);
-    if (before === undefined || after === undefined || nodeViewChanged(before, after))
-      due.set(name, Math.min(due.get(name) ?? Infinity, clock.now()));
-    const was = before?.metadata.annotations?.[stateKey];
+    cache.changed(name, node);
     const now = node?.metadata?.annotations?.[stateKey];
-    if (now !== undefined && now !== was) recordState(history, name, now, world.active);
+    if (now !== undefined && now !== written.get(name))
+      recordState(history, name, now, world.active);
+    if (now === undefined) written.delete(name);
+    else written.set(name, now);
   });
 
   for (const [i, name] of names.entries()) world.addNode(name, `zone-${i % 3}`);
@@ -115,14 +124,18 @@ export async function runSim(opts: RunOptions): Promise<RunResult> {
     history.add({ kind: 'fault', fault: 'controller crashes and restarts', detail: why });
     proc = new AbortController();
     reconciler = newReconciler();
-    for (const name of cache.keys()) due.set(name, clock.now());
+    // The new informer's LIST (resourceVersion 0) is served from the apiserver's watch cache:
+    // during a watch-lag fault it is as late as the watch (the cache keeps what it had and the
+    // pending deliveries); otherwise it is fresh.
+    if (!world.active.has('watch-lag')) cache.relist(kube.all<KubeNode>('Node'));
+    for (const name of cache.names()) due.set(name, clock.now());
   });
   world.onCrash = (point) => crashes.arm(point);
   const provider = crashes.wrap(opts.wrapProvider !== undefined ? opts.wrapProvider(cloud) : cloud);
   const newReconciler = () =>
     new NodeReconciler({
       client: kube,
-      cache: { get: (name) => cache.get(name), list: () => [...cache.values()] },
+      cache,
       policy,
       store: new AnnotationStateStore(kube, stateKey),
       provider,
@@ -133,7 +146,7 @@ export async function runSim(opts: RunOptions): Promise<RunResult> {
       drainPort: kubeDrainPort(kube),
       nodes: kubeNodeDeletePort(kube),
       recordEvent: async () => undefined,
-      wake: (name) => due.set(name, Math.min(due.get(name) ?? Infinity, clock.now())),
+      wake,
       leaseHolder: 'noderepair/sim/sim',
     });
   let reconciler = newReconciler();
@@ -143,7 +156,10 @@ export async function runSim(opts: RunOptions): Promise<RunResult> {
 
   for (;;) {
     const nextDue = Math.min(...due.values());
-    const t = Math.max(clock.now(), Math.min(nextDue, agenda.next()));
+    // While watch deliveries are pending on the clock, step at most 1 s so the nodes they
+    // wake are reconciled on time.
+    const cap = clock.pending > 0 ? clock.now() + 1000 : Infinity;
+    const t = Math.max(clock.now(), Math.min(nextDue, agenda.next(), cap));
     if (t > end) break;
     clock.advance(t - clock.now());
     agenda.runUntil(t);

@@ -3,7 +3,7 @@
 // its history. What is drawn: kubelets that hang (cured by a power cycle, or recovering by
 // themselves: a flap), whole-apiserver outages, apiserver timeouts and injected conflicts,
 // cloud outages, lost replies, 5xx-after-forward and failed-reboot windows, a person stopping a machine
-// (and sometimes starting it again), the controller process crashing and restarting.
+// (and sometimes starting it again), the controller process crashing and restarting, watch events reaching the informer late.
 import { Prng } from './prng.js';
 
 /** One scheduled fault. Times are virtual ms since the start of the run. */
@@ -22,6 +22,8 @@ export type Fault =
   | { at: number; kind: 'lost-replies'; until: number; rate: number }
   | { at: number; kind: 'cloud-5xx'; until: number; rate: number }
   | { at: number; kind: 'nova-action-errors'; until: number; rate: number }
+  /** Watch events reach the informer up to `maxMs` late (an overloaded apiserver). */
+  | { at: number; kind: 'watch-lag'; until: number; maxMs: number }
   | { at: number; kind: 'person-stop'; node: string; startAt?: number }
   /**
    * The controller process dies and a new one starts with no memory: at once (`idle`), or at
@@ -83,6 +85,12 @@ export function drawSchedule(seed: number, shape: ScheduleShape): Fault[] {
       ...(r.chance(0.5) ? { startAt: at + r.int(10 * MIN, 40 * MIN) } : {}),
     });
   }
+  if (r.chance(0.6))
+    faults.push({
+      kind: 'watch-lag',
+      maxMs: r.pick([2000, 15_000, 60_000]),
+      ...window(10 * MIN, 60 * MIN),
+    });
   for (let i = r.int(0, 3); i > 0; i--)
     faults.push({
       at: r.int(0, Math.floor(T * 0.9)),

@@ -41,6 +41,7 @@ export class World {
   /** Faults active now, by kind (for the report of what a state write happened during). */
   readonly active = new Map<string, number>();
   private readonly tainted = new Set<string>();
+  private lagMax = 0;
   /** Arms a controller crash (the run loop owns the controller); set by the run. */
   onCrash: (point: 'idle' | 'before-send' | 'after-send') => void = () => undefined;
   private pods = 0;
@@ -52,6 +53,7 @@ export class World {
     private readonly history: History,
     private readonly now: () => number,
     private readonly t0: number,
+    private readonly rand: () => number,
   ) {
     cloud.onPowerCycle = (m) => {
       const node = m.id.replace(/^sim:\/\//, '');
@@ -157,6 +159,11 @@ export class World {
         status: { phase: 'Running' },
       } as KubeObject);
     }
+  }
+
+  /** The delay of the next watch delivery: 0, or up to the active watch-lag fault's maximum. */
+  watchLag(): number {
+    return this.lagMax > 0 ? Math.floor(this.rand() * this.lagMax) : 0;
   }
 
   /** Adds a Ready node on a running machine, in a zone. */
@@ -337,6 +344,14 @@ export class World {
           () => (cloud.faults.actionErrorRate = f.rate),
           () => (cloud.faults.actionErrorRate = 0),
           `rate=${f.rate}`,
+        );
+      case 'watch-lag':
+        return this.window(
+          'watch-lag',
+          f.until,
+          () => (this.lagMax = f.maxMs),
+          () => (this.lagMax = 0),
+          `max=${f.maxMs}ms`,
         );
       case 'controller-crash':
         this.history.add({ kind: 'fault', fault: 'controller crash armed', detail: f.point });

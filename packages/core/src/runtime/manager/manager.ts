@@ -15,6 +15,7 @@ import type { ResourceType } from '../../kube/resource.js';
 import { systemClock, withTimeout, type Clock } from '../clock.js';
 import { Controller, type ControllerOptions } from '../controller/controller.js';
 import { LeaderElector, type LeaderElectionOptions } from '../leader/leader-elector.js';
+import { stopBudgetMs } from './takeover.js';
 import { errorFields, type RuntimeLogger } from '../logger.js';
 import type { SelectorOptions } from '../reflector/list-watcher.js';
 import { createInformer, type Informer, type InformerOptions } from '../reflector/informer.js';
@@ -195,7 +196,12 @@ export class Manager {
     leaderRuns: Promise<void>[],
     timeout: number,
   ): Promise<void> {
-    const leftMs = elector.leaseExpiresAtMs - this.clock.now();
+    // Due a margin before the earliest takeover: a timer set for the expiry fires late under load.
+    const leftMs = stopBudgetMs(
+      elector.leaseExpiresAtMs,
+      this.clock.now(),
+      this.opts.leaderElection ?? {},
+    );
     const r = await withTimeout(this.clock, Promise.all(leaderRuns), Math.min(timeout, leftMs));
     if (r !== 'timeout') return;
     this.log.error(

@@ -23,14 +23,17 @@ import { runSim, type RunResult } from './run.js';
 
 const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);
 /**
- * Seeds that fail on today's main, with the invariant they break: harm paths of issue 41's
- * sibling issue the simulator found. Seed 19: node-17's SoftReboot is accepted, the node is
- * Ready again, a person stops the machine (no shutdown announcement) 3 s before the repair
- * would have succeeded; the repair escalates to HardReboot without asking the power state,
- * and Nova's HARD reboot of the SHUTOFF server powers it on. (Seed 101 of SEEDS=1-200 is the
- * same path.) When the fix lands this test fails: move the seed back to the passing ones.
+ * The harm path the simulator found (issue 41's sibling issue): a person stops a machine
+ * (no shutdown announcement) WHILE a repair is under way, and the repair powered it back on.
+ * Seeds 19, 94, 101: the node reported after the first action (fresh evidence), so the
+ * attempt escalated to HardReboot without asking the power state again; seed 144: the person
+ * stops the machine during the drain, Nova refuses the SoftReboot (409), counted as a failed
+ * attempt, and the HardReboot after it powered the machine on. Nova's HARD reboot of a
+ * SHUTOFF server powers it on. Fixed in core (health/power-before-action.ts: the power state
+ * is asked before every action that can power a machine on, and before moving past a refused
+ * attempt); these seeds must pass every invariant, (c) above all.
  */
-const KNOWN_HARM = new Map<number, string>([[19, 'c:never-power-on-stopped']]);
+const HARM_FIXED = [19, 94, 101, 144];
 const shape = { nodes: 30, minutes: 120 };
 
 const runs = new Map<number, Promise<RunResult>>();
@@ -40,7 +43,7 @@ const run = (seed: number) => {
 };
 
 describe('simulator: 20 seeds, 30 nodes, 2 virtual hours', () => {
-  it.each(SEEDS.filter((s) => !KNOWN_HARM.has(s)))(
+  it.each(SEEDS.filter((s) => !HARM_FIXED.includes(s)))(
     'seed %i passes every invariant',
     async (seed) => {
       const r = await run(seed);
@@ -49,12 +52,14 @@ describe('simulator: 20 seeds, 30 nodes, 2 virtual hours', () => {
     },
   );
 
-  it.each([...KNOWN_HARM])(
-    "seed %i fails %s on today's main (a known harm path)",
-    async (seed, inv) => {
+  it.each(HARM_FIXED)(
+    'seed %i (a person stops the machine during a repair) passes every invariant: the machine stays off',
+    async (seed) => {
       const r = await run(seed);
       const v = checkAll(r.history.entries, r.policy);
-      expect([...new Set(v.map((x) => x.invariant))], report(r, v, false)).toEqual([inv]);
+      expect(v, report(r, v, false)).toEqual([]);
+      // The person's stop really happened in the run.
+      expect(r.history.entries.some((e) => e.kind === 'executed' && e.by === 'person')).toBe(true);
     },
   );
 

@@ -21,6 +21,7 @@ export default defineConfig({
         'bench',
         'vm',
         'chaos',
+        'sim',
       ].map((p) => `packages/${p}/vitest.config.ts`),
       // examples/: every example type-checks and runs (examples/test), and their own tests.
       'examples/vitest.config.ts',

@@ -109,8 +109,9 @@ export function replayIntent(
       due - now,
     );
   const replays = (current.replays ?? 0) + 1;
-  // A Retry-After is about the last send: the next one is paced by its own answer.
-  const { retryAt: _answered, ...sent } = current;
+  // A Retry-After is about the last send: the next one is paced by its own answer. The power
+  // asks that held the send are about it: the next ones (after its timeout) count afresh.
+  const { retryAt: _answered, silentAsks: _asks, silentAskedAt: _askedAt, ...sent } = current;
   const reissue = remediateAction(
     { ...current, replays },
     true,

@@ -6,10 +6,11 @@
 import { applyAdvance, historyEntry } from './advance.js';
 import { decision, enter, isHealthyNow, notHealthy, type Judge } from './decide-context.js';
 import type { RepairDecision } from './decision.js';
-import { drainPhase, replayIntent } from './drain-phase.js';
+import { drainPhase, replayDueAt, replayIntent } from './drain-phase.js';
 import { heldTimeoutReason, judgeTimeoutEvidence, type TimeoutEvidence } from './fresh-evidence.js';
 import { appendHistory } from './history.js';
 import { advanceLadder, ladderIntent, progressLadder, type LadderVerdict } from './ladder.js';
+import { canPowerOn, judgePowerBeforeAction, type PowerGate } from './power-before-action.js';
 import { decideAfterReplace, isAcceptedReplace } from './replace.js';
 import { actionIdFor, fenceAction, undoAction } from './repair-actions.js';
 import type { Remediation, RepairIntent, RepairState } from './state.js';
@@ -106,9 +107,16 @@ function followLadder(
 ): RepairDecision {
   const { a, policy, now, dryRun } = j;
   const step = policy.ladder[rem.step];
+  // A refused attempt held on the power state (the machine stopped on request, or the provider
+  // could not say: power-before-action.ts) whose node is back now (someone started it): the
+  // ladder judges it as an accepted one, so a node back is verified, not rebooted.
+  const judged: RepairIntent =
+    current.result === 'Failed' && current.silentAsks !== undefined && isHealthyNow(j)
+      ? { ...current, result: 'Succeeded' }
+      : current;
   const v = progressLadder({
     ladder: policy.ladder,
-    intent: current,
+    intent: judged,
     nodeBack: isHealthyNow(j),
     readySinceMs: j.obs.ready?.transitionAt,
     healthySince: s.healthySince,
@@ -118,8 +126,31 @@ function followLadder(
     now,
   });
   switch (v.kind) {
-    case 'Replay':
+    case 'Replay': {
+      // An action that can power the machine on is re-issued (once its backoff is over) only
+      // on a power state asked now: someone may have stopped the machine since it was first
+      // sent (power-before-action.ts).
+      if (canPowerOn(current.action) && now >= replayDueAt(rem, current)) {
+        const g = judgePowerBeforeAction(
+          j.obs,
+          current,
+          `re-issuing ${current.action} ${current.actionId}`,
+          current.replayedAt ?? current.issuedAt,
+          policy,
+          now,
+        );
+        if (g.kind === 'Hold')
+          return heldForPower(
+            j,
+            s,
+            rem,
+            'Remediating',
+            `intent ${current.actionId} has no completion, not re-issued`,
+            g,
+          );
+      }
       return replayIntent(j, s, rem, current);
+    }
     case 'BackingOff':
       return decision(
         j,
@@ -175,15 +206,24 @@ function followLadder(
     }
     case 'Next':
     case 'Exhausted': {
-      // A provider's failure is evidence: the attempt ends.
-      if (v.ended.result === 'Failed')
-        return applyAdvance(
-          j,
-          s,
-          rem,
-          v,
-          `${current.action} attempt ${rem.attempt} failed: ${v.ended.message ?? 'provider reported failure'}`,
+      // A provider's failure is evidence: the attempt ends. Unless the machine was stopped on
+      // request meanwhile (a SoftReboot of a stopped server is refused): the power state,
+      // asked now, decides first (power-before-action.ts), so a refusal is no failed attempt
+      // leading to a HardReboot that would power it on.
+      if (v.ended.result === 'Failed') {
+        const failed = `${current.action} attempt ${rem.attempt} failed: ${v.ended.message ?? 'provider reported failure'}`;
+        const g = judgePowerBeforeAction(
+          j.obs,
+          current,
+          v.kind === 'Next' ? `moving on to ${v.intent.action}` : 'giving up',
+          current.completedAt ?? now,
+          policy,
+          now,
         );
+        if (g.kind === 'Hold') return heldForPower(j, notHealthy(s), rem, 'Verifying', failed, g);
+        const nextF = g.poweredOff === true ? pastGuestSteps(j, rem, v) : v;
+        return applyAdvance(j, s, rem, nextF, `${failed}${nextF !== v ? `; ${SOFT_SKIPPED}` : ''}`);
+      }
       // A timeout ends the attempt only on fresh evidence (fresh-evidence.ts); without it the
       // repair waits, storm or not (so the storm guard cannot change this decision, and a
       // reconcile decides it alone: the provider is asked once).
@@ -194,15 +234,34 @@ function followLadder(
       if (j.stormPause !== undefined)
         return pausedByStorm(j, s, rem, current, v.ended.timeoutMs, j.stormPause);
       const next = e.poweredOff === true ? pastGuestSteps(j, rem, v) : v;
+      // An action that can power the machine on goes out only on a power state asked now: the
+      // machine may have been stopped on request since the last answer (power-before-action.ts).
+      if (next.kind === 'Next' && canPowerOn(next.intent.action)) {
+        const g = judgePowerBeforeAction(
+          j.obs,
+          current,
+          next.intent.action,
+          current.completedAt ?? now,
+          policy,
+          now,
+        );
+        if (g.kind === 'Hold')
+          return heldForPower(
+            j,
+            notHealthy(s),
+            rem,
+            'Verifying',
+            `not Ready ${formatDuration(v.ended.timeoutMs)} after ${current.action} attempt ${rem.attempt}, ${e.evidence}`,
+            g,
+          );
+      }
       return applyAdvance(
         j,
         notHealthy(s),
         rem,
         next,
         `not Ready ${formatDuration(v.ended.timeoutMs)} after ${step?.action ?? 'repair'} attempt ${rem.attempt}: ${a.detail}; ${e.evidence}${
-          next !== v
-            ? '; the machine is powered off, so SoftReboot (which asks the guest) is skipped'
-            : ''
+          next !== v ? `; ${SOFT_SKIPPED}` : ''
         }`,
       );
     }
@@ -261,6 +320,34 @@ function awaitingEvidence(
     [],
     heldTimeoutReason(current, rem.attempt, timeoutMs, e.detail),
     e.requeueAfterMs,
+  );
+}
+
+const SOFT_SKIPPED = 'the machine is powered off, so SoftReboot (which asks the guest) is skipped';
+
+/**
+ * The power state asked before an action (power-before-action.ts) holds it: nothing is sent,
+ * nothing used up; the provider's answer is counted on the intent (the backoff of the next
+ * ask) and the repair looks again when it is due.
+ */
+function heldForPower(
+  j: Judge,
+  s: RepairState,
+  rem: Remediation,
+  phase: 'Remediating' | 'Verifying',
+  what: string,
+  g: Extract<PowerGate, { kind: 'Hold' }>,
+): RepairDecision {
+  const held =
+    g.intent === undefined || rem.intent === undefined
+      ? s
+      : { ...s, remediation: { ...rem, intent: g.intent } };
+  return decision(
+    j,
+    enter(j, held, phase),
+    [],
+    `${what}; ${g.detail} (no next attempt, no give-up, no attempt used)`,
+    g.requeueAfterMs,
   );
 }
 

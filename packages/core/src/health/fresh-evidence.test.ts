@@ -75,7 +75,8 @@ const unavailable: PowerState = { kind: 'Unavailable', reason: 'the cloud is dow
 describe('escalating at a timeout only on fresh evidence', () => {
   it('the node reported (Ready heartbeat) after the action and is not Ready: escalates', () => {
     const d = decideRepair(
-      seen({ ready: 'runtimeDown', heartbeat: T0 + 5 * MIN }),
+      // The power state asked in this reconcile (power-before-action.ts: before a HardReboot).
+      seen({ ready: 'runtimeDown', heartbeat: T0 + 5 * MIN, power: { kind: 'On' } }),
       inRepair(),
       policy,
       LATE,
@@ -84,11 +85,12 @@ describe('escalating at a timeout only on fresh evidence', () => {
     expect(d.reason).toMatch(/escalating to HardReboot/);
   });
 
-  it('the Lease was renewed after the action: escalates without asking the provider', () => {
+  it('the Lease was renewed after the action: escalates, asking the provider only whether it was stopped', () => {
     const st = inRepair();
     const obs = seen({ lease: T0 + 30 * S });
-    expect(needsPowerState(obs, st, policy, LATE)).toBe(false);
-    const d = decideRepair(obs, st, policy, LATE);
+    // Fresh evidence needs no power state; the HardReboot it escalates to does (power-before-action.ts).
+    expect(needsPowerState(obs, st, policy, LATE)).toBe(true);
+    const d = decideRepair({ ...obs, power: { kind: 'On' } }, st, policy, LATE);
     expect(actions(d)).toMatchObject([{ action: 'HardReboot' }]);
     expect(d.actions[0]).toMatchObject({
       reason: expect.stringMatching(/it reported at .* after the action completed/),
@@ -96,7 +98,12 @@ describe('escalating at a timeout only on fresh evidence', () => {
   });
 
   it('a changed bootID is fresh evidence', () => {
-    const d = decideRepair(seen({ bootID: 'boot-2' }), inRepair(), policy, LATE);
+    const d = decideRepair(
+      seen({ bootID: 'boot-2', power: { kind: 'On' } }),
+      inRepair(),
+      policy,
+      LATE,
+    );
     expect(actions(d)).toMatchObject([{ action: 'HardReboot' }]);
     expect(d.actions[0]).toMatchObject({
       reason: expect.stringMatching(/bootID changed since the action \(boot-1 -> boot-2\)/),

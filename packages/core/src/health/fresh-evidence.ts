@@ -32,7 +32,7 @@ import { formatDuration, iso } from './time.js';
  * How long to look again after a timeout the shell may have decided without asking (its read
  * raced the deadline by a few milliseconds): the next reconcile asks.
  */
-const ASK_AGAIN_SOON_MS = 1000;
+export const ASK_AGAIN_SOON_MS = 1000;
 
 /** What the timeout of a completed attempt rests on. */
 export type TimeoutEvidence =

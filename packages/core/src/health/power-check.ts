@@ -11,14 +11,20 @@
 // - Past shutdown.failAfter (FailAfter) for a node in a shutdown period: is it still off?
 // - When an attempt of a repair of ours has timed out with the node silent since the action
 //   (fresh-evidence.ts): is the machine running? Only a fresh answer lets the attempt end.
+// - Before the repair sends an action that can power the machine on (HardReboot, Rebuild: an
+//   escalation, a next attempt, a re-issue), and before it moves past an attempt the provider
+//   refused: was the machine stopped on request meanwhile (power-before-action.ts)? Asked
+//   when the decision would send it, so one question per action sent, not per reconcile.
 // Nothing else asks: a node that is healthy, inside its timeout, waiting under Wait, in a
 // repair of ours (but for that timeout), or given up on costs the provider nothing. A manual trigger is a
 // person's request for a repair, so it is not asked about either.
 import { assessObserved } from './assess.js';
+import { decideRepair } from './decide.js';
 import { repairInFlight } from './episodes.js';
-import { attemptDeadline, needsTimeoutEvidence } from './fresh-evidence.js';
+import { attemptDeadline, evidenceAskDueAt, needsTimeoutEvidence } from './fresh-evidence.js';
 import type { HealthObservation } from './node.js';
 import { observeNode } from './observation.js';
+import { canPowerOn } from './power-before-action.js';
 import type { RepairPolicy, ShutdownPolicy } from './policy.js';
 import { shutdownDeadline } from './shutdown.js';
 import type { RepairState } from './state.js';
@@ -40,7 +46,10 @@ export function needsPowerState(
   if (shutdownPastDeadline(state, policy.shutdown, now)) return true;
   const phase = state?.phase;
   if (isInFlight(phase))
-    return needsTimeoutEvidence(observeNode(input), state?.remediation?.intent, policy, now);
+    return (
+      needsTimeoutEvidence(observeNode(input), state?.remediation?.intent, policy, now) ||
+      needsPowerBeforeAction(input, state, policy, now)
+    );
   if (phase === 'Failed') return false;
   const { power: _asked, ...unasked } = input;
   const a = assessObserved(observeNode(unasked), state, policy, now);
@@ -82,4 +91,33 @@ export function attemptTimedOut(
   if (intent === undefined || intent.result !== 'Succeeded') return false;
   const deadline = attemptDeadline(intent, policy);
   return deadline !== undefined && now >= deadline;
+}
+
+/**
+ * The repair in flight would now send an action that can power the machine on (HardReboot,
+ * Rebuild: the next attempt, an escalation, a re-issue) or move past an attempt the provider
+ * refused (next attempt or give-up), and the backoff of earlier asks that held it has passed:
+ * the power state must be asked first (power-before-action.ts). Found by deciding without the
+ * power state as a provider that cannot be asked would (the decision then goes on), so this
+ * asks exactly when the decision would hold for the answer.
+ */
+export function needsPowerBeforeAction(
+  input: HealthObservation,
+  state: RepairState | undefined,
+  policy: RepairPolicy,
+  now: number,
+): boolean {
+  const intent = state?.remediation?.intent;
+  if (intent === undefined || intent.action === 'Replace' || now < evidenceAskDueAt(intent))
+    return false;
+  const { power: _asked, ...unasked } = input;
+  const d = decideRepair({ ...unasked, canAskPower: false }, state, policy, now);
+  // A drain pass with its action after it asks nothing here: the first action's answer
+  // stands (asking on each pass would be a question per reconcile).
+  if (d.actions.some((a) => a.type === 'Drain')) return false;
+  return d.actions.some(
+    (a) =>
+      (a.type === 'Remediate' && canPowerOn(a.action)) ||
+      (intent.result === 'Failed' && (a.type === 'Remediate' || a.type === 'GiveUp')),
+  );
 }

@@ -1,0 +1,82 @@
+// The recorded history of one run: every fact the invariants judge, in virtual-time order.
+// Written by the simulated world (SimKube, SimCloud, the scheduler), never by the controller
+// under test; pure data, so invariants are plain functions over it and a run prints as text.
+
+/** A provider answer as the controller received it (a throw is `Threw`). */
+export type CallAnswer = 'Accepted' | 'Rejected' | 'Unavailable' | 'Threw';
+
+/** One fact of the run. `t` is virtual ms since the start of the run. */
+export type HistoryEntry =
+  /** A fault from the schedule began or ended (kubelet, outage, person...). */
+  | { t: number; kind: 'fault'; fault: string; target?: string; detail?: string }
+  /** The provider world carried out a power action (its own log, Nova's instance actions). */
+  | {
+      t: number;
+      kind: 'executed';
+      actionId: string;
+      action: string;
+      machine: string;
+      by: 'controller' | 'person';
+      /** The machine's power state before it. */
+      from: 'On' | 'Off';
+      /** Nova accepted it and the instance action ended in error: nothing happened. */
+      failed?: boolean;
+    }
+  /** An execute() call the controller made and the answer it got. */
+  | {
+      t: number;
+      kind: 'call';
+      actionId: string;
+      action: string;
+      machine: string;
+      replay: boolean;
+      answer: CallAnswer;
+    }
+  /** The controller asked the provider for a machine's power state, and what it was told. */
+  | { t: number; kind: 'power'; machine: string; answer: string }
+  /** A repair-state write the apiserver accepted (the annotation, parsed). */
+  | {
+      t: number;
+      kind: 'state';
+      node: string;
+      phase: string;
+      remediationId?: string;
+      step?: number;
+      attempt?: number;
+      actionId?: string;
+      completed?: boolean;
+      result?: string;
+      /** The apiserver or the provider was in an outage when the write was accepted. */
+      during?: string;
+    }
+  /**
+   * node.kubernetes.io/out-of-service appeared on a Node. `fenced` is the world's truth at that
+   * moment: the machine is off, or was power-cycled since its Node went NotReady.
+   */
+  | { t: number; kind: 'taint'; node: string; fenced: boolean; why: string }
+  /** A reconcile ended in an error (thrown to the controller's rate limiter). */
+  | { t: number; kind: 'error'; node: string; message: string };
+
+/** The history of one run, appended to as it goes. */
+export class History {
+  readonly entries: HistoryEntry[] = [];
+  constructor(private readonly now: () => number) {}
+  /** Appends a fact stamped with the current virtual time. */
+  add(e: DistributiveOmit<HistoryEntry, 't'>): void {
+    this.entries.push({ t: this.now(), ...e } as HistoryEntry);
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** One line per entry, `mm:ss.mmm kind ...`: what the CLI prints and a failing test shows. */
+export function formatEntry(e: HistoryEntry): string {
+  const m = Math.floor(e.t / 60_000);
+  const s = ((e.t % 60_000) / 1000).toFixed(3).padStart(6, '0');
+  const { t: _t, kind, ...rest } = e;
+  const fields = Object.entries(rest)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(' ');
+  return `${String(m).padStart(3, '0')}:${s} ${kind.padEnd(8)} ${fields}`;
+}

@@ -1,0 +1,158 @@
+// Safety rules of the controller as invariants over a run's recorded history: pure functions
+// from the entries (and the policy) to the violations found, each with the virtual time and a
+// sentence a developer can act on. They judge only what the world recorded (SimCloud's own
+// log of what Nova carried out, the answers it gave, the state writes SimKube accepted),
+// never what the controller says about itself.
+import { isInFlight } from '@noderepair/core/health';
+import type { RepairPolicy } from '@noderepair/core/health';
+import type { HistoryEntry } from './history.js';
+
+/** One broken rule, at a point of the history. */
+export interface Violation {
+  invariant: string;
+  t: number;
+  message: string;
+}
+
+type Of<K extends HistoryEntry['kind']> = Extract<HistoryEntry, { kind: K }>;
+
+/**
+ * (a) No action id carried out twice by the provider; no second power action on a machine
+ * before the controller was given the first one's outcome (an Accepted or Rejected answer to
+ * a call with its id: a lost reply or a 5xx must be asked about, by a replay, before anything
+ * else is sent to that machine).
+ */
+export function noDoubleAction(h: readonly HistoryEntry[]): Violation[] {
+  const out: Violation[] = [];
+  const seen = new Set<string>();
+  const answered = new Set<string>();
+  const open = new Map<string, Of<'executed'>>();
+  for (const e of h) {
+    if (e.kind === 'call' && (e.answer === 'Accepted' || e.answer === 'Rejected')) {
+      answered.add(e.actionId);
+      if (open.get(e.machine)?.actionId === e.actionId) open.delete(e.machine);
+    }
+    if (e.kind !== 'executed' || e.by !== 'controller') continue;
+    if (seen.has(e.actionId))
+      out.push({
+        invariant: 'a:no-double-action',
+        t: e.t,
+        message: `action id ${e.actionId} carried out twice`,
+      });
+    seen.add(e.actionId);
+    const prev = open.get(e.machine);
+    if (prev !== undefined && !answered.has(prev.actionId))
+      out.push({
+        invariant: 'a:no-double-action',
+        t: e.t,
+        message: `${e.action} ${e.actionId} carried out on ${e.machine} before the outcome of ${prev.action} ${prev.actionId} (t=${prev.t}) was asked for`,
+      });
+    if (!answered.has(e.actionId)) open.set(e.machine, e);
+  }
+  return out;
+}
+
+/**
+ * (b) An outage never counts an attempt: a remediation moves to a new attempt or step only
+ * from an intent whose outcome was recorded (an answer, then its timeout), and an intent
+ * recorded as Failed was Rejected by the provider, never merely unreachable.
+ */
+export function outageNeverCounts(h: readonly HistoryEntry[]): Violation[] {
+  const out: Violation[] = [];
+  const rejected = new Set<string>();
+  const last = new Map<string, Of<'state'>>();
+  for (const e of h) {
+    if (e.kind === 'call' && e.answer === 'Rejected') rejected.add(e.actionId);
+    if (e.kind !== 'state') continue;
+    const prev = last.get(e.node);
+    last.set(e.node, e);
+    if (e.result === 'Failed' && e.actionId !== undefined && !rejected.has(e.actionId))
+      out.push({
+        invariant: 'b:outage-never-counts',
+        t: e.t,
+        message: `${e.node}: intent ${e.actionId} recorded Failed without a Rejected answer from the provider`,
+      });
+    if (
+      prev === undefined ||
+      prev.remediationId === undefined ||
+      prev.remediationId !== e.remediationId
+    )
+      continue;
+    if (prev.actionId === undefined || e.actionId === prev.actionId) continue;
+    if (prev.completed !== true)
+      out.push({
+        invariant: 'b:outage-never-counts',
+        t: e.t,
+        message: `${e.node}: moved from ${prev.actionId} (no outcome recorded) to ${e.actionId ?? 'no intent'} (step ${e.step}, attempt ${e.attempt})`,
+      });
+  }
+  return out;
+}
+
+/** (c) A machine someone else powered off is never powered on by the controller. */
+export function neverPowerOnStopped(h: readonly HistoryEntry[]): Violation[] {
+  const out: Violation[] = [];
+  const stoppedByPerson = new Set<string>();
+  for (const e of h) {
+    if (e.kind !== 'executed') continue;
+    if (e.by === 'person') {
+      if (e.action === 'PowerOff') stoppedByPerson.add(e.machine);
+      else stoppedByPerson.delete(e.machine);
+      continue;
+    }
+    if (e.failed === true) continue;
+    if (e.action !== 'PowerOff' && e.from === 'Off' && stoppedByPerson.has(e.machine))
+      out.push({
+        invariant: 'c:never-power-on-stopped',
+        t: e.t,
+        message: `${e.action} ${e.actionId} powered on ${e.machine}, which a person had stopped`,
+      });
+    if (e.action === 'PowerOff') stoppedByPerson.delete(e.machine);
+  }
+  return out;
+}
+
+/** (d) Never more repairs in flight (persisted phases) than the storm guard's maxInFlight. */
+export function maxInFlight(h: readonly HistoryEntry[], policy: RepairPolicy): Violation[] {
+  const out: Violation[] = [];
+  const limit = policy.stormGuard.maxInFlight;
+  const phase = new Map<string, string>();
+  for (const e of h) {
+    if (e.kind !== 'state') continue;
+    phase.set(e.node, e.phase);
+    const inFlight = [...phase.entries()].filter(([, p]) => isInFlight(p as never)).map(([n]) => n);
+    if (inFlight.length > limit)
+      out.push({
+        invariant: 'd:max-in-flight',
+        t: e.t,
+        message: `${inFlight.length} repairs in flight (limit ${limit}): ${inFlight.join(', ')}`,
+      });
+  }
+  return out;
+}
+
+/**
+ * (e) No node.kubernetes.io/out-of-service taint on a machine that is not really fenced: at
+ * the moment it appears, the machine is off or was power-cycled since its Node went NotReady
+ * (the world's truth, not what the provider said).
+ */
+export function taintOnlyWhenFenced(h: readonly HistoryEntry[]): Violation[] {
+  return h
+    .filter((e): e is Of<'taint'> => e.kind === 'taint' && !e.fenced)
+    .map((e) => ({
+      invariant: 'e:taint-only-when-fenced',
+      t: e.t,
+      message: `out-of-service taint on ${e.node} while ${e.why}`,
+    }));
+}
+
+/** Every invariant of this slice over one history. */
+export function checkAll(h: readonly HistoryEntry[], policy: RepairPolicy): Violation[] {
+  return [
+    ...noDoubleAction(h),
+    ...outageNeverCounts(h),
+    ...neverPowerOnStopped(h),
+    ...maxInFlight(h, policy),
+    ...taintOnlyWhenFenced(h),
+  ].sort((a, b) => a.t - b.t);
+}

@@ -1,0 +1,25 @@
+// The repair policy simulations run by default: the shipped example's shape (SoftReboot, then
+// HardReboot twice; drain on; storm guard) with shorter timeouts, so two virtual hours see
+// whole repairs, escalations and give-ups. Live, not dry-run: the provider is SimCloud.
+export const simPolicyDoc = {
+  dryRun: false,
+  unhealthyConditions: [
+    { type: 'Ready', status: 'False', timeout: '2m' },
+    { type: 'Ready', status: 'Unknown', timeout: '2m' },
+  ],
+  minHealthyPeriod: '2m',
+  retryBackoff: '1m',
+  ladder: [
+    { action: 'SoftReboot', timeout: '5m', attempts: 1 },
+    { action: 'HardReboot', timeout: '5m', attempts: 2 },
+  ],
+  stormGuard: {
+    maxUnhealthy: '50%',
+    minUnhealthyAllowed: 1,
+    maxInFlight: 2,
+    failureDomainLabel: 'topology.kubernetes.io/zone',
+    maxUnhealthyPerDomain: '80%',
+    recheckInterval: '30s',
+  },
+  drain: { enabled: true, timeout: '5m', outOfServiceAfter: '2m' },
+} as const;

@@ -1,0 +1,132 @@
+// The simulator's acceptance: fixed seeds through the real controller pass every invariant;
+// a run is a function of its seed; the faults really happen in those runs; and deliberately
+// broken providers are caught by the invariant meant for them.
+import { describe, expect, it } from 'vitest';
+import type { MachineProvider } from '@noderepair/core/provider';
+import { formatEntry, type HistoryEntry } from './history.js';
+import {
+  checkAll,
+  maxInFlight,
+  neverPowerOnStopped,
+  taintOnlyWhenFenced,
+  noDoubleAction,
+  outageNeverCounts,
+} from './invariants.js';
+import {
+  blindToPersonStop,
+  fenceWithoutLooking,
+  outageAsRejection,
+  replayUnderNewId,
+} from './mutants.js';
+import { report } from './report.js';
+import { runSim, type RunResult } from './run.js';
+
+const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);
+/**
+ * The harm path the simulator found (issue 41's sibling issue): a person stops a machine
+ * (no shutdown announcement) WHILE a repair is under way, and the repair powered it back on.
+ * Seeds 19, 94, 101: the node reported after the first action (fresh evidence), so the
+ * attempt escalated to HardReboot without asking the power state again; seed 144: the person
+ * stops the machine during the drain, Nova refuses the SoftReboot (409), counted as a failed
+ * attempt, and the HardReboot after it powered the machine on. Nova's HARD reboot of a
+ * SHUTOFF server powers it on. Fixed in core (health/power-before-action.ts: the power state
+ * is asked before every action that can power a machine on, and before moving past a refused
+ * attempt); these seeds must pass every invariant, (c) above all.
+ */
+const HARM_FIXED = [19, 94, 101, 144];
+const shape = { nodes: 30, minutes: 120 };
+
+const runs = new Map<number, Promise<RunResult>>();
+const run = (seed: number) => {
+  if (!runs.has(seed)) runs.set(seed, runSim({ seed, ...shape }));
+  return runs.get(seed)!;
+};
+
+describe('simulator: 20 seeds, 30 nodes, 2 virtual hours', () => {
+  it.each(SEEDS.filter((s) => !HARM_FIXED.includes(s)))(
+    'seed %i passes every invariant',
+    async (seed) => {
+      const r = await run(seed);
+      const v = checkAll(r.history.entries, r.policy);
+      expect(v, report(r, v, false)).toEqual([]);
+    },
+  );
+
+  it.each(HARM_FIXED)(
+    'seed %i (a person stops the machine during a repair) passes every invariant: the machine stays off',
+    async (seed) => {
+      const r = await run(seed);
+      const v = checkAll(r.history.entries, r.policy);
+      expect(v, report(r, v, false)).toEqual([]);
+      // The person's stop really happened in the run.
+      expect(r.history.entries.some((e) => e.kind === 'executed' && e.by === 'person')).toBe(true);
+    },
+  );
+
+  it('the faults happen: lost replies are replayed, outages refuse calls, persons stop machines, the controller crashes after a send', async () => {
+    const all = (await Promise.all(SEEDS.map(run))).flatMap((r) => r.history.entries);
+    const calls = all.filter((e) => e.kind === 'call');
+    expect(calls.filter((c) => c.answer === 'Threw').length).toBeGreaterThan(0);
+    expect(calls.filter((c) => c.answer === 'Unavailable').length).toBeGreaterThan(0);
+    expect(calls.filter((c) => c.replay).length).toBeGreaterThan(0);
+    expect(all.filter((e) => e.kind === 'executed' && e.by === 'person').length).toBeGreaterThan(0);
+    expect(
+      all.filter((e) => e.kind === 'executed' && e.action === 'HardReboot' && e.by === 'controller')
+        .length,
+    ).toBeGreaterThan(0);
+    expect(all.filter((e) => e.kind === 'error').length).toBeGreaterThan(0);
+    expect(all.filter((e) => e.kind === 'taint').length).toBeGreaterThan(0);
+    const crashedAfterSend = all.filter(
+      (e) =>
+        e.kind === 'fault' &&
+        e.fault.startsWith('controller crashes') &&
+        e.detail?.startsWith('after Nova'),
+    );
+    expect(crashedAfterSend.length).toBeGreaterThan(0);
+    expect(all.filter((e) => e.kind === 'executed' && e.failed === true).length).toBeGreaterThan(0);
+  });
+
+  it('a run is a function of its seed: the same seed prints the same history', async () => {
+    const a = await runSim({ seed: 7, ...shape });
+    const b = await runSim({ seed: 7, ...shape });
+    const text = (r: RunResult) => r.history.entries.map(formatEntry).join('\n');
+    expect(text(b)).toBe(text(a));
+    expect(text(await runSim({ seed: 8, ...shape }))).not.toBe(text(a));
+  });
+});
+
+/** The first of SEEDS whose run through the mutant breaks the invariant (the rest are skipped). */
+async function firstCaught(
+  mutant: (p: MachineProvider) => MachineProvider,
+  invariant: (h: readonly HistoryEntry[]) => unknown[],
+): Promise<number | undefined> {
+  for (const seed of SEEDS) {
+    const r = await runSim({ seed, ...shape, wrapProvider: mutant });
+    if (invariant(r.history.entries).length > 0) return seed;
+  }
+  return undefined;
+}
+
+describe('mutants: the invariants can fail', () => {
+  it('(a) catches a provider that replays a lost request under a new id', async () => {
+    expect(await firstCaught(replayUnderNewId, noDoubleAction)).toBeDefined();
+  });
+
+  it('(b) catches a provider that reports an outage as a rejection', async () => {
+    expect(await firstCaught(outageAsRejection, outageNeverCounts)).toBeDefined();
+  });
+
+  it('(c) catches a provider blind to a person stopping the machine', async () => {
+    expect(await firstCaught(blindToPersonStop, neverPowerOnStopped)).toBeDefined();
+  });
+
+  it('(e) catches a provider that says a reset machine is fenced without looking', async () => {
+    expect(await firstCaught(fenceWithoutLooking, taintOnlyWhenFenced)).toBeDefined();
+  });
+
+  it('(d) catches a policy bound tighter than the one the controller ran with', async () => {
+    const r = await run(1);
+    const tighter = { ...r.policy, stormGuard: { ...r.policy.stormGuard, maxInFlight: 1 } };
+    expect(maxInFlight(r.history.entries, tighter).length).toBeGreaterThan(0);
+  });
+});

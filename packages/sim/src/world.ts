@@ -1,0 +1,372 @@
+// The simulated world around the controller: Nodes in SimKube whose Ready condition follows
+// their kubelet and their machine in SimCloud, and the scheduled faults applied to both.
+// A kubelet hangs (Ready=Unknown, as the node lifecycle controller reports a silent kubelet);
+// a power cycle Nova carried out restarts it (cured, or still hung when the fault survives
+// reboots), booting for BOOT_MS; a machine that is off leaves its Node Unknown (no kubelet
+// shutdown announcement in this slice). Each Ready, schedulable node runs two pods (a
+// ReplicaSet's): an evicted pod goes when its kubelet confirms, else stays Terminating until
+// the kubelet is back or the pod GC force-deletes it under node.kubernetes.io/out-of-service,
+// whose arrival is recorded with the truth (is the machine really fenced?). Status writes go
+// around the fault switches: the kubelet is another client of the apiserver than the
+// controller.
+import type { KubeNode, KubeObject } from '@noderepair/core/kube';
+import { readyTexts } from '@noderepair/core/testing';
+import type { Agenda } from './agenda.js';
+import type { Fault } from './schedule.js';
+import type { History } from './history.js';
+import type { SimCloud } from './sim-cloud.js';
+import type { SimKube } from './sim-kube.js';
+
+/** How long a machine takes from a power cycle until its kubelet posts again. */
+export const BOOT_MS = 90_000;
+
+interface Kubelet {
+  hung: boolean;
+  cure?: 'power-cycle' | 'self';
+  bootingUntil: number;
+  /** The last renewal of the kubelet's Lease while it was down (undefined while it runs). */
+  lastRenew?: number;
+  /** The machine's boot count when the Node last went NotReady (undefined while Ready). */
+  notReadyAtBoot?: number;
+}
+
+const OutOfService = 'node.kubernetes.io/out-of-service';
+
+/** The machine behind a Node (its providerID). */
+export const machineOf = (node: string) => `sim://${node}`;
+
+/** Nodes, kubelets and machines, and the faults applied to them. */
+export class World {
+  private readonly kubelets = new Map<string, Kubelet>();
+  /** Faults active now, by kind (for the report of what a state write happened during). */
+  readonly active = new Map<string, number>();
+  private readonly tainted = new Set<string>();
+  private lagMax = 0;
+  /** Arms a controller crash (the run loop owns the controller); set by the run. */
+  onCrash: (point: 'idle' | 'before-send' | 'after-send') => void = () => undefined;
+  private pods = 0;
+
+  constructor(
+    private readonly kube: SimKube,
+    private readonly cloud: SimCloud,
+    private readonly agenda: Agenda,
+    private readonly history: History,
+    private readonly now: () => number,
+    private readonly t0: number,
+    private readonly rand: () => number,
+  ) {
+    cloud.onPowerCycle = (m) => {
+      const node = m.id.replace(/^sim:\/\//, '');
+      const k = this.kubelets.get(node);
+      if (k === undefined) return;
+      if (k.hung && k.cure === 'power-cycle') {
+        k.hung = false;
+        delete k.cure;
+      }
+      k.bootingUntil = this.now() + BOOT_MS;
+      this.post(node);
+      this.agenda.at(k.bootingUntil, () => this.post(node));
+    };
+    kube.nodeLease = (name) => {
+      const k = this.kubelets.get(name);
+      if (k === undefined) return undefined;
+      const at = this.kubeletUp(name)
+        ? this.now() - (this.now() % 10_000)
+        : (k.lastRenew ?? this.t0);
+      return {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name, namespace: 'kube-node-lease' },
+        spec: {
+          holderIdentity: name,
+          leaseDurationSeconds: 40,
+          renewTime: new Date(at).toISOString(),
+        },
+      } as KubeObject;
+    };
+    kube.kubeletConfirms = (pod) => {
+      const node = (pod as { spec?: { nodeName?: string } }).spec?.nodeName ?? '';
+      return this.kubeletUp(node);
+    };
+    kube.onNodeChange((name, n) => {
+      this.taintChanged(name, n);
+      if (n !== undefined && this.kubeletUp(name)) this.kubeletBack(name, n);
+    });
+  }
+
+  /** The kubelet runs and posts: machine on, not hung, booted. */
+  private kubeletUp(name: string): boolean {
+    const k = this.kubelets.get(name);
+    const m = this.cloud.machines.get(machineOf(name));
+    return k !== undefined && m?.power === 'On' && !k.hung && this.now() >= k.bootingUntil;
+  }
+
+  /** The out-of-service taint arrived: record the truth, then the pod GC force-deletes. */
+  private taintChanged(name: string, n: KubeNode | undefined): void {
+    const has = n?.spec?.taints?.some((t) => t.key === OutOfService) === true;
+    if (!has) {
+      this.tainted.delete(name);
+      return;
+    }
+    if (this.tainted.has(name)) return;
+    this.tainted.add(name);
+    const m = this.cloud.machines.get(machineOf(name))!;
+    const k = this.kubelets.get(name)!;
+    const cycled = k.notReadyAtBoot !== undefined && m.boots > k.notReadyAtBoot;
+    const fenced = m.power === 'Off' || cycled;
+    const why =
+      m.power === 'Off'
+        ? 'machine off'
+        : cycled
+          ? `power-cycled since NotReady (boot ${k.notReadyAtBoot} -> ${m.boots})`
+          : `machine on, not power-cycled since NotReady (boot ${m.boots})`;
+    this.history.add({ kind: 'taint', node: name, fenced, why });
+    for (const p of this.podsOn(name)) this.kube.remove('Pod', p.metadata!.name!, 'default');
+  }
+
+  private podsOn(name: string): KubeObject[] {
+    return this.kube
+      .all<KubeObject & { spec?: { nodeName?: string } }>('Pod')
+      .filter((p) => p.spec?.nodeName === name);
+  }
+
+  /** The kubelet is up: terminating pods go; a schedulable node with none gets two. */
+  private kubeletBack(name: string, n: KubeNode): void {
+    const pods = this.podsOn(name);
+    for (const p of pods)
+      if (p.metadata?.deletionTimestamp !== undefined)
+        this.kube.remove('Pod', p.metadata.name!, 'default');
+    if (pods.length > 0 || n.spec?.unschedulable === true) return;
+    for (let i = 0; i < 2; i++) {
+      const podName = `${name}-pod-${++this.pods}`;
+      this.kube.put('Pod', {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: podName,
+          namespace: 'default',
+          ownerReferences: [
+            {
+              apiVersion: 'apps/v1',
+              kind: 'ReplicaSet',
+              name: 'app',
+              uid: 'rs-1',
+              controller: true,
+            },
+          ],
+        },
+        spec: { nodeName: name, containers: [{ name: 'app', image: 'app' }] },
+        status: { phase: 'Running' },
+      } as KubeObject);
+    }
+  }
+
+  /** The delay of the next watch delivery: 0, or up to the active watch-lag fault's maximum. */
+  watchLag(): number {
+    return this.lagMax > 0 ? Math.floor(this.rand() * this.lagMax) : 0;
+  }
+
+  /** Adds a Ready node on a running machine, in a zone. */
+  addNode(name: string, zone: string): void {
+    this.cloud.add(machineOf(name));
+    this.kubelets.set(name, { hung: false, bootingUntil: 0 });
+    const node: KubeNode = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name,
+        labels: { 'topology.kubernetes.io/zone': zone, 'kubernetes.io/hostname': name },
+        annotations: {},
+        creationTimestamp: new Date(this.t0 - 24 * 3600_000).toISOString(),
+      },
+      spec: { providerID: machineOf(name) },
+      status: {
+        conditions: [this.readyCondition(name, this.t0 - 3600_000)],
+        nodeInfo: { bootID: `${name}-boot-1` },
+      },
+    } as KubeNode;
+    this.kube.put('Node', node);
+    this.post(name);
+  }
+
+  /** What the Ready condition says now. */
+  private readyText(name: string): 'ready' | 'unknown' {
+    return this.kubeletUp(name) ? 'ready' : 'unknown';
+  }
+
+  private readyCondition(name: string, since: number) {
+    const iso = new Date(since).toISOString();
+    return {
+      type: 'Ready',
+      ...readyTexts[this.readyText(name)],
+      lastTransitionTime: iso,
+      lastHeartbeatTime: iso,
+    };
+  }
+
+  /** The kubelet (or the node lifecycle controller) posts the Node's status if it changed. */
+  post(name: string): void {
+    const n = this.kube.peek<KubeNode>('Node', name);
+    if (n === undefined) return;
+    const m = this.cloud.machines.get(machineOf(name))!;
+    const k = this.kubelets.get(name)!;
+    if (this.kubeletUp(name)) {
+      delete k.notReadyAtBoot;
+      delete k.lastRenew;
+      this.kubeletBack(name, n);
+    } else {
+      k.notReadyAtBoot ??= m.boots;
+      k.lastRenew ??= this.now() - (this.now() % 10_000);
+    }
+    // The bootID is the kubelet's to post: a hung or booting kubelet posts nothing.
+    const bootID = this.kubeletUp(name)
+      ? `${name}-boot-${m.boots}`
+      : (n.status?.nodeInfo?.bootID ?? `${name}-boot-${m.boots}`);
+    const cur = n.status?.conditions?.find((c) => c.type === 'Ready');
+    const want = readyTexts[this.readyText(name)];
+    if (cur?.status === want.status && n.status?.nodeInfo?.bootID === bootID) return;
+    const since =
+      cur?.status === want.status ? Date.parse(cur.lastTransitionTime ?? '') : this.now();
+    this.kube.put('Node', {
+      ...n,
+      status: {
+        ...n.status,
+        conditions: [this.readyCondition(name, since)],
+        nodeInfo: { ...n.status?.nodeInfo, bootID },
+      },
+    } as KubeNode);
+  }
+
+  /** Puts every fault of the schedule on the agenda (begin and end). */
+  schedule(faults: readonly Fault[]): void {
+    for (const f of faults) this.agenda.at(this.t0 + f.at, () => this.begin(f));
+  }
+
+  private window(
+    name: string,
+    until: number,
+    on: () => void,
+    off: () => void,
+    detail?: string,
+  ): void {
+    on();
+    this.active.set(name, (this.active.get(name) ?? 0) + 1);
+    this.history.add({
+      kind: 'fault',
+      fault: `${name} begins`,
+      ...(detail !== undefined ? { detail } : {}),
+    });
+    this.agenda.at(this.t0 + until, () => {
+      const left = (this.active.get(name) ?? 1) - 1;
+      if (left > 0) this.active.set(name, left);
+      else {
+        this.active.delete(name);
+        off();
+      }
+      this.history.add({ kind: 'fault', fault: `${name} ends` });
+    });
+  }
+
+  private begin(f: Fault): void {
+    const { kube, cloud } = this;
+    switch (f.kind) {
+      case 'kubelet-hang': {
+        const k = this.kubelets.get(f.node)!;
+        k.hung = true;
+        k.cure = f.cure;
+        this.history.add({
+          kind: 'fault',
+          fault: 'kubelet hangs',
+          target: f.node,
+          detail: `cure=${f.cure}`,
+        });
+        this.post(f.node);
+        if (f.recoverAt !== undefined)
+          this.agenda.at(this.t0 + f.recoverAt, () => {
+            if (!k.hung) return;
+            k.hung = false;
+            delete k.cure;
+            this.history.add({ kind: 'fault', fault: 'kubelet recovers', target: f.node });
+            this.post(f.node);
+          });
+        return;
+      }
+      case 'kube-outage':
+        return this.window(
+          'kube-outage',
+          f.until,
+          () => (kube.faults.outage = true),
+          () => (kube.faults.outage = false),
+        );
+      case 'kube-timeouts':
+        return this.window(
+          'kube-timeouts',
+          f.until,
+          () => (kube.faults.timeoutRate = f.rate),
+          () => (kube.faults.timeoutRate = 0),
+          `rate=${f.rate}`,
+        );
+      case 'kube-conflicts':
+        return this.window(
+          'kube-conflicts',
+          f.until,
+          () => (kube.faults.conflictRate = f.rate),
+          () => (kube.faults.conflictRate = 0),
+          `rate=${f.rate}`,
+        );
+      case 'cloud-outage':
+        return this.window(
+          'cloud-outage',
+          f.until,
+          () => (cloud.faults.outage = true),
+          () => (cloud.faults.outage = false),
+        );
+      case 'lost-replies':
+        return this.window(
+          'lost-replies',
+          f.until,
+          () => (cloud.faults.lostReplyRate = f.rate),
+          () => (cloud.faults.lostReplyRate = 0),
+          `rate=${f.rate}`,
+        );
+      case 'cloud-5xx':
+        return this.window(
+          'cloud-5xx',
+          f.until,
+          () => (cloud.faults.fiveXXRate = f.rate),
+          () => (cloud.faults.fiveXXRate = 0),
+          `rate=${f.rate}`,
+        );
+      case 'nova-action-errors':
+        return this.window(
+          'nova-action-errors',
+          f.until,
+          () => (cloud.faults.actionErrorRate = f.rate),
+          () => (cloud.faults.actionErrorRate = 0),
+          `rate=${f.rate}`,
+        );
+      case 'watch-lag':
+        return this.window(
+          'watch-lag',
+          f.until,
+          () => (this.lagMax = f.maxMs),
+          () => (this.lagMax = 0),
+          `max=${f.maxMs}ms`,
+        );
+      case 'controller-crash':
+        this.history.add({ kind: 'fault', fault: 'controller crash armed', detail: f.point });
+        return this.onCrash(f.point);
+      case 'person-stop': {
+        this.history.add({ kind: 'fault', fault: 'person stops machine', target: f.node });
+        cloud.personStop(machineOf(f.node));
+        this.post(f.node);
+        if (f.startAt !== undefined)
+          this.agenda.at(this.t0 + f.startAt, () => {
+            this.history.add({ kind: 'fault', fault: 'person starts machine', target: f.node });
+            cloud.personStart(machineOf(f.node));
+          });
+        return;
+      }
+    }
+  }
+}

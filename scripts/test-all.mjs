@@ -127,7 +127,7 @@ async function runSuite(s) {
     status,
     passed,
     failed,
-    failures: failuresOf(file, s.kind),
+    failures: failuresOf(file, s.kind, log),
     wallS,
     cpuS: childrenCpuFromTimes(timesFile),
     files: s.kind === 'check' ? [] : fileSeconds(file),
@@ -146,19 +146,33 @@ function childrenCpuFromTimes(file) {
 }
 
 /** The failed tests of a suite's JSON report: file, name, the first lines of the first error. */
-function failuresOf(file, kind) {
+function failuresOf(file, kind, log) {
   if (kind === 'check' || !existsSync(file)) return [];
   const j = JSON.parse(readFileSync(file, 'utf8'));
   const out = [];
   for (const f of j.testResults ?? []) {
     const failedTests = (f.assertionResults ?? []).filter((t) => t.status === 'failed');
-    // A file that failed without a failed test (a hook or an import threw) has its message here.
+    // A file that failed without a failed test (a hook or an import threw) has its message here;
+    // vitest's JSON leaves it empty when a describe's beforeAll threw (its tests are "skipped"),
+    // so the error is taken from the suite's log, where the default reporter printed it.
     if (failedTests.length === 0 && f.status === 'failed')
-      out.push({ file: f.name, test: '(file)', message: f.message ?? '' });
+      out.push({ file: f.name, test: '(file)', message: f.message || suiteErrorFromLog(log, f.name) });
     for (const t of failedTests)
       out.push({ file: f.name, test: t.fullName ?? t.title, message: (t.failureMessages ?? []).join('\n') });
   }
   return out;
+}
+
+/** The error the default reporter printed under "FAIL  <file> > <describe>" (a hook's throw). */
+function suiteErrorFromLog(log, file) {
+  if (!existsSync(log)) return '';
+  // eslint-disable-next-line no-control-regex -- ANSI colour codes in the log
+  const lines = readFileSync(log, 'utf8').replace(/\x1b\[[0-9;]*m/g, '').split('\n');
+  const base = file.split('/').pop();
+  const at = lines.findIndex((l) => /^\s*FAIL\s/.test(l) && l.includes(base));
+  if (at < 0) return `(no message in the JSON report; see ${relative(root, log)})`;
+  const end = lines.findIndex((l, i) => i > at && /^⎯{3,}/.test(l));
+  return lines.slice(at, end < 0 ? at + 12 : Math.min(end, at + 12)).join('\n');
 }
 
 // CI keeps the end of this output: name every failure there, with the first lines of its error,

@@ -4,7 +4,7 @@
 // stays when the remediation releases the Node; the taint the remediation added itself is
 // removed (controller-outage.int.test.ts).
 import { useControlPlane } from '@noderepair/envtest/vitest';
-import { NodeResource, type KubeNode } from '@noderepair/core/kube';
+import { isConflict, NodeResource, type KubeNode } from '@noderepair/core/kube';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   buildWorld,
@@ -38,24 +38,33 @@ describe('OpenStackRemediation controller: the out-of-service taint is removed o
       const ctl = startController(env.kubeConfig, ns);
       try {
         await until('Ready=Unknown', async () => (await readyStatus(w)) === 'Unknown', 30_000);
-        // The operator fenced the machine by hand and said so on the Node.
-        const before = await w.node();
+        // The operator fenced the machine by hand and said so on the Node: read, modify, write
+        // with the read's resourceVersion, again on a 409 (kube-controller-manager's node
+        // lifecycle controller taints the unreachable Node in the same seconds).
         const theirs = { key: OOS, value: 'operator-fenced', effect: 'NoExecute' };
-        await w.nodeClient.patch(
-          NodeResource,
-          w.nodeName,
-          {
-            type: 'merge',
-            body: {
-              spec: {
-                taints: [...(before.spec?.taints ?? []), theirs],
-                ...(operatorCordoned ? { unschedulable: true } : {}),
+        for (let tries = 1; ; tries++) {
+          const before = await w.node();
+          try {
+            await w.nodeClient.patch(
+              NodeResource,
+              w.nodeName,
+              {
+                type: 'merge',
+                body: {
+                  spec: {
+                    taints: [...(before.spec?.taints ?? []), theirs],
+                    ...(operatorCordoned ? { unschedulable: true } : {}),
+                  },
+                },
+                resourceVersion: before.metadata?.resourceVersion,
               },
-            },
-            resourceVersion: before.metadata?.resourceVersion,
-          },
-          {},
-        );
+              {},
+            );
+            break;
+          } catch (e) {
+            if (!isConflict(e) || tries >= 10) throw e;
+          }
+        }
         await w.createRemediation();
         const fenced = await until(
           'Fenced=True',

@@ -1,10 +1,52 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /**
- * Asks the kernel for a free loopback port. Parallel workers cannot collide: each call
- * gets a distinct ephemeral port while it is held, and ports are used right after.
+ * Asks for a free loopback port that no outgoing connection can take from us.
+ *
+ * A port the kernel hands out for `listen(0)` comes from the ephemeral range
+ * (net.ipv4.ip_local_port_range, 32768-60999 by default), the same range it uses for the
+ * source port of every outgoing connection. Between this check and the server's bind (and
+ * across an apiserver restart on the same port) a busy neighbour (another CI lane's
+ * OpenStack services, a VM's port forwards) can take it as a source port, and the server
+ * fails with EADDRINUSE. So the port is chosen below that range, at random, and checked by
+ * binding it; only when no such port is found does it fall back to the kernel's choice.
  */
-export function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
+  const [low] = ephemeralRange();
+  const from = 20_000;
+  const to = Math.min(low, 32_768) - 1;
+  for (let i = 0; i < 64 && to > from; i++) {
+    const port = from + Math.floor(Math.random() * (to - from + 1));
+    if (await bindable(port)) return port;
+  }
+  return kernelPort();
+}
+
+/** The kernel's range for outgoing connections' source ports (Linux); the default elsewhere. */
+export function ephemeralRange(): [number, number] {
+  try {
+    const [a, b] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    if (Number.isInteger(a) && Number.isInteger(b)) return [a as number, b as number];
+  } catch {
+    // Not Linux: the IANA dynamic range.
+  }
+  return [49_152, 65_535];
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen({ port, host: '127.0.0.1', exclusive: true }, () => srv.close(() => resolve(true)));
+  });
+}
+
+function kernelPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();

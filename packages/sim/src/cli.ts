@@ -1,13 +1,21 @@
 // `SEED=123 pnpm --filter @noderepair/sim run sim`: runs one seed and prints its history and
 // the verdict; exits 1 when an invariant is violated. NODES and MINUTES change the shape;
+// POLICY=hard-first runs a HardReboot-first ladder (policy.ts);
 // SEEDS=1-50 runs a range and prints one summary line per seed (the developers' longer mode).
 import { checkAll } from './invariants.js';
+import { namedPolicyDocs } from './policy.js';
 import { report } from './report.js';
 import { runSim } from './run.js';
 
 const env = process.env;
 const nodes = Number(env['NODES'] ?? 30);
 const minutes = Number(env['MINUTES'] ?? 120);
+const policyName = env['POLICY'] ?? 'default';
+const policyDoc = namedPolicyDocs[policyName];
+if (policyDoc === undefined)
+  throw new Error(
+    `POLICY=${policyName}: expected one of ${Object.keys(namedPolicyDocs).join(', ')}`,
+  );
 let failed = 0;
 const range = /^(\d+)-(\d+)$/.exec(env['SEEDS'] ?? '');
 const seeds =
@@ -18,7 +26,7 @@ const seeds =
       )
     : [Number(env['SEED'] ?? 1)];
 for (const seed of seeds) {
-  const r = await runSim({ seed, nodes, minutes });
+  const r = await runSim({ seed, nodes, minutes, policyDoc });
   const v = checkAll(r.history.entries, r.policy);
   if (v.length > 0) failed++;
   const text = report(r, v, seeds.length === 1);

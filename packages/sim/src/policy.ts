@@ -23,3 +23,19 @@ export const simPolicyDoc = {
   },
   drain: { enabled: true, timeout: '5m', outOfServiceAfter: '2m' },
 } as const;
+
+/**
+ * A ladder that starts with HardReboot (a site whose guests do not answer an ACPI reboot):
+ * the drain ends and the power action goes out in the same reconcile, so a person's stop
+ * DURING the drain is what decides whether the machine is powered on. `POLICY=hard-first`.
+ */
+export const hardRebootFirstPolicyDoc = {
+  ...simPolicyDoc,
+  ladder: [{ action: 'HardReboot', timeout: '5m', attempts: 2 }],
+} as const;
+
+/** The policies the CLI runs by name (POLICY=...). */
+export const namedPolicyDocs: Record<string, unknown> = {
+  default: simPolicyDoc,
+  'hard-first': hardRebootFirstPolicyDoc,
+};

@@ -18,6 +18,7 @@ import {
   outageAsRejection,
   replayUnderNewId,
 } from './mutants.js';
+import { hardRebootFirstPolicyDoc } from './policy.js';
 import { report } from './report.js';
 import { runSim, type RunResult } from './run.js';
 
@@ -92,6 +93,26 @@ describe('simulator: 20 seeds, 30 nodes, 2 virtual hours', () => {
     const text = (r: RunResult) => r.history.entries.map(formatEntry).join('\n');
     expect(text(b)).toBe(text(a));
     expect(text(await runSim({ seed: 8, ...shape }))).not.toBe(text(a));
+  });
+});
+
+/**
+ * A HardReboot-first ladder: the drain ends and the HardReboot goes out in the same pass. A
+ * person stops the machine DURING the drain (seed 144: at 30:21, the unreachable node's drain
+ * ends at 32:20; seed 101 alike), and the HardReboot decided before the drain powered it on.
+ * Fixed in core (autorepair/power-after-drain.ts: asked again when a drain of several passes
+ * ends); on the code before, these seeds fail (c).
+ */
+describe('simulator: a HardReboot-first ladder, a person stops the machine during the drain', () => {
+  it.each([101, 144])('seed %i passes every invariant: the machine stays off', async (seed) => {
+    const r = await runSim({ seed, ...shape, policyDoc: hardRebootFirstPolicyDoc });
+    const v = checkAll(r.history.entries, r.policy);
+    expect(v, report(r, v, false)).toEqual([]);
+    expect(r.history.entries.some((e) => e.kind === 'executed' && e.by === 'person')).toBe(true);
+    // The stop was seen and held the action: the power state answered Off by request.
+    expect(
+      r.history.entries.some((e) => e.kind === 'power' && /byRequest=true/.test(formatEntry(e))),
+    ).toBe(true);
   });
 });
 

@@ -7,6 +7,7 @@ import type { NodeSnapshot } from '../health/node.js';
 import type { ActionOutcome, DrainReport, RepairAction } from '../health/decide.js';
 import type { FenceRecord } from '../health/state.js';
 import type { RemediationStepKind } from '../health/policy.js';
+import type { PowerState } from '../health/machine.js';
 import { DryRunProvider } from '../provider/dry-run.js';
 import type {
   ActionRequest,
@@ -78,6 +79,7 @@ const repair = (dryRun: boolean): RepairAction[] => [
     dryRun,
     remediationId: 'n1/1',
     startedAt: 0,
+    firstPass: true,
     unreachable: false,
     timeoutMs: 60_000,
     outOfServiceAfterMs: 60_000,
@@ -537,5 +539,96 @@ describe('Mutex', () => {
     ]);
     expect(trace).toEqual(['a in', 'a out', 'b in', 'b out', 'c in', 'c out']);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  });
+});
+
+// A drain that ran over several reconciles ends, and the HardReboot decided before it began
+// would go out in the same pass: a person may have stopped the machine during the drain
+// (found by the simulator, POLICY=hard-first seeds 101 and 144). The power state is asked
+// once more, and only a running, crashed or gone machine lets the action go (power-after-drain.ts).
+describe('executeActions: the power action after a drain of several passes', () => {
+  class PoweredProviderForTest extends FakeMachineProviderForTest {
+    readonly powerQueries: string[] = [];
+    constructor(public power: PowerState | Error) {
+      super({ kind: 'Accepted', message: '' });
+    }
+    async powerState(m: { node: string; providerID: string }): Promise<PowerState> {
+      this.powerQueries.push(m.providerID);
+      if (this.power instanceof Error) throw this.power;
+      return this.power;
+    }
+  }
+  const hardAfterDrain = (firstPass: boolean, action: RemediationStepKind = 'HardReboot') =>
+    repair(false)
+      .slice(1)
+      .map((a): RepairAction => {
+        if (a.type === 'Drain') return { ...a, firstPass };
+        if (a.type === 'Remediate') return { ...a, action, actionId: `n1/1/${action}-1` };
+        return a;
+      });
+  async function drained(
+    power: PowerState | Error,
+    firstPass = false,
+    action?: RemediationStepKind,
+  ) {
+    const s = setup();
+    s.port.pods = [];
+    const provider = new PoweredProviderForTest(power);
+    const r = await executeActions(hardAfterDrain(firstPass, action), s.target(), {
+      ...s.deps,
+      provider,
+    });
+    return { s, provider, r };
+  }
+
+  it('a machine stopped on request during the drain: the HardReboot is not sent, nothing recorded', async () => {
+    const { s, provider, r } = await drained({
+      kind: 'Off',
+      byRequest: true,
+      evidence: 'stop by user alice',
+    });
+    expect(provider.powerQueries).toEqual(['openstack:///abc']);
+    expect(provider.requests).toEqual([]);
+    expect(s.outcomes).toEqual([]);
+    expect(r).toEqual({ remediated: false, aborted: false, retryAfterMs: 5000 });
+    // The drain's end is recorded: the next reconcile re-issues through the decision's gate.
+    expect(s.drains).toEqual([{ remediationId: 'n1/1', ended: { at: 42, outcome: 'Drained' } }]);
+    expect(s.events.at(-1)).toMatchObject({ type: 'Normal', reason: 'NodeShutDown' });
+    expect(s.events.at(-1)?.note).toContain('stop by user alice');
+  });
+
+  it('no answer (an outage, a throw): not sent, a Warning', async () => {
+    for (const power of [
+      { kind: 'Unavailable', reason: 'Nova 503' } as const,
+      new Error('socket hang up'),
+    ]) {
+      const { s, provider, r } = await drained(power);
+      expect(provider.requests).toEqual([]);
+      expect(r.retryAfterMs).toBe(5000);
+      expect(s.events.at(-1)).toMatchObject({ type: 'Warning', reason: 'ProviderUnavailable' });
+    }
+  });
+
+  it('running, crashed (off, no request) or gone: sent in the same pass', async () => {
+    for (const power of [
+      { kind: 'On' } as const,
+      { kind: 'Off', byRequest: false, evidence: 'crashed' } as const,
+      { kind: 'Gone', evidence: 'deleted' } as const,
+    ]) {
+      const { provider, r } = await drained(power);
+      expect(provider.powerQueries).toHaveLength(1);
+      expect(provider.requests.map((q) => q.action)).toEqual(['HardReboot']);
+      expect(r.remediated).toBe(true);
+    }
+  });
+
+  it('asks nothing when the drain began in this pass or the action cannot power a machine on', async () => {
+    const stopped = { kind: 'Off', byRequest: true, evidence: 'stop' } as const;
+    const first = await drained(stopped, true);
+    expect(first.provider.powerQueries).toEqual([]);
+    expect(first.provider.requests).toHaveLength(1);
+    const soft = await drained(stopped, false, 'SoftReboot');
+    expect(soft.provider.powerQueries).toEqual([]);
+    expect(soft.provider.requests.map((q) => q.action)).toEqual(['SoftReboot']);
   });
 });

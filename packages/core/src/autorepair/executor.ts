@@ -28,6 +28,7 @@ import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import { errorFields, type RuntimeLogger } from '../runtime/logger.js';
 import { drainEvent, drainingEvent, EventReasons, remediationEvent } from './events.js';
 import { runFenceStep } from './fence-step.js';
+import { needsPowerAfterDrain, powerAllowsAfterDrain } from './power-after-drain.js';
 import { runReplaceStep, type NodeDeletePort } from './replace-step.js';
 import type { ReplaceReport } from '../health/replace.js';
 import type { AutoRepairMetrics } from './metrics.js';
@@ -165,7 +166,7 @@ export async function executeActions(
   let retryAfterMs: number | undefined;
   let replaced = false;
   const log = deps.log.child({ node: target.node });
-  for (const action of actions) {
+  for (const [i, action] of actions.entries()) {
     // Stopping (shutdown or lost leadership): leave the rest to the next leader, which
     // re-issues an unfinished Remediate with the same id from the persisted intent.
     if (target.signal.aborted) return { remediated, aborted: true };
@@ -220,6 +221,22 @@ export async function executeActions(
           // Pods are left: the actions after the drain wait for a later pass.
           retryAfterMs = Math.min(retryAfterMs ?? r.afterMs, r.afterMs);
           return { remediated, aborted: false, retryAfterMs };
+        }
+        // Drained after several passes: is the machine still on (power-after-drain.ts)?
+        const next = actions[i + 1];
+        if (
+          needsPowerAfterDrain(action, next, deps.provider, target.providerID) &&
+          !(await powerAllowsAfterDrain(
+            next,
+            { node: target.node, providerID: target.providerID ?? '' },
+            deps,
+            target.signal,
+            log,
+          ))
+        ) {
+          if (target.signal.aborted) return { remediated, aborted: true };
+          const wait = backoffDelay(ProviderUnavailableBackoff, next.replays ?? 0, 0);
+          return { remediated, aborted: false, retryAfterMs: wait };
         }
         break;
       }

@@ -58,6 +58,7 @@ describe('a Node replaced under the same name during a repair (real kube-apiserv
         dryRun: false,
         remediationId: `${name}/1`,
         startedAt: Date.now(),
+        firstPass: true,
         unreachable: true,
         timeoutMs: 60_000,
         outOfServiceAfterMs: 60_000,

@@ -29,6 +29,13 @@ export type RepairAction =
       /** The remediation the drain belongs to (recordDrain ignores a stale report). */
       remediationId: string;
       startedAt: number;
+      /**
+       * The drain starts in this reconcile: the power state asked before the repair's first
+       * action is fresh. Otherwise a drain that ends in this pass was running while a person
+       * could stop the machine, and the shell asks again before an action that can power it
+       * on goes out in the same pass (power-before-action.ts sendsAfterDrain).
+       */
+      firstPass: boolean;
       /** When an earlier pass last had an eviction accepted. */
       lastEvictedAt?: number;
       unreachable: boolean;

@@ -73,6 +73,7 @@ export function drainPhase(
         policy,
         dryRun,
         `repair ${rem.id}: draining before ${current.action}`,
+        now,
       ),
       remediateAction(
         current,
@@ -127,7 +128,7 @@ export function replayIntent(
     return decision(
       j,
       enter(j, { ...s, remediation: remD }, 'Remediating'),
-      [drainAction(remD, drain, policy, dryRun, why), reissue],
+      [drainAction(remD, drain, policy, dryRun, why, now), reissue],
       `intent ${current.actionId} has no completion: draining, then re-issued with the same id`,
       policy.drain.timeoutMs,
     );

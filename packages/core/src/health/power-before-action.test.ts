@@ -102,10 +102,11 @@ const sent = (d: RepairDecision) => d.actions.filter((a) => a.type === 'Remediat
 const attempt = (d: RepairDecision) => d.nextState?.remediation?.intent;
 
 describe('before an action that can power the machine on, the power state is asked again', () => {
-  it('HardReboot and Rebuild can power a machine on; SoftReboot, Replace and site steps are not asked about', () => {
+  it('HardReboot and Rebuild can power a machine on, Replace deletes it; SoftReboot and site steps are not asked about', () => {
     expect(canPowerOn('HardReboot')).toBe(true);
     expect(canPowerOn('Rebuild')).toBe(true);
-    for (const a of ['SoftReboot', 'Replace', 'Command', 'Webhook'] as const)
+    expect(canPowerOn('Replace')).toBe(true);
+    for (const a of ['SoftReboot', 'Command', 'Webhook'] as const)
       expect(canPowerOn(a)).toBe(false);
   });
 
@@ -196,6 +197,37 @@ describe('before an action that can power the machine on, the power state is ask
     expect(sent(decideRepair({ ...obs, power: stopped }, st, policy, later))).toEqual([]);
     expect(sent(decideRepair({ ...obs, power: on }, st, policy, later))).toMatchObject([
       { action: 'HardReboot', attempt: 2 },
+    ]);
+  });
+});
+
+describe('a Replace (opted in) deletes the machine: asked before it too', () => {
+  // SoftReboot x1, HardReboot x1, Replace: the HardReboot's timeout ends on fresh evidence.
+  const withReplace = resolve({
+    ladder: [
+      { action: 'SoftReboot', timeout: '10m', attempts: 1 },
+      { action: 'HardReboot', timeout: '15m', attempts: 1 },
+      { action: 'Replace', timeout: '30m', attempts: 1 },
+    ],
+  });
+
+  it('stopped on request after the HardReboot: no Replace under Wait; a running machine is replaced', () => {
+    const first = decideRepair(reported(on), inRepair('Succeeded', withReplace), withReplace, LATE);
+    const hr = sent(first)[0]!;
+    expect(hr).toMatchObject({ action: 'HardReboot' });
+    const st = recordOutcome(first.nextState!, {
+      actionId: hr.type === 'Remediate' ? hr.actionId : '',
+      result: 'Succeeded',
+      at: LATE,
+    });
+    const later = LATE + withReplace.ladder[1]!.timeoutMs + S;
+    const obs: HealthObservation = { ...reported(), leaseRenewTime: iso(LATE + 30 * S) };
+    expect(needsPowerState(obs, st, withReplace, later)).toBe(true);
+    const held = decideRepair({ ...obs, power: stopped }, st, withReplace, later);
+    expect(sent(held)).toEqual([]);
+    expect(held.reason).toMatch(/Replace is not sent/);
+    expect(sent(decideRepair({ ...obs, power: on }, st, withReplace, later))).toMatchObject([
+      { action: 'Replace' },
     ]);
   });
 });

@@ -20,6 +20,7 @@
 // - A provider that cannot be asked: the action goes out as before (power-check.ts's rule).
 // Pure.
 import { ASK_AGAIN_SOON_MS, evidenceAskDueAt } from './fresh-evidence.js';
+import type { PowerState } from './machine.js';
 import type { NodeObservation } from './observation.js';
 import type { RemediationStepKind, RepairPolicy } from './policy.js';
 import { judgeShutdown } from './shutdown.js';
@@ -27,13 +28,28 @@ import type { RepairIntent } from './state.js';
 import { iso } from './time.js';
 
 /**
- * Whether the action can power a machine on: a HARD reboot of a stopped server starts it
- * (Nova), and so does a rebuild. A SoftReboot asks the guest (refused when it is off), a
- * Replace deletes it (a new machine in its place), and the site steps (Command, Webhook) are
- * the site's own programs, which the controller cannot see into. (PowerOff is no ladder step.)
+ * Whether the action overrules a person's stop: a HARD reboot of a stopped server starts it
+ * (Nova), so does a rebuild, and a Replace deletes it (a new, running machine in its place).
+ * A SoftReboot asks the guest (refused when it is off), and the site steps (Command, Webhook)
+ * are the site's own programs, which the controller cannot see into. (PowerOff is no ladder
+ * step.)
  */
 export function canPowerOn(action: RemediationStepKind): boolean {
-  return action === 'HardReboot' || action === 'Rebuild';
+  return action === 'HardReboot' || action === 'Rebuild' || action === 'Replace';
+}
+
+/**
+ * Whether an action that can power the machine on may go out in the pass whose drain just
+ * ended, given the power state asked at that moment. The drain ran over several reconciles
+ * (minutes, up to its timeout) after the last answer; a person may have stopped the machine
+ * in between. Only a running machine, a crashed one (off, no request recorded) or a gone one
+ * lets it go now; anything else (off on request, no answer) leaves the action to the next
+ * reconcile, which re-issues it through judgePowerBeforeAction (the shutdown rule, the
+ * outage's backoff). `undefined`: the provider threw, which is no answer.
+ */
+export function sendsAfterDrain(p: PowerState | undefined): boolean {
+  if (p === undefined) return false;
+  return p.kind === 'On' || p.kind === 'Gone' || (p.kind === 'Off' && !p.byRequest);
 }
 
 /** What the power state asked before an action says. */

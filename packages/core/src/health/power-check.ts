@@ -11,9 +11,9 @@
 // - Past shutdown.failAfter (FailAfter) for a node in a shutdown period: is it still off?
 // - When an attempt of a repair of ours has timed out with the node silent since the action
 //   (fresh-evidence.ts): is the machine running? Only a fresh answer lets the attempt end.
-// - Before the repair sends an action that can power the machine on (HardReboot, Rebuild: an
-//   escalation, a next attempt, a re-issue), and before it moves past an attempt the provider
-//   refused: was the machine stopped on request meanwhile (power-before-action.ts)? Asked
+// - Before the repair sends an action that can power the machine on (HardReboot, Rebuild) or
+//   delete it (Replace): an escalation, a next attempt, a re-issue; and before it moves past
+//   an attempt the provider refused: was the machine stopped on request meanwhile (power-before-action.ts)? Asked
 //   when the decision would send it, so one question per action sent, not per reconcile.
 // Nothing else asks: a node that is healthy, inside its timeout, waiting under Wait, in a
 // repair of ours (but for that timeout), or given up on costs the provider nothing. A manual trigger is a
@@ -26,6 +26,7 @@ import type { HealthObservation } from './node.js';
 import { observeNode } from './observation.js';
 import { canPowerOn } from './power-before-action.js';
 import type { RepairPolicy, ShutdownPolicy } from './policy.js';
+import { isAcceptedReplace } from './replace.js';
 import { shutdownDeadline } from './shutdown.js';
 import type { RepairState } from './state.js';
 import { isInFlight } from './storm-guard.js';
@@ -108,7 +109,8 @@ export function needsPowerBeforeAction(
   now: number,
 ): boolean {
   const intent = state?.remediation?.intent;
-  if (intent === undefined || intent.action === 'Replace' || now < evidenceAskDueAt(intent))
+  // An accepted Replace is the machine going away (replace.ts): nothing to ask before it.
+  if (intent === undefined || isAcceptedReplace(intent) || now < evidenceAskDueAt(intent))
     return false;
   const { power: _asked, ...unasked } = input;
   const d = decideRepair({ ...unasked, canAskPower: false }, state, policy, now);

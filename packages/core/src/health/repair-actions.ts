@@ -45,12 +45,14 @@ export function drainAction(
   policy: RepairPolicy,
   dryRun: boolean,
   reason: string,
+  now: number,
 ): RepairAction {
   const unreachable = rem.cause === 'KubeletUnreachable' || rem.cause === 'StaleHeartbeat';
   return {
     type: 'Drain',
     remediationId: rem.id,
     startedAt: drain.startedAt,
+    firstPass: drain.startedAt === now,
     ...(drain.lastEvictedAt !== undefined ? { lastEvictedAt: drain.lastEvictedAt } : {}),
     unreachable,
     timeoutMs: policy.drain.timeoutMs,

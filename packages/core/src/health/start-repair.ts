@@ -88,7 +88,7 @@ export function startRemediation(j: Judge, s: RepairState, ownsCordon: boolean):
   const actions: RepairAction[] = [];
   if (!alreadyCordoned) actions.push({ type: 'Cordon', dryRun, reason });
   if (policy.drain.enabled)
-    actions.push(drainAction(rem, drain ?? { startedAt: now }, policy, dryRun, reason));
+    actions.push(drainAction(rem, drain ?? { startedAt: now }, policy, dryRun, reason, now));
   actions.push(remediateAction(intent, false, dryRun, reason));
   const next = enter(j, s, 'Remediating', {
     remediation: rem,

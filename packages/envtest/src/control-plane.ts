@@ -8,7 +8,7 @@ import { writeCredentials, type Credentials } from './credentials.js';
 import { kubeConfigFor, writeKubeconfig } from './kubeconfig.js';
 import { ManagedProcess } from './process/managed-process.js';
 import { freePort } from './process/ports.js';
-import { waitFor } from './process/wait.js';
+import { GaveUp, waitFor } from './process/wait.js';
 import { installCRDs, type CRDSource } from './crds.js';
 
 /**
@@ -148,7 +148,15 @@ export class ControlPlane {
       const etcd = new ManagedProcess('etcd', assets.etcd, etcdArgs(dir, etcdUrl, peerPort), join(dir, 'etcd.log'), env);
       etcd.start();
       started.push(etcd);
-      await waitFor('etcd', async () => ((await httpOk(`${etcdUrl}/health`)) ? true : undefined), timeout, 100);
+      await waitFor(
+        'etcd',
+        async () => {
+          if (!etcd.running) throw new GaveUp(`etcd exited (code ${etcd.exitCode}); see ${etcd.logFile}`);
+          return (await httpOk(`${etcdUrl}/health`)) ? true : undefined;
+        },
+        timeout,
+        100,
+      );
 
       const credentials = writeCredentials(dir, nodeNames);
       const port = await freePort();
@@ -378,7 +386,7 @@ async function waitForApiServer(
   await waitFor(
     'kube-apiserver /readyz',
     async () => {
-      if (!proc.running) throw new Error(`kube-apiserver exited; see ${proc.logFile}`);
+      if (!proc.running) throw new GaveUp(`kube-apiserver exited (code ${proc.exitCode}); see ${proc.logFile}`);
       const r = await httpsGet(`${server}/readyz`, caPem, token);
       return r.status === 200 ? true : undefined;
     },

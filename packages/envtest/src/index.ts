@@ -31,4 +31,4 @@ export {
 } from './kubeconfig.js';
 export { ManagedProcess, liveProcesses } from './process/managed-process.js';
 export { freePort } from './process/ports.js';
-export { waitFor } from './process/wait.js';
+export { GaveUp, waitFor } from './process/wait.js';

@@ -14,7 +14,7 @@ import {
   type KubeNode,
   type KubeObject,
 } from '@noderepair/core/kube';
-import { ControlPlane } from '@noderepair/envtest';
+import { ControlPlane, freePort } from '@noderepair/envtest';
 import { useControlPlane } from '@noderepair/envtest/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenStackRemediationResource } from '../src/controller/index.js';
@@ -358,6 +358,60 @@ describe('OpenStackRemediation controller: a Node in a separate workload cluster
       expect((await w.node()).spec?.unschedulable).not.toBe(true);
       expect(w.fake.rebootCount(w.serverId, 'SOFT')).toBe(1);
       expect((await events(w)).some((e) => e.reason === 'CleanedUp')).toBe(true);
+    } finally {
+      await ctl.stop();
+      await w.client.delete(NodeResource, w.nodeName).catch(() => undefined);
+      await w.close();
+    }
+  }, 240_000);
+  it("the workload cluster's apiserver does not answer: NodeVerified=False (NodeUnreadable), nothing sent or escalated; once it answers, the remediation goes on", async () => {
+    const w = await world('osr-wl-down');
+    // Cluster API's kubeconfig, but its server is a port nothing listens on: the workload
+    // apiserver down (or cut off) as the controller sees it.
+    const real = readFileSync(workload.kubeconfigPath, 'utf8');
+    const down = real.replace(workload.server, `https://127.0.0.1:${await freePort()}`);
+    expect(down).not.toBe(real);
+    await publishKubeconfig(w, down);
+    const ctl = startController(env.kubeConfig, w.ns, 'wl-down', 'auto');
+    try {
+      w.kubelet.stopHeartbeats();
+      await until('Ready=Unknown', async () => (await readyStatus(w)) === 'Unknown', 60_000);
+      await w.createRemediation();
+      const held = await until('NodeVerified=False (NodeUnreadable)', async () => {
+        const o = await w.osr();
+        const c = o && (cond(o, 'NodeVerified') as { reason?: string } | undefined);
+        return c?.reason === 'NodeUnreadable' ? { o, c } : undefined;
+      });
+      expect(held.c).toMatchObject({ status: 'False' });
+      expect((held.c as { message?: string }).message).toMatch(
+        new RegExp(
+          `^Node ${w.nodeName} in the workload cluster ${w.ns}/my-cluster cannot be read \\(.+\\): waiting`,
+        ),
+      );
+      const warned = (await events(w)).filter((e) => e.reason === 'NodeUnreadable');
+      expect(warned.length).toBeGreaterThanOrEqual(1);
+      expect(JSON.stringify(warned)).not.toContain(workload.adminToken);
+      // Nothing sent while the Node cannot be read.
+      expect(w.fake.rebootCount(w.serverId)).toBe(0);
+      expect((await w.osr())?.status?.history ?? []).toEqual([]);
+
+      // The apiserver answers again (Cluster API's Secret, as it is): the remediation goes on
+      // and the hold's condition is gone.
+      await w.client.patch(
+        Secret,
+        'my-cluster-kubeconfig',
+        { type: 'merge', body: { data: { value: Buffer.from(real).toString('base64') } } },
+        { namespace: w.ns },
+      );
+      await poke(w, 1);
+      await until(
+        'one SOFT reboot at the fake',
+        async () => (w.fake.rebootCount(w.serverId, 'SOFT') === 1 ? true : undefined),
+        90_000,
+      );
+      const after = await w.osr();
+      expect(after && cond(after, 'NodeVerified')).toBeUndefined();
+      expect((await w.node()).spec?.unschedulable).toBe(true);
     } finally {
       await ctl.stop();
       await w.client.delete(NodeResource, w.nodeName).catch(() => undefined);

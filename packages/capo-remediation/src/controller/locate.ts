@@ -68,7 +68,9 @@ export async function locate(
   }
   const t = target.right;
   const nodes = access.right;
-  const node = await readNodeView(nodes, t.machine.nodeName);
+  const read = await readNodeView(nodes, t.machine.nodeName, ctx.signal);
+  if ('unreadable' in read) return { hold: await nodeUnreadable(io, osr, read.unreadable, ctx) };
+  const node = read.node;
   // Found by name only: before anything touches it (cordon, drain, taint, uncordon, or a
   // reboot judged from its conditions), its providerID must name the target server.
   const mismatch = node && nodeIdentityMismatch(node, t.server.serverId, nodes.via);
@@ -101,15 +103,44 @@ export async function refuseNode(
   return { requeueAfter: UNRESOLVED_RECHECK_MS };
 }
 
+/**
+ * NodeVerified=False (NodeUnreadable) and a Warning event (once per message): the cluster the
+ * Node lives in did not answer (its apiserver down, a network cut, an expired credential).
+ * That is an outage, a reason to wait: no attempt ends, nothing escalates, nothing is written
+ * to a Node that cannot be read; the condition clears once the Node is read again.
+ */
+async function nodeUnreadable(
+  io: RemediationIO,
+  osr: Osr,
+  why: string,
+  ctx: ReconcileContext,
+): Promise<ReconcileResult> {
+  await holdWith(io, osr, why, {
+    condition: CONDITION_NODE_VERIFIED,
+    reason: 'NodeUnreadable',
+    event: 'NodeUnreadable',
+    action: 'Read',
+  });
+  ctx.log.warn({ osr: osr.metadata?.name, reason: why }, 'node cannot be read: waiting');
+  return { requeueAfter: UNRESOLVED_RECHECK_MS };
+}
+
+/** The Node (undefined: none named, or gone), or why it could not be read. */
 async function readNodeView(
   nodes: NodeAccess,
   name: string | undefined,
-): Promise<NodeView | undefined> {
-  if (name === undefined) return undefined;
+  signal: AbortSignal,
+): Promise<{ node: NodeView | undefined } | { unreadable: string }> {
+  if (name === undefined) return { node: undefined };
   try {
-    return readNode(await nodes.client.get<KubeNode>(NodeResource, name));
+    return { node: readNode(await nodes.client.get<KubeNode>(NodeResource, name)) };
   } catch (e) {
-    if (e instanceof NotFoundError) return undefined;
-    throw e;
+    if (e instanceof NotFoundError) return { node: undefined };
+    // Stopping (shutdown, lost lease): no status write, whatever the read said.
+    if (signal.aborted) throw e;
+    const message = e instanceof Error ? e.message : String(e);
+    return {
+      unreadable: `Node ${name} in the ${nodes.via} cannot be read (${message}): waiting, nothing is done until it can (re-read every ${UNRESOLVED_RECHECK_MS / 1000} s)`,
+    };
   }
 }

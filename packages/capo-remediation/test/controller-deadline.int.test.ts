@@ -63,7 +63,12 @@ describe('OpenStackRemediation controller: a step timeout escalates only on fres
             throw new Error(
               `escalated: retryCount ${retries}, ${novaReboots()} reboot(s) in Nova's records`,
             );
-          return cond(o, 'EscalationHeld')?.status === 'True' ? o : undefined;
+          // Two status writes, EscalationHeld then CloudReachable (holdEscalation, then
+          // cloudUnavailable): wait for both, a read may fall between them.
+          return cond(o, 'EscalationHeld')?.status === 'True' &&
+            cond(o, 'CloudReachable')?.status === 'False'
+            ? o
+            : undefined;
         },
         (STEP_S + 30) * 1000,
       );

@@ -1,5 +1,6 @@
 // `SEED=123 pnpm --filter @noderepair/sim run sim`: runs one seed and prints its history and
-// the verdict; exits 1 when an invariant is violated. NODES and MINUTES change the shape;
+// the verdict; exits 1 when an invariant is violated. NODES and MINUTES change the shape,
+// QUIET the fault-free tail after MINUTES (liveness is judged in it);
 // POLICY=hard-first runs a HardReboot-first ladder (policy.ts);
 // SEEDS=1-50 runs a range and prints one summary line per seed (the developers' longer mode).
 import { checkAll } from './invariants.js';
@@ -10,6 +11,7 @@ import { runSim } from './run.js';
 const env = process.env;
 const nodes = Number(env['NODES'] ?? 30);
 const minutes = Number(env['MINUTES'] ?? 120);
+const quietMinutes = env['QUIET'] !== undefined ? Number(env['QUIET']) : undefined;
 const policyName = env['POLICY'] ?? 'default';
 const policyDoc = namedPolicyDocs[policyName];
 if (policyDoc === undefined)
@@ -26,7 +28,13 @@ const seeds =
       )
     : [Number(env['SEED'] ?? 1)];
 for (const seed of seeds) {
-  const r = await runSim({ seed, nodes, minutes, policyDoc });
+  const r = await runSim({
+    seed,
+    nodes,
+    minutes,
+    policyDoc,
+    ...(quietMinutes !== undefined ? { quietMinutes } : {}),
+  });
   const v = checkAll(r.history.entries, r.policy);
   if (v.length > 0) failed++;
   const text = report(r, v, seeds.length === 1);

@@ -2,6 +2,9 @@
 // Written by the simulated world (SimKube, SimCloud, the scheduler), never by the controller
 // under test; pure data, so invariants are plain functions over it and a run prints as text.
 
+/** Who changed a Node's spec: the controller under test, a person, or an operator's tool. */
+export type Actor = 'controller' | 'person' | 'operator';
+
 /** A provider answer as the controller received it (a throw is `Threw`). */
 export type CallAnswer = 'Accepted' | 'Rejected' | 'Unavailable' | 'Threw';
 
@@ -53,7 +56,19 @@ export type HistoryEntry =
    * node.kubernetes.io/out-of-service appeared on a Node. `fenced` is the world's truth at that
    * moment: the machine is off, or was power-cycled since its Node went NotReady.
    */
-  | { t: number; kind: 'taint'; node: string; fenced: boolean; why: string }
+  | { t: number; kind: 'taint'; node: string; fenced: boolean; why: string; by: Actor }
+  /**
+   * A cordon (`mark=cordon`) or a taint (`mark=<taint key>`) appeared on or left a Node's spec,
+   * and who wrote it: the world knows which of its actors writes; every other write is the
+   * controller's.
+   */
+  | { t: number; kind: 'mark'; node: string; mark: string; change: 'added' | 'removed'; by: Actor }
+  /** A Node's Ready condition changed (the kubelet's post, or the lifecycle controller's). */
+  | { t: number; kind: 'ready'; node: string; ready: boolean }
+  /** The controller asked the Eviction API to evict a pod bound to the node (a drain). */
+  | { t: number; kind: 'evict'; node: string; pod: string }
+  /** The run ended here (liveness is judged at this moment). */
+  | { t: number; kind: 'end' }
   /** A reconcile ended in an error (thrown to the controller's rate limiter). */
   | { t: number; kind: 'error'; node: string; message: string };
 

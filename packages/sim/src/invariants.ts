@@ -6,6 +6,7 @@
 import { isInFlight } from '@noderepair/core/health';
 import type { RepairPolicy } from '@noderepair/core/health';
 import type { HistoryEntry } from './history.js';
+import { repairedInTime } from './liveness.js';
 
 /** One broken rule, at a point of the history. */
 export interface Violation {
@@ -138,12 +139,78 @@ export function maxInFlight(h: readonly HistoryEntry[], policy: RepairPolicy): V
  */
 export function taintOnlyWhenFenced(h: readonly HistoryEntry[]): Violation[] {
   return h
-    .filter((e): e is Of<'taint'> => e.kind === 'taint' && !e.fenced)
+    .filter((e): e is Of<'taint'> => e.kind === 'taint' && e.by === 'controller' && !e.fenced)
     .map((e) => ({
       invariant: 'e:taint-only-when-fenced',
       t: e.t,
       message: `out-of-service taint on ${e.node} while ${e.why}`,
     }));
+}
+
+/**
+ * (f) Nothing we did not add is removed: a cordon or a taint someone else put on a Node (a
+ * person, an operator) is never removed by the controller. Who added each mark is the
+ * world's record (marks.ts), not the controller's own `cordoned`/`taintAdded` bookkeeping.
+ */
+export function keepOthersMarks(h: readonly HistoryEntry[]): Violation[] {
+  const out: Violation[] = [];
+  const owner = new Map<string, string>();
+  for (const e of h) {
+    if (e.kind !== 'mark') continue;
+    const k = `${e.node}|${e.mark}`;
+    if (e.change === 'added') owner.set(k, e.by);
+    else {
+      const who = owner.get(k);
+      owner.delete(k);
+      if (e.by === 'controller' && who !== undefined && who !== 'controller')
+        out.push({
+          invariant: 'f:keep-others-marks',
+          t: e.t,
+          message: `${e.node}: the controller removed ${e.mark === 'cordon' ? 'the cordon' : `the taint ${e.mark}`} ${who === 'operator' ? 'an' : 'a'} ${who} added`,
+        });
+    }
+  }
+  return out;
+}
+
+/**
+ * (g) No repair starts on a node another actor holds: while a person's cordon stands on a
+ * node (the ManualCordon actor, on by default), no remediation starts on it, and no eviction
+ * or power call is made on it for a remediation that started after the cordon. A repair
+ * already under way when the person cordoned goes on (that is the controller's design).
+ */
+export function noRepairUnderHold(h: readonly HistoryEntry[], policy: RepairPolicy): Violation[] {
+  if (!policy.coordination.actors.includes('ManualCordon')) return [];
+  const out: Violation[] = [];
+  const heldSince = new Map<string, number>();
+  /** Per node: the current remediation and when it was first recorded. */
+  const current = new Map<string, { id: string; since: number }>();
+  const underHold = (node: string) => {
+    const held = heldSince.get(node);
+    const rem = current.get(node);
+    return held !== undefined && (rem === undefined || rem.since >= held);
+  };
+  const flag = (t: number, node: string, what: string) =>
+    out.push({
+      invariant: 'g:no-repair-under-hold',
+      t,
+      message: `${node}: ${what} while a person's cordon holds it (since t=${heldSince.get(node)})`,
+    });
+  for (const e of h) {
+    if (e.kind === 'mark' && e.mark === 'cordon') {
+      if (e.change === 'added' && e.by === 'person') heldSince.set(e.node, e.t);
+      if (e.change === 'removed') heldSince.delete(e.node);
+    } else if (e.kind === 'state' && e.remediationId !== undefined) {
+      if (current.get(e.node)?.id === e.remediationId) continue;
+      current.set(e.node, { id: e.remediationId, since: e.t });
+      if (heldSince.has(e.node)) flag(e.t, e.node, `repair ${e.remediationId} started`);
+    } else if (e.kind === 'evict' && underHold(e.node)) flag(e.t, e.node, `pod ${e.pod} evicted`);
+    else if (e.kind === 'call' && !e.replay) {
+      const node = e.machine.replace(/^sim:\/\//, '');
+      if (underHold(node)) flag(e.t, node, `${e.action} ${e.actionId} sent`);
+    }
+  }
+  return out;
 }
 
 /** Every invariant of this slice over one history. */
@@ -154,5 +221,8 @@ export function checkAll(h: readonly HistoryEntry[], policy: RepairPolicy): Viol
     ...neverPowerOnStopped(h),
     ...maxInFlight(h, policy),
     ...taintOnlyWhenFenced(h),
+    ...keepOthersMarks(h),
+    ...noRepairUnderHold(h, policy),
+    ...repairedInTime(h, policy),
   ].sort((a, b) => a.t - b.t);
 }

@@ -75,3 +75,19 @@ export function fenceWithoutLooking(p: MachineProvider): MachineProvider {
     ...(p.powerState !== undefined ? { powerState: p.powerState.bind(p) } : {}),
   };
 }
+
+/**
+ * MUTANT: a provider that answers every action Accepted and never sends it (an adapter that
+ * posts to the wrong endpoint and takes any 2xx for a yes). Nothing is ever power-cycled, the
+ * ladder runs out on timeouts the world cannot explain, and the broken nodes stay broken.
+ * Invariant (h).
+ */
+export function acceptsButNeverActs(p: MachineProvider): MachineProvider {
+  return {
+    name: `${p.name}+accepts-but-never-acts`,
+    actions: p.actions,
+    execute: async (req) => ({ kind: 'Accepted', message: 'mutant: 202', ref: req.actionId }),
+    fence: (q, ctx) => p.fence(q, ctx),
+    ...(p.powerState !== undefined ? { powerState: p.powerState.bind(p) } : {}),
+  };
+}

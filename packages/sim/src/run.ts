@@ -17,8 +17,8 @@ import {
   watchedAnnotations,
   type NodeCache,
 } from '@noderepair/core/autorepair';
-import type { KubeNode } from '@noderepair/core/kube';
-import { kubeDrainPort } from '@noderepair/core/drain';
+import type { KubeClient, KubeNode } from '@noderepair/core/kube';
+import { kubeDrainPort, type DrainPort } from '@noderepair/core/drain';
 import { parseRepairState, resolveRepairPolicy, type RepairPolicy } from '@noderepair/core/health';
 import type { MachineProvider } from '@noderepair/core/provider';
 import { silentLogger } from '@noderepair/core/runtime';
@@ -34,6 +34,7 @@ import { SimCloud } from './sim-cloud.js';
 import { SimKube } from './sim-kube.js';
 import { simPolicyDoc } from './policy.js';
 import { World } from './world.js';
+import { RESYNC_MS } from './model.js';
 
 /** What a run is made of; everything but the seed has a default. */
 export interface RunOptions {
@@ -48,7 +49,22 @@ export interface RunOptions {
   wrapProvider?: (p: MachineProvider) => MachineProvider;
   /** Wraps the cache the controller reads the fleet from (a mutant check breaks it). */
   wrapCache?: (c: NodeCache) => NodeCache;
+  /** Wraps the Kubernetes client the reconciler reads and writes through (a mutant check). */
+  wrapClient?: (c: KubeClient) => KubeClient;
+  /** Wraps the drain port (cordon, evictions, taints) the executor uses (a mutant check). */
+  wrapDrainPort?: (p: DrainPort) => DrainPort;
+  /**
+   * Virtual minutes run after `minutes` with no fault drawn in them (a person's late restart
+   * or uncordon may still land there), so liveness (h) can be judged. Default QUIET_MINUTES.
+   */
+  quietMinutes?: number;
 }
+
+/**
+ * The default quiet tail: the liveness bound (liveness.ts) of two queued repairs under the
+ * simulation policy is 39 min; 60 leaves room for a fault that ends late.
+ */
+export const QUIET_MINUTES = 60;
 
 /** What a run leaves: its faults, its history and the policy the invariants judge it by. */
 export interface RunResult {
@@ -62,7 +78,6 @@ export interface RunResult {
 }
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
-const RESYNC_MS = 5 * 60_000;
 
 /** Runs one seed to its end and returns the recorded history. Deterministic in its options. */
 export async function runSim(opts: RunOptions): Promise<RunResult> {
@@ -132,10 +147,12 @@ export async function runSim(opts: RunOptions): Promise<RunResult> {
   });
   world.onCrash = (point) => crashes.arm(point);
   const provider = crashes.wrap(opts.wrapProvider !== undefined ? opts.wrapProvider(cloud) : cloud);
+  const client = opts.wrapClient !== undefined ? opts.wrapClient(kube) : kube;
+  const drainPort = kubeDrainPort(client);
   const newReconciler = () =>
     new NodeReconciler({
-      client: kube,
-      cache,
+      client,
+      cache: opts.wrapCache !== undefined ? opts.wrapCache(cache) : cache,
       policy,
       store: new AnnotationStateStore(kube, stateKey),
       provider,
@@ -143,15 +160,15 @@ export async function runSim(opts: RunOptions): Promise<RunResult> {
       log: silentLogger,
       now: () => clock.now(),
       clock,
-      drainPort: kubeDrainPort(kube),
-      nodes: kubeNodeDeletePort(kube),
+      drainPort: opts.wrapDrainPort !== undefined ? opts.wrapDrainPort(drainPort) : drainPort,
+      nodes: kubeNodeDeletePort(client),
       recordEvent: async () => undefined,
       wake,
       leaseHolder: 'noderepair/sim/sim',
     });
   let reconciler = newReconciler();
   const failures = new Map<string, number>();
-  const end = T0 + minutes * 60_000;
+  const end = T0 + (minutes + (opts.quietMinutes ?? QUIET_MINUTES)) * 60_000;
   let reconciles = 0;
 
   for (;;) {
@@ -188,6 +205,8 @@ export async function runSim(opts: RunOptions): Promise<RunResult> {
       due.set(name, Math.min(due.get(name) ?? Infinity, at));
     }
   }
+  clock.advance(end - clock.now());
+  history.add({ kind: 'end' });
   return { seed: opts.seed, faults, history, policy, reconciles, kubeRefused: { ...kube.refused } };
 }
 

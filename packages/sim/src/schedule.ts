@@ -3,7 +3,9 @@
 // its history. What is drawn: kubelets that hang (cured by a power cycle, or recovering by
 // themselves: a flap), whole-apiserver outages, apiserver timeouts and injected conflicts,
 // cloud outages, lost replies, 5xx-after-forward and failed-reboot windows, a person stopping a machine
-// (and sometimes starting it again), the controller process crashing and restarting, watch events reaching the informer late.
+// (and sometimes starting it again), the controller process crashing and restarting, watch events reaching the informer late;
+// then other actors' cordons and taints (others.ts), drawn on a stream of their own.
+import { drawOthers } from './others.js';
 import { Prng } from './prng.js';
 
 /** One scheduled fault. Times are virtual ms since the start of the run. */
@@ -25,6 +27,17 @@ export type Fault =
   /** Watch events reach the informer up to `maxMs` late (an overloaded apiserver). */
   | { at: number; kind: 'watch-lag'; until: number; maxMs: number }
   | { at: number; kind: 'person-stop'; node: string; startAt?: number }
+  /** A person cordons the node (`kubectl cordon`), and maybe uncordons it later (others.ts). */
+  | { at: number; kind: 'person-cordon'; node: string; uncordonAt?: number }
+  /** An operator puts a taint on the node, and maybe removes it later (others.ts). */
+  | {
+      at: number;
+      kind: 'operator-taint';
+      node: string;
+      key: string;
+      effect: 'NoSchedule' | 'NoExecute';
+      removeAt?: number;
+    }
   /**
    * The controller process dies and a new one starts with no memory: at once (`idle`), or at
    * its next provider call after `at`, just before the request leaves or just after Nova
@@ -97,6 +110,7 @@ export function drawSchedule(seed: number, shape: ScheduleShape): Fault[] {
       kind: 'controller-crash',
       point: r.pick(['idle', 'before-send', 'after-send'] as const),
     });
+  faults.push(...drawOthers(seed, shape, faults));
   return faults
     .map((f, i) => ({ f, i }))
     .sort((a, b) => a.f.at - b.f.at || a.i - b.i)

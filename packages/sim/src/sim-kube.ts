@@ -68,6 +68,9 @@ export class SimKube implements KubeClient {
   /** Whether a pod marked for deletion goes at once (its kubelet is up); the world sets it. */
   kubeletConfirms: (pod: KubeObject) => boolean = () => true;
 
+  /** Told of every eviction the API admits (the world records the drain's evictions). */
+  onEvict: (pod: KubeObject) => void = () => undefined;
+
   /** `rand` is the run's PRNG (timeouts and injected conflicts are drawn from it). */
   constructor(
     private readonly rand: () => number,
@@ -282,6 +285,7 @@ export class SimKube implements KubeClient {
         const pod = this.objects.get(k);
         if (pod === undefined) throw notFound({ plural: 'pods' } as ResourceType, podName);
         if (pod.metadata?.deletionTimestamp !== undefined) return;
+        this.onEvict(pod);
         const marked = this.put('Pod', {
           ...pod,
           metadata: { ...pod.metadata, deletionTimestamp: new Date(this.now()).toISOString() },

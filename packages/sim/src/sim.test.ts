@@ -2,25 +2,31 @@
 // a run is a function of its seed; the faults really happen in those runs; and deliberately
 // broken providers are caught by the invariant meant for them.
 import { describe, expect, it } from 'vitest';
+import type { RepairPolicy } from '@noderepair/core/health';
 import type { MachineProvider } from '@noderepair/core/provider';
 import { formatEntry, type HistoryEntry } from './history.js';
 import {
   checkAll,
+  keepOthersMarks,
   maxInFlight,
   neverPowerOnStopped,
+  noRepairUnderHold,
   taintOnlyWhenFenced,
   noDoubleAction,
   outageNeverCounts,
 } from './invariants.js';
+import { judgeLiveness, repairedInTime } from './liveness.js';
 import {
+  acceptsButNeverActs,
   blindToPersonStop,
   fenceWithoutLooking,
   outageAsRejection,
   replayUnderNewId,
 } from './mutants.js';
+import { blindToCordon, taintListReplaced } from './mutants-kube.js';
 import { hardRebootFirstPolicyDoc } from './policy.js';
 import { report } from './report.js';
-import { runSim, type RunResult } from './run.js';
+import { runSim, type RunOptions, type RunResult } from './run.js';
 
 const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);
 /**
@@ -85,6 +91,22 @@ describe('simulator: 20 seeds, 30 nodes, 2 virtual hours', () => {
     );
     expect(crashedAfterSend.length).toBeGreaterThan(0);
     expect(all.filter((e) => e.kind === 'executed' && e.failed === true).length).toBeGreaterThan(0);
+    // Other actors' marks really land, and the controller's repairs leave them be.
+    const others = all.filter((e) => e.kind === 'mark' && e.by !== 'controller');
+    expect(others.filter((e) => e.kind === 'mark' && e.mark === 'cordon').length).toBeGreaterThan(
+      0,
+    );
+    expect(others.filter((e) => e.kind === 'mark' && e.mark !== 'cordon').length).toBeGreaterThan(
+      0,
+    );
+    expect(all.filter((e) => e.kind === 'evict').length).toBeGreaterThan(0);
+  });
+
+  it('liveness is judged, not skipped: every seed runs long enough after its faults for the bound', async () => {
+    for (const r of await Promise.all(SEEDS.map(run))) {
+      const j = judgeLiveness(r.history.entries, r.policy);
+      expect(j.skipped, `seed ${r.seed}`).toBeUndefined();
+    }
   });
 
   it('a run is a function of its seed: the same seed prints the same history', async () => {
@@ -118,12 +140,13 @@ describe('simulator: a HardReboot-first ladder, a person stops the machine durin
 
 /** The first of SEEDS whose run through the mutant breaks the invariant (the rest are skipped). */
 async function firstCaught(
-  mutant: (p: MachineProvider) => MachineProvider,
-  invariant: (h: readonly HistoryEntry[]) => unknown[],
+  mutant: ((p: MachineProvider) => MachineProvider) | Partial<RunOptions>,
+  invariant: (h: readonly HistoryEntry[], policy: RepairPolicy) => unknown[],
 ): Promise<number | undefined> {
+  const broken = typeof mutant === 'function' ? { wrapProvider: mutant } : mutant;
   for (const seed of SEEDS) {
-    const r = await runSim({ seed, ...shape, wrapProvider: mutant });
-    if (invariant(r.history.entries).length > 0) return seed;
+    const r = await runSim({ seed, ...shape, ...broken });
+    if (invariant(r.history.entries, r.policy).length > 0) return seed;
   }
   return undefined;
 }
@@ -143,6 +166,18 @@ describe('mutants: the invariants can fail', () => {
 
   it('(e) catches a provider that says a reset machine is fenced without looking', async () => {
     expect(await firstCaught(fenceWithoutLooking, taintOnlyWhenFenced)).toBeDefined();
+  });
+
+  it('(f) catches a drain port that writes the taints it adds as the whole list', async () => {
+    expect(await firstCaught({ wrapDrainPort: taintListReplaced }, keepOthersMarks)).toBeDefined();
+  });
+
+  it("(g) catches a client blind to a person's cordon", async () => {
+    expect(await firstCaught({ wrapClient: blindToCordon }, noRepairUnderHold)).toBeDefined();
+  });
+
+  it('(h) catches a provider that accepts every action and never carries it out', async () => {
+    expect(await firstCaught(acceptsButNeverActs, repairedInTime)).toBeDefined();
   });
 
   it('(d) catches a policy bound tighter than the one the controller ran with', async () => {

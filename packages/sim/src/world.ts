@@ -12,13 +12,14 @@
 import type { KubeNode, KubeObject } from '@noderepair/core/kube';
 import { readyTexts } from '@noderepair/core/testing';
 import type { Agenda } from './agenda.js';
+import { BOOT_MS } from './model.js';
 import type { Fault } from './schedule.js';
-import type { History } from './history.js';
+import type { Actor, History } from './history.js';
+import { diffMarks, marksOf } from './marks.js';
 import type { SimCloud } from './sim-cloud.js';
 import type { SimKube } from './sim-kube.js';
 
-/** How long a machine takes from a power cycle until its kubelet posts again. */
-export const BOOT_MS = 90_000;
+export { BOOT_MS } from './model.js';
 
 interface Kubelet {
   hung: boolean;
@@ -45,6 +46,9 @@ export class World {
   /** Arms a controller crash (the run loop owns the controller); set by the run. */
   onCrash: (point: 'idle' | 'before-send' | 'after-send') => void = () => undefined;
   private pods = 0;
+  /** Who is writing a Node now: the world's own actors say so; anything else is the controller. */
+  private writer: Actor = 'controller';
+  private readonly marks = new Map<string, Set<string>>();
 
   constructor(
     private readonly kube: SimKube,
@@ -88,7 +92,12 @@ export class World {
       const node = (pod as { spec?: { nodeName?: string } }).spec?.nodeName ?? '';
       return this.kubeletUp(node);
     };
+    kube.onEvict = (pod) => {
+      const node = (pod as { spec?: { nodeName?: string } }).spec?.nodeName ?? '';
+      this.history.add({ kind: 'evict', node, pod: pod.metadata?.name ?? '' });
+    };
     kube.onNodeChange((name, n) => {
+      this.marksChanged(name, n);
       this.taintChanged(name, n);
       if (n !== undefined && this.kubeletUp(name)) this.kubeletBack(name, n);
     });
@@ -99,6 +108,32 @@ export class World {
     const k = this.kubelets.get(name);
     const m = this.cloud.machines.get(machineOf(name));
     return k !== undefined && m?.power === 'On' && !k.hung && this.now() >= k.bootingUntil;
+  }
+
+  /** Records each cordon or taint the write added or removed, and whose write it was. */
+  private marksChanged(name: string, n: KubeNode | undefined): void {
+    const after = marksOf(n);
+    for (const d of diffMarks(this.marks.get(name) ?? new Set(), after))
+      this.history.add({ kind: 'mark', node: name, ...d, by: this.writer });
+    this.marks.set(name, after);
+  }
+
+  /** A write by one of the world's own actors (a person's kubectl, an operator's tool). */
+  private writeAs(
+    who: Actor,
+    name: string,
+    edit: (spec: NonNullable<KubeNode['spec']>) => void,
+  ): void {
+    const n = this.kube.peek<KubeNode>('Node', name);
+    if (n === undefined) return;
+    const spec = { ...n.spec };
+    edit(spec);
+    this.writer = who;
+    try {
+      this.kube.put('Node', { ...n, spec });
+    } finally {
+      this.writer = 'controller';
+    }
   }
 
   /** The out-of-service taint arrived: record the truth, then the pod GC force-deletes. */
@@ -120,7 +155,7 @@ export class World {
         : cycled
           ? `power-cycled since NotReady (boot ${k.notReadyAtBoot} -> ${m.boots})`
           : `machine on, not power-cycled since NotReady (boot ${m.boots})`;
-    this.history.add({ kind: 'taint', node: name, fenced, why });
+    this.history.add({ kind: 'taint', node: name, fenced, why, by: this.writer });
     for (const p of this.podsOn(name)) this.kube.remove('Pod', p.metadata!.name!, 'default');
   }
 
@@ -225,6 +260,8 @@ export class World {
     const cur = n.status?.conditions?.find((c) => c.type === 'Ready');
     const want = readyTexts[this.readyText(name)];
     if (cur?.status === want.status && n.status?.nodeInfo?.bootID === bootID) return;
+    if (cur?.status !== want.status)
+      this.history.add({ kind: 'ready', node: name, ready: this.kubeletUp(name) });
     const since =
       cur?.status === want.status ? Date.parse(cur.lastTransitionTime ?? '') : this.now();
     this.kube.put('Node', {
@@ -356,6 +393,10 @@ export class World {
       case 'controller-crash':
         this.history.add({ kind: 'fault', fault: 'controller crash armed', detail: f.point });
         return this.onCrash(f.point);
+      case 'person-cordon':
+        return this.personCordon(f.node, f.uncordonAt);
+      case 'operator-taint':
+        return this.operatorTaint(f.node, f.key, f.effect, f.removeAt);
       case 'person-stop': {
         this.history.add({ kind: 'fault', fault: 'person stops machine', target: f.node });
         cloud.personStop(machineOf(f.node));
@@ -368,5 +409,61 @@ export class World {
         return;
       }
     }
+  }
+
+  /**
+   * `kubectl cordon`: on a node already cordoned (by anyone) it does nothing, and the person
+   * then has no cordon of theirs to undo later.
+   */
+  private personCordon(node: string, uncordonAt?: number): void {
+    const already = this.kube.peek<KubeNode>('Node', node)?.spec?.unschedulable === true;
+    this.history.add({
+      kind: 'fault',
+      fault: 'person cordons node',
+      target: node,
+      ...(already ? { detail: 'already cordoned: nothing to do' } : {}),
+    });
+    if (already) return;
+    this.writeAs('person', node, (spec) => (spec.unschedulable = true));
+    if (uncordonAt === undefined) return;
+    this.agenda.at(this.t0 + uncordonAt, () => {
+      this.history.add({ kind: 'fault', fault: 'person uncordons node', target: node });
+      this.writeAs('person', node, (spec) => delete spec.unschedulable);
+    });
+  }
+
+  /** `kubectl taint`: a taint of that key already there (anyone's) is left as it is. */
+  private operatorTaint(
+    node: string,
+    key: string,
+    effect: 'NoSchedule' | 'NoExecute',
+    removeAt?: number,
+  ): void {
+    const has = (n?: KubeNode) => n?.spec?.taints?.some((t) => t.key === key) === true;
+    const already = has(this.kube.peek<KubeNode>('Node', node));
+    this.history.add({
+      kind: 'fault',
+      fault: 'operator taints node',
+      target: node,
+      detail: already ? `${key} already there: nothing to do` : `${key}:${effect}`,
+    });
+    if (already) return;
+    this.writeAs('operator', node, (spec) => {
+      spec.taints = [...(spec.taints ?? []), { key, value: 'true', effect }];
+    });
+    if (removeAt === undefined) return;
+    this.agenda.at(this.t0 + removeAt, () => {
+      this.history.add({
+        kind: 'fault',
+        fault: 'operator removes taint',
+        target: node,
+        detail: key,
+      });
+      this.writeAs('operator', node, (spec) => {
+        const left = (spec.taints ?? []).filter((t) => t.key !== key);
+        if (left.length > 0) spec.taints = left;
+        else delete spec.taints;
+      });
+    });
   }
 }

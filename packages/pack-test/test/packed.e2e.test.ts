@@ -133,7 +133,15 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
         targets.filter((t) => !files.has(t)),
         `${name}: entry points missing from the tarball`,
       ).toEqual([]);
+      // "./package.json" is there for tools that read the manifest (require.resolve of
+      // '<pkg>/package.json'); every other subpath is a module with types and import.
+      expect(p.manifest.exports?.['./package.json'], `${name} exports["./package.json"]`).toBe(
+        './package.json',
+      );
       for (const [sub, conds] of Object.entries(p.manifest.exports ?? {})) {
+        if (sub === './package.json') continue;
+        expect(typeof conds, `${name} exports["${sub}"]`).toBe('object');
+        if (typeof conds === 'string') continue;
         expect(Object.keys(conds), `${name} exports["${sub}"]`).toEqual(['types', 'import']);
         expect(conds['types'], `${name} exports["${sub}"].types`).toMatch(/^\.\/dist\/.*\.d\.ts$/);
         expect(conds['import'], `${name} exports["${sub}"].import`).toMatch(/^\.\/dist\/.*\.js$/);
@@ -299,6 +307,27 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
             ),
             `@noderepair/${pkg} has its own @kubernetes/client-node`,
           ).toBe(false);
+      });
+
+      it("resolves and reads each package's package.json through its exports (tools read it)", async () => {
+        // CommonJS require, as a tool does; `No "exports" main defined` / ERR_PACKAGE_PATH_NOT_EXPORTED
+        // without the "./package.json" subpath.
+        const names = [...packed.keys()];
+        const code = `const m = require('node:module').createRequire(process.cwd() + '/');
+console.log(JSON.stringify(${JSON.stringify(names)}.map((n) => {
+  const file = m.resolve(n + '/package.json');
+  const { name, version } = m(n + '/package.json');
+  return { file, name, version };
+})));`;
+        const { stdout } = await sh(node, ['-e', code], app, 60_000, env);
+        const read = JSON.parse(stdout) as { file: string; name: string; version: string }[];
+        expect(read).toEqual(
+          names.map((n) => ({
+            file: join(app, 'node_modules', n, 'package.json'),
+            name: n,
+            version: packed.get(n)!.manifest.version,
+          })),
+        );
       });
 
       it('compiles the consumer controller with tsc (strict, NodeNext, library declarations checked)', async () => {

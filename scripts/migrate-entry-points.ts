@@ -55,10 +55,11 @@ export function subpathMaps(): Map<string, SubpathMap> {
   const files: [string, string, string][] = [];
   for (const [pkg, dir] of Object.entries(splitPackages)) {
     const manifest = JSON.parse(readFileSync(join(repoRoot, dir, 'package.json'), 'utf8')) as {
-      exports: Record<string, { source: string }>;
+      exports: Record<string, { source: string } | string>;
     };
+    // A plain path ("./package.json": "./package.json") is data, not a module with names.
     for (const [sub, t] of Object.entries(manifest.exports))
-      files.push([pkg, sub, join(repoRoot, dir, t.source)]);
+      if (typeof t !== 'string') files.push([pkg, sub, join(repoRoot, dir, t.source)]);
   }
   const program = ts.createProgram(
     files.map((f) => f[2]),

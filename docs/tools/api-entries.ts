@@ -47,6 +47,9 @@ export function entryPoints(root: string): EntryPoint[] {
     };
     if (manifest.private) continue;
     for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
+      // "./package.json": "./package.json" (a plain path to a JSON file) is data for tools
+      // that read the manifest, not a module: no declarations, no report.
+      if (isDataExport(target)) continue;
       const types = (target as { types?: unknown } | null)?.types;
       // A published subpath without types is a consumer's compile error: say which.
       if (typeof types !== 'string')
@@ -66,6 +69,11 @@ export function entryPoints(root: string): EntryPoint[] {
   const clash = reports.find((r, i) => reports.indexOf(r) !== i);
   if (clash) throw new Error(`two entry points share the report ${clash}`);
   return out;
+}
+
+/** An exports target that is a plain path to a JSON file, e.g. "./package.json". */
+export function isDataExport(target: unknown): boolean {
+  return typeof target === 'string' && target.endsWith('.json');
 }
 
 /** Reports under root/api that belong to no entry point (a removed subpath), relative paths. */

@@ -26,7 +26,12 @@ write(
   JSON.stringify({
     name: '@fx/lib',
     version: '1.0.0',
-    exports: { '.': { types: './dist/index.d.ts' }, './sub': { types: './dist/sub.d.ts' } },
+    exports: {
+      '.': { types: './dist/index.d.ts' },
+      './sub': { types: './dist/sub.d.ts' },
+      // Data for tools, not a module: no report.
+      './package.json': './package.json',
+    },
   }),
 );
 write(
@@ -48,7 +53,7 @@ write(
 );
 
 describe('entry points', () => {
-  it('are the exports subpaths of the published packages, each with its report path', () => {
+  it('are the exports subpaths of the published packages, each with its report path (not ./package.json)', () => {
     expect(entryPoints(root).map((e) => [e.packageName, e.subpath, e.report])).toEqual([
       ['@fx/lib', '.', 'api/lib/index.api.md'],
       ['@fx/lib', './sub', 'api/lib/sub.api.md'],

@@ -8,7 +8,11 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProviderModule } from '../../packages/core/src/provider/load.js';
-import type { MachineProvider, ProviderModule } from '../../packages/core/src/provider/index.js';
+import {
+  ProviderActions,
+  type MachineProvider,
+  type ProviderModule,
+} from '../../packages/core/src/provider/index.js';
 import { silentLogger } from '../../packages/core/src/runtime/logger.js';
 import { repoRoot } from './reference.js';
 
@@ -18,6 +22,17 @@ describe('docs/providers.md', () => {
   it('embeds the example provider verbatim', () => {
     const doc = readFileSync(join(repoRoot, 'docs', 'providers.md'), 'utf8');
     expect(doc).toContain(`\`\`\`ts\n${readFileSync(examplePath, 'utf8').trim()}\n\`\`\``);
+  });
+
+  it('has a row for every ProviderAction, and says what a throw from each call means', () => {
+    const doc = readFileSync(join(repoRoot, 'docs', 'providers.md'), 'utf8');
+    for (const action of ProviderActions)
+      expect(doc, `the actions table's row for ${action}`).toMatch(
+        new RegExp(`^\\| \`${action}\` +\\|`, 'm'),
+      );
+    const throws = doc.slice(doc.indexOf('## When a call throws'));
+    for (const call of ['execute', 'fence', 'powerState'])
+      expect(throws, call).toContain(`**\`${call}\` throws**`);
   });
 });
 

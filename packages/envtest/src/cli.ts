@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // noderepair-envtest: `assets` builds/locates the binaries and prints their directory;
 // `smoke` proves the whole chain (etcd, kube-apiserver, node lifecycle controller, fake kubelet).
+// Before client-node's module graph: fails, saying what to install, where it cannot load.
+import './client-node-guard.js';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { ensureAssets, ensureKubelet } from './assets.js';
 import { startControlPlane } from './control-plane.js';

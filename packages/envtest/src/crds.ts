@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+// Before client-node's module graph: fails, saying what to install, where it cannot load.
+import './client-node-guard.js';
 import {
   ApiextensionsV1Api,
   loadAllYaml,

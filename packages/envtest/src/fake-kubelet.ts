@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+// Before client-node's module graph: fails, saying what to install, where it cannot load.
+import './client-node-guard.js';
 import {
   CoordinationV1Api,
   CoreV1Api,

@@ -1,4 +1,6 @@
 import { writeFileSync } from 'node:fs';
+// Before client-node's module graph: fails, saying what to install, where it cannot load.
+import './client-node-guard.js';
 import { KubeConfig } from '@kubernetes/client-node';
 
 /** What a kubeconfig for the test control plane is made of. */

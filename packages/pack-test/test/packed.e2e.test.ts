@@ -133,7 +133,15 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
         targets.filter((t) => !files.has(t)),
         `${name}: entry points missing from the tarball`,
       ).toEqual([]);
+      // "./package.json" is there for tools that read the manifest (require.resolve of
+      // '<pkg>/package.json'); every other subpath is a module with types and import.
+      expect(p.manifest.exports?.['./package.json'], `${name} exports["./package.json"]`).toBe(
+        './package.json',
+      );
       for (const [sub, conds] of Object.entries(p.manifest.exports ?? {})) {
+        if (sub === './package.json') continue;
+        expect(typeof conds, `${name} exports["${sub}"]`).toBe('object');
+        if (typeof conds === 'string') continue;
         expect(Object.keys(conds), `${name} exports["${sub}"]`).toEqual(['types', 'import']);
         expect(conds['types'], `${name} exports["${sub}"].types`).toMatch(/^\.\/dist\/.*\.d\.ts$/);
         expect(conds['import'], `${name} exports["${sub}"].import`).toMatch(/^\.\/dist\/.*\.js$/);
@@ -301,6 +309,27 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
           ).toBe(false);
       });
 
+      it("resolves and reads each package's package.json through its exports (tools read it)", async () => {
+        // CommonJS require, as a tool does; `No "exports" main defined` / ERR_PACKAGE_PATH_NOT_EXPORTED
+        // without the "./package.json" subpath.
+        const names = [...packed.keys()];
+        const code = `const m = require('node:module').createRequire(process.cwd() + '/');
+console.log(JSON.stringify(${JSON.stringify(names)}.map((n) => {
+  const file = m.resolve(n + '/package.json');
+  const { name, version } = m(n + '/package.json');
+  return { file, name, version };
+})));`;
+        const { stdout } = await sh(node, ['-e', code], app, 60_000, env);
+        const read = JSON.parse(stdout) as { file: string; name: string; version: string }[];
+        expect(read).toEqual(
+          names.map((n) => ({
+            file: join(app, 'node_modules', n, 'package.json'),
+            name: n,
+            version: packed.get(n)!.manifest.version,
+          })),
+        );
+      });
+
       it('compiles the consumer controller with tsc (strict, NodeNext, library declarations checked)', async () => {
         await sh(
           node,
@@ -381,4 +410,75 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
       });
     });
   }
+
+  // An unpinned `npm install @noderepair/core` on Node 20 picks client-node 2.x, whose undici 8
+  // needs Node >= 22.19.0 (npm only warns: EBADENGINE). Its first import would crash deep in
+  // undici ("Cannot read properties of undefined (reading 'bind')"); core and envtest check
+  // first and say what to install instead.
+  describe('a consumer on Node 20 that installed @kubernetes/client-node 2.x', () => {
+    const app = join(work, 'consumer-node20-client-node-2');
+
+    beforeAll(async () => {
+      mkdirSync(app);
+      const core = packed.get('@noderepair/core')!;
+      const deps: Record<string, string> = {
+        '@kubernetes/client-node': '^2.0.0',
+        // The newest KFC 3.x cannot install as published (test/consumer.ts); its pin is not
+        // what this test is about.
+        'kubernetes-fluent-client': core.source.devDependencies!['kubernetes-fluent-client']!,
+      };
+      for (const name of ['@noderepair/core', '@noderepair/envtest'])
+        deps[name] = `file:${relative(app, packed.get(name)!.tgz)}`;
+      writeFileSync(
+        join(app, 'package.json'),
+        JSON.stringify({
+          name: 'client-node-2-on-node-20',
+          private: true,
+          type: 'module',
+          dependencies: deps,
+        }),
+      );
+      await sh(
+        'npm',
+        ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline'],
+        app,
+        600_000,
+      );
+    });
+
+    /** Imports `specifier` on this machine's Node 20; the error message if that throws. */
+    async function importError(specifier: string): Promise<string | undefined> {
+      const code = `import(${JSON.stringify(specifier)}).then(() => {}, (e) => { console.log(JSON.stringify(String(e?.message ?? e))); process.exitCode = 3; });`;
+      try {
+        await run(process.execPath, ['-e', code], { cwd: app, env: cleanEnv, timeout: 60_000 });
+        return undefined;
+      } catch (err) {
+        const e = err as Error & { stdout?: string; code?: unknown };
+        expect(e.code, `${specifier}: exit code (stderr: ${e.message})`).toBe(3);
+        return JSON.parse(e.stdout!.trim().split('\n').pop()!) as string;
+      }
+    }
+
+    it('installed client-node 2.x on Node 20', () => {
+      expect(process.versions.node).toMatch(/^20\./);
+      expect(installedVersion(app, '@kubernetes/client-node', readJson)).toMatch(/^2\./);
+    });
+
+    for (const specifier of ['@noderepair/envtest', '@noderepair/core/kfc']) {
+      it(`fails to import ${specifier} with what to install instead`, async () => {
+        const version = installedVersion(app, '@kubernetes/client-node', readJson);
+        const message = await importError(specifier);
+        expect(message).toContain(
+          `@kubernetes/client-node ${version} needs Node >= 22.19.0 (its undici 8 does); this is Node ${process.versions.node}`,
+        );
+        expect(message).toContain(
+          'on Node 20 install 1.4.x (npm install @kubernetes/client-node@~1.4.0)',
+        );
+      });
+    }
+
+    it('still imports @noderepair/core, which does not load client-node', async () => {
+      expect(await importError('@noderepair/core')).toBeUndefined();
+    });
+  });
 });

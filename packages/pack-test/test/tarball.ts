@@ -3,6 +3,12 @@
 import { execFileSync } from 'node:child_process';
 import { builtinModules } from 'node:module';
 
+/**
+ * An "exports" map: subpath -> conditions, or a plain path (`"./package.json": "./package.json"`,
+ * data for tools, not a module).
+ */
+export type ExportsMap = Record<string, string | Record<string, string>>;
+
 export interface Manifest {
   name: string;
   version: string;
@@ -11,11 +17,11 @@ export interface Manifest {
   types?: string;
   bin?: Record<string, string>;
   files?: string[];
-  exports?: Record<string, Record<string, string>>;
+  exports?: ExportsMap;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
-  publishConfig?: { exports?: Record<string, Record<string, string>> };
+  publishConfig?: { exports?: ExportsMap };
 }
 
 /** Paths inside the tarball, without the leading `package/`. */
@@ -29,7 +35,9 @@ export function tarballFiles(tgz: string): string[] {
 /** Every file an entry point of the manifest names (exports conditions, main, types, bin). */
 export function entryPointTargets(m: Manifest): string[] {
   const targets = [
-    ...Object.values(m.exports ?? {}).flatMap((conds) => Object.values(conds)),
+    ...Object.values(m.exports ?? {}).flatMap((conds) =>
+      typeof conds === 'string' ? [conds] : Object.values(conds),
+    ),
     ...(m.main ? [m.main] : []),
     ...(m.types ? [m.types] : []),
     ...Object.values(m.bin ?? {}),
@@ -38,13 +46,13 @@ export function entryPointTargets(m: Manifest): string[] {
 }
 
 /** The exports map as a consumer sees it: without the workspace-only "source" condition. */
-export function withoutSourceCondition(
-  exports: Record<string, Record<string, string>> | undefined,
-): Record<string, Record<string, string>> {
+export function withoutSourceCondition(exports: ExportsMap | undefined): ExportsMap {
   return Object.fromEntries(
     Object.entries(exports ?? {}).map(([k, conds]) => [
       k,
-      Object.fromEntries(Object.entries(conds).filter(([c]) => c !== 'source')),
+      typeof conds === 'string'
+        ? conds
+        : Object.fromEntries(Object.entries(conds).filter(([c]) => c !== 'source')),
     ]),
   );
 }

@@ -151,18 +151,21 @@ export interface MachineProvider {
   readonly actions: ReadonlySet<ProviderAction>;
   /**
    * Executes the action once per actionId: a repeated id (replay) must not act again but report
-   * what the first call did. An outage is Unavailable, never Rejected.
+   * what the first call did. An outage is Unavailable, never Rejected. A throw is taken as
+   * Unavailable with maybeSent: no attempt is used, and the same actionId is sent again later
+   * with replay: true, so the action may already have been carried out: deduplicate by actionId.
    */
   execute(req: ActionRequest, ctx: ProviderContext): Promise<ProviderOutcome>;
   /**
    * Whether the machine is fenced after the action. Answer Fenced only on proof; a provider error
-   * is Unavailable.
+   * is Unavailable. A throw is taken as Unavailable: not fenced, asked again later.
    */
   fence(query: FenceQuery, ctx: ProviderContext): Promise<FenceStatus>;
   /**
    * Optional: asked before the first action of a repair (a machine someone stopped is not
    * powered back on) and, for shutdown.poweredOff: FailAfter, for a node shut down that long.
-   * Without it the controller cannot tell a stopped machine from a broken one.
+   * Without it the controller cannot tell a stopped machine from a broken one. A throw is taken
+   * as Unavailable: the repair holds (no action sent, no attempt used) and asks again later.
    */
   powerState?(machine: MachineRef, ctx: ProviderContext): Promise<PowerState>;
 }

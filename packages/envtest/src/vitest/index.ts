@@ -5,6 +5,8 @@
  *
  * @packageDocumentation
  */
+// Before client-node's module graph: fails, saying what to install, where it cannot load.
+import '../client-node-guard.js';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 // First: tsc keeps the package comment in the .d.ts only above an import it keeps.
 import { randomBytes } from 'node:crypto';

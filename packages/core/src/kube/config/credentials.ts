@@ -112,6 +112,8 @@ export function configCredentials(
 
 /** The plugin path: client-node's KubeConfig over the one-context document. */
 async function pluginSource(doc: object): Promise<CredentialSource> {
+  // First, alone: where client-node cannot load on this Node, it fails saying what to install.
+  await import('../client-node-guard.js');
   const [{ KubeConfig }, { clientNodeCredentials }] = await Promise.all([
     import('@kubernetes/client-node'),
     import('../client-node/credentials.js'),

@@ -5,6 +5,8 @@
  *
  * @packageDocumentation
  */
+// Before client-node's module graph: fails, saying what to install, where it cannot load.
+import '../client-node-guard.js';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient } from '../client.js';
 import { RestKubeClient } from '../rest-client.js';

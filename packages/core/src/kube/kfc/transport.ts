@@ -9,6 +9,8 @@
 import { createRequire } from 'node:module';
 import type https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+// Before client-node's module graph: fails, saying what to install, where it cannot load.
+import '../client-node-guard.js';
 import { fetch as kfcFetch } from 'kubernetes-fluent-client';
 import { requestAbort } from '../abort.js';
 import type { HttpRequest, HttpResponse, HttpStream, HttpTransport } from '../rest-client.js';

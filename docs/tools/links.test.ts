@@ -1,7 +1,16 @@
 // Every relative link in the root README and the package READMEs points at a file that exists,
 // and every #anchor at a heading that exists (GitHub's slugs), so no README sends a reader
 // nowhere.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from './reference.js';
@@ -62,6 +71,52 @@ function brokenLinks(file: string): { relative: number; broken: string[] } {
   return { relative: relative.length, broken };
 }
 
+/** Where a link into this repository's main branch points in the checkout; undefined otherwise. */
+export const REPO_BLOB = 'https://github.com/noderepair/noderepair/blob/main/';
+function inRepo(link: string): string | undefined {
+  return link.startsWith(REPO_BLOB) ? link.slice(REPO_BLOB.length) : undefined;
+}
+
+/**
+ * The links of a README that ships in a package's tarball (and on the registry's page): a
+ * relative link to anything but a heading of the same file leads nowhere there, so links go
+ * to the repository on GitHub, and those must name a file and heading that exist here.
+ */
+function shippedLinkProblems(file: string): { links: number; problems: string[] } {
+  const all = links(readFileSync(file, 'utf8'));
+  const problems: string[] = [];
+  for (const link of all) {
+    if (link.startsWith('#')) continue;
+    if (!/^[a-z]+:/.test(link)) {
+      problems.push(`${link}: relative, broken in the tarball; link ${REPO_BLOB}<path>`);
+      continue;
+    }
+    const path = inRepo(link);
+    if (path === undefined) continue;
+    const [target, anchor] = path.split('#') as [string, string | undefined];
+    const abs = join(repoRoot, decodeURI(target));
+    if (!existsSync(abs)) {
+      problems.push(`${link}: no such file in the repository`);
+      continue;
+    }
+    if (anchor === undefined) continue;
+    const md = statSync(abs).isDirectory() ? join(abs, 'README.md') : abs;
+    if (!md.endsWith('.md') || !anchors(readFileSync(md, 'utf8')).has(anchor))
+      problems.push(`${link}: no heading #${anchor}`);
+  }
+  return { links: all.length, problems };
+}
+
+/** The READMEs that ship in a published package (package.json without private: true). */
+const shipped = readmes.filter((f) => {
+  const manifest = join(repoRoot, dirname(f), 'package.json');
+  return (
+    f !== 'README.md' &&
+    existsSync(manifest) &&
+    (JSON.parse(readFileSync(manifest, 'utf8')) as { private?: boolean }).private !== true
+  );
+});
+
 describe('README links', () => {
   it('slugs headings as GitHub does', () => {
     expect(slug('Causes (`classifyNode`)')).toBe('causes-classifynode');
@@ -78,4 +133,35 @@ describe('README links', () => {
   it.each(readmes)('%s has relative links only to files and headings that exist', (f) => {
     expect(brokenLinks(join(repoRoot, f)).broken).toEqual([]);
   });
+
+  it('finds the five published packages, and tells a relative link from one into the repository', () => {
+    expect(shipped.map((f) => dirname(f)).sort()).toEqual(
+      ['capo-remediation', 'core', 'envtest', 'openstack', 'overlayfs-gen'].map((p) =>
+        join('packages', p),
+      ),
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'links-'));
+    try {
+      const f = join(dir, 'README.md');
+      writeFileSync(
+        f,
+        `# T\n[a](#t) [b](docs/x.md) [c](${REPO_BLOB}README.md#development) [d](${REPO_BLOB}nope.md) [e](${REPO_BLOB}README.md#no-such-heading)\n`,
+      );
+      expect(shippedLinkProblems(f).problems).toEqual([
+        `docs/x.md: relative, broken in the tarball; link ${REPO_BLOB}<path>`,
+        `${REPO_BLOB}nope.md: no such file in the repository`,
+        `${REPO_BLOB}README.md#no-such-heading: no heading #no-such-heading`,
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each(shipped)(
+    '%s (shipped in its package) links the repository, not relative paths, and every link resolves',
+    (f) => {
+      const r = shippedLinkProblems(join(repoRoot, f));
+      expect(r.problems).toEqual([]);
+    },
+  );
 });

@@ -40,7 +40,7 @@ export const policyFieldMeanings: Readonly<Record<string, string>> = {
   'ladder[].requestTimeout':
     '`Webhook` steps only: how long one request may wait for its answer before it counts as lost (and is sent again later).',
   'ladder[].attempts':
-    'How many times this step is tried before escalating to the next one (integer ≥ 1).',
+    'How many times this step is tried in all, the first try included, before escalating to the next one (integer ≥ 1). capo-remediation\'s `spec.steps[].retries` counts only the tries after the first: `attempts: 3` here is `retries: 2` there.',
   'flap.episodes':
     'This many NotReady episodes (`Ready=True` → not Ready; flips between `Unknown` and `False` are one episode; our own repairs, shutdowns and start-up do not count) within `flap.window` make a node that is in such an episode now unhealthy once that episode has lasted `flap.settle`, however short each was (integer ≥ 1). A verified repair clears the count.',
   'flap.window': 'How long NotReady episodes are remembered for flap detection.',

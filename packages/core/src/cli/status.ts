@@ -37,7 +37,8 @@ export const statusUsage = `usage: noderepair status [NODE] [--json] [--kubeconf
   NODE              report this node only (the storm guard still counts every node), with
                     its last repairs below its line
   --json            one JSON object: the storm guard's counts and every node's status
-                    (with its repair history)
+                    (with its repair history); schemaVersion 1, its fields in the
+                    @noderepair/core README
   --kubeconfig      kubeconfig file; default: $KUBECONFIG, else the in-cluster service
                     account, else ~/.kube/config
   --policy          the controller's repair policy (YAML or JSON); default: the defaults
@@ -294,6 +295,9 @@ function formatTable(rows: readonly string[][]): string[] {
   );
 }
 
+/** The version of the --json document's shape (`schemaVersion`). */
+export const STATUS_JSON_SCHEMA_VERSION = 1;
+
 /**
  * The --json document: times as RFC 3339 (pure). `leaseHolder`: the install's holder identity
  * in disruption leases, and the other actors' marks that could not be judged (`problems`).
@@ -305,6 +309,9 @@ export function statusJson(
 ): string {
   const t = (ms: number | undefined) => (ms !== undefined ? iso(ms) : undefined);
   return JSON.stringify({
+    // The document's shape (packages/core/README.md, "noderepair status --json"): raised when a
+    // field changes meaning or goes away; new fields may appear without it.
+    schemaVersion: STATUS_JSON_SCHEMA_VERSION,
     at: iso(report.at),
     ...(extra.leaseHolder !== undefined ? { leaseHolder: extra.leaseHolder } : {}),
     ...(extra.problems !== undefined && extra.problems.length > 0
@@ -315,6 +322,9 @@ export function statusJson(
       ...s,
       nextAt: t(s.nextAt),
       ...(s.hold?.kind === 'cooldown' ? { hold: { ...s.hold, until: iso(s.hold.until) } } : {}),
+      ...(s.hold?.kind === 'actor' && s.hold.until !== undefined
+        ? { hold: { ...s.hold, until: iso(s.hold.until) } }
+        : {}),
       ...(s.lastRemediation !== undefined
         ? { lastRemediation: { ...s.lastRemediation, endedAt: iso(s.lastRemediation.endedAt) } }
         : {}),

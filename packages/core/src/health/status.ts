@@ -82,7 +82,7 @@ export interface NodeStatus {
   lastRemediation?: { id: string; endedAt: number; step: number; result: string };
   /** The node's last repairs from the state annotation, oldest first (history.ts). */
   history?: (HistoryEntry & { durationMs: number })[];
-  /** The state annotation does not parse: the controller starts the node over. */
+  /** The state annotation does not parse: the controller does not act on the node until a person resolves it. */
   stateError?: string;
 }
 

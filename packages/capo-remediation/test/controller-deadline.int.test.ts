@@ -180,4 +180,56 @@ describe('OpenStackRemediation controller: a step timeout escalates only on fres
       await w.close();
     }
   }, 180_000);
+  it('someone stops the server WHILE the remediation runs (the node had reported after the SoftReboot): the escalation to HardReboot is withheld, ServerStopped=True, never powered on', async () => {
+    const ns = await env.namespace('osr-stop-midway');
+    const w = await buildWorld(env.kubeConfig, ns, env.unique, {
+      steps: [
+        { type: 'SoftReboot', timeoutSeconds: STEP_S, retries: 0 },
+        { type: 'HardReboot', timeoutSeconds: STEP_S, retries: 0 },
+      ],
+      drain: { enabled: true, timeoutSeconds: 4, outOfServiceTaint: false },
+      minHealthySeconds: 2,
+    });
+    // The container runtime is down: the kubelet keeps reporting, NotReady.
+    await w.kubelet.setNotReady();
+    const ctl = startController(env.kubeConfig, ns, 'test', undefined, oneTry);
+    try {
+      await until('Ready=False', async () => (await readyStatus(w)) === 'False', 30_000);
+      await w.createRemediation();
+      await until('phase Waiting', () => phaseIs(w, 'Waiting'), 30_000);
+      expect(w.fake.rebootCount(w.serverId, 'SOFT')).toBe(1);
+      await until(
+        'Nova finished the SOFT reboot',
+        async () => w.fake.server(w.serverId)?.taskState === null,
+        15_000,
+      );
+      // The node reports after the action (fresh evidence: the escalation may go on)...
+      await new Promise((r) => setTimeout(r, 5_000));
+      // ...then a person stops the server; its kubelet goes silent with it.
+      w.fake.userStop(w.serverId);
+      w.kubelet.stopHeartbeats();
+      const stopped = await until(
+        'ServerStopped=True',
+        async () => {
+          const o = await w.osr();
+          // Before this change: the escalation's HARD reboot powered the server back on.
+          if (w.fake.rebootCount(w.serverId, 'HARD') > 0)
+            throw new Error('escalated: a HARD reboot powered the stopped server on');
+          return cond(o, 'ServerStopped')?.status === 'True' ? o : undefined;
+        },
+        (STEP_S + 40) * 1000,
+      );
+      expect(cond(stopped, 'ServerStopped')).toMatchObject({
+        reason: 'StoppedByRequest',
+        message: expect.stringContaining('HardReboot (attempt 1 of step 2) is not sent'),
+      });
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(w.fake.rebootCount(w.serverId, 'HARD')).toBe(0);
+      expect(w.fake.server(w.serverId)?.status).toBe('SHUTOFF');
+      expect(w.fake.instanceActions(w.serverId).map((a) => a.action)).toEqual(['reboot', 'stop']);
+    } finally {
+      await ctl.stop();
+      await w.close();
+    }
+  }, 180_000);
 });

@@ -8,10 +8,12 @@
 // (ServerStopped=True) and in one Warning Event, and asks again every few minutes; it acts once
 // someone powers the server on and it is still broken, or a person deletes the remediation.
 // Off without a request (a crash: Nova's power-state sync), gone or on: it goes on as before.
-// Nova not answering: it waits (an outage is never a verdict). Only the first action asks
-// before acting; later attempts act on a machine our own earlier action may have stopped. The
-// same question is asked at a step's timeout when the node has been silent since the action
-// (deadline.ts: escalate only on fresh evidence), with the same answers.
+// Nova not answering: it waits (an outage is never a verdict). The same question is asked
+// again before every later attempt or escalation that can power the server on (HardReboot,
+// Rebuild), and after the drain when the first action can: someone may stop the server WHILE
+// the remediation runs (our own actions never stop a server, and a stop this provider sent
+// would not count as by request). It is also asked at a step's timeout when the node has been
+// silent since the action (deadline.ts: escalate only on fresh evidence), with the same answers.
 import type { PowerState } from '@noderepair/core/provider';
 import {
   findMetaCondition,
@@ -120,15 +122,29 @@ export async function holdStoppedByRequest(
 }
 
 /**
+ * Whether the step can power a stopped server on: Nova's HARD reboot of a SHUTOFF server
+ * starts it, and so does a rebuild. A SOFT reboot asks the guest (Nova refuses it on a
+ * stopped server).
+ */
+export function canPowerOn(step: { readonly type: string }): boolean {
+  return step.type === 'HardReboot' || step.type === 'Rebuild';
+}
+
+/**
  * Asks Nova before the first action. `go`: the remediation as it now is (conditions written
  * here included), to act on; `hold`: what the reconcile returns (it waits, nothing was
- * cordoned, persisted or sent).
+ * cordoned, persisted or sent). Also asked before every later attempt or escalation that can
+ * power the server on, and again after a drain (which can take minutes) when the first action
+ * can: a person may stop the server WHILE the remediation runs, and the answer asked before
+ * the first action is stale by then (the harm path core's simulator found; `held` says what is
+ * withheld).
  */
 export async function checkPowerBeforeFirstAction(
   io: RemediationIO,
   osr: Osr,
   t: Target,
   ctx: ReconcileContext,
+  held = 'nothing is cordoned, drained or sent while it is off',
 ): Promise<{ readonly go: Osr } | { readonly hold: ReconcileResult }> {
   // During an outage, not before the backoff (or Retry-After) the last unanswered call set.
   const asked = await askPowerState(io, osr, t, ctx);
@@ -141,12 +157,6 @@ export async function checkPowerBeforeFirstAction(
   const answered = await cloudAnswered(io, osr);
   if (v.kind === 'Go') return { go: await clearServerStopped(io, answered, t) };
   return {
-    hold: await holdStoppedByRequest(
-      io,
-      answered,
-      t,
-      v.evidence,
-      'nothing is cordoned, drained or sent while it is off',
-    ),
+    hold: await holdStoppedByRequest(io, answered, t, v.evidence, held),
   };
 }

@@ -46,7 +46,7 @@ import { CONDITION_NODE_RECOVERED, WAIT_RECHECK_MS, decideLadder } from './ladde
 import { locate, type Located } from './locate.js';
 import { RemediationMetrics } from './metrics.js';
 import { OpenStackClients } from './openstack-clients.js';
-import { checkPowerBeforeFirstAction } from './power-check.js';
+import { canPowerOn, checkPowerBeforeFirstAction } from './power-check.js';
 import { giveUp, markNotRecovered, markRecovered, succeed } from './outcome.js';
 import { finalize } from './release.js';
 import { OpenStackRemediationResource, VersionOrder } from './resources.js';
@@ -268,11 +268,34 @@ export class RemediationReconciler {
         const power = await checkPowerBeforeFirstAction(io, osr, t, ctx);
         if ('hold' in power) return power.hold;
         const drained = await drain(io, power.go, t, nodes, node, ctx);
+        // The drain can take minutes: asked again before an action that can power it on.
+        if (canPowerOn(d.first.step)) {
+          const after = await checkPowerBeforeFirstAction(
+            io,
+            drained,
+            t,
+            ctx,
+            `drained; the ${d.first.step.type} is not sent while it is off`,
+          );
+          if ('hold' in after) return after.hold;
+          return act(io, after.go, t, node, d.first, undefined, false, ctx);
+        }
         return act(io, drained, t, node, d.first, undefined, false, ctx);
       }
       case 'Act': {
-        if ((osr.status?.history ?? []).length > 0)
-          return act(io, osr, t, node, d, d.ended, false, ctx);
+        if ((osr.status?.history ?? []).length > 0) {
+          // A later attempt or an escalation that can power the server on: stopped meanwhile?
+          if (!canPowerOn(d.step)) return act(io, osr, t, node, d, d.ended, false, ctx);
+          const again = await checkPowerBeforeFirstAction(
+            io,
+            osr,
+            t,
+            ctx,
+            `the ${d.step.type} (attempt ${d.at.attempt} of step ${d.at.step + 1}) is not sent while it is off`,
+          );
+          if ('hold' in again) return again.hold;
+          return act(io, again.go, t, node, d, d.ended, false, ctx);
+        }
         const power = await checkPowerBeforeFirstAction(io, osr, t, ctx);
         if ('hold' in power) return power.hold;
         return act(io, power.go, t, node, d, d.ended, false, ctx);

@@ -1,6 +1,7 @@
-// The layer rules of docs/tools/layers.ts, run over the real sources (CI fails on the first
-// upward import, circle or unplaced folder, one line each) and over a small tree that breaks
-// each rule on purpose, so the check is known to bite.
+// The layer rules of layers.config.mjs, checked by docs/tools/layers.ts over the real sources
+// (CI fails on the first upward import, circle or unplaced folder, one line each) and over a
+// small tree that breaks each rule on purpose, so the check is known to bite. `pnpm lint`
+// enforces the same order (docs/tools/layers-lint.test.ts shows it biting).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -23,9 +24,7 @@ const problems = (r: LayerReport) => [
     (c) => `import circle ${c.members.join(' <-> ')}: ${c.imports.join('; ')}`,
   ),
   ...r.goneCircles.map((c) => `${c}: no longer a circle, strike it from the known circles`),
-  ...r.unplaced.map(
-    (u) => `${u} is in no layer: place it in the layer list (docs/tools/layers.ts)`,
-  ),
+  ...r.unplaced.map((u) => `${u} is in no layer: place it in the layer list (layers.config.mjs)`),
 ];
 
 describe('layers', () => {

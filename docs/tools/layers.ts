@@ -1,50 +1,16 @@
-// The layers of a package's source, as a rule the build enforces (docs/tools/layers.test.ts,
-// run by the docs project in CI): the folders of packages/<name>/src in order, lowest first.
-// A folder may import its own files and the folders of LOWER layers, nothing else: not a
-// higher layer, not a folder of its own layer (folders that share a layer are peers that know
-// nothing of each other), not a folder missing from the list. A file directly under src/ (the
-// package's face, index.ts) is placed like a folder, on top: it may import any folder, and no
-// folder may import it. Product code never imports a test or a *.test-support.ts file. Folders
-// must not import each other in a circle (the order already forbids it; the circle is named
-// apart so its message says which files close it), nor may the files of one folder.
-//
-// The lists below ARE the architecture: to add a folder, place it here; to let a folder use
-// another, the other must stand lower. packages/core/README.md ("Layers") says what each is.
+// The layer rules of layers.config.mjs (the repository root: the architecture's one rule file,
+// which eslint.config.js also turns into `pnpm lint` errors) over a package's resolved
+// imports: run by the docs project in CI (docs/tools/layers.test.ts). Beside the order, which
+// the lint checks too, this finds what a per-file lint rule cannot: circles of files inside a
+// folder, folders the order does not place, known circles that are gone. The rules themselves
+// are written in layers.config.mjs.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
+import type { LayerOrder } from '../../layers.config.mjs';
 
-/** Lowest layer first; an entry is one folder, or several peer folders that share a layer. */
-export type LayerOrder = readonly (string | readonly string[])[];
-
-/** @noderepair/core: packages/core/src. */
-export const coreLayers: LayerOrder = [
-  'codec', // reading user and wire input: io-ts helpers and their error messages
-  'kube', // the Kubernetes API: KubeClient, resources, errors, kubeconfig
-  'runtime', // the controller runtime: informers, queue, controllers, leader election, Manager
-  'health', // the repair judgement: pure, from what a Node shows to the next state and actions
-  ['mhc', 'provider', 'drain'], // MHC semantics; the machine provider port; draining a node
-  'autorepair', // the standalone controller: the judgement, the provider and drain wired to kube
-  ['cli', 'testing'], // the noderepair command; test doubles for users' tests
-  'index.ts', // the package's face
-];
-
-/** @noderepair/capo-remediation: packages/capo-remediation/src. */
-export const capoLayers: LayerOrder = [
-  'api', // the OpenStackRemediation CRDs
-  'capi', // Cluster API and CAPO objects as this controller reads them
-  ['controller', 'manifests'], // the reconciler; the install manifests
-  ['openstack', 'testing'], // Nova wiring; test support
-  'index.ts',
-];
-
-/**
- * Circles of files in @noderepair/core that stand today, to be broken (issue 43); the check
- * fails on any other, and on one of these once it is gone, so the list only shrinks.
- */
-export const coreKnownCircles: readonly (readonly string[])[] = [
-  ['health/control-plane.ts', 'health/policy.ts'],
-];
+export type { LayerOrder } from '../../layers.config.mjs';
+export { capoLayers, coreKnownCircles, coreLayers } from '../../layers.config.mjs';
 
 /** One import that breaks the rules: where it stands and what it names. */
 export interface LayerViolation {

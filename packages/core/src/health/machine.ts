@@ -8,7 +8,7 @@
 // adapter, while an adapter carries out what the policy names. So the few words both sides
 // speak live here, at the judgement's side, and the provider port (provider/port.ts,
 // provider/fence.ts) is written in them and re-exports them: @noderepair/core/provider still
-// exports ProviderAction, PowerState and canFence, unchanged. Layer order: docs/tools/layers.ts.
+// exports ProviderAction, PowerState and canFence, unchanged. Layer order: layers.config.mjs.
 //
 // Pure: types and one rule, no I/O.
 

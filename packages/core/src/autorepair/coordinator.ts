@@ -218,9 +218,14 @@ export class Coordinator {
       try {
         await this.leases.release(name, signal, true);
       } catch (e) {
-        this.deps.log.warn(
+        // Stopping (shutdown, lost leadership) aborts the call: nothing went wrong, and the
+        // next leader releases it or it lapses. Anything else is worth a warning.
+        const level = signal.aborted ? 'info' : 'warn';
+        this.deps.log[level](
           { node: name, ...errorFields(e) },
-          'could not release the disruption lease; it lapses on its own',
+          signal.aborted
+            ? 'stopping: the disruption lease is left to the next leader (or lapses on its own)'
+            : 'could not release the disruption lease; it lapses on its own',
         );
       }
     }

@@ -25,7 +25,14 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ends, envWithNode, installedVersion, newestMatching } from './consumer.js';
+import {
+  ends,
+  envWithNode,
+  installedCopies,
+  installedVersion,
+  newestMatching,
+  sharedLibraries,
+} from './consumer.js';
 import {
   bareImports,
   entryPointTargets,
@@ -251,6 +258,9 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
         wanted = end.versions(core, root);
         const { '@types/node': typesNode, ...clients } = wanted;
         const deps: Record<string, string> = { ...clients };
+        // What the READMEs' Install sections tell a consumer to add when its code imports them
+        // (`npm install fp-ts yaml`, `npm install io-ts`): the newest, as those commands get.
+        for (const lib of sharedLibraries) deps[lib] = 'latest';
         for (const [name, p] of packed) deps[name] = `file:${relative(app, p.tgz)}`;
         writeFileSync(
           join(app, 'package.json'),
@@ -307,6 +317,39 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
             ),
             `@noderepair/${pkg} has its own @kubernetes/client-node`,
           ).toBe(false);
+      });
+
+      it('has one copy each of fp-ts, io-ts and yaml: the newest, installed by the consumer, shared by the packages', () => {
+        for (const lib of sharedLibraries) {
+          // An exact pin below the newest nests a second copy under every package that pins it.
+          expect(installedCopies(app, lib), `installed copies of ${lib}`).toEqual([
+            join('node_modules', lib),
+          ]);
+          expect(installedVersion(app, lib, readJson), lib).toBe(
+            newestMatching(lib, 'latest', env),
+          );
+        }
+      });
+
+      it("imports io-ts from the consumer's own dependency, and core's decodeStrict reads its codec", async () => {
+        const code = `import * as t from 'io-ts';
+import { decodeStrict } from '@noderepair/core/codec';
+const Settings = t.partial({ interval: t.number });
+console.log(JSON.stringify({
+  resolved: import.meta.resolve('io-ts'),
+  decoded: decodeStrict(Settings, { intervall: 5 }, 'settings'),
+}));`;
+        const { stdout } = await sh(node, ['--input-type=module', '-e', code], app, 60_000, env);
+        const out = JSON.parse(stdout) as { resolved: string; decoded: unknown };
+        expect(
+          fileURLToPath(out.resolved).startsWith(join(app, 'node_modules', 'io-ts') + '/'),
+        ).toBe(true);
+        expect(out.decoded).toEqual({
+          _tag: 'Left',
+          left: [
+            'settings.intervall: unknown field "intervall" (did you mean "interval"?); known fields: interval',
+          ],
+        });
       });
 
       it("resolves and reads each package's package.json through its exports (tools read it)", async () => {

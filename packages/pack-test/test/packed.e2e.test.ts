@@ -45,6 +45,8 @@ import {
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const consumerSrc = fileURLToPath(new URL('../consumer/', import.meta.url));
+const ClientNode = '@kubernetes/client-node';
+const Kfc = 'kubernetes-fluent-client';
 const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;
 
 // The publishable packages: every workspace package not marked private.
@@ -304,7 +306,7 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
       });
 
       it('got the client versions of this end, one @kubernetes/client-node shared by core and envtest', () => {
-        for (const name of ['@kubernetes/client-node', 'kubernetes-fluent-client']) {
+        for (const name of [ClientNode, Kfc]) {
           const range = wanted[name]!;
           const want = /^\d+\.\d+\.\d+$/.test(range) ? range : newestMatching(name, range, env);
           expect(installedVersion(app, name, readJson), name).toBe(want);
@@ -350,6 +352,25 @@ console.log(JSON.stringify({
             'settings.intervall: unknown field "intervall" (did you mean "interval"?); known fields: interval',
           ],
         });
+      });
+
+      it("has KFC's client-node pin shared at 1.4.0, or nested under KFC beside 2.x (the core README says which to install)", () => {
+        const kfc = readJson<Manifest>(join(app, 'node_modules', Kfc, 'package.json'));
+        const pin = kfc.dependencies![ClientNode]!;
+        expect(pin, `${Kfc} ${kfc.version} dependencies.${ClientNode}`).toBe('1.4.0');
+        const top = installedVersion(app, ClientNode, readJson);
+        // The low end installs 1.4.0 itself (shared with KFC); the high end the newest 2.x.
+        expect(top === pin, `${ClientNode} ${top} at the top`).toBe(end.nodeMajor === 20);
+        const nested = join('node_modules', Kfc, 'node_modules', ClientNode);
+        expect(installedCopies(app, ClientNode)).toEqual(
+          top === pin
+            ? [join('node_modules', ClientNode)]
+            : [join('node_modules', ClientNode), nested],
+        );
+        if (top !== pin) {
+          expect(top).toMatch(/^2\./);
+          expect(readJson<Manifest>(join(app, nested, 'package.json')).version).toBe(pin);
+        }
       });
 
       it("resolves and reads each package's package.json through its exports (tools read it)", async () => {

@@ -169,12 +169,35 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
       expect(unwanted, `${name}: files that should not be published`).toEqual([]);
       expect(files.has('README.md'), `${name}: README.md`).toBe(true);
       // Every declaration file next to its JS (a d.ts-only or JS-only module breaks consumers).
-      const js = p.files.filter((f) => f.endsWith('.js'));
+      // A bin shim (bin/*.js) is a command, not a module: nothing imports it.
+      const js = p.files.filter((f) => f.endsWith('.js') && !f.startsWith('bin/'));
       expect(
         js.filter((f) => !files.has(f.replace(/\.js$/, '.d.ts'))),
         `${name}: JS without d.ts`,
       ).toEqual([]);
     }
+  });
+
+  it('links its bins to committed files, so a fresh install links them before any build', () => {
+    // pnpm links a workspace package's bins when it installs; a bin in dist/ (made by the
+    // build) does not exist yet: "WARN Failed to create bin ... ENOENT" per dependent, and no link.
+    const tracked = new Set(
+      execFileSync('git', ['ls-files', 'packages'], { cwd: repo, encoding: 'utf8' })
+        .split('\n')
+        .filter((l) => l !== ''),
+    );
+    let bins = 0;
+    for (const { dir, manifest } of publishable) {
+      for (const [bin, target] of Object.entries(manifest.bin ?? {})) {
+        bins++;
+        const file = relative(repo, join(dir, target));
+        expect(tracked.has(file), `${manifest.name} bin ${bin}: ${file} is in git`).toBe(true);
+        expect(packed.get(manifest.name)!.files, `${manifest.name} bin ${bin}`).toContain(
+          target.replace(/^\.\//, ''),
+        );
+      }
+    }
+    expect(bins).toBe(4);
   });
 
   it('ships no source maps (the sources are not shipped, so a map would point at nothing)', () => {

@@ -3,7 +3,8 @@
 // high end is Node 22 with the newest @kubernetes/client-node and kubernetes-fluent-client the
 // published peer ranges admit (npm resolves the range itself to its newest match).
 import { execFileSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import type { Manifest } from './tarball.js';
 
 export interface ConsumerEnd {
@@ -84,3 +85,35 @@ export function newestMatching(name: string, range: string, env: NodeJS.ProcessE
 
 export const installedVersion = (app: string, name: string, read: (p: string) => Manifest) =>
   read(join(app, 'node_modules', name, 'package.json')).version;
+
+/**
+ * The libraries the READMEs tell a consumer to install next to the packages when its own code
+ * imports them (`npm install fp-ts yaml`, `npm install io-ts` for codecs of its own): each
+ * package's Install section. The pack test installs the newest of each, as those commands do.
+ */
+export const sharedLibraries = ['fp-ts', 'io-ts', 'yaml'] as const;
+
+/**
+ * Every installed copy of package `name` under `app`, as paths relative to `app`
+ * (`node_modules/yaml`, `node_modules/@noderepair/core/node_modules/yaml`, ...): a walk of all
+ * nested node_modules folders, so a copy that npm nests under one dependent is found too.
+ */
+export function installedCopies(app: string, name: string): string[] {
+  const found: string[] = [];
+  const walk = (nodeModules: string) => {
+    if (!existsSync(nodeModules)) return;
+    if (existsSync(join(nodeModules, name, 'package.json')))
+      found.push(relative(app, join(nodeModules, name)));
+    for (const entry of readdirSync(nodeModules, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+      const pkgs = entry.name.startsWith('@')
+        ? readdirSync(join(nodeModules, entry.name), { withFileTypes: true })
+            .filter((e) => e.isDirectory())
+            .map((e) => join(nodeModules, entry.name, e.name))
+        : [join(nodeModules, entry.name)];
+      for (const pkg of pkgs) walk(join(pkg, 'node_modules'));
+    }
+  };
+  walk(join(app, 'node_modules'));
+  return found.sort();
+}

@@ -25,7 +25,14 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ends, envWithNode, installedVersion, newestMatching } from './consumer.js';
+import {
+  ends,
+  envWithNode,
+  installedCopies,
+  installedVersion,
+  newestMatching,
+  sharedLibraries,
+} from './consumer.js';
 import {
   bareImports,
   entryPointTargets,
@@ -38,6 +45,8 @@ import {
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const consumerSrc = fileURLToPath(new URL('../consumer/', import.meta.url));
+const ClientNode = '@kubernetes/client-node';
+const Kfc = 'kubernetes-fluent-client';
 const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;
 
 // The publishable packages: every workspace package not marked private.
@@ -160,12 +169,35 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
       expect(unwanted, `${name}: files that should not be published`).toEqual([]);
       expect(files.has('README.md'), `${name}: README.md`).toBe(true);
       // Every declaration file next to its JS (a d.ts-only or JS-only module breaks consumers).
-      const js = p.files.filter((f) => f.endsWith('.js'));
+      // A bin shim (bin/*.js) is a command, not a module: nothing imports it.
+      const js = p.files.filter((f) => f.endsWith('.js') && !f.startsWith('bin/'));
       expect(
         js.filter((f) => !files.has(f.replace(/\.js$/, '.d.ts'))),
         `${name}: JS without d.ts`,
       ).toEqual([]);
     }
+  });
+
+  it('links its bins to committed files, so a fresh install links them before any build', () => {
+    // pnpm links a workspace package's bins when it installs; a bin in dist/ (made by the
+    // build) does not exist yet: "WARN Failed to create bin ... ENOENT" per dependent, and no link.
+    const tracked = new Set(
+      execFileSync('git', ['ls-files', 'packages'], { cwd: repo, encoding: 'utf8' })
+        .split('\n')
+        .filter((l) => l !== ''),
+    );
+    let bins = 0;
+    for (const { dir, manifest } of publishable) {
+      for (const [bin, target] of Object.entries(manifest.bin ?? {})) {
+        bins++;
+        const file = relative(repo, join(dir, target));
+        expect(tracked.has(file), `${manifest.name} bin ${bin}: ${file} is in git`).toBe(true);
+        expect(packed.get(manifest.name)!.files, `${manifest.name} bin ${bin}`).toContain(
+          target.replace(/^\.\//, ''),
+        );
+      }
+    }
+    expect(bins).toBe(4);
   });
 
   it('ships no source maps (the sources are not shipped, so a map would point at nothing)', () => {
@@ -251,6 +283,9 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
         wanted = end.versions(core, root);
         const { '@types/node': typesNode, ...clients } = wanted;
         const deps: Record<string, string> = { ...clients };
+        // What the READMEs' Install sections tell a consumer to add when its code imports them
+        // (`npm install fp-ts yaml`, `npm install io-ts`): the newest, as those commands get.
+        for (const lib of sharedLibraries) deps[lib] = 'latest';
         for (const [name, p] of packed) deps[name] = `file:${relative(app, p.tgz)}`;
         writeFileSync(
           join(app, 'package.json'),
@@ -294,7 +329,7 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
       });
 
       it('got the client versions of this end, one @kubernetes/client-node shared by core and envtest', () => {
-        for (const name of ['@kubernetes/client-node', 'kubernetes-fluent-client']) {
+        for (const name of [ClientNode, Kfc]) {
           const range = wanted[name]!;
           const want = /^\d+\.\d+\.\d+$/.test(range) ? range : newestMatching(name, range, env);
           expect(installedVersion(app, name, readJson), name).toBe(want);
@@ -307,6 +342,58 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
             ),
             `@noderepair/${pkg} has its own @kubernetes/client-node`,
           ).toBe(false);
+      });
+
+      it('has one copy each of fp-ts, io-ts and yaml: the newest, installed by the consumer, shared by the packages', () => {
+        for (const lib of sharedLibraries) {
+          // An exact pin below the newest nests a second copy under every package that pins it.
+          expect(installedCopies(app, lib), `installed copies of ${lib}`).toEqual([
+            join('node_modules', lib),
+          ]);
+          expect(installedVersion(app, lib, readJson), lib).toBe(
+            newestMatching(lib, 'latest', env),
+          );
+        }
+      });
+
+      it("imports io-ts from the consumer's own dependency, and core's decodeStrict reads its codec", async () => {
+        const code = `import * as t from 'io-ts';
+import { decodeStrict } from '@noderepair/core/codec';
+const Settings = t.partial({ interval: t.number });
+console.log(JSON.stringify({
+  resolved: import.meta.resolve('io-ts'),
+  decoded: decodeStrict(Settings, { intervall: 5 }, 'settings'),
+}));`;
+        const { stdout } = await sh(node, ['--input-type=module', '-e', code], app, 60_000, env);
+        const out = JSON.parse(stdout) as { resolved: string; decoded: unknown };
+        expect(
+          fileURLToPath(out.resolved).startsWith(join(app, 'node_modules', 'io-ts') + '/'),
+        ).toBe(true);
+        expect(out.decoded).toEqual({
+          _tag: 'Left',
+          left: [
+            'settings.intervall: unknown field "intervall" (did you mean "interval"?); known fields: interval',
+          ],
+        });
+      });
+
+      it("has KFC's client-node pin shared at 1.4.0, or nested under KFC beside 2.x (the core README says which to install)", () => {
+        const kfc = readJson<Manifest>(join(app, 'node_modules', Kfc, 'package.json'));
+        const pin = kfc.dependencies![ClientNode]!;
+        expect(pin, `${Kfc} ${kfc.version} dependencies.${ClientNode}`).toBe('1.4.0');
+        const top = installedVersion(app, ClientNode, readJson);
+        // The low end installs 1.4.0 itself (shared with KFC); the high end the newest 2.x.
+        expect(top === pin, `${ClientNode} ${top} at the top`).toBe(end.nodeMajor === 20);
+        const nested = join('node_modules', Kfc, 'node_modules', ClientNode);
+        expect(installedCopies(app, ClientNode)).toEqual(
+          top === pin
+            ? [join('node_modules', ClientNode)]
+            : [join('node_modules', ClientNode), nested],
+        );
+        if (top !== pin) {
+          expect(top).toMatch(/^2\./);
+          expect(readJson<Manifest>(join(app, nested, 'package.json')).version).toBe(pin);
+        }
       });
 
       it("resolves and reads each package's package.json through its exports (tools read it)", async () => {

@@ -164,4 +164,32 @@ describe('README links', () => {
       expect(r.problems).toEqual([]);
     },
   );
+
+  // The commands' --help is read by npm users, who have no checkout: a page it points at is a
+  // URL into the repository (resolved here against the checkout), never a repository path.
+  const helpSources = [
+    'packages/core/src/cli/noderepair.ts',
+    'packages/core/src/cli/run.ts',
+    'packages/core/src/cli/status.ts',
+    'packages/envtest/src/cli.ts',
+    'packages/overlayfs-gen/src/cli/args.ts',
+  ];
+  it.each(helpSources)('%s: the --help text names pages by URL, and each resolves', (f) => {
+    const text = readFileSync(join(repoRoot, f), 'utf8');
+    const help = [...text.matchAll(/(?:usage|USAGE|Usage)\s*=\s*`([^`]*)`/g)].map((m) => m[1]!);
+    expect(help.length, 'a usage text').toBeGreaterThan(0);
+    for (const h of help) {
+      const urls = [...h.matchAll(/https:\/\/\S+?(?=[)\s,]|$)/g)].map((m) => m[0]);
+      const bare = h.replace(/https:\/\/\S+/g, '').match(/\b[\w./-]*docs\/[\w./-]+\.md/g) ?? [];
+      expect(bare, 'repository paths in --help').toEqual([]);
+      const dir = mkdtempSync(join(tmpdir(), 'help-links-'));
+      try {
+        const md = join(dir, 'README.md');
+        writeFileSync(md, urls.map((u) => `[x](${u})`).join('\n'));
+        expect(shippedLinkProblems(md).problems).toEqual([]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  });
 });

@@ -28,7 +28,7 @@ export interface CliIo {
 const usage = `usage: noderepair simulate --policy <policy.yaml> --trace <trace.jsonl> [--json] [--horizon <duration>]
 
   --policy   repair policy (YAML or JSON); {} gives the defaults
-  --trace    JSON Lines trace, one node observation per line (see docs/simulate.md)
+  --trace    JSON Lines trace, one node observation per line (see https://github.com/noderepair/noderepair/blob/main/packages/core/docs/simulate.md)
   --json     print one JSON object per decision instead of text
   --horizon  keep following timers this long after the last trace line (default 24h)
 

@@ -34,7 +34,8 @@ export const runUsage = `usage: noderepair run --policy <policy.yaml> [--kubecon
                      [--leader-election-namespace <ns>] [--leader-election-id <name>]
                      [--disruption-lease-holder <identity>] [--log-level info]
 
-  --policy                      repair policy (YAML or JSON; see docs/autorepair.md)
+  --policy                      repair policy (YAML or JSON; see
+                                https://github.com/noderepair/noderepair/blob/main/packages/core/docs/autorepair.md)
   --kubeconfig                  kubeconfig file; default: $KUBECONFIG, else the in-cluster service
                                 account, else ~/.kube/config
   --dry-run                     decide and report (events, logs, metrics) but change nothing
@@ -45,7 +46,8 @@ export const runUsage = `usage: noderepair run --policy <policy.yaml> [--kubecon
   --provider                    machine provider by name: openstack, or dry-run (the default;
                                 records, repairs nothing, so it runs only with --dry-run)
   --provider-module             a provider from a file (./my-provider.js) or an npm package that
-                                exports a ProviderModule (see docs/providers.md)
+                                exports a ProviderModule (see
+                                https://github.com/noderepair/noderepair/blob/main/docs/providers.md)
   --cloud                       the provider's cloud (clouds.yaml entry); same as --provider-opt cloud=NAME
   --provider-opt                an option of the provider, key=value (repeatable; run --help
                                 --provider NAME lists them)
@@ -58,7 +60,8 @@ export const runUsage = `usage: noderepair run --policy <policy.yaml> [--kubecon
                                 take each other's leases
   --log-level                   debug, info, warn or error (default $LOG_LEVEL, else info): JSON
                                 lines on stdout; info tells each repair's story, one line per
-                                step (docs/autorepair.md "Logs"), debug adds every decision
+                                step, debug adds every decision (see
+                                https://github.com/noderepair/noderepair/blob/main/packages/core/docs/autorepair.md#logs)
   Without a ladder in the policy, the default (SoftReboot, HardReboot) is cut to the steps the
   provider can execute; Replace is never in it (a ladder that ends in Replace opts in).`;
 

@@ -69,7 +69,8 @@ export async function locate(
   const t = target.right;
   const nodes = access.right;
   const read = await readNodeView(nodes, t.machine.nodeName, ctx.signal);
-  if ('unreadable' in read) return { hold: await nodeUnreadable(io, osr, read.unreadable, ctx) };
+  if ('unreadable' in read)
+    return { hold: await holdNode(io, osr, read.unreadable, 'unreadable', ctx) };
   const node = read.node;
   // Found by name only: before anything touches it (cordon, drain, taint, uncordon, or a
   // reboot judged from its conditions), its providerID must name the target server.
@@ -86,43 +87,53 @@ export async function locate(
   return { target: t, nodes, node };
 }
 
-/** NodeVerified=False and a Warning event (once per message); no write to the Node. */
-export async function refuseNode(
-  io: RemediationIO,
-  osr: Osr,
-  why: string,
-  ctx: ReconcileContext,
-): Promise<ReconcileResult> {
-  await holdWith(io, osr, why, {
-    condition: CONDITION_NODE_VERIFIED,
+/** Why the Node is not acted on: its identity does not match, or it cannot be read. */
+const NODE_HOLDS = {
+  // Another machine's Node (a decoy, a rebuilt Node): nothing is written to it.
+  mismatch: {
     reason: 'ProviderIDMismatch',
     event: 'NodeIdentityMismatch',
     action: 'Verify',
+    log: 'node is not the machine: not touched',
+  },
+  // The Node's cluster did not answer (its apiserver down, a network cut, an expired
+  // credential): an outage, a reason to wait. No attempt ends, nothing escalates, nothing is
+  // written to a Node that cannot be read; the condition clears once it is read again.
+  unreadable: {
+    reason: 'NodeUnreadable',
+    event: 'NodeUnreadable',
+    action: 'Read',
+    log: 'node cannot be read: waiting',
+  },
+} as const;
+
+/** NodeVerified=False and a Warning event (once per message); no write to the Node. */
+async function holdNode(
+  io: RemediationIO,
+  osr: Osr,
+  why: string,
+  kind: keyof typeof NODE_HOLDS,
+  ctx: ReconcileContext,
+): Promise<ReconcileResult> {
+  const h = NODE_HOLDS[kind];
+  await holdWith(io, osr, why, {
+    condition: CONDITION_NODE_VERIFIED,
+    reason: h.reason,
+    event: h.event,
+    action: h.action,
   });
-  ctx.log.warn({ osr: osr.metadata?.name, reason: why }, 'node is not the machine: not touched');
+  ctx.log.warn({ osr: osr.metadata?.name, reason: why }, h.log);
   return { requeueAfter: UNRESOLVED_RECHECK_MS };
 }
 
-/**
- * NodeVerified=False (NodeUnreadable) and a Warning event (once per message): the cluster the
- * Node lives in did not answer (its apiserver down, a network cut, an expired credential).
- * That is an outage, a reason to wait: no attempt ends, nothing escalates, nothing is written
- * to a Node that cannot be read; the condition clears once the Node is read again.
- */
-async function nodeUnreadable(
+/** The Node is another machine's: NodeVerified=False (ProviderIDMismatch), nothing written. */
+export function refuseNode(
   io: RemediationIO,
   osr: Osr,
   why: string,
   ctx: ReconcileContext,
 ): Promise<ReconcileResult> {
-  await holdWith(io, osr, why, {
-    condition: CONDITION_NODE_VERIFIED,
-    reason: 'NodeUnreadable',
-    event: 'NodeUnreadable',
-    action: 'Read',
-  });
-  ctx.log.warn({ osr: osr.metadata?.name, reason: why }, 'node cannot be read: waiting');
-  return { requeueAfter: UNRESOLVED_RECHECK_MS };
+  return holdNode(io, osr, why, 'mismatch', ctx);
 }
 
 /** The Node (undefined: none named, or gone), or why it could not be read. */

@@ -18,9 +18,25 @@ export async function freePort(): Promise<number> {
   const to = Math.min(low, 32_768) - 1;
   for (let i = 0; i < 64 && to > from; i++) {
     const port = from + Math.floor(Math.random() * (to - from + 1));
-    if (await bindable(port)) return port;
+    // A port is free until its server binds it: two calls before that (etcd's client and
+    // peer ports, then the apiserver's) must not get the same one. A clean-clone CI run saw
+    // etcd started with --listen-client-urls and --listen-peer-urls on one port, and die on
+    // "bind: address already in use".
+    if (given.has(port)) continue;
+    if (await bindable(port)) return remember(port);
   }
-  return kernelPort();
+  for (let i = 0; i < 16; i++) {
+    const port = await kernelPort();
+    if (!given.has(port)) return remember(port);
+  }
+  throw new Error('envtest: no free loopback port found');
+}
+
+/** The ports this process has handed out (a server may not have bound them yet). */
+const given = new Set<number>();
+function remember(port: number): number {
+  given.add(port);
+  return port;
 }
 
 /** The kernel's range for outgoing connections' source ports (Linux); the default elsewhere. */

@@ -92,8 +92,11 @@ export function evidenceAskDueAt(intent: RepairIntent): number {
   );
 }
 
-/** `intent` with one more provider answer that held it, at `now`. */
-function counted(intent: RepairIntent, now: number): RepairIntent {
+/**
+ * `intent` with one more provider answer that held it, at `now` (the backoff of the next ask
+ * counts from it; power-before-action.ts counts on the same fields).
+ */
+export function counted(intent: RepairIntent, now: number): RepairIntent {
   return { ...intent, silentAsks: (intent.silentAsks ?? 0) + 1, silentAskedAt: now };
 }
 

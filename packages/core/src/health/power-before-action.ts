@@ -19,7 +19,7 @@
 //   (counted on the intent, fresh-evidence.ts evidenceAskDueAt).
 // - A provider that cannot be asked: the action goes out as before (power-check.ts's rule).
 // Pure.
-import { ASK_AGAIN_SOON_MS, evidenceAskDueAt } from './fresh-evidence.js';
+import { ASK_AGAIN_SOON_MS, counted, evidenceAskDueAt } from './fresh-evidence.js';
 import type { PowerState } from './machine.js';
 import type { NodeObservation } from './observation.js';
 import type { RemediationStepKind, RepairPolicy } from './policy.js';
@@ -66,11 +66,6 @@ export type PowerGate =
       /** `counted` with the provider's answer counted (persist it); undefined: unchanged. */
       readonly intent?: RepairIntent;
     };
-
-/** `intent` with one more provider answer that held it, at `now`. */
-function counted(intent: RepairIntent, now: number): RepairIntent {
-  return { ...intent, silentAsks: (intent.silentAsks ?? 0) + 1, silentAskedAt: now };
-}
 
 /**
  * The power state's verdict on sending `next` (words: the action about to go out) now.

@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureNodeImage, joinTargetOf, KubeNode, PAUSE_IMAGE, POD_SUBNET } from '../src/node/index.js';
+import { ensureNodeImage, HOST_FROM_GUEST, joinTargetOf, KubeNode, PAUSE_IMAGE, POD_SUBNET } from '../src/node/index.js';
 import { TestHypervisor, testHypervisorProvider } from '../src/test-hypervisor/index.js';
 import { NoderepairRun, TEST_HYPERVISOR_PROVIDER } from './support/noderepair-run.js';
 
@@ -105,23 +105,67 @@ async function readNode(): Promise<V1Node> {
 function ready(n: V1Node) {
   return n.status?.conditions?.find((c) => c.type === 'Ready');
 }
-/** Polls the Node until `pred` holds; the error shows the last Ready condition and the journal. */
+/** Polls the Node until `pred` holds; the error says what the host and the guest saw. */
 async function waitForNode(what: string, pred: (n: V1Node) => boolean, limitS: number): Promise<V1Node> {
   const deadline = Date.now() + limitS * 1000;
   let last: V1Node | undefined;
+  let lastError = '';
   for (;;) {
     try {
       last = await readNode();
+      lastError = '';
       if (pred(last)) return last;
-    } catch {
-      // not registered yet
+    } catch (e) {
+      // Not registered yet, or the API server did not answer: the error tells which.
+      lastError = e instanceof Error ? e.message.slice(0, 300) : String(e);
     }
     if (Date.now() > deadline) {
-      const journal = await node.vm.exec('journalctl -b --no-pager -u kubelet -u containerd -t noderepair-health-kubelet -t noderepair-health-container-runtime | tail -40 | cut -c1-300');
-      throw new Error(`${what}: not within ${limitS}s; Ready: ${JSON.stringify(last && ready(last))}\n${journal.out}`);
+      const read = last === undefined ? 'never read' : `Ready: ${JSON.stringify(ready(last))}`;
+      throw new Error(
+        `${what}: not within ${limitS}s; ${read}${lastError ? `; last read failed: ${lastError}` : ''}\n${await diagnostics()}`,
+      );
     }
     await sleep(2000);
   }
+}
+/**
+ * What a failed wait needs to be understood from CI's log alone: the control plane's processes,
+ * the guest's units, whether the guest reaches the API server, and each unit's journal. (One
+ * journalctl per unit: `-u` and `-t` in one call AND their matches, which printed "No entries".)
+ */
+async function diagnostics(): Promise<string> {
+  const port = new URL(cp.server).port;
+  const guest = await node.vm
+    .exec(
+      [
+        'echo "guest time: $(date -u +%FT%TZ), uptime $(cut -d" " -f1 /proc/uptime)s"',
+        'systemctl show -p Id -p ActiveState -p SubState -p NRestarts -p ExecMainStatus kubelet containerd noderepair-health-kubelet | paste -sd" "',
+        `if timeout 5 bash -c 'exec 3<>/dev/tcp/${HOST_FROM_GUEST}/${port}'; then echo "API server ${HOST_FROM_GUEST}:${port} reachable from the guest"; else echo "API server ${HOST_FROM_GUEST}:${port} NOT reachable from the guest"; fi`,
+        'ls -l /etc/kubernetes',
+        ...['kubelet', 'containerd'].map((u) => `echo "--- ${u}"; journalctl -b --no-pager -u ${u} | tail -25 | cut -c1-300`),
+        ...['kubelet', 'container-runtime'].map(
+          (m) => `echo "--- monitor ${m}"; journalctl -b --no-pager -t noderepair-health-${m} | tail -10 | cut -c1-300`,
+        ),
+      ].join('; '),
+      60_000,
+    )
+    .then(
+      (r) => r.out,
+      (e: unknown) => `the guest agent did not answer: ${e instanceof Error ? e.message : String(e)}`,
+    );
+  const apiserverLog = (() => {
+    try {
+      return readFileSync(cp.logFiles['kube-apiserver'] as string, 'utf8').split('\n').slice(-15).join('\n');
+    } catch (e) {
+      return `(no log: ${e instanceof Error ? e.message : String(e)})`;
+    }
+  })();
+  return [
+    `host: control plane processes running: ${cp.pids.length} (etcd, kube-apiserver, kube-controller-manager)`,
+    guest,
+    '--- kube-apiserver log (last lines)',
+    apiserverLog,
+  ].join('\n');
 }
 const isReady = (n: V1Node) => ready(n)?.status === 'True';
 

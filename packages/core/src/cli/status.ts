@@ -322,6 +322,10 @@ export function statusJson(
       ...s,
       nextAt: t(s.nextAt),
       ...(s.hold?.kind === 'cooldown' ? { hold: { ...s.hold, until: iso(s.hold.until) } } : {}),
+      ...(s.hold?.kind === 'rate' && s.hold.until !== undefined
+        ? { hold: { ...s.hold, until: iso(s.hold.until) } }
+        : {}),
+      ...(s.hold?.kind === 'latch' ? { hold: { ...s.hold, since: iso(s.hold.since) } } : {}),
       ...(s.hold?.kind === 'actor' && s.hold.until !== undefined
         ? { hold: { ...s.hold, until: iso(s.hold.until) } }
         : {}),

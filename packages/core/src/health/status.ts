@@ -225,7 +225,7 @@ function holdOf(
 /** A held node's reason in one line, with the counts or the end time. */
 export function holdMessage(h: StormHold): string {
   const where =
-    (h.kind === 'storm' || h.kind === 'cooldown') && h.domain !== undefined
+    (h.kind === 'storm' || h.kind === 'cooldown' || h.kind === 'rate') && h.domain !== undefined
       ? ` in ${h.domain}`
       : '';
   switch (h.kind) {
@@ -237,5 +237,11 @@ export function holdMessage(h: StormHold): string {
       return `maxInFlight: ${h.inFlight} repairs in flight (max ${h.maxInFlight})${h.byOthers !== undefined ? `, ${h.byOthers} by other actors` : ''}`;
     case 'actor':
       return `${h.actor}: ${h.detail}`;
+    case 'rate':
+      return h.unknown !== undefined
+        ? `rate limit${where}: repairs started in the last hour unknown (node ${h.unknown}'s repair state cannot be read)`
+        : `rate limit${where}: ${h.started} repairs started in the last hour (max ${h.limit})${h.until !== undefined ? ` until ${iso(h.until)}` : ''}`;
+    case 'latch':
+      return `latch set ${iso(h.since)}: ${h.reason}; reset it with noderepair reset-latch`;
   }
 }

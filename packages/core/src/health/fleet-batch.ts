@@ -18,12 +18,7 @@
 import { startsRemediation, type RepairDecision } from './decision.js';
 import { decideWithVerdict, judge, stormEntry, type FleetMember, type Judged } from './fleet.js';
 import type { RepairPolicy } from './policy.js';
-import {
-  stormGuard,
-  type LatchState,
-  type StormMemory,
-  type StormReport,
-} from './storm-guard.js';
+import { stormGuard, type LatchState, type StormMemory, type StormReport } from './storm-guard.js';
 
 /** The result of one batch pass. */
 export interface FleetBatch {

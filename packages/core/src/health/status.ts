@@ -15,6 +15,7 @@ import type { HistoryEntry } from './history.js';
 import {
   isInFlight,
   stormMemoryAtStart,
+  type LatchState,
   type StormHold,
   type StormMemory,
   type StormScope,
@@ -114,6 +115,8 @@ export interface StatusOptions {
     node: NodeSnapshot & { metadata: { name: string } },
     state: RepairState | undefined,
   ) => ActorHold[];
+  /** The storm guard's latch as persisted (stormGuard.latch), when read. */
+  latch?: LatchState;
 }
 
 function readState(
@@ -164,7 +167,13 @@ export function statusReport(
       state: read[i]?.state,
     };
   });
-  const fleet = decideFleet(members, policy, now, opts.memory ?? stormMemoryAtStart(now));
+  const fleet = decideFleet(
+    members,
+    policy,
+    now,
+    opts.memory ?? stormMemoryAtStart(now),
+    opts.latch,
+  );
   const out = fleet.decisions.map((d, i): NodeStatus => {
     const { state, error } = read[i] ?? {};
     const next = d.nextState ?? state;

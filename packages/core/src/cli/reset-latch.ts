@@ -3,7 +3,6 @@
 // no repair; only a person releases it, by removing the annotation from the latch Lease. This
 // command does that, where `noderepair run` with the same flags keeps it, and says what was set.
 import { parseArgs } from 'node:util';
-import * as either from 'fp-ts/lib/Either.js';
 import { describeFlagError } from '../codec/args.js';
 import { LatchAnnotation, LatchStore, type LatchRef } from '../autorepair/latch.js';
 import { iso } from '../health/time.js';

@@ -133,11 +133,14 @@ function policyDefault(path: string, durationField: boolean): string {
     ],
     unhealthyConditions: [{ type: 'Ready', status: 'False' }],
   };
-  const resolved = resolveRepairPolicy(minimal);
+  // A section that is off unless written (stormGuard.latch) gets its fields' defaults when
+  // written empty.
+  const resolved = resolveRepairPolicy({ ...minimal, stormGuard: { latch: {} } });
   const empty = resolveRepairPolicy({});
   if (resolved._tag === 'Left' || empty._tag === 'Left')
     throw new Error('policy reference: the default policy does not resolve');
-  let node: unknown = path.includes('[]') ? resolved.right : empty.right;
+  let node: unknown =
+    path.includes('[]') || path.startsWith('stormGuard.latch.') ? resolved.right : empty.right;
   const segs = path.split('.');
   segs.forEach((seg, i) => {
     const list = seg.endsWith('[]');

@@ -80,7 +80,11 @@ function printed(doc: Record<string, unknown>): string[] {
 describe('noderepair status --json: the documented schema', () => {
   it('names every field the command prints, and no field it never prints', () => {
     const doc = JSON.parse(
-      statusJson(report, nodes, { leaseHolder: 'noderepair/x', problems: ['bad mark'] }),
+      statusJson(report, nodes, {
+        leaseHolder: 'noderepair/x',
+        problems: ['bad mark'],
+        latch: { kind: 'latched', since: T, reason: 'held too long' },
+      }),
     ) as Record<string, unknown>;
     expect(doc['schemaVersion']).toBe(STATUS_JSON_SCHEMA_VERSION);
     const docs = documented();

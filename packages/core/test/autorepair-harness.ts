@@ -9,6 +9,7 @@ import {
   type AutoRepairController,
 } from '../src/autorepair/controller.js';
 import type { RepairPolicy } from '../src/health/policy.js';
+import type { LatchRef } from '../src/autorepair/latch.js';
 import { parseRepairState, type RepairState } from '../src/health/state.js';
 import type { KubeClient } from '../src/kube/client.js';
 import type { MachineProvider } from '../src/provider/port.js';
@@ -31,13 +32,14 @@ export function startAutoRepair(o: {
   scope: string;
   /** Default: JSON lines on stdout at $LOG_LEVEL, else warn. */
   logger?: RuntimeLogger;
+  /** Where the storm guard's latch is kept (stormGuard.latch). */
+  latch?: LatchRef;
 }): RunningAutoRepair {
   const manager = new Manager({
     name: o.name,
     probes: false,
     logger:
-      o.logger ??
-      createRuntimeLogger({ name: o.name, level: process.env['LOG_LEVEL'] ?? 'warn' }),
+      o.logger ?? createRuntimeLogger({ name: o.name, level: process.env['LOG_LEVEL'] ?? 'warn' }),
   });
   const controller = addAutoRepairController(manager, {
     client: o.client,
@@ -45,6 +47,7 @@ export function startAutoRepair(o: {
     provider: o.provider,
     labelSelector: `${o.scopeLabel}=${o.scope}`,
     instance: `int-${o.scope}`,
+    ...(o.latch !== undefined ? { latch: o.latch } : {}),
     drain: {
       gracePeriodSeconds: 0,
       pollIntervalMs: 250,

@@ -16,6 +16,7 @@ import { EventRecorder } from '../runtime/helpers/event-recorder.js';
 import type { Manager } from '../runtime/manager/manager.js';
 import type { Informer } from '../runtime/reflector/informer.js';
 import type { DrainTuning } from './executor.js';
+import { LatchStore, latchLeaseName, type LatchRef } from './latch.js';
 import { AutoRepairMetrics } from './metrics.js';
 import { NodeReconciler } from './node-reconciler.js';
 import { kubeNodeDeletePort } from './replace-step.js';
@@ -65,6 +66,13 @@ export interface AutoRepairOptions {
    * shares: two such installs on the same nodes take each other's leases as their own.
    */
   leaseHolder?: string;
+  /**
+   * Where the storm guard's latch is persisted when the policy has one (stormGuard.latch): a
+   * Lease's namespace and name. `noderepair run` uses its leader-election namespace and
+   * `<leader-election-id>-latch`; default kube-system/noderepair-autorepair-latch. In dry-run
+   * the latch lives in memory.
+   */
+  latch?: LatchRef;
 }
 
 /** What addAutoRepairController added to the Manager, for tests and callers that inspect it. */
@@ -134,6 +142,17 @@ export function addAutoRepairController(
     ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
     wake: (n) => wake(n),
     ...(opts.leaseHolder !== undefined ? { leaseHolder: opts.leaseHolder } : {}),
+    ...(policy.stormGuard.latch !== undefined && !policy.dryRun
+      ? {
+          latch: new LatchStore(
+            client,
+            opts.latch ?? {
+              namespace: 'kube-system',
+              name: latchLeaseName(AutoRepairControllerName),
+            },
+          ),
+        }
+      : {}),
   });
   const controller = manager
     .controller({

@@ -18,6 +18,8 @@ const reasons = {
   cooldown: 'StormCooldown',
   'in-flight': 'MaxInFlight',
   actor: 'OtherActor',
+  rate: 'RateLimit',
+  latch: 'Latched',
 } as const;
 
 /** The condition's reason while the node's repair-state annotation cannot be read. */

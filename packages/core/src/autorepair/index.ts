@@ -16,6 +16,15 @@ export {
 } from './controller.js';
 export { NodeReconciler, type NodeReconcilerDeps, type NodeCache } from './node-reconciler.js';
 export {
+  LatchStore,
+  LatchAnnotation,
+  latchLeaseName,
+  parseLatch,
+  formatLatch,
+  type LatchRef,
+} from './latch.js';
+export { repairTimes, type RepairTimes } from './repair-times.js';
+export {
   executeActions,
   type ExecutorDeps,
   type ExecuteTarget,

@@ -57,6 +57,21 @@ export class AutoRepairMetrics {
    * noderepair_storm_guard_tripped: 1 while more nodes are unhealthy than the storm guard allows.
    */
   readonly stormTripped: Gauge;
+  /**
+   * noderepair_storm_guard_latched: 1 while the storm guard's latch (stormGuard.latch) is set,
+   * or its record cannot be read: no repair starts until a person resets it.
+   */
+  readonly stormLatched: Gauge;
+  /**
+   * noderepair_time_to_repair_seconds: from a node's NotReady to Ready again, for the nodes
+   * a repair of ours was in flight on.
+   */
+  readonly timeToRepair: Histogram;
+  /**
+   * noderepair_time_between_failures_seconds: per node, from the end of its previous repair to
+   * the NotReady that started the next one.
+   */
+  readonly timeBetweenFailures: Histogram;
   /** noderepair_nodes: watched nodes by repair phase. */
   readonly nodesByPhase: Gauge<'phase'>;
   /**
@@ -128,6 +143,23 @@ export class AutoRepairMetrics {
     this.stormTripped = new Gauge({
       name: 'noderepair_storm_guard_tripped',
       help: '1 while more nodes are unhealthy than the storm guard allows',
+      registers,
+    });
+    this.stormLatched = new Gauge({
+      name: 'noderepair_storm_guard_latched',
+      help: '1 while the storm guard latch is set (or cannot be read): no repair starts until a person resets it',
+      registers,
+    });
+    this.timeToRepair = new Histogram({
+      name: 'noderepair_time_to_repair_seconds',
+      help: 'From NotReady to Ready again, for nodes a repair was in flight on',
+      buckets: [60, 300, 600, 900, 1800, 3600, 2 * 3600, 6 * 3600, 24 * 3600],
+      registers,
+    });
+    this.timeBetweenFailures = new Histogram({
+      name: 'noderepair_time_between_failures_seconds',
+      help: 'Per node, from the end of its previous repair to the NotReady that started the next one',
+      buckets: [3600, 6 * 3600, 24 * 3600, 3 * 86400, 7 * 86400, 30 * 86400, 90 * 86400],
       registers,
     });
     this.nodesByPhase = new Gauge({

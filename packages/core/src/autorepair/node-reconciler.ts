@@ -46,6 +46,8 @@ import { executeActions, type ExecutorDeps } from './executor.js';
 import { countPhases } from './metrics.js';
 import { Coordinator, LeaseHeldError, LeaseTakenOverError } from './coordinator.js';
 import { unreadableStateCondition } from './held-condition.js';
+import type { LatchStore } from './latch.js';
+import { repairTimes } from './repair-times.js';
 import { writeHeldCondition } from './held-condition-write.js';
 import { Mutex } from './mutex.js';
 import { Burst } from './burst.js';
@@ -85,6 +87,11 @@ export interface NodeReconcilerDeps extends Omit<ExecutorDeps, 'event'> {
   wake?: (name: string) => void;
   /** Our holder identity in disruption leases (Coordinator); default the legacy `noderepair`. */
   leaseHolder?: string;
+  /**
+   * Where the storm guard's latch is persisted (stormGuard.latch). Without it (dry-run) a
+   * latch this process sets lives in its memory until it stops.
+   */
+  latch?: LatchStore;
 }
 
 interface Decided {
@@ -350,6 +357,10 @@ export class NodeReconciler {
       const rem = d.nextState?.remediation;
       m.started.inc({ cause: d.cause.kind, step: stepOf(rem?.step) });
     }
+    const fleetTimes = repairTimes(d, prev, this.deps.now());
+    if (fleetTimes.toRepairMs !== undefined) m.timeToRepair.observe(fleetTimes.toRepairMs / 1000);
+    if (fleetTimes.betweenFailuresMs !== undefined)
+      m.timeBetweenFailures.observe(fleetTimes.betweenFailuresMs / 1000);
     const ended = {
       cause: prev?.remediation?.cause ?? d.cause.kind,
       step: stepOf(prev?.remediation?.step),
@@ -696,8 +707,10 @@ export class NodeReconciler {
     );
     // One storm pass decides this node and the burst; the storm guard sees every node (and
     // the decider keeps its memory and tripped flag for the next pass).
+    await this.readLatch(decider, signal);
     const batch = decider.withFleetBatch(self, others, new Set(fresh.keys()), now);
     const { self: decision, storm } = batch;
+    await this.setLatch(decider, storm, signal);
     at['decided'] = this.deps.now();
     // The burst's intents are persisted alongside this node's (its members' leases first).
     const members = this.burst.admit(batch.admitted, fresh, signal);
@@ -733,6 +746,46 @@ export class NodeReconciler {
         decision,
       );
     }
+  }
+
+  /**
+   * The persisted latch, read fresh for each fleet pass (only when the policy has a latch): a
+   * person's reset takes effect at the held nodes' next recheck.
+   */
+  private async readLatch(decider: FleetDecider, signal: AbortSignal): Promise<void> {
+    if (this.deps.policy.stormGuard.latch === undefined) return;
+    if (this.deps.latch !== undefined) {
+      const was = decider.latch;
+      decider.latch = await this.deps.latch.read(signal);
+      if (was?.kind === 'latched' && decider.latch === undefined)
+        this.log.info({ latch: this.deps.latch.ref }, 'storm guard latch reset by a person');
+      if (decider.latch?.kind === 'unreadable' && was?.kind !== 'unreadable')
+        this.log.error(
+          { latch: this.deps.latch.ref, problem: decider.latch.problem },
+          'storm guard latch cannot be read: no repair starts until it can',
+        );
+    }
+    this.deps.metrics.stormLatched.set(decider.latch !== undefined ? 1 : 0);
+  }
+
+  /** This pass set the latch: persist it (an error propagates; the next pass sets it again). */
+  private async setLatch(
+    decider: FleetDecider,
+    storm: { latchNow?: { since: number; reason: string } },
+    signal: AbortSignal,
+  ): Promise<void> {
+    const l = storm.latchNow;
+    if (l === undefined) return;
+    await this.deps.latch?.set(l.since, l.reason, signal);
+    decider.latch = { kind: 'latched', since: l.since, reason: l.reason };
+    this.deps.metrics.stormLatched.set(1);
+    this.log.warn(
+      {
+        reason: l.reason,
+        ...(this.deps.latch !== undefined ? { latch: this.deps.latch.ref } : {}),
+      },
+      'storm guard latched: no repair starts until a person resets it (noderepair reset-latch)',
+    );
   }
 
   /** Uncordon when healthy again, then the next state, and wait until the cache shows it. */

@@ -2,7 +2,8 @@
 // The noderepair command line: `noderepair simulate` replays a node-condition trace through
 // the repair policy in virtual time so operators can tune it on their history;
 // `noderepair run` runs the standalone auto-repair controller (see run.ts);
-// `noderepair status` shows what it thinks of each node and why a node is held (status.ts).
+// `noderepair status` shows what it thinks of each node and why a node is held (status.ts);
+// `noderepair reset-latch` releases the storm guard's latch, a person's act (reset-latch.ts).
 import { realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
@@ -14,6 +15,7 @@ import { parseDuration } from '../health/time.js';
 import { parseTrace } from './trace.js';
 import { runCommand, runUsage, type RunIo } from './run.js';
 import { statusCommand, statusUsage, type StatusIo } from './status.js';
+import { resetLatchCommand, resetLatchUsage, type ResetLatchIo } from './reset-latch.js';
 
 export interface CliIo {
   stdout: (line: string) => void;
@@ -23,6 +25,8 @@ export interface CliIo {
   run?: Pick<RunIo, 'signal' | 'env' | 'providers' | 'cwd'>;
   /** For `status`: the environment (KUBECONFIG) and, in tests, the clock. */
   status?: Pick<StatusIo, 'env' | 'now'>;
+  /** For `reset-latch`: the environment and, in tests, the client. */
+  resetLatch?: Pick<ResetLatchIo, 'env' | 'client'>;
 }
 
 const usage = `usage: noderepair simulate --policy <policy.yaml> --trace <trace.jsonl> [--json] [--horizon <duration>]
@@ -34,7 +38,9 @@ const usage = `usage: noderepair simulate --policy <policy.yaml> --trace <trace.
 
 ${runUsage}
 
-${statusUsage}`;
+${statusUsage}
+
+${resetLatchUsage}`;
 
 /** Runs the CLI; returns the exit code (0 ok, 1 bad input, 2 bad usage). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -45,6 +51,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   if (command === 'run') return runCommand(rest, { ...io, ...io.run });
   if (command === 'status') return statusCommand(rest, { ...io, ...io.status });
+  if (command === 'reset-latch') return resetLatchCommand(rest, { ...io, ...io.resetLatch });
   if (command !== 'simulate') {
     io.stderr(`noderepair: unknown command "${command}"\n${usage}`);
     return 2;

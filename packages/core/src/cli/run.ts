@@ -5,6 +5,7 @@ import * as either from 'fp-ts/lib/Either.js';
 import YAML from 'yaml';
 import { addAutoRepairController } from '../autorepair/controller.js';
 import { installLeaseHolder, LegacyDisruptionLeaseHolder } from '../autorepair/lease-keeper.js';
+import { latchLeaseName } from '../autorepair/latch.js';
 import { parseBindAddress, parseFlagsStrict, type BindAddress } from '../codec/args.js';
 import { resolveRepairPolicy, type RepairPolicy } from '../health/policy.js';
 import { knownProviderNames, loadProviderModule, type ProviderChoice } from '../provider/load.js';
@@ -398,6 +399,7 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     provider,
     instance: identity,
     leaseHolder: c.leaseHolder,
+    latch: { namespace: c.leaderElectionNamespace, name: latchLeaseName(c.leaderElectionId) },
     ...(c.labelSelector !== undefined ? { labelSelector: c.labelSelector } : {}),
   });
   // /metrics is always on the probe server too; a separate address gets its own listener.

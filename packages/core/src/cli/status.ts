@@ -23,7 +23,8 @@ import {
   snapshotProblems,
   type ActorSnapshot,
 } from '../autorepair/actor-source.js';
-import { isInFlight } from '../health/storm-guard.js';
+import { isInFlight, type LatchState } from '../health/storm-guard.js';
+import { LatchStore, latchLeaseName, type LatchRef } from '../autorepair/latch.js';
 import { LegacyDisruptionLeaseHolder } from '../autorepair/lease-keeper.js';
 import { loadKubeConfig } from '../kube/config/load.js';
 import { listAll } from '../kube/pagination.js';
@@ -114,6 +115,8 @@ export interface StatusSource {
   warnings: string[];
   /** The other actors' marks (kured, NodeMaintenances, medik8s leases), when read. */
   actors?: ActorSnapshot;
+  /** The storm guard's latch, read when the policy has one (stormGuard.latch). */
+  latch?: LatchState;
 }
 
 export interface StatusIo {
@@ -163,12 +166,37 @@ async function readCluster(
   } catch (e) {
     warnings.push(`cannot read the other actors' marks: ${(e as Error).message}`);
   }
+  // The latch, where `noderepair run` with the same flags keeps it.
+  const latch =
+    policy.stormGuard.latch !== undefined
+      ? await new LatchStore(client, latchRefOf(cfg, env)).read()
+      : undefined;
   return {
     nodes: items as NodeSnapshot[],
     leaseRenewTimes,
     warnings,
     ...(actors !== undefined ? { actors } : {}),
+    ...(latch !== undefined ? { latch } : {}),
   };
+}
+
+/** The latch Lease `noderepair run` with these flags uses (pure). */
+export function latchRefOf(
+  cfg: Pick<StatusConfig, 'leaderElectionNamespace' | 'leaderElectionId'>,
+  env: Record<string, string | undefined>,
+): LatchRef {
+  return {
+    namespace: cfg.leaderElectionNamespace ?? env['POD_NAMESPACE'] ?? 'kube-system',
+    name: latchLeaseName(cfg.leaderElectionId ?? 'noderepair-autorepair'),
+  };
+}
+
+/** The line saying the latch is set, or cannot be read; undefined when it is not set (pure). */
+export function latchLine(latch: LatchState | undefined): string | undefined {
+  if (latch === undefined) return undefined;
+  return latch.kind === 'latched'
+    ? `storm guard latch SET since ${iso(latch.since)}: ${latch.reason}. No repair starts until a person resets it: noderepair reset-latch`
+    : `storm guard latch cannot be read (${latch.problem}): no repair starts until it can`;
 }
 
 function stepText(s: NodeStatus): string {
@@ -305,7 +333,7 @@ export const STATUS_JSON_SCHEMA_VERSION = 1;
 export function statusJson(
   report: StatusReport,
   nodes: readonly NodeStatus[],
-  extra: { leaseHolder?: string; problems?: readonly string[] } = {},
+  extra: { leaseHolder?: string; problems?: readonly string[]; latch?: LatchState } = {},
 ): string {
   const t = (ms: number | undefined) => (ms !== undefined ? iso(ms) : undefined);
   return JSON.stringify({
@@ -318,10 +346,22 @@ export function statusJson(
       ? { problems: extra.problems }
       : {}),
     storm: report.storm,
+    ...(extra.latch !== undefined
+      ? {
+          latch:
+            extra.latch.kind === 'latched'
+              ? { set: true, since: iso(extra.latch.since), reason: extra.latch.reason }
+              : { set: true, unreadable: extra.latch.problem },
+        }
+      : {}),
     nodes: nodes.map((s) => ({
       ...s,
       nextAt: t(s.nextAt),
       ...(s.hold?.kind === 'cooldown' ? { hold: { ...s.hold, until: iso(s.hold.until) } } : {}),
+      ...(s.hold?.kind === 'rate' && s.hold.until !== undefined
+        ? { hold: { ...s.hold, until: iso(s.hold.until) } }
+        : {}),
+      ...(s.hold?.kind === 'latch' ? { hold: { ...s.hold, since: iso(s.hold.since) } } : {}),
       ...(s.hold?.kind === 'actor' && s.hold.until !== undefined
         ? { hold: { ...s.hold, until: iso(s.hold.until) } }
         : {}),
@@ -425,6 +465,7 @@ export async function statusCommand(args: readonly string[], io: StatusIo): Prom
         : []),
       ...unreadableHold(node, key),
     ],
+    ...(source.latch !== undefined ? { latch: source.latch } : {}),
   });
   const shown = report.nodes
     .filter((n) => c.node === undefined || n.name === c.node)
@@ -435,8 +476,17 @@ export async function statusCommand(args: readonly string[], io: StatusIo): Prom
     );
     return 1;
   }
-  if (c.json) io.stdout(statusJson(report, shown, { leaseHolder, problems }));
+  if (c.json)
+    io.stdout(
+      statusJson(report, shown, {
+        leaseHolder,
+        problems,
+        ...(source.latch !== undefined ? { latch: source.latch } : {}),
+      }),
+    );
   else {
+    const latch = latchLine(source.latch);
+    if (latch !== undefined) io.stdout(latch);
     for (const line of formatStatusTable(shown, now)) io.stdout(line);
     for (const line of leaseLines(actors, shown, leaseHolder)) io.stdout(line);
     // One NODE on the control plane: how noderepair treats it, even while it is healthy.

@@ -18,7 +18,7 @@
 import { startsRemediation, type RepairDecision } from './decision.js';
 import { decideWithVerdict, judge, stormEntry, type FleetMember, type Judged } from './fleet.js';
 import type { RepairPolicy } from './policy.js';
-import { stormGuard, type StormMemory, type StormReport } from './storm-guard.js';
+import { stormGuard, type LatchState, type StormMemory, type StormReport } from './storm-guard.js';
 
 /** The result of one batch pass. */
 export interface FleetBatch {
@@ -44,6 +44,7 @@ export function decideBatch(
   policy: RepairPolicy,
   now: number,
   memory: StormMemory | undefined,
+  latch?: LatchState,
 ): FleetBatch {
   const me = judge(self, policy, now);
   const entries = [stormEntry(me)];
@@ -54,7 +55,7 @@ export function decideBatch(
     entries.push(e);
     if (e.wantsToStart && candidates.has(e.name)) wanting.push(j);
   }
-  const storm = stormGuard(entries, policy.stormGuard, now, memory, policy.controlPlane);
+  const storm = stormGuard(entries, policy.stormGuard, now, memory, policy.controlPlane, latch);
   const admitted: Array<[string, RepairDecision]> = [];
   for (const j of wanting) {
     if (storm.verdicts.get(j.obs.nodeName)?.admitted !== true) continue;

@@ -11,7 +11,12 @@ import { decideAlone, decideWithFleet, type FleetMember } from './fleet.js';
 import type { NodeSnapshot } from './node.js';
 import type { RepairPolicy } from './policy.js';
 import { readStateAnnotation, type RepairState } from './state.js';
-import { stormMemoryAtStart, type StormMemory, type StormReport } from './storm-guard.js';
+import {
+  stormMemoryAtStart,
+  type LatchState,
+  type StormMemory,
+  type StormReport,
+} from './storm-guard.js';
 import { nowMillis } from './time.js';
 
 /**
@@ -23,6 +28,11 @@ export interface FleetDecider {
   readonly memory: StormMemory;
   /** The storm guard was tripped at the last fleet pass: every node then takes the fleet path. */
   readonly tripped: boolean;
+  /**
+   * The latch as persisted (stormGuard.latch), as the caller last read it: the next fleet
+   * passes hold every start while it is set or unreadable. Undefined: not set.
+   */
+  latch: LatchState | undefined;
   /**
    * The node's decision when the rest of the fleet cannot change it (decideAlone), which
    * needs no lock and no list of the fleet. Undefined: decide it withFleet.
@@ -63,6 +73,7 @@ export interface FleetDecider {
 export function newFleetDecider(policy: RepairPolicy, startedAt: Date | number): FleetDecider {
   let memory: StormMemory = stormMemoryAtStart(nowMillis(startedAt));
   let tripped = false;
+  let latch: LatchState | undefined;
   // Every fleet pass leaves the storm memory and tripped flag for the next one.
   const remember = <R extends { storm: StormReport }>(r: R): R => {
     memory = r.storm.memory;
@@ -72,7 +83,7 @@ export function newFleetDecider(policy: RepairPolicy, startedAt: Date | number):
   const alone = (self: FleetMember, now: Date | number) =>
     tripped ? undefined : decideAlone(self, policy, now);
   const withFleet = (self: FleetMember, others: readonly FleetMember[], now: Date | number) => {
-    return remember(decideWithFleet(self, others, policy, nowMillis(now), memory));
+    return remember(decideWithFleet(self, others, policy, nowMillis(now), memory, latch));
   };
   const withFleetBatch = (
     self: FleetMember,
@@ -80,7 +91,7 @@ export function newFleetDecider(policy: RepairPolicy, startedAt: Date | number):
     candidates: ReadonlySet<string>,
     now: Date | number,
   ) => {
-    return remember(decideBatch(self, others, candidates, policy, nowMillis(now), memory));
+    return remember(decideBatch(self, others, candidates, policy, nowMillis(now), memory, latch));
   };
   return {
     get memory() {
@@ -88,6 +99,12 @@ export function newFleetDecider(policy: RepairPolicy, startedAt: Date | number):
     },
     get tripped() {
       return tripped;
+    },
+    get latch() {
+      return latch;
+    },
+    set latch(l: LatchState | undefined) {
+      latch = l;
     },
     alone,
     withFleet,

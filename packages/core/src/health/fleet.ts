@@ -18,6 +18,7 @@ import type { RepairPhase, RepairState } from './state.js';
 import {
   isInFlight,
   stormGuard,
+  type LatchState,
   type StormEntry,
   type StormMemory,
   type StormPause,
@@ -109,6 +110,7 @@ export function decideFleet(
   policy: RepairPolicy,
   nowInput: Date | number,
   memory?: StormMemory,
+  latch?: LatchState,
 ): FleetDecision {
   const now = nowMillis(nowInput);
   const entries: StormEntry[] = [];
@@ -123,7 +125,7 @@ export function decideFleet(
     if (entry.wantsToStart || isInFlight(entry.phase)) return judged;
     return decideObserved(judged.obs, judged.a, m.state, nodePolicy(m, policy), now, {});
   });
-  const storm = stormGuard(entries, policy.stormGuard, now, memory, policy.controlPlane);
+  const storm = stormGuard(entries, policy.stormGuard, now, memory, policy.controlPlane, latch);
   const decisions = early.map((d) =>
     'member' in d ? decideWithVerdict(d, storm, policy, now) : d,
   );
@@ -142,13 +144,14 @@ export function decideMember(
   policy: RepairPolicy,
   nowInput: Date | number,
   memory?: StormMemory,
+  latch?: LatchState,
 ): { decision: RepairDecision; storm: StormReport } | undefined {
   const member = members[index];
   if (member === undefined) return undefined;
   const now = nowMillis(nowInput);
   const self = judge(member, policy, now);
   const entries = members.map((m, i) => stormEntry(i === index ? self : judge(m, policy, now)));
-  const storm = stormGuard(entries, policy.stormGuard, now, memory, policy.controlPlane);
+  const storm = stormGuard(entries, policy.stormGuard, now, memory, policy.controlPlane, latch);
   return { decision: decideWithVerdict(self, storm, policy, now), storm };
 }
 
@@ -159,10 +162,11 @@ export function decideWithFleet(
   policy: RepairPolicy,
   now: number,
   memory: StormMemory | undefined,
+  latch?: LatchState,
 ): { decision: RepairDecision; storm: StormReport } {
   const me = judge(self, policy, now);
   const entries = [stormEntry(me), ...others.map((m) => stormEntry(judge(m, policy, now)))];
-  const storm = stormGuard(entries, policy.stormGuard, now, memory, policy.controlPlane);
+  const storm = stormGuard(entries, policy.stormGuard, now, memory, policy.controlPlane, latch);
   return { decision: decideWithVerdict(me, storm, policy, now), storm };
 }
 
@@ -211,5 +215,22 @@ export function stormEntry({ member: { obs, state }, obs: parsed, a }: Judged): 
     ...(cpLabel !== undefined
       ? { controlPlane: { label: cpLabel, ready: parsed.ready?.status === 'True' } }
       : {}),
+    ...startsOf(state, obs.actorHolds),
   };
+}
+
+/**
+ * When the node's repairs started, as its state keeps them (the rate limit counts those of
+ * the last hour); unknown when its state cannot be read (the shell marks such a node with an
+ * Unreadable hold, node-reconciler.ts cachedMember).
+ */
+function startsOf(
+  state: RepairState | undefined,
+  holds: HealthObservation['actorHolds'],
+): Pick<StormEntry, 'startedAt' | 'startsUnknown'> {
+  if (holds?.some((h) => h.actor === 'Unreadable') === true) return { startsUnknown: true };
+  const starts = (state?.history ?? []).map((h) => h.startedAt);
+  const current = state?.remediation?.startedAt;
+  if (current !== undefined) starts.push(current);
+  return starts.length > 0 ? { startedAt: starts } : {};
 }

@@ -102,6 +102,8 @@ export {
   type StormMemory,
   type StormScope,
   type StormHold,
+  type LatchState,
+  RATE_WINDOW_MS,
 } from './storm-guard.js';
 export {
   statusReport,

@@ -99,6 +99,9 @@ export const RepairPolicyInput = t.partial(
       maxUnhealthyPerDomain: IntOrPercent,
       recheckInterval: DurationMs,
       cooldown: DurationMs,
+      maxStartsPerHour: IntOrPercent,
+      minStartsPerHour: t.number,
+      latch: t.partial({ afterHeldFor: DurationMs }),
     }),
     drain: t.partial({ enabled: t.boolean, timeout: DurationMs, outOfServiceAfter: DurationMs }),
     annotations: t.partial({ state: t.string, trigger: t.string }),
@@ -193,6 +196,22 @@ export interface StormGuardPolicy {
    * recover must not become repairs in the second the count drops under the limit.
    */
   cooldownMs: number;
+  /**
+   * Rate limit over time: at most this many repairs started in the last hour (a count, or a
+   * percentage of the watched nodes, never below minStartsPerHour), per failure domain when
+   * failureDomainLabel is set, else for the fleet. Counted from the start times the nodes'
+   * repair states keep (the repair in progress and the history), so a restart does not reset
+   * it. Absent (the default): no rate limit.
+   */
+  maxStartsPerHour?: CountOrPercent;
+  /** Floor for a percentage maxStartsPerHour (GKE on VMware: max(3, 10%)). Default 1. */
+  minStartsPerHour: number;
+  /**
+   * The latch (circuit breaker): once the storm guard has been tripped (fleet or any failure
+   * domain) without a break for afterHeldForMs, no new repair starts until a person resets it
+   * (`noderepair reset-latch`, or removing the annotation). Absent (the default): no latch.
+   */
+  latch?: { afterHeldForMs: number };
 }
 
 /** The resolved policy: every field present, durations in ms. */
@@ -255,6 +274,8 @@ const MIN = 60_000;
 /** Defaults of the site steps' own timeouts (the step's `timeout` is the node's, as for any step). */
 export const DefaultCommandTimeoutMs = 5 * MIN;
 export const DefaultRequestTimeoutMs = 30_000;
+/** stormGuard.latch.afterHeldFor when the latch is on and names no time. */
+export const DefaultLatchAfterHeldForMs = 30 * MIN;
 
 /**
  * What the empty policy `{}` resolves to: conservative defaults (no Replace step, maxInFlight 1,
@@ -284,6 +305,7 @@ export const defaultRepairPolicy: RepairPolicy = {
     maxInFlight: 1,
     recheckIntervalMs: 30_000,
     cooldownMs: MIN,
+    minStartsPerHour: 1,
   },
   drain: { enabled: true, timeoutMs: 15 * MIN, outOfServiceAfterMs: 5 * MIN },
   annotations: { state: 'noderepair.io/repair-state', trigger: 'noderepair.io/repair-now' },
@@ -500,6 +522,24 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
         ),
         recheckIntervalMs: sg.recheckInterval ?? d.stormGuard.recheckIntervalMs,
         cooldownMs: sg.cooldown ?? d.stormGuard.cooldownMs,
+        minStartsPerHour: take(
+          nonNegativeInt(
+            sg.minStartsPerHour ?? d.stormGuard.minStartsPerHour,
+            'stormGuard.minStartsPerHour',
+          ),
+          1,
+        ),
+        ...(sg.maxStartsPerHour !== undefined
+          ? {
+              maxStartsPerHour: take(
+                parseCountOrPercent(sg.maxStartsPerHour, 'stormGuard.maxStartsPerHour'),
+                { count: 0 },
+              ),
+            }
+          : {}),
+        ...(sg.latch !== undefined
+          ? { latch: { afterHeldForMs: sg.latch.afterHeldFor ?? DefaultLatchAfterHeldForMs } }
+          : {}),
         ...(sg.failureDomainLabel !== undefined
           ? { failureDomainLabel: sg.failureDomainLabel }
           : {}),
@@ -520,6 +560,8 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
           'stormGuard.maxUnhealthyPerDomain: needs stormGuard.failureDomainLabel (e.g. topology.kubernetes.io/zone)',
         );
       }
+      if (stormGuard.latch !== undefined && stormGuard.latch.afterHeldForMs < 1000)
+        problems.push('stormGuard.latch.afterHeldFor: expected at least 1s');
       if (stormGuard.recheckIntervalMs < 1000)
         problems.push('stormGuard.recheckInterval: expected at least 1s');
       const flap = {

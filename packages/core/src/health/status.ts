@@ -15,6 +15,7 @@ import type { HistoryEntry } from './history.js';
 import {
   isInFlight,
   stormMemoryAtStart,
+  type LatchState,
   type StormHold,
   type StormMemory,
   type StormScope,
@@ -114,6 +115,8 @@ export interface StatusOptions {
     node: NodeSnapshot & { metadata: { name: string } },
     state: RepairState | undefined,
   ) => ActorHold[];
+  /** The storm guard's latch as persisted (stormGuard.latch), when read. */
+  latch?: LatchState;
 }
 
 function readState(
@@ -164,7 +167,13 @@ export function statusReport(
       state: read[i]?.state,
     };
   });
-  const fleet = decideFleet(members, policy, now, opts.memory ?? stormMemoryAtStart(now));
+  const fleet = decideFleet(
+    members,
+    policy,
+    now,
+    opts.memory ?? stormMemoryAtStart(now),
+    opts.latch,
+  );
   const out = fleet.decisions.map((d, i): NodeStatus => {
     const { state, error } = read[i] ?? {};
     const next = d.nextState ?? state;
@@ -225,7 +234,7 @@ function holdOf(
 /** A held node's reason in one line, with the counts or the end time. */
 export function holdMessage(h: StormHold): string {
   const where =
-    (h.kind === 'storm' || h.kind === 'cooldown') && h.domain !== undefined
+    (h.kind === 'storm' || h.kind === 'cooldown' || h.kind === 'rate') && h.domain !== undefined
       ? ` in ${h.domain}`
       : '';
   switch (h.kind) {
@@ -237,5 +246,11 @@ export function holdMessage(h: StormHold): string {
       return `maxInFlight: ${h.inFlight} repairs in flight (max ${h.maxInFlight})${h.byOthers !== undefined ? `, ${h.byOthers} by other actors` : ''}`;
     case 'actor':
       return `${h.actor}: ${h.detail}`;
+    case 'rate':
+      return h.unknown !== undefined
+        ? `rate limit${where}: repairs started in the last hour unknown (node ${h.unknown}'s repair state cannot be read)`
+        : `rate limit${where}: ${h.started} repairs started in the last hour (max ${h.limit})${h.until !== undefined ? ` until ${iso(h.until)}` : ''}`;
+    case 'latch':
+      return `latch set ${iso(h.since)}: ${h.reason}; reset it with noderepair reset-latch`;
   }
 }

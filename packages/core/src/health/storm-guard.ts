@@ -36,13 +36,23 @@ export interface StormEntry {
    * its Ready condition is True (the quorum rule reads the other members' readiness).
    */
   controlPlane?: { label: string; ready: boolean };
+  /**
+   * When the node's repairs started (epoch ms): the one in progress and those its history
+   * keeps. The rate limit (maxStartsPerHour) counts those of the last hour.
+   */
+  startedAt?: readonly number[];
+  /**
+   * The node's repair state cannot be read, so neither can its starts: with a rate limit, no
+   * repair starts in its scope (a count we cannot read is never taken as zero).
+   */
+  startsUnknown?: boolean;
 }
 
 /**
  * Which brake held a node: the fleet limit, its failure domain's limit, maxInFlight, or
  * another actor disrupting the node (coordination).
  */
-export type StormScope = 'fleet' | 'failure-domain' | 'in-flight' | 'actor';
+export type StormScope = 'fleet' | 'failure-domain' | 'in-flight' | 'actor' | 'rate' | 'latch';
 
 /**
  * Why a node is held, as data (the reason string says the same in words): a tripped storm
@@ -59,7 +69,37 @@ export type StormHold =
       /** Of inFlight, the nodes other actors are disrupting. */
       byOthers?: number;
     }
-  | { kind: 'actor'; actor: HoldActor; detail: string; until?: number };
+  | { kind: 'actor'; actor: HoldActor; detail: string; until?: number }
+  | {
+      kind: 'rate';
+      /** Repairs started in the last hour in the scope (the fleet, or `domain`). */
+      started: number;
+      /** maxStartsPerHour, resolved for the scope's size. */
+      limit: number;
+      /** When the count drops under the limit (absent: never, the limit is 0, or unknown). */
+      until?: number;
+      domain?: string;
+      /** A node whose repair state cannot be read: the count is unknown. */
+      unknown?: string;
+    }
+  | {
+      kind: 'latch';
+      /** When the latch was set (epoch ms). */
+      since: number;
+      /** Why, in words (as persisted). */
+      reason: string;
+    };
+
+/** The repairs counted by maxStartsPerHour are those started in the last hour. */
+export const RATE_WINDOW_MS = 60 * 60_000;
+
+/**
+ * The latch as persisted (latch.ts): set (since when, why), or its record cannot be read
+ * (then it holds too: a latch we cannot read is never taken as released).
+ */
+export type LatchState =
+  | { kind: 'latched'; since: number; reason: string }
+  | { kind: 'unreadable'; problem: string };
 
 /** Admitted, or held with the brake that held it (the metrics count holds by scope). */
 export type StormVerdict =
@@ -78,6 +118,12 @@ export interface StormMemory {
    * failure domain).
    */
   lastTrippedAt: Readonly<Record<string, number>>;
+  /**
+   * Since when the guard has been tripped (fleet or any failure domain) without a pass
+   * untripped in between: the latch (stormGuard.latch) sets once this is afterHeldFor old.
+   * In memory only: a restart starts it again (the latch itself is persisted).
+   */
+  heldSince?: number;
 }
 
 /** No storm remembered: no held node waits out a cooldown. */
@@ -128,6 +174,10 @@ export interface StormReport {
   paused: Map<string, StormPause>;
   /** The memory to pass to the next call. */
   memory: StormMemory;
+  /** The latch holds every start in this pass (persisted, unreadable, or set by this pass). */
+  latched?: Extract<StormHold, { kind: 'latch' }>;
+  /** This pass set the latch: the caller persists it (until then it holds only this pass). */
+  latchNow?: { since: number; reason: string };
 }
 
 /** True for Remediating and Verifying: a repair is running. */
@@ -164,6 +214,7 @@ export function stormGuard(
   now = 0,
   memory: StormMemory = emptyStormMemory,
   controlPlane: ControlPlanePolicy = defaultControlPlanePolicy,
+  latch?: LatchState,
 ): StormReport {
   const counted = entries.filter((e) => e.signal !== 'paused' && e.signal !== 'gone');
   const isUnhealthy = (e: StormEntry) => e.signal !== 'healthy' || isInFlight(e.phase);
@@ -262,6 +313,11 @@ export function stormGuard(
   const lastTrippedAt: Record<string, number> = { ...memory.lastTrippedAt };
   if (tripped) lastTrippedAt[''] = now;
   for (const d of domainTripped.keys()) lastTrippedAt[domainKey(d)] = now;
+  const brakes = latchAndRate(policy, counted, entries, now, memory, latch, {
+    tripped: tripped || domainTripped.size > 0,
+    domainOf,
+    domainKey,
+  });
   /** A held node's storm lifted less than the cooldown ago: which scope, and when. */
   const cooling = (e: StormEntry): { scope: StormScope; at: number } | undefined => {
     if (e.heldByStorm !== true) return undefined;
@@ -278,10 +334,18 @@ export function stormGuard(
     const dt = domainTripped.get(domainOf(e));
     const cool = tripped || dt !== undefined ? undefined : cooling(e);
     const cp = cpHoldOf(e);
+    const rate = brakes.rateHold(e);
     // A control-plane node the policy leaves alone is held for that first: it would not start
     // once a storm lifts either, so a storm hold (and its cooldown) would only mislead.
     if (cp !== undefined && !controlPlane.repair)
       verdicts.set(e.name, actorVerdict(cp, `control plane: ${cp.detail}`));
+    else if (brakes.latched !== undefined)
+      verdicts.set(e.name, {
+        admitted: false,
+        scope: 'latch',
+        reason: `storm guard latch: ${brakes.latched.reason}; no repair starts until a person resets it (noderepair reset-latch)`,
+        hold: brakes.latched,
+      });
     else if (tripped)
       verdicts.set(e.name, {
         admitted: false,
@@ -316,7 +380,14 @@ export function stormGuard(
         e.name,
         actorVerdict(h, `another actor is disrupting the node: ${h.actor}: ${h.detail}`),
       );
-    } else if (inFlight >= policy.maxInFlight)
+    } else if (rate !== undefined)
+      verdicts.set(e.name, {
+        admitted: false,
+        scope: 'rate',
+        reason: rate.reason,
+        hold: rate.hold,
+      });
+    else if (inFlight >= policy.maxInFlight)
       verdicts.set(e.name, {
         admitted: false,
         scope: 'in-flight',
@@ -330,6 +401,7 @@ export function stormGuard(
       });
     else {
       inFlight += 1;
+      brakes.admitted(e);
       const member = cpMembers.find((m) => m.name === e.name);
       if (member !== undefined) member.inRepair = true;
       verdicts.set(e.name, {
@@ -346,6 +418,127 @@ export function stormGuard(
     tripped,
     verdicts,
     paused,
-    memory: { lastTrippedAt },
+    memory: {
+      lastTrippedAt,
+      ...(brakes.heldSince !== undefined ? { heldSince: brakes.heldSince } : {}),
+    },
+    ...(brakes.latched !== undefined ? { latched: brakes.latched } : {}),
+    ...(brakes.latchNow !== undefined ? { latchNow: brakes.latchNow } : {}),
+  };
+}
+
+type RateHold = Extract<StormHold, { kind: 'rate' }>;
+
+/**
+ * The brakes over time: the latch (held too long: stop until a person resets it) and the
+ * rate limit (maxStartsPerHour), for one pass. `rateHold` says whether a node wanting to
+ * start is over its scope's rate; `admitted` counts an admitted node's start in its scope.
+ */
+function latchAndRate(
+  policy: StormGuardPolicy,
+  counted: readonly StormEntry[],
+  entries: readonly StormEntry[],
+  now: number,
+  memory: StormMemory,
+  latch: LatchState | undefined,
+  ctx: {
+    tripped: boolean;
+    domainOf: (e: StormEntry) => string;
+    domainKey: (d: string) => string;
+  },
+): {
+  latched?: Extract<StormHold, { kind: 'latch' }>;
+  latchNow?: { since: number; reason: string };
+  heldSince?: number;
+  rateHold: (e: StormEntry) => { reason: string; hold: RateHold } | undefined;
+  admitted: (e: StormEntry) => void;
+} {
+  // The latch. While it is set, the held time does not run: once a person resets it, the
+  // guard must hold afterHeldFor again before it sets again.
+  let latched: Extract<StormHold, { kind: 'latch' }> | undefined;
+  let latchNow: { since: number; reason: string } | undefined;
+  let heldSince: number | undefined;
+  if (policy.latch !== undefined && latch !== undefined) {
+    latched =
+      latch.kind === 'latched'
+        ? { kind: 'latch', since: latch.since, reason: latch.reason }
+        : {
+            kind: 'latch',
+            since: now,
+            reason: `the latch's record cannot be read (${latch.problem})`,
+          };
+  } else if (ctx.tripped) {
+    heldSince = memory.heldSince ?? now;
+    const after = policy.latch?.afterHeldForMs;
+    if (after !== undefined && now - heldSince >= after) {
+      latchNow = {
+        since: now,
+        reason: `the storm guard held repairs from ${iso(heldSince)} without a break, longer than latch.afterHeldFor (${Math.round(after / 1000)}s)`,
+      };
+      // heldSince stays: should the caller fail to persist the latch, the next pass sets it again.
+      latched = { kind: 'latch', ...latchNow };
+    }
+  }
+
+  // The rate limit, per failure domain when there are failure domains.
+  const max = policy.maxStartsPerHour;
+  const perDomain = policy.failureDomainLabel !== undefined;
+  const scopeOf = (e: StormEntry) => (perDomain ? ctx.domainOf(e) : '');
+  const scopes = new Map<string, { size: number; starts: number[]; unknown?: string }>();
+  if (max !== undefined) {
+    const scope = (k: string) => {
+      let s = scopes.get(k);
+      if (s === undefined) scopes.set(k, (s = { size: 0, starts: [] }));
+      return s;
+    };
+    for (const e of counted) scope(scopeOf(e)).size += 1;
+    // Paused nodes' starts happened too: every entry's count (gone ones have no state).
+    for (const e of entries) {
+      if (e.signal === 'gone') continue;
+      const s = scope(scopeOf(e));
+      if (e.startsUnknown === true && s.unknown === undefined) s.unknown = e.name;
+      for (const t of e.startedAt ?? []) if (t > now - RATE_WINDOW_MS && t <= now) s.starts.push(t);
+    }
+  }
+  const rateHold = (e: StormEntry): { reason: string; hold: RateHold } | undefined => {
+    if (max === undefined) return undefined;
+    const k = scopeOf(e);
+    const s = scopes.get(k);
+    if (s === undefined) return undefined;
+    const pct = 'percent' in max;
+    const limit = pct
+      ? Math.max(policy.minStartsPerHour, scaleCountOrPercent(max, s.size))
+      : max.count;
+    const where = perDomain ? ` in ${ctx.domainKey(k)}` : '';
+    const domain = perDomain ? { domain: ctx.domainKey(k) } : {};
+    if (s.unknown !== undefined)
+      return {
+        // Stable wording: the event recorder folds repeats into a series.
+        reason: `rate limit: the repair state of node ${s.unknown} cannot be read, so the repairs started in the last hour${where} are unknown (maxStartsPerHour ${limit})`,
+        hold: { kind: 'rate', started: s.starts.length, limit, unknown: s.unknown, ...domain },
+      };
+    if (s.starts.length < limit) return undefined;
+    const sorted = [...s.starts].sort((a, b) => a - b);
+    const oldest = limit > 0 ? sorted[sorted.length - limit] : undefined;
+    const until = oldest !== undefined ? oldest + RATE_WINDOW_MS : undefined;
+    return {
+      reason: `rate limit: ${s.starts.length} repairs started in the last hour${where} (maxStartsPerHour ${limit})${until !== undefined ? `, next one from ${iso(until)}` : ''}`,
+      hold: {
+        kind: 'rate',
+        started: s.starts.length,
+        limit,
+        ...(until !== undefined ? { until } : {}),
+        ...domain,
+      },
+    };
+  };
+  return {
+    ...(latched !== undefined ? { latched } : {}),
+    ...(latchNow !== undefined ? { latchNow } : {}),
+    ...(heldSince !== undefined ? { heldSince } : {}),
+    rateHold,
+    admitted: (e) => {
+      if (max !== undefined) scopes.get(scopeOf(e))?.starts.push(now);
+    },
   };
 }

@@ -518,7 +518,8 @@ function resolveConditionRule(
     problems.push(`${at}.reason: expected the condition's reason, e.g. KernelHasNoDeadlock`);
   if (c.action === 'NoAction' && c.ladder !== undefined)
     problems.push(`${at}.ladder: a NoAction rule starts no repair, so it takes no ladder`);
-  const ladder = c.ladder !== undefined ? resolveLadder(c.ladder, `${at}.ladder`, problems) : undefined;
+  const ladder =
+    c.ladder !== undefined ? resolveLadder(c.ladder, `${at}.ladder`, problems) : undefined;
   return {
     type: c.type,
     status: c.status,

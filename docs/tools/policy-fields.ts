@@ -29,7 +29,7 @@ export const policyFieldMeanings: Readonly<Record<string, string>> = {
   'unhealthyConditions[].ladder[].url': "As `ladder[].url`.",
   'unhealthyConditions[].ladder[].requestTimeout': "As `ladder[].requestTimeout`.",
   'unhealthyConditions[].action':
-    "`NoAction`: report only. Past its `timeout` the node is reported unhealthy (phase `Unhealthy`, a Warning Event `UnhealthyReportOnly`, `noderepair status`) and no repair starts; it still counts as unhealthy for the storm guard. Not with `ladder`. A manual trigger still repairs the node (with the policy's `ladder`).",
+    "`NoAction`: report only. Past its `timeout` the node is reported unhealthy (phase `Unhealthy`, a Warning Event `UnhealthyReportOnly`, `noderepair status`) and no repair starts; the storm guard does not count it as unhealthy (report only changes nothing about other nodes' repairs). Not with `ladder`. A manual trigger still repairs the node (with the policy's `ladder`).",
   nodeStartupTimeout:
     'A node with no `Ready` condition this long after its creation is unhealthy. `0` disables; otherwise at least `30s` (as Cluster API requires).',
   staleHeartbeatTimeout:

@@ -327,6 +327,30 @@ describe('per-condition rules: decisions', () => {
     expect(fleet.decisions[0]?.phase).toBe('Unhealthy');
   });
 
+  it('NoAction nodes are not counted by the storm guard: a real repair is not held by them', () => {
+    const guarded = policy({
+      ...npd,
+      drain: { enabled: false },
+      stormGuard: { maxUnhealthy: '30%', minUnhealthyAllowed: 1 },
+    });
+    const member = (name: string, extra: NodeConditionSnapshot[]) => ({
+      obs: {
+        nodeName: name,
+        node: buildNode({ name, ready: 'ready', since: T0 - 60 * MIN, extraConditions: extra }),
+      },
+      state: undefined,
+    });
+    const fleet = decideFleet(
+      [member('w1', [deadlock(T0)]), member('w2', [containerdRestarts(T0)]), member('w3', [])],
+      guarded,
+      T0 + 6 * MIN,
+    );
+    expect(fleet.storm.unhealthy).toBe(1);
+    expect(fleet.decisions[0]?.actions.find((a) => a.type === 'Remediate')).toMatchObject({
+      action: 'HardReboot',
+    });
+  });
+
   it('a manual trigger on a NoAction node repairs it with the policy ladder', () => {
     const obs = node([containerdRestarts(T0)]);
     obs.node.metadata!.annotations = { 'noderepair.io/repair-now': 'please' };

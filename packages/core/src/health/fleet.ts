@@ -214,6 +214,7 @@ export function stormEntry({ member: { obs, state }, obs: parsed, a }: Judged): 
     phase,
     ...(a.unhealthySince !== undefined ? { unhealthySince: a.unhealthySince } : {}),
     wantsToStart: wantsToStart(a, phase),
+    ...(a.reportOnly !== undefined ? { reportOnly: true } : {}),
     ...(state?.heldByStormSince !== undefined ? { heldByStorm: true } : {}),
     ...(actorHolds !== undefined && actorHolds.length > 0 ? { actorHolds } : {}),
     ...(cpLabel !== undefined

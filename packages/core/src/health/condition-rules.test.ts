@@ -107,7 +107,7 @@ describe('per-condition rules: the strict decoder', () => {
           type: 'KernelDeadlock',
           status: 'True',
           reason: 'DockerHung',
-          ladder: [{ action: 'Webhook', url: 'https://ops.example/repair' }],
+          ladder: [{ action: 'Rebuild', image: 'ubuntu-24.04' }],
         },
         { type: 'FrequentContainerdRestart', status: 'True', action: 'NoAction' },
       ],
@@ -118,15 +118,7 @@ describe('per-condition rules: the strict decoder', () => {
         status: 'True',
         timeoutMs: 10 * MIN,
         reason: 'DockerHung',
-        ladder: [
-          {
-            action: 'Webhook',
-            timeoutMs: 10 * MIN,
-            attempts: 1,
-            url: 'https://ops.example/repair',
-            requestTimeoutMs: 30 * S,
-          },
-        ],
+        ladder: [{ action: 'Rebuild', timeoutMs: 10 * MIN, attempts: 1, image: 'ubuntu-24.04' }],
       },
       {
         type: 'FrequentContainerdRestart',

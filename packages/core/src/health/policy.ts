@@ -520,6 +520,15 @@ function resolveConditionRule(
     problems.push(`${at}.ladder: a NoAction rule starts no repair, so it takes no ladder`);
   const ladder =
     c.ladder !== undefined ? resolveLadder(c.ladder, `${at}.ladder`, problems) : undefined;
+  // Site steps are configured per action kind for the whole controller (provider/site-steps.ts
+  // wraps the provider with the top-level ladder's): a rule's own Command or Webhook could
+  // not get its own program or URL, so it is refused rather than silently run another's.
+  ladder?.forEach((s, j) => {
+    if (s.action === 'Command' || s.action === 'Webhook')
+      problems.push(
+        `${at}.ladder[${j}].action: ${s.action} steps are not supported in a condition rule's ladder yet; write them in the top-level ladder`,
+      );
+  });
   return {
     type: c.type,
     status: c.status,

@@ -13,6 +13,23 @@ export const policyFieldMeanings: Readonly<Record<string, string>> = {
   'unhealthyConditions[].status': 'The status that counts as unhealthy.',
   'unhealthyConditions[].timeout':
     'Unhealthy once `lastTransitionTime + timeout < now` (strictly, as Cluster API does). For `Ready` `False`/`Unknown` the clock runs from the start of the NotReady episode: a flip between `Unknown` and `False` does not restart it.',
+  'unhealthyConditions[].reason':
+    "Only a condition with exactly this reason matches (e.g. node-problem-detector's `DockerHung` for `KernelDeadlock`); absent: any reason.",
+  'unhealthyConditions[].messagePattern':
+    'Only a condition whose message this regular expression finds matches (JavaScript syntax, unanchored: write `^...$` to match the whole message); absent: any message. A pattern that does not compile is an error naming the field.',
+  'unhealthyConditions[].ladder':
+    "This rule's own escalation ladder (same steps and checks as `ladder`, errors named e.g. `unhealthyConditions[2].ladder[0].action`); absent: the policy's `ladder`. `Command` and `Webhook` steps are not supported here yet (they are configured once, in the top-level `ladder`); `noderepair run` refuses a rule ladder its provider cannot execute. Which rule wins when several match: the node is unhealthy once ANY matching entry's `timeout` is over, and among the entries past their timeout the first in list order wins (a `NoAction` entry only when no other entry, nor the flap rule, makes the node unhealthy). A repair keeps the ladder it started with (recorded in the repair state) whatever the node's conditions do next, and across a restart; escalation still needs fresh evidence. Flapping, the startup timeout, a stale heartbeat and a manual trigger use the policy's `ladder`.",
+  'unhealthyConditions[].ladder[].action': 'As `ladder[].action`.',
+  'unhealthyConditions[].ladder[].timeout': 'As `ladder[].timeout`.',
+  'unhealthyConditions[].ladder[].attempts': 'As `ladder[].attempts`.',
+  'unhealthyConditions[].ladder[].image': 'As `ladder[].image`.',
+  'unhealthyConditions[].ladder[].command': 'As `ladder[].command`.',
+  'unhealthyConditions[].ladder[].commandTimeout': 'As `ladder[].commandTimeout`.',
+  'unhealthyConditions[].ladder[].env': 'As `ladder[].env`.',
+  'unhealthyConditions[].ladder[].url': 'As `ladder[].url`.',
+  'unhealthyConditions[].ladder[].requestTimeout': 'As `ladder[].requestTimeout`.',
+  'unhealthyConditions[].action':
+    "`NoAction`: report only. Past its `timeout` the node is reported unhealthy (phase `Unhealthy`, a Warning Event `UnhealthyReportOnly`, `noderepair status`) and no repair starts; the storm guard does not count it as unhealthy (report only changes nothing about other nodes' repairs). Not with `ladder`. A manual trigger still repairs the node (with the policy's `ladder`).",
   nodeStartupTimeout:
     'A node with no `Ready` condition this long after its creation is unhealthy. `0` disables; otherwise at least `30s` (as Cluster API requires).',
   staleHeartbeatTimeout:
@@ -40,7 +57,7 @@ export const policyFieldMeanings: Readonly<Record<string, string>> = {
   'ladder[].requestTimeout':
     '`Webhook` steps only: how long one request may wait for its answer before it counts as lost (and is sent again later).',
   'ladder[].attempts':
-    'How many times this step is tried in all, the first try included, before escalating to the next one (integer ≥ 1). capo-remediation\'s `spec.steps[].retries` counts only the tries after the first: `attempts: 3` here is `retries: 2` there.',
+    "How many times this step is tried in all, the first try included, before escalating to the next one (integer ≥ 1). capo-remediation's `spec.steps[].retries` counts only the tries after the first: `attempts: 3` here is `retries: 2` there.",
   'flap.episodes':
     'This many NotReady episodes (`Ready=True` → not Ready; flips between `Unknown` and `False` are one episode; our own repairs, shutdowns and start-up do not count) within `flap.window` make a node that is in such an episode now unhealthy once that episode has lasted `flap.settle`, however short each was (integer ≥ 1). A verified repair clears the count.',
   'flap.window': 'How long NotReady episodes are remembered for flap detection.',

@@ -123,6 +123,11 @@ function formatDefault(v: unknown, isDuration: boolean): string {
 
 /** The resolved default for a codec path, read from resolveRepairPolicy itself. */
 function policyDefault(path: string, durationField: boolean): string {
+  // A condition rule's own ladder: its steps default as the policy ladder's do.
+  const ruleStep = 'unhealthyConditions[].ladder[].';
+  if (path.startsWith(ruleStep))
+    return policyDefault(`ladder[].${path.slice(ruleStep.length)}`, durationField);
+  if (path === 'unhealthyConditions[].ladder') return "the policy's `ladder`";
   // List items get their defaults when an item omits them; resolve one minimal item of each
   // (and of each ladder step kind with fields of its own: the site steps' timeouts).
   const minimal: Record<string, Record<string, unknown>[]> = {

@@ -29,6 +29,7 @@ const coveredBy: Record<string, string[]> = {
     'packages/core/src/cli/run.test.ts', // policy, Deployment args, RBAC rules
     'examples/test/manifests.int.test.ts', // every manifest: server-side dry run, strict fields
   ],
+  policies: ['examples/test/policies.test.ts'], // strict decode, the traces replayed
   traces: ['packages/core/src/cli/noderepair.test.ts', 'examples/test/inventory.test.ts'],
 };
 

@@ -1,7 +1,8 @@
 // `SEED=123 pnpm --filter @noderepair/sim run sim`: runs one seed and prints its history and
 // the verdict; exits 1 when an invariant is violated. NODES and MINUTES change the shape,
 // QUIET the fault-free tail after MINUTES (liveness is judged in it);
-// POLICY=hard-first runs a HardReboot-first ladder (policy.ts);
+// POLICY=hard-first runs a HardReboot-first ladder (policy.ts); POLICY=npd per-condition
+// rules with node-problem-detector's KernelDeadlock on some hung nodes (policy.ts, World.npd);
 // SEEDS=1-50 runs a range and prints one summary line per seed (the developers' longer mode).
 import { checkAll } from './invariants.js';
 import { namedPolicyDocs } from './policy.js';
@@ -34,6 +35,7 @@ for (const seed of seeds) {
     minutes,
     policyDoc,
     ...(quietMinutes !== undefined ? { quietMinutes } : {}),
+    ...(policyName === 'npd' ? { npd: true } : {}),
   });
   const v = checkAll(r.history.entries, r.policy);
   if (v.length > 0) failed++;

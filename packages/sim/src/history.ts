@@ -63,6 +63,8 @@ export type HistoryEntry =
    * controller's.
    */
   | { t: number; kind: 'mark'; node: string; mark: string; change: 'added' | 'removed'; by: Actor }
+  /** A condition node-problem-detector posts changed (POLICY=npd: KernelDeadlock). */
+  | { t: number; kind: 'condition'; node: string; type: string; status: string; reason: string }
   /** A Node's Ready condition changed (the kubelet's post, or the lifecycle controller's). */
   | { t: number; kind: 'ready'; node: string; ready: boolean }
   /** The controller asked the Eviction API to evict a pod bound to the node (a drain). */

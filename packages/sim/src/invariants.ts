@@ -213,6 +213,59 @@ export function noRepairUnderHold(h: readonly HistoryEntry[], policy: RepairPoli
   return out;
 }
 
+/**
+ * (i) a repair climbs the ladder of the rule that started it: a repair that starts while the
+ * node reports a condition (node-problem-detector's, recorded by the world) that the first
+ * acting `unhealthyConditions` entry in policy order matches, past its wait, sends only
+ * actions of that entry's ladder (or of the policy's, for an entry without one), the first
+ * being its first step, whatever the node reports later. Repairs that Ready's entries (or the
+ * flap rule) start are not judged here (the Ready clock is the episode's, not the world's).
+ */
+export function ruleLadderKept(h: readonly HistoryEntry[], policy: RepairPolicy): Violation[] {
+  const out: Violation[] = [];
+  const conds = new Map<string, Map<string, { status: string; reason: string; since: number }>>();
+  /** Remediation id -> the ladder its rule names (only for judged repairs). */
+  const expected = new Map<string, { rule: string; actions: string[]; sent: number }>();
+  const started = new Set<string>();
+  for (const e of h) {
+    if (e.kind === 'condition') {
+      const m = conds.get(e.node) ?? new Map();
+      m.set(e.type, { status: e.status, reason: e.reason, since: e.t });
+      conds.set(e.node, m);
+    } else if (e.kind === 'state' && e.remediationId !== undefined) {
+      if (started.has(e.remediationId)) continue;
+      started.add(e.remediationId);
+      for (const uc of policy.unhealthyConditions) {
+        if (uc.action === 'NoAction') continue;
+        if (uc.type === 'Ready') break;
+        const c = conds.get(e.node)?.get(uc.type);
+        if (c === undefined || c.status !== uc.status) continue;
+        if (uc.reason !== undefined && c.reason !== uc.reason) continue;
+        if (!(c.since + uc.timeoutMs < e.t)) continue;
+        expected.set(e.remediationId, {
+          rule: `${uc.type}=${uc.status}`,
+          actions: (uc.ladder ?? policy.ladder).map((s) => s.action),
+          sent: 0,
+        });
+        break;
+      }
+    } else if (e.kind === 'call' && !e.replay) {
+      const rem = e.actionId.slice(0, e.actionId.lastIndexOf('/'));
+      const want = expected.get(rem);
+      if (want === undefined) continue;
+      const ok = want.sent === 0 ? e.action === want.actions[0] : want.actions.includes(e.action);
+      want.sent++;
+      if (!ok)
+        out.push({
+          invariant: 'i:rule-ladder-kept',
+          t: e.t,
+          message: `repair ${rem} started by the rule ${want.rule} sent ${e.action} (${e.actionId}); its ladder is ${want.actions.join(', ')}`,
+        });
+    }
+  }
+  return out;
+}
+
 /** Every invariant of this slice over one history. */
 export function checkAll(h: readonly HistoryEntry[], policy: RepairPolicy): Violation[] {
   return [
@@ -223,6 +276,7 @@ export function checkAll(h: readonly HistoryEntry[], policy: RepairPolicy): Viol
     ...taintOnlyWhenFenced(h),
     ...keepOthersMarks(h),
     ...noRepairUnderHold(h, policy),
+    ...ruleLadderKept(h, policy),
     ...repairedInTime(h, policy),
   ].sort((a, b) => a.t - b.t);
 }

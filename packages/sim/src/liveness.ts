@@ -30,9 +30,11 @@ export function livenessBound(policy: RepairPolicy, queued: number, slots: numbe
     Math.max(...policy.unhealthyConditions.map((c) => c.timeoutMs)) +
     policy.stormGuard.recheckIntervalMs +
     RESYNC_MS;
-  const ladderMs = policy.ladder.reduce(
-    (sum, st) => sum + st.attempts * (st.timeoutMs + policy.retryBackoffMs),
-    0,
+  // The longest ladder a repair may climb: the policy's, or a condition rule's own.
+  const ladderMs = Math.max(
+    ...[policy.ladder, ...policy.unhealthyConditions.map((c) => c.ladder ?? [])].map((l) =>
+      l.reduce((sum, st) => sum + st.attempts * (st.timeoutMs + policy.retryBackoffMs), 0),
+    ),
   );
   const repairMs =
     (policy.drain.enabled ? policy.drain.timeoutMs : 0) +

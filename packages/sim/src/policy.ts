@@ -34,8 +34,31 @@ export const hardRebootFirstPolicyDoc = {
   ladder: [{ action: 'HardReboot', timeout: '5m', attempts: 2 }],
 } as const;
 
+/**
+ * Per-condition rules (issue 46) with node-problem-detector on the nodes (World.npd): some
+ * hung kubelets are reported as KernelDeadlock=True (reason DockerHung), whose rule waits 1m
+ * (Ready's 2m) and has its own ladder, HardReboot only; a hang on another node climbs the
+ * policy ladder (SoftReboot first). FrequentContainerdRestart is report only (never posted
+ * here: it checks that a NoAction entry changes nothing). `POLICY=npd`.
+ */
+export const npdPolicyDoc = {
+  ...simPolicyDoc,
+  unhealthyConditions: [
+    {
+      type: 'KernelDeadlock',
+      status: 'True',
+      reason: 'DockerHung',
+      timeout: '1m',
+      ladder: [{ action: 'HardReboot', timeout: '5m', attempts: 2 }],
+    },
+    ...simPolicyDoc.unhealthyConditions,
+    { type: 'FrequentContainerdRestart', status: 'True', timeout: '0s', action: 'NoAction' },
+  ],
+} as const;
+
 /** The policies the CLI runs by name (POLICY=...). */
 export const namedPolicyDocs: Record<string, unknown> = {
   default: simPolicyDoc,
   'hard-first': hardRebootFirstPolicyDoc,
+  npd: npdPolicyDoc,
 };

@@ -58,6 +58,11 @@ export interface RunOptions {
    * or uncordon may still land there), so liveness (h) can be judged. Default QUIET_MINUTES.
    */
   quietMinutes?: number;
+  /**
+   * node-problem-detector runs on the nodes (World.npd): a hung kubelet on an even-numbered
+   * node is reported as KernelDeadlock=True too. Default false (POLICY=npd sets it).
+   */
+  npd?: boolean;
 }
 
 /**
@@ -109,6 +114,7 @@ export async function runSim(opts: RunOptions): Promise<RunResult> {
     T0,
     () => rand.next(),
   );
+  world.npd = opts.npd === true;
   const names = Array.from({ length: n }, (_, i) => `node-${String(i).padStart(2, '0')}`);
 
   // The informer's cache (informer-cache.ts), lagging during watch-lag faults; an event wakes

@@ -2,7 +2,7 @@
 // a run is a function of its seed; the faults really happen in those runs; and deliberately
 // broken providers are caught by the invariant meant for them.
 import { describe, expect, it } from 'vitest';
-import type { RepairPolicy } from '@noderepair/core/health';
+import { resolveRepairPolicy, type RepairPolicy } from '@noderepair/core/health';
 import type { MachineProvider } from '@noderepair/core/provider';
 import { formatEntry, type HistoryEntry } from './history.js';
 import {
@@ -14,6 +14,7 @@ import {
   taintOnlyWhenFenced,
   noDoubleAction,
   outageNeverCounts,
+  ruleLadderKept,
 } from './invariants.js';
 import { judgeLiveness, repairedInTime } from './liveness.js';
 import {
@@ -24,7 +25,7 @@ import {
   replayUnderNewId,
 } from './mutants.js';
 import { blindToCordon, taintListReplaced } from './mutants-kube.js';
-import { hardRebootFirstPolicyDoc } from './policy.js';
+import { hardRebootFirstPolicyDoc, npdPolicyDoc, simPolicyDoc } from './policy.js';
 import { report } from './report.js';
 import { runSim, type RunOptions, type RunResult } from './run.js';
 
@@ -135,6 +136,68 @@ describe('simulator: a HardReboot-first ladder, a person stops the machine durin
     expect(
       r.history.entries.some((e) => e.kind === 'power' && /byRequest=true/.test(formatEntry(e))),
     ).toBe(true);
+  });
+});
+
+/**
+ * Per-condition rules (issue 46): node-problem-detector reports some hangs as
+ * KernelDeadlock=True (DockerHung); its rule waits 1m and climbs its own ladder (HardReboot),
+ * the other hangs climb the policy's (SoftReboot first). Invariant (i) checks each repair the
+ * rule started sent only its ladder's actions; a controller that ignored rule ladders (the
+ * same world under a policy whose KernelDeadlock rule has no ladder) is caught by it.
+ */
+describe('simulator: POLICY=npd, a rule per condition', () => {
+  it.each([1, 2, 3])(
+    'seed %i passes every invariant; deadlocked nodes get HardReboot first',
+    async (seed) => {
+      const r = await runSim({ seed, ...shape, policyDoc: npdPolicyDoc, npd: true });
+      const v = checkAll(r.history.entries, r.policy);
+      expect(v, report(r, v, false)).toEqual([]);
+      const h = r.history.entries;
+      const deadlocked = new Set(
+        h.flatMap((e) => (e.kind === 'condition' && e.status === 'True' ? [e.node] : [])),
+      );
+      expect(deadlocked.size).toBeGreaterThan(0);
+      // Every first action on a deadlocked node is the rule's HardReboot; other nodes start
+      // with the policy's SoftReboot.
+      const firsts = h.flatMap((e) =>
+        e.kind === 'call' &&
+        !e.replay &&
+        e.actionId.endsWith('-1') &&
+        /\/(Soft|Hard)Reboot-1$/.test(e.actionId)
+          ? [{ node: e.machine.replace('sim://', ''), action: e.action, id: e.actionId }]
+          : [],
+      );
+      const firstOf = new Map<string, string>();
+      for (const f of firsts) {
+        const rem = f.id.slice(0, f.id.lastIndexOf('/'));
+        if (!firstOf.has(rem)) firstOf.set(rem, f.action);
+      }
+      const onDeadlocked = [...firstOf].filter(([rem]) => deadlocked.has(rem.split('/')[0]!));
+      expect(onDeadlocked.length).toBeGreaterThan(0);
+      expect(onDeadlocked.every(([, a]) => a === 'HardReboot')).toBe(true);
+    },
+  );
+
+  it('a controller that ignores the rule ladder is caught by (i)', async () => {
+    const { ladder: _l, ...noLadder } = npdPolicyDoc.unhealthyConditions[0];
+    const blind = {
+      ...npdPolicyDoc,
+      unhealthyConditions: [noLadder, ...simPolicyDoc.unhealthyConditions],
+    };
+    const resolved = resolveRepairPolicy(npdPolicyDoc);
+    if (resolved._tag === 'Left') throw new Error(resolved.left);
+    const withLadder = resolved.right;
+    let caught: number | undefined;
+    for (const seed of SEEDS) {
+      const r = await runSim({ seed, ...shape, policyDoc: blind, npd: true });
+      // Judged against the policy that has the rule's ladder.
+      if (ruleLadderKept(r.history.entries, withLadder).length > 0) {
+        caught = seed;
+        break;
+      }
+    }
+    expect(caught).toBeDefined();
   });
 });
 

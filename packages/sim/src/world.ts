@@ -49,6 +49,14 @@ export class World {
   /** Who is writing a Node now: the world's own actors say so; anything else is the controller. */
   private writer: Actor = 'controller';
   private readonly marks = new Map<string, Set<string>>();
+  /**
+   * POLICY=npd: node-problem-detector runs on every node, and a hung kubelet on an
+   * even-numbered node is a hung container runtime it reports as KernelDeadlock=True
+   * (reason DockerHung, the kernel's hung-task line as message, NPD's kernel-monitor.json
+   * texts) until the kubelet runs again; otherwise KernelDeadlock=False (KernelHasNoDeadlock).
+   * Off: Nodes carry their Ready condition only, as before.
+   */
+  npd = false;
 
   constructor(
     private readonly kube: SimKube,
@@ -259,19 +267,60 @@ export class World {
       : (n.status?.nodeInfo?.bootID ?? `${name}-boot-${m.boots}`);
     const cur = n.status?.conditions?.find((c) => c.type === 'Ready');
     const want = readyTexts[this.readyText(name)];
-    if (cur?.status === want.status && n.status?.nodeInfo?.bootID === bootID) return;
+    const npd = this.npdCondition(name, n);
+    if (cur?.status === want.status && n.status?.nodeInfo?.bootID === bootID && !npd?.changed)
+      return;
     if (cur?.status !== want.status)
       this.history.add({ kind: 'ready', node: name, ready: this.kubeletUp(name) });
+    // Its first post (False, at the start) is no fact worth a line.
+    if (npd?.reported === true)
+      this.history.add({
+        kind: 'condition',
+        node: name,
+        type: npd.condition.type,
+        status: npd.condition.status,
+        reason: npd.condition.reason,
+      });
     const since =
       cur?.status === want.status ? Date.parse(cur.lastTransitionTime ?? '') : this.now();
     this.kube.put('Node', {
       ...n,
       status: {
         ...n.status,
-        conditions: [this.readyCondition(name, since)],
+        conditions: [
+          this.readyCondition(name, since),
+          ...(npd !== undefined ? [npd.condition] : []),
+        ],
         nodeInfo: { ...n.status?.nodeInfo, bootID },
       },
     } as KubeNode);
+  }
+
+  /** POLICY=npd: the KernelDeadlock condition node-problem-detector posts now (see `npd`). */
+  private npdCondition(name: string, n: KubeNode) {
+    if (!this.npd) return undefined;
+    const k = this.kubelets.get(name);
+    const deadlocked = k?.hung === true && Number(name.replace(/\D/g, '')) % 2 === 0;
+    const status = deadlocked ? 'True' : 'False';
+    const cur = n.status?.conditions?.find((c) => c.type === 'KernelDeadlock');
+    const changed = cur?.status !== status;
+    const reported = changed && cur !== undefined;
+    const at = changed ? this.now() : Date.parse(cur?.lastTransitionTime ?? '');
+    const iso = new Date(at).toISOString();
+    return {
+      changed,
+      reported,
+      condition: {
+        type: 'KernelDeadlock',
+        status,
+        reason: deadlocked ? 'DockerHung' : 'KernelHasNoDeadlock',
+        message: deadlocked
+          ? 'task docker:1231 blocked for more than 120 seconds.'
+          : 'kernel has no deadlock',
+        lastTransitionTime: iso,
+        lastHeartbeatTime: iso,
+      },
+    };
   }
 
   /** Puts every fault of the schedule on the agenda (begin and end). */

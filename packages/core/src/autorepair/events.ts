@@ -70,6 +70,11 @@ export const EventReasons = {
    * of the attempt; the note says why and when it asks again).
    */
   AwaitingEvidence: 'AwaitingEvidence',
+  /**
+   * The node is unhealthy only by `unhealthyConditions` entries whose action is NoAction:
+   * reported (phase Unhealthy), never repaired. Recorded when the node enters Unhealthy so.
+   */
+  UnhealthyReportOnly: 'UnhealthyReportOnly',
   DryRun: 'DryRun',
 } as const;
 
@@ -94,6 +99,14 @@ export function transitionEvents(d: RepairDecision, prev: RepairState | undefine
       reason:
         d.held.scope === 'actor' ? EventReasons.HeldByOtherActor : EventReasons.StormGuardHeld,
       action: 'Hold',
+      note: d.reason,
+    });
+  }
+  if (d.reportOnly !== undefined && prev?.phase !== 'Unhealthy') {
+    out.push({
+      type: 'Warning',
+      reason: EventReasons.UnhealthyReportOnly,
+      action: 'Report',
       note: d.reason,
     });
   }

@@ -29,7 +29,8 @@ import { recordUnavailable } from '../health/drain-phase.js';
 import { attemptTimedOut, needsPowerState, shutdownPastDeadline } from '../health/power-check.js';
 import type { PowerState } from '../provider/port.js';
 import type { RepairPolicy } from '../health/policy.js';
-import type { FenceRecord, RepairPhase, RepairState } from '../health/state.js';
+import type { FenceRecord, Remediation, RepairPhase, RepairState } from '../health/state.js';
+import { policyForRule } from '../health/condition-rules.js';
 import { systemClock } from '../runtime/clock.js';
 import type { EventInput } from '../runtime/helpers/event-recorder.js';
 import type {
@@ -351,11 +352,14 @@ export class NodeReconciler {
 
   private countTransition(d: RepairDecision, prev: RepairState | undefined): void {
     const m = this.deps.metrics;
-    const stepOf = (i: number | undefined) =>
-      i === undefined ? 'unknown' : (this.deps.policy.ladder[i]?.action ?? 'unknown');
+    // The ladder of the rule the repair started with (condition-rules.ts).
+    const stepOf = (rem: Remediation | undefined) =>
+      rem === undefined
+        ? 'unknown'
+        : (policyForRule(this.deps.policy, rem.rule).ladder[rem.step]?.action ?? 'unknown');
     if (startsRemediation(d, prev)) {
       const rem = d.nextState?.remediation;
-      m.started.inc({ cause: d.cause.kind, step: stepOf(rem?.step) });
+      m.started.inc({ cause: d.cause.kind, step: stepOf(rem) });
     }
     const fleetTimes = repairTimes(d, prev, this.deps.now());
     if (fleetTimes.toRepairMs !== undefined) m.timeToRepair.observe(fleetTimes.toRepairMs / 1000);
@@ -363,7 +367,7 @@ export class NodeReconciler {
       m.timeBetweenFailures.observe(fleetTimes.betweenFailuresMs / 1000);
     const ended = {
       cause: prev?.remediation?.cause ?? d.cause.kind,
-      step: stepOf(prev?.remediation?.step),
+      step: stepOf(prev?.remediation),
     };
     if (endsInSuccess(d, prev)) {
       m.succeeded.inc(ended);

@@ -133,6 +133,18 @@ describe('the ladder against what the provider can do', () => {
     });
   });
 
+  it("refuses a condition rule's ladder the provider cannot execute, naming the rule", async () => {
+    expect(
+      await run(
+        ['--provider', 'soft-only'],
+        'ladder: [{ action: SoftReboot }]\nunhealthyConditions: [{ type: KernelDeadlock, status: "True", ladder: [{ action: HardReboot }] }]',
+      ),
+    ).toMatchObject({
+      code: 1,
+      err: 'noderepair run: unhealthyConditions[0].ladder uses HardReboot, which provider "soft-only-fake" cannot execute (it can: SoftReboot)',
+    });
+  });
+
   it('refuses FailAfter with a provider that cannot tell the power state', async () => {
     expect(
       await run(

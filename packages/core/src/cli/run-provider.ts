@@ -95,6 +95,28 @@ export function ladderFor(
       );
 }
 
+/**
+ * What is wrong with the condition rules' own ladders for this provider: each was written by
+ * the user, so, as a written top-level ladder, it must be executable as written. Pure.
+ */
+export function ruleLaddersFor(
+  policy: RepairPolicy,
+  provider: Pick<MachineProvider, 'name' | 'actions'>,
+): either.Either<string, void> {
+  const can = [...provider.actions].join(', ') || 'nothing';
+  const problems = policy.unhealthyConditions.flatMap((c, i) => {
+    const unsupported = [
+      ...new Set((c.ladder ?? []).map((s) => s.action).filter((a) => !provider.actions.has(a))),
+    ];
+    return unsupported.length > 0
+      ? [
+          `unhealthyConditions[${i}].ladder uses ${unsupported.join(', ')}, which provider "${provider.name}" cannot execute (it can: ${can})`,
+        ]
+      : [];
+  });
+  return problems.length > 0 ? either.left(problems.join('; ')) : either.right(undefined);
+}
+
 /** The provider part of `run --help`: every name, and the chosen module's options. Pure. */
 export function providerHelp(
   names: readonly string[],

@@ -24,6 +24,7 @@ import {
   createProvider,
   dryRunProviderRefusal,
   ladderFor,
+  ruleLaddersFor,
   providerHelp,
 } from './run-provider.js';
 
@@ -315,7 +316,10 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
     !loaded.right.policy.dryRun &&
     c.provider.kind === 'name' &&
     c.provider.name === 'dry-run' &&
-    loaded.right.policy.ladder.some((s) => !isSiteAction(s.action))
+    [
+      ...loaded.right.policy.ladder,
+      ...loaded.right.policy.unhealthyConditions.flatMap((uc) => uc.ladder ?? []),
+    ].some((s) => !isSiteAction(s.action))
   ) {
     io.stderr(`noderepair run: ${dryRunProviderRefusal}`);
     return 2;
@@ -356,6 +360,11 @@ export async function runCommand(args: string[], io: RunIo): Promise<number> {
   const ladder = ladderFor(loaded.right.policy, loaded.right.ladderWritten, provider);
   if (either.isLeft(ladder)) {
     io.stderr(`noderepair run: ${ladder.left}`);
+    return 1;
+  }
+  const ruleLadders = ruleLaddersFor(loaded.right.policy, provider);
+  if (either.isLeft(ruleLadders)) {
+    io.stderr(`noderepair run: ${ruleLadders.left}`);
     return 1;
   }
   const policy: RepairPolicy = { ...loaded.right.policy, ladder: ladder.right };

@@ -16,7 +16,8 @@ import {
   type FlapMemory,
 } from './episodes.js';
 import type { RepairPolicy } from './policy.js';
-import type { RepairState } from './state.js';
+import type { ConditionRuleRef, RepairState } from './state.js';
+import { conditionMatches, ruleRef } from './condition-rules.js';
 import { judgeShutdown, shutdownBehaviour } from './shutdown.js';
 import type { HealthSignal } from './signal.js';
 import { formatDuration, iso } from './time.js';
@@ -51,6 +52,16 @@ export interface Assessment extends FlapMemory {
    * before the first action and could not answer (an outage is never a verdict). Why, in words.
    */
   powerHold?: string;
+  /**
+   * Unhealthy by an `unhealthyConditions` entry with its own ladder: that entry, which a
+   * repair started now records and climbs (condition-rules.ts).
+   */
+  rule?: ConditionRuleRef;
+  /**
+   * Unhealthy only by entries whose action is NoAction: reported, never repaired. Why, in
+   * words. Absent with a manual trigger (a person's request).
+   */
+  reportOnly?: string;
 }
 
 /**
@@ -109,7 +120,7 @@ export function assessObserved(
     newTrigger === undefined
       ? a
       : {
-          ...a,
+          ...withoutReportOnly(a),
           signal: 'unhealthy',
           detail: `manual trigger ${policy.annotations.trigger}=${JSON.stringify(newTrigger)}`,
           unhealthySince: a.unhealthySince ?? now,
@@ -155,6 +166,11 @@ export function assessObserved(
   }
 
   return withPower(byConditions(obs, cause, flap, withTrigger, policy, now), obs, state);
+}
+
+function withoutReportOnly(a: Assessment): Assessment {
+  const { reportOnly: _r, ...rest } = a;
+  return rest;
 }
 
 /**
@@ -221,21 +237,34 @@ function byConditions(
   // starts at the condition's lastTransitionTime, except for a not-True Ready inside a
   // NotReady episode: there it starts when the episode began, so Unknown -> False does not
   // restart it (readyClockStart; docs/health.md, "Episodes").
+  // Which entry wins when several match: the node is unhealthy as soon as ANY matching
+  // entry's wait is over, so a short wait (KernelDeadlock, 5m) is never delayed by a longer
+  // one; among the entries past their wait, the first in the policy's order that acts wins
+  // (the order is the user's precedence). A NoAction entry never masks one that acts: it
+  // wins only when no acting entry (nor the flap rule) makes the node unhealthy.
   let suspect: { since: number; requeue: number; text: string } | undefined;
-  let matched: { since: number; text: string; condCause: Cause } | undefined;
+  type Match = {
+    since: number;
+    text: string;
+    condCause: Cause;
+    rule?: ConditionRuleRef;
+  };
+  let matched: Match | undefined;
+  let reportOnly: Match | undefined;
   for (const uc of policy.unhealthyConditions) {
     const c = obs.conditions.get(uc.type);
-    if (c === undefined || c.status !== uc.status) continue;
+    if (c === undefined || !conditionMatches(uc, c)) continue;
     const transition = c.transitionAt ?? now;
     const since =
       uc.type === NodeReady && uc.status !== 'True'
         ? readyClockStart(flap, transition)
         : transition;
+    const which = uc.reason !== undefined ? ` (reason ${uc.reason})` : '';
     // Inside an episode that began with another status, say both.
     const text =
       since < transition
         ? `not Ready for more than ${formatDuration(uc.timeoutMs)} (${uc.type}=${uc.status} since ${iso(transition)})`
-        : `${uc.type}=${uc.status} for more than ${formatDuration(uc.timeoutMs)}`;
+        : `${uc.type}=${uc.status}${which} for more than ${formatDuration(uc.timeoutMs)}`;
     const condCause: Cause =
       uc.type === NodeReady
         ? cause
@@ -244,7 +273,14 @@ function byConditions(
             message: `${uc.type}=${uc.status}: ${c.message ?? c.reason ?? ''}`.trim(),
           };
     if (since + uc.timeoutMs < now) {
-      matched ??= { since, text, condCause };
+      if (uc.action === 'NoAction') reportOnly ??= { since, text, condCause };
+      else
+        matched ??= {
+          since,
+          text,
+          condCause,
+          ...(uc.ladder !== undefined ? { rule: ruleRef(uc) } : {}),
+        };
     } else {
       const requeue = uc.timeoutMs - (now - since) + PAST_DEADLINE_MS;
       if (suspect === undefined || requeue < suspect.requeue)
@@ -254,7 +290,7 @@ function byConditions(
           text:
             since < transition
               ? `not Ready since ${iso(since)} (${uc.type}=${uc.status} since ${iso(transition)}), timeout ${formatDuration(uc.timeoutMs)}`
-              : `${uc.type}=${uc.status} since ${iso(since)}, timeout ${formatDuration(uc.timeoutMs)}`,
+              : `${uc.type}=${uc.status}${which} since ${iso(since)}, timeout ${formatDuration(uc.timeoutMs)}`,
         };
     }
   }
@@ -264,6 +300,7 @@ function byConditions(
       signal: 'unhealthy',
       detail: matched.text,
       unhealthySince: matched.since,
+      ...(matched.rule !== undefined ? { rule: matched.rule } : {}),
       ...flap,
     });
   }
@@ -293,6 +330,18 @@ function byConditions(
       signal: 'unhealthy',
       detail: flapping,
       unhealthySince: episodeStart,
+      ...flap,
+    });
+  }
+  if (reportOnly !== undefined) {
+    return withTrigger({
+      cause: reportOnly.condCause,
+      signal: 'unhealthy',
+      detail: reportOnly.text,
+      unhealthySince: reportOnly.since,
+      reportOnly: 'the policy says NoAction for it: reported, no repair',
+      // An acting entry still inside its wait: look again at its deadline.
+      ...(suspect !== undefined ? { requeueAfterMs: suspect.requeue } : {}),
       ...flap,
     });
   }

@@ -16,6 +16,7 @@
 // Cluster API remediation controller. The Node is parsed once (observation.ts); every rule
 // reads that, never the raw snapshot.
 import { assessObserved, type Assessment } from './assess.js';
+import { policyForRule, ruleInForce } from './condition-rules.js';
 import { decision, type Judge } from './decide-context.js';
 import type { DecideContext, RepairDecision } from './decision.js';
 import { withFlapMemory } from './episodes.js';
@@ -52,7 +53,9 @@ export function decideRepair(
   const now = nowMillis(nowInput);
   const obs = observeNode(input);
   const a = assessObserved(obs, persisted, policy, now);
-  return decideObserved(obs, a, persisted, policy, now, ctx);
+  // The ladder of the condition rule in force (condition-rules.ts); fleet.ts does the same.
+  const byRule = policyForRule(policy, ruleInForce(persisted, a.rule));
+  return decideObserved(obs, a, persisted, byRule, now, ctx);
 }
 
 /**

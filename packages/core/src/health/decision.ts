@@ -113,6 +113,11 @@ export interface RepairDecision {
   reason: string;
   /** The node wants a repair but is held: by which brake and why (storm guard, another actor). */
   held?: Extract<StormVerdict, { admitted: false }>;
+  /**
+   * The node is unhealthy only by `unhealthyConditions` entries whose action is NoAction:
+   * reported (phase Unhealthy, an Event), never repaired. Why, in words.
+   */
+  reportOnly?: string;
 }
 
 /** What the caller knows beyond the node: the fleet's storm-guard verdict. */

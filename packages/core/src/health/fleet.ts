@@ -10,6 +10,7 @@
 import { withoutCordonHoldOnTrigger } from './actors.js';
 import { assessObserved, type Assessment } from './assess.js';
 import { controlPlaneLabel, policyForNode } from './control-plane.js';
+import { policyForRule, ruleInForce } from './condition-rules.js';
 import { decideObserved, type RepairDecision } from './decide.js';
 import type { HealthObservation } from './node.js';
 import { observeNode, type NodeObservation } from './observation.js';
@@ -61,6 +62,8 @@ export function wantsToStart(a: Assessment, phase: RepairPhase | undefined): boo
     a.signal === 'unhealthy' &&
     // The provider could not say whether someone stopped the machine: nothing starts.
     a.powerHold === undefined &&
+    // A NoAction rule: reported, never repaired.
+    a.reportOnly === undefined &&
     !isInFlight(phase) &&
     (phase !== 'Failed' || a.newTrigger !== undefined)
   );
@@ -82,7 +85,7 @@ export function decideAlone(
   const now = nowMillis(nowInput);
   const { obs, a } = judge(member, policy, now);
   if (wantsToStart(a, member.state?.phase)) return undefined;
-  const mine = nodePolicy(member, policy);
+  const mine = nodePolicy(member, a, policy);
   const d = decideObserved(obs, a, member.state, mine, now, {});
   // A repair in flight whose attempt would time out now: a storm would make it wait
   // (StormPause), so the fleet decides it. Asked by deciding it as if paused: a different
@@ -123,7 +126,7 @@ export function decideFleet(
     entries.push(entry);
     // One in flight may be paused by a storm (StormPause): it waits for the guard too.
     if (entry.wantsToStart || isInFlight(entry.phase)) return judged;
-    return decideObserved(judged.obs, judged.a, m.state, nodePolicy(m, policy), now, {});
+    return decideObserved(judged.obs, judged.a, m.state, nodePolicy(m, judged.a, policy), now, {});
   });
   const storm = stormGuard(entries, policy.stormGuard, now, memory, policy.controlPlane, latch);
   const decisions = early.map((d) =>
@@ -183,15 +186,20 @@ export function decideWithVerdict(
     ...(verdict !== undefined ? { storm: verdict } : {}),
     ...(pause !== undefined ? { stormPause: pause } : {}),
   };
-  return decideObserved(obs, a, member.state, nodePolicy(member, policy), now, ctx);
+  return decideObserved(obs, a, member.state, nodePolicy(member, a, policy), now, ctx);
 }
 
-/** The policy a member is decided by: a control-plane node's ladder has no Replace (control-plane.ts). */
-function nodePolicy(member: FleetMember, policy: RepairPolicy): RepairPolicy {
+/**
+ * The policy a member is decided by: the ladder of the condition rule in force
+ * (condition-rules.ts), and for a control-plane node that ladder without Replace
+ * (control-plane.ts).
+ */
+function nodePolicy(member: FleetMember, a: Assessment, policy: RepairPolicy): RepairPolicy {
   // Only a repair in flight keeps its step: one given up on starts again without Replace.
   const { state } = member;
   const step = isInFlight(state?.phase) ? state?.remediation?.step : undefined;
-  return policyForNode(policy, member.obs.node?.metadata?.labels, step);
+  const byRule = policyForRule(policy, ruleInForce(state, a.rule));
+  return policyForNode(byRule, member.obs.node?.metadata?.labels, step);
 }
 
 /** @internal What the storm guard reads about one member. */
@@ -210,6 +218,7 @@ export function stormEntry({ member: { obs, state }, obs: parsed, a }: Judged): 
     phase,
     ...(a.unhealthySince !== undefined ? { unhealthySince: a.unhealthySince } : {}),
     wantsToStart: wantsToStart(a, phase),
+    ...(a.reportOnly !== undefined ? { reportOnly: true } : {}),
     ...(state?.heldByStormSince !== undefined ? { heldByStorm: true } : {}),
     ...(actorHolds !== undefined && actorHolds.length > 0 ? { actorHolds } : {}),
     ...(cpLabel !== undefined

@@ -72,6 +72,18 @@ export function judgeIdle(
     case 'suspect':
       return decision(j, enter(j, idle, 'Suspect'), [], a.detail, a.requeueAfterMs);
     case 'unhealthy': {
+      // Report only (a NoAction rule): the phase and an Event say it, nothing is done.
+      if (a.reportOnly !== undefined)
+        return {
+          ...decision(
+            j,
+            enter(j, idle, 'Unhealthy'),
+            [],
+            `unhealthy (${a.detail}) but ${a.reportOnly}`,
+            Math.min(a.requeueAfterMs ?? Infinity, policy.stormGuard.recheckIntervalMs),
+          ),
+          reportOnly: a.reportOnly,
+        };
       // Asked before the first action, the provider could not say whether someone stopped
       // the machine: an outage is never a verdict, so wait (no cordon, no action) and ask again.
       if (a.powerHold !== undefined)

@@ -53,6 +53,7 @@ export {
 export {
   RepairPolicyInput,
   RemediationStepKind,
+  ConditionRuleAction,
   defaultRepairPolicy,
   resolveRepairPolicy,
   ladderProblems,
@@ -78,10 +79,12 @@ export {
   FenceRecord,
   DrainRecord,
   ReplaceRecord,
+  ConditionRuleRef,
   type Remediation,
   type LastRemediation,
   type ActionResult,
 } from './state.js';
+export { conditionMatches, policyForRule } from './condition-rules.js';
 export {
   HISTORY_LIMIT,
   HistoryEntry,

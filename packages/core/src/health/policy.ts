@@ -45,11 +45,6 @@ export type RemediationStepKind = t.TypeOf<typeof RemediationStepKind>;
 
 const ConditionStatus = t.keyof({ True: null, False: null, Unknown: null }, 'ConditionStatus');
 
-const UnhealthyConditionInput = t.intersection([
-  t.type({ type: t.string, status: ConditionStatus }),
-  t.partial({ timeout: DurationMs }),
-]);
-
 const LadderStepInput = t.intersection([
   t.type({ action: RemediationStepKind }),
   t.partial({
@@ -61,6 +56,24 @@ const LadderStepInput = t.intersection([
     env: t.array(t.string),
     url: t.string,
     requestTimeout: DurationMs,
+  }),
+]);
+
+/**
+ * What a condition rule does instead of a ladder: NoAction reports the node unhealthy (phase
+ * Unhealthy, an Event, `noderepair status`) and starts no repair.
+ */
+export const ConditionRuleAction = t.keyof({ NoAction: null }, 'ConditionRuleAction');
+export type ConditionRuleAction = t.TypeOf<typeof ConditionRuleAction>;
+
+const UnhealthyConditionInput = t.intersection([
+  t.type({ type: t.string, status: ConditionStatus }),
+  t.partial({
+    timeout: DurationMs,
+    reason: t.string,
+    messagePattern: t.string,
+    ladder: t.array(LadderStepInput),
+    action: ConditionRuleAction,
   }),
 ]);
 
@@ -128,6 +141,20 @@ export interface UnhealthyCondition {
   status: 'True' | 'False' | 'Unknown';
   /** How long the condition must hold before the node is unhealthy, in ms (default 10 min). */
   timeoutMs: number;
+  /** Only a condition with exactly this reason matches (absent: any reason). */
+  reason?: string;
+  /**
+   * Only a condition whose message this regular expression finds (RegExp.test, unanchored)
+   * matches (absent: any message). Validated when the policy is decoded.
+   */
+  messagePattern?: string;
+  /**
+   * The ladder a repair started by this rule climbs (validated as the top-level ladder is);
+   * absent: the policy's `ladder`.
+   */
+  ladder?: LadderStep[];
+  /** NoAction: report the node unhealthy, start no repair. Never together with `ladder`. */
+  action?: ConditionRuleAction;
 }
 
 /** One step of the escalation ladder: which repair, how many attempts, how long each may take. */
@@ -383,23 +410,23 @@ function positiveInt(v: number, field: string): either.Either<string, number> {
  * `<repair>/<Action>-<attempt>` and a repeated action would reuse an id the provider has
  * already executed (so it would silently not act). Repeat a step with `attempts` instead.
  */
-export function ladderProblems(ladder: readonly LadderStep[]): string[] {
+export function ladderProblems(ladder: readonly LadderStep[], field = 'ladder'): string[] {
   const problems: string[] = [];
   ladder.forEach((s, i) => {
     if (s.action === 'Rebuild' && (s.image === undefined || s.image.trim() === ''))
-      problems.push(`ladder[${i}].image: Rebuild needs the image to rebuild from`);
+      problems.push(`${field}[${i}].image: Rebuild needs the image to rebuild from`);
     if (s.action !== 'Rebuild' && s.image !== undefined)
-      problems.push(`ladder[${i}].image: only a Rebuild step takes an image, not ${s.action}`);
-    problems.push(...siteStepProblems(s, i));
+      problems.push(`${field}[${i}].image: only a Rebuild step takes an image, not ${s.action}`);
+    problems.push(...siteStepProblems(s, `${field}[${i}]`));
     const first = ladder.findIndex((o) => o.action === s.action);
     if (first !== i)
       problems.push(
-        `ladder[${i}].action: ${s.action} is already step ${first + 1}; use attempts to repeat a step`,
+        `${field}[${i}].action: ${s.action} is already step ${first + 1}; use attempts to repeat a step`,
       );
   });
   const replaceAt = ladder.findIndex((s) => s.action === 'Replace');
   if (replaceAt !== -1 && replaceAt !== ladder.length - 1)
-    problems.push('ladder: Replace must be the last step (nothing can follow a replacement)');
+    problems.push(`${field}: Replace must be the last step (nothing can follow a replacement)`);
   return problems;
 }
 
@@ -408,21 +435,21 @@ export function ladderProblems(ladder: readonly LadderStep[]): string[] {
  * http(s) URL, and a field of one kind on another step would be silently ignored, so it is an
  * error naming the field. Messages never repeat the URL: it may carry a token.
  */
-function siteStepProblems(s: LadderStep, i: number): string[] {
+function siteStepProblems(s: LadderStep, at: string): string[] {
   const problems: string[] = [];
   const only = (field: string, kind: RemediationStepKind) =>
-    problems.push(`ladder[${i}].${field}: only a ${kind} step takes ${field}, not ${s.action}`);
+    problems.push(`${at}.${field}: only a ${kind} step takes ${field}, not ${s.action}`);
   if (s.action === 'Command') {
     if (s.command === undefined || s.command.length === 0 || s.command[0]?.trim() === '')
       problems.push(
-        `ladder[${i}].command: Command needs the program to run and its arguments, e.g. ["/usr/local/bin/replace-node"]`,
+        `${at}.command: Command needs the program to run and its arguments, e.g. ["/usr/local/bin/replace-node"]`,
       );
     if (s.commandTimeoutMs !== undefined && s.commandTimeoutMs <= 0)
-      problems.push(`ladder[${i}].commandTimeout: expected a duration above 0`);
+      problems.push(`${at}.commandTimeout: expected a duration above 0`);
     (s.env ?? []).forEach((name, j) => {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
         problems.push(
-          `ladder[${i}].env[${j}]: expected the name of an environment variable (letters, digits, _), e.g. OS_CLOUD`,
+          `${at}.env[${j}]: expected the name of an environment variable (letters, digits, _), e.g. OS_CLOUD`,
         );
     });
   } else {
@@ -431,11 +458,11 @@ function siteStepProblems(s: LadderStep, i: number): string[] {
     if (s.env !== undefined) only('env', 'Command');
   }
   if (s.action === 'Webhook') {
-    if (s.url === undefined) problems.push(`ladder[${i}].url: Webhook needs the URL to POST to`);
+    if (s.url === undefined) problems.push(`${at}.url: Webhook needs the URL to POST to`);
     else if (!isHttpUrl(s.url))
-      problems.push(`ladder[${i}].url: expected an absolute http:// or https:// URL`);
+      problems.push(`${at}.url: expected an absolute http:// or https:// URL`);
     if (s.requestTimeoutMs !== undefined && s.requestTimeoutMs <= 0)
-      problems.push(`ladder[${i}].requestTimeout: expected a duration above 0`);
+      problems.push(`${at}.requestTimeout: expected a duration above 0`);
   } else {
     if (s.url !== undefined) only('url', 'Webhook');
     if (s.requestTimeoutMs !== undefined) only('requestTimeout', 'Webhook');
@@ -461,6 +488,80 @@ function withSiteDefaults(s: LadderStep): LadderStep {
   return s;
 }
 
+type LadderStepWritten = t.TypeOf<typeof LadderStepInput>;
+
+/** A written ladder validated (problems named under `field`) with its defaults filled. */
+function resolveLadder(
+  input: readonly LadderStepWritten[],
+  field: string,
+  problems: string[],
+): LadderStep[] {
+  const written: LadderStep[] = input.map((s, i) => {
+    const attempts = s.attempts ?? 1;
+    const ok = Number.isInteger(attempts) && attempts >= 1;
+    if (!ok) problems.push(`${field}[${i}].attempts: expected an integer >= 1, got ${attempts}`);
+    return {
+      action: s.action,
+      timeoutMs: s.timeout ?? 10 * MIN,
+      attempts: ok ? attempts : 1,
+      ...(s.image !== undefined ? { image: s.image } : {}),
+      ...(s.command !== undefined ? { command: s.command } : {}),
+      ...(s.commandTimeout !== undefined ? { commandTimeoutMs: s.commandTimeout } : {}),
+      ...(s.env !== undefined ? { env: s.env } : {}),
+      ...(s.url !== undefined ? { url: s.url } : {}),
+      ...(s.requestTimeout !== undefined ? { requestTimeoutMs: s.requestTimeout } : {}),
+    };
+  });
+  if (written.length === 0) problems.push(`${field}: expected at least one step`);
+  problems.push(...ladderProblems(written, field));
+  return written.map(withSiteDefaults);
+}
+
+/**
+ * One `unhealthyConditions` entry validated: a message pattern must compile, a rule has a
+ * ladder or NoAction (or neither: the policy's ladder), never both.
+ */
+function resolveConditionRule(
+  c: t.TypeOf<typeof UnhealthyConditionInput>,
+  i: number,
+  problems: string[],
+): UnhealthyCondition {
+  const at = `unhealthyConditions[${i}]`;
+  if (c.messagePattern !== undefined) {
+    try {
+      new RegExp(c.messagePattern);
+    } catch (e) {
+      problems.push(
+        `${at}.messagePattern: not a valid regular expression (${e instanceof Error ? e.message : String(e)})`,
+      );
+    }
+  }
+  if (c.reason !== undefined && c.reason.trim() === '')
+    problems.push(`${at}.reason: expected the condition's reason, e.g. KernelHasNoDeadlock`);
+  if (c.action === 'NoAction' && c.ladder !== undefined)
+    problems.push(`${at}.ladder: a NoAction rule starts no repair, so it takes no ladder`);
+  const ladder =
+    c.ladder !== undefined ? resolveLadder(c.ladder, `${at}.ladder`, problems) : undefined;
+  // Site steps are configured per action kind for the whole controller (provider/site-steps.ts
+  // wraps the provider with the top-level ladder's): a rule's own Command or Webhook could
+  // not get its own program or URL, so it is refused rather than silently run another's.
+  ladder?.forEach((s, j) => {
+    if (s.action === 'Command' || s.action === 'Webhook')
+      problems.push(
+        `${at}.ladder[${j}].action: ${s.action} steps are not supported in a condition rule's ladder yet; write them in the top-level ladder`,
+      );
+  });
+  return {
+    type: c.type,
+    status: c.status,
+    timeoutMs: c.timeout ?? 10 * MIN,
+    ...(c.reason !== undefined ? { reason: c.reason } : {}),
+    ...(c.messagePattern !== undefined ? { messagePattern: c.messagePattern } : {}),
+    ...(ladder !== undefined ? { ladder } : {}),
+    ...(c.action !== undefined ? { action: c.action } : {}),
+  };
+}
+
 /** Validates a user policy and fills the defaults. Left carries a readable message naming the field. */
 export function resolveRepairPolicy(input: unknown): either.Either<string, RepairPolicy> {
   return pipe(
@@ -477,26 +578,10 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
         return e.right;
       };
       const unhealthyConditions =
-        p.unhealthyConditions?.map((c) => ({
-          type: c.type,
-          status: c.status,
-          timeoutMs: c.timeout ?? 10 * MIN,
-        })) ?? d.unhealthyConditions;
-      const written: LadderStep[] =
-        p.ladder?.map((s, i) => ({
-          action: s.action,
-          timeoutMs: s.timeout ?? 10 * MIN,
-          attempts: take(positiveInt(s.attempts ?? 1, `ladder[${i}].attempts`), 1),
-          ...(s.image !== undefined ? { image: s.image } : {}),
-          ...(s.command !== undefined ? { command: s.command } : {}),
-          ...(s.commandTimeout !== undefined ? { commandTimeoutMs: s.commandTimeout } : {}),
-          ...(s.env !== undefined ? { env: s.env } : {}),
-          ...(s.url !== undefined ? { url: s.url } : {}),
-          ...(s.requestTimeout !== undefined ? { requestTimeoutMs: s.requestTimeout } : {}),
-        })) ?? d.ladder;
-      if (written.length === 0) problems.push('ladder: expected at least one step');
-      problems.push(...ladderProblems(written));
-      const ladder = written.map(withSiteDefaults);
+        p.unhealthyConditions?.map((c, i) => resolveConditionRule(c, i, problems)) ??
+        d.unhealthyConditions;
+      const ladder =
+        p.ladder === undefined ? d.ladder : resolveLadder(p.ladder, 'ladder', problems);
       const nodeStartupTimeoutMs = p.nodeStartupTimeout ?? d.nodeStartupTimeoutMs;
       if (nodeStartupTimeoutMs !== 0 && nodeStartupTimeoutMs < 30_000) {
         problems.push(

@@ -21,6 +21,7 @@
 import { assessObserved } from './assess.js';
 import { decideRepair } from './decide.js';
 import { repairInFlight } from './episodes.js';
+import { policyForRule } from './condition-rules.js';
 import { attemptDeadline, evidenceAskDueAt, needsTimeoutEvidence } from './fresh-evidence.js';
 import type { HealthObservation } from './node.js';
 import { observeNode } from './observation.js';
@@ -46,15 +47,19 @@ export function needsPowerState(
 ): boolean {
   if (shutdownPastDeadline(state, policy.shutdown, now)) return true;
   const phase = state?.phase;
-  if (isInFlight(phase))
+  if (isInFlight(phase)) {
+    // The ladder of the rule the repair started with (condition-rules.ts).
+    const byRule = policyForRule(policy, state?.remediation?.rule);
     return (
-      needsTimeoutEvidence(observeNode(input), state?.remediation?.intent, policy, now) ||
-      needsPowerBeforeAction(input, state, policy, now)
+      needsTimeoutEvidence(observeNode(input), state?.remediation?.intent, byRule, now) ||
+      needsPowerBeforeAction(input, state, byRule, now)
     );
+  }
   if (phase === 'Failed') return false;
   const { power: _asked, ...unasked } = input;
   const a = assessObserved(observeNode(unasked), state, policy, now);
-  return a.signal === 'unhealthy' && a.newTrigger === undefined;
+  // A NoAction rule's node is reported, never repaired: nothing to ask.
+  return a.signal === 'unhealthy' && a.newTrigger === undefined && a.reportOnly === undefined;
 }
 
 /**
@@ -90,7 +95,7 @@ export function attemptTimedOut(
   if (!isInFlight(state?.phase)) return false;
   const intent = state?.remediation?.intent;
   if (intent === undefined || intent.result !== 'Succeeded') return false;
-  const deadline = attemptDeadline(intent, policy);
+  const deadline = attemptDeadline(intent, policyForRule(policy, state?.remediation?.rule));
   return deadline !== undefined && now >= deadline;
 }
 

@@ -83,6 +83,8 @@ export function startRemediation(j: Judge, s: RepairState, ownsCordon: boolean):
     intent,
     ...(drain !== undefined ? { drain } : {}),
     ...(a.cause.message !== '' ? { causeMessage: clipMessage(a.cause.message) } : {}),
+    // A rule with its own ladder: this repair climbs it to the end (condition-rules.ts).
+    ...(a.rule !== undefined ? { rule: a.rule } : {}),
   };
   const reason = `${a.cause.kind}: ${a.detail}${why ? `; ${why}` : ''}`;
   const actions: RepairAction[] = [];

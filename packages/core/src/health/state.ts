@@ -136,6 +136,20 @@ export const ReplaceRecord = t.intersection([
 export type ReplaceRecord = t.TypeOf<typeof ReplaceRecord>;
 
 /**
+ * Which `unhealthyConditions` entry started a repair, by what it matches (not by its index,
+ * so a reordered policy still finds it). Recorded only for a rule with its own ladder: the
+ * repair climbs that ladder to its end, whatever the node's conditions do meanwhile, and
+ * after a restart. Absent (every state written before per-condition rules, and a repair
+ * started by any other rule): the policy's top-level ladder.
+ */
+export const ConditionRuleRef = t.intersection([
+  t.type({ type: t.string, status: t.string }),
+  t.partial({ reason: t.string, messagePattern: t.string }),
+]);
+/** Which condition rule started a repair (see the ConditionRuleRef codec). */
+export type ConditionRuleRef = t.TypeOf<typeof ConditionRuleRef>;
+
+/**
  * io-ts codec of the remediation in progress: where on the ladder it is, its current intent, and
  * what its drain, fence and Replace steps learnt. Times are RFC 3339 in the annotation, epoch ms in
  * memory.
@@ -169,6 +183,8 @@ export const Remediation = t.intersection([
     causeMessage: t.string,
     /** The steps this repair moved on from, in order (the current one is `step`), for the history. */
     tried: t.array(StepTried),
+    /** The condition rule whose own ladder this repair climbs (absent: the policy's ladder). */
+    rule: ConditionRuleRef,
   }),
 ]);
 /** The remediation in progress (see the Remediation codec); times in epoch ms. */

@@ -7,6 +7,7 @@ import type { ActorHold } from './actors.js';
 import type { HealthSignal } from './assess.js';
 import type { CauseKind } from './cause.js';
 import { policyForNode } from './control-plane.js';
+import { policyForRule } from './condition-rules.js';
 import { decideFleet, type FleetMember } from './fleet.js';
 import type { NodeSnapshot } from './node.js';
 import type { RemediationStepKind, RepairPolicy } from './policy.js';
@@ -181,7 +182,11 @@ export function statusReport(
     const hold = holdOf(d.signal, d.phase, d.reason, verdict, policy);
     // A control-plane node's ladder has no Replace (control-plane.ts): count its steps so.
     const inFlightStep = isInFlight(next?.phase) ? next?.remediation?.step : undefined;
-    const ladderOf = policyForNode(policy, named[i]?.metadata.labels, inFlightStep);
+    const ladderOf = policyForNode(
+      policyForRule(policy, inFlightStep !== undefined ? next?.remediation?.rule : undefined),
+      named[i]?.metadata.labels,
+      inFlightStep,
+    );
     const step = d.phase === 'Failed' ? undefined : stepOf(next, ladderOf);
     const last = next?.lastRemediation;
     const actsNow = d.actions.length > 0;

@@ -27,6 +27,11 @@ export interface StormEntry {
   unhealthySince?: number;
   /** The node would start a remediation now if admitted. */
   wantsToStart: boolean;
+  /**
+   * Unhealthy only by `unhealthyConditions` entries whose action is NoAction: reported, and
+   * not counted as unhealthy here (report only changes nothing about anyone's repair).
+   */
+  reportOnly?: boolean;
   /** The guard held this node for a storm (its persisted state says so): it waits out the cooldown. */
   heldByStorm?: boolean;
   /** Other actors' holds on the node (actors.ts): it is not repaired while any is there. */
@@ -217,7 +222,8 @@ export function stormGuard(
   latch?: LatchState,
 ): StormReport {
   const counted = entries.filter((e) => e.signal !== 'paused' && e.signal !== 'gone');
-  const isUnhealthy = (e: StormEntry) => e.signal !== 'healthy' || isInFlight(e.phase);
+  const isUnhealthy = (e: StormEntry) =>
+    (e.signal !== 'healthy' && e.reportOnly !== true) || isInFlight(e.phase);
   const unhealthy = counted.filter(isUnhealthy).length;
   const limit = limitFor(policy, 'maxUnhealthy', counted.length);
   const tripped = unhealthy > limit;

@@ -7,6 +7,7 @@ import type { MachineProvider } from '@noderepair/core/provider';
 import { formatEntry, type HistoryEntry } from './history.js';
 import {
   checkAll,
+  identity,
   keepOthersMarks,
   maxInFlight,
   neverPowerOnStopped,
@@ -23,7 +24,12 @@ import {
   outageAsRejection,
   replayUnderNewId,
 } from './mutants.js';
-import { blindToCordon, taintListReplaced } from './mutants-kube.js';
+import {
+  blindToCordon,
+  identityByName,
+  staleFleetList,
+  taintListReplaced,
+} from './mutants-kube.js';
 import { hardRebootFirstPolicyDoc } from './policy.js';
 import { report } from './report.js';
 import { runSim, type RunOptions, type RunResult } from './run.js';
@@ -100,6 +106,18 @@ describe('simulator: 20 seeds, 30 nodes, 2 virtual hours', () => {
       0,
     );
     expect(all.filter((e) => e.kind === 'evict').length).toBeGreaterThan(0);
+    // Machines are replaced during repairs (the Node re-created with a new uid), some of them
+    // between the controller's read and its write.
+    const replaced = all.filter((e) => e.kind === 'fault' && e.fault === 'person replaces machine');
+    expect(replaced.some((e) => e.kind === 'fault' && /new-machine/.test(e.detail ?? ''))).toBe(
+      true,
+    );
+    expect(replaced.some((e) => e.kind === 'fault' && /^rebuild/.test(e.detail ?? ''))).toBe(true);
+    expect(
+      replaced.some(
+        (e) => e.kind === 'fault' && /just before the controller's spec/.test(e.detail ?? ''),
+      ),
+    ).toBe(true);
   });
 
   it('liveness is judged, not skipped: every seed runs long enough after its faults for the bound', async () => {
@@ -178,6 +196,14 @@ describe('mutants: the invariants can fail', () => {
 
   it('(h) catches a provider that accepts every action and never carries it out', async () => {
     expect(await firstCaught(acceptsButNeverActs, repairedInTime)).toBeDefined();
+  });
+
+  it('(i) catches a drain port that knows Nodes by name alone (a replaced Node gets the old repair)', async () => {
+    expect(await firstCaught({ wrapDrainPort: identityByName }, identity)).toBeDefined();
+  });
+
+  it('(d) catches a cache whose fleet list lags its get (the burst admits past maxInFlight)', async () => {
+    expect(await firstCaught({ wrapCache: staleFleetList() }, maxInFlight)).toBeDefined();
   });
 
   it('(d) catches a policy bound tighter than the one the controller ran with', async () => {

@@ -7,6 +7,7 @@
 // then other actors' cordons and taints (others.ts), drawn on a stream of their own.
 import { drawOthers } from './others.js';
 import { drawReplacements } from './replacements.js';
+import { drawWatchExpiries } from './watch-gone.js';
 import { Prng } from './prng.js';
 
 /** One scheduled fault. Times are virtual ms since the start of the run. */
@@ -53,6 +54,11 @@ export type Fault =
       variant: 'new-machine' | 'rebuild';
       on: 'now' | 'any-write' | 'spec-write';
     }
+  /**
+   * The informer's watch expires (410 Gone): it relists after `listMs` (watch-gone.ts), as
+   * the runtime's Reflector does; deliveries in flight are lost.
+   */
+  | { at: number; kind: 'watch-expired'; listMs: number }
   /**
    * The controller process dies and a new one starts with no memory: at once (`idle`), or at
    * its next provider call after `at`, just before the request leaves or just after Nova
@@ -127,6 +133,7 @@ export function drawSchedule(seed: number, shape: ScheduleShape): Fault[] {
     });
   faults.push(...drawOthers(seed, shape, faults));
   faults.push(...drawReplacements(seed, faults));
+  faults.push(...drawWatchExpiries(seed, shape, faults));
   return faults
     .map((f, i) => ({ f, i }))
     .sort((a, b) => a.f.at - b.f.at || a.i - b.i)

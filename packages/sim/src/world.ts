@@ -49,6 +49,8 @@ export class World {
   private lagMax = 0;
   /** Arms a controller crash (the run loop owns the controller); set by the run. */
   onCrash: (point: 'idle' | 'before-send' | 'after-send') => void = () => undefined;
+  /** Expires the informer's watch (410 Gone; the run owns the informer); set by the run. */
+  onWatchExpired: (listMs: number) => void = () => undefined;
   private pods = 0;
   /** Who is writing a Node now: the world's own actors say so; anything else is the controller. */
   private writer: Actor = 'controller';
@@ -499,6 +501,9 @@ export class World {
       case 'controller-crash':
         this.history.add({ kind: 'fault', fault: 'controller crash armed', detail: f.point });
         return this.onCrash(f.point);
+      case 'watch-expired':
+        this.history.add({ kind: 'fault', fault: 'watch expires (410 Gone)' });
+        return this.onWatchExpired(f.listMs);
       case 'node-replaced':
         if (f.on === 'now') return this.replaceNode(f.node, f.variant, 'between reconciles');
         this.history.add({

@@ -69,6 +69,9 @@ export class InformerCache implements NodeCache {
   /** A new process's informer: a fresh list of every Node. */
   relist(nodes: readonly KubeNode[]): void {
     this.replace(nodes);
+    // The new process's informer watches from its list (an expired watch's relist still
+    // pending replaces the store once more when it returns: harmless).
+    this.watching = true;
   }
 
   /**

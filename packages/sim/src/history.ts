@@ -69,6 +69,19 @@ export type HistoryEntry =
   | { t: number; kind: 'ready'; node: string; ready: boolean }
   /** The controller asked the Eviction API to evict a pod bound to the node (a drain). */
   | { t: number; kind: 'evict'; node: string; pod: string }
+  /**
+   * A Node object appeared under its name or left it (a kubelet registering, someone deleting
+   * it): its identity, the uid and the machine its providerID names. Every entry after it
+   * about this name (a state write, a mark, a taint, an eviction) is about this object.
+   */
+  | {
+      t: number;
+      kind: 'node';
+      node: string;
+      change: 'created' | 'deleted';
+      uid: string;
+      providerID: string;
+    }
   /** The run ended here (liveness is judged at this moment). */
   | { t: number; kind: 'end' }
   /** A reconcile ended in an error (thrown to the controller's rate limiter). */

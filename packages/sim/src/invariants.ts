@@ -64,6 +64,7 @@ export function outageNeverCounts(h: readonly HistoryEntry[]): Violation[] {
   const last = new Map<string, Of<'state'>>();
   for (const e of h) {
     if (e.kind === 'call' && e.answer === 'Rejected') rejected.add(e.actionId);
+    if (e.kind === 'node' && e.change === 'deleted') last.delete(e.node);
     if (e.kind !== 'state') continue;
     const prev = last.get(e.node);
     last.set(e.node, e);
@@ -119,6 +120,8 @@ export function maxInFlight(h: readonly HistoryEntry[], policy: RepairPolicy): V
   const limit = policy.stormGuard.maxInFlight;
   const phase = new Map<string, string>();
   for (const e of h) {
+    // A deleted Node's repair went with it (its state annotation too).
+    if (e.kind === 'node' && e.change === 'deleted') phase.delete(e.node);
     if (e.kind !== 'state') continue;
     phase.set(e.node, e.phase);
     const inFlight = [...phase.entries()].filter(([, p]) => isInFlight(p as never)).map(([n]) => n);
@@ -206,7 +209,7 @@ export function noRepairUnderHold(h: readonly HistoryEntry[], policy: RepairPoli
       if (heldSince.has(e.node)) flag(e.t, e.node, `repair ${e.remediationId} started`);
     } else if (e.kind === 'evict' && underHold(e.node)) flag(e.t, e.node, `pod ${e.pod} evicted`);
     else if (e.kind === 'call' && !e.replay) {
-      const node = e.machine.replace(/^sim:\/\//, '');
+      const node = e.machine.replace(/^sim:\/\//, '').replace(/~r\d+$/, '');
       if (underHold(node)) flag(e.t, node, `${e.action} ${e.actionId} sent`);
     }
   }
@@ -214,7 +217,70 @@ export function noRepairUnderHold(h: readonly HistoryEntry[], policy: RepairPoli
 }
 
 /**
- * (i) a repair climbs the ladder of the rule that started it: a repair that starts while the
+ * (i) Identity (the issue's rule 4): no write to a Node whose identity (uid, providerID) is
+ * not the one of the machine acted on. Judged from the world's records of which Node object
+ * held the name at each moment (`node` entries: uid and providerID):
+ * - a repair (its remediation id) is recorded on one Node object only: a state write naming
+ *   it on another object under the same name carries the repair over to a Node (a machine) it
+ *   was never decided about;
+ * - a cordon or a taint the controller adds, and an eviction of one of the Node's pods, go to
+ *   a Node object whose own state names a repair (a replaced Node, re-created with a new uid,
+ *   has none until the controller starts one on it);
+ * - every power call goes to the machine named by the providerID of the Node object on which
+ *   its intent (the action id) was persisted.
+ */
+export function identity(h: readonly HistoryEntry[]): Violation[] {
+  const out: Violation[] = [];
+  type Obj = { uid: string; providerID: string };
+  const current = new Map<string, Obj>();
+  const repairOn = new Map<string, string>();
+  const repairOf = new Map<string, string | undefined>();
+  const intentOn = new Map<string, Obj>();
+  const flag = (t: number, message: string) => out.push({ invariant: 'i:identity', t, message });
+  const unrepaired = (t: number, node: string, what: string) => {
+    const o = current.get(node);
+    if (o === undefined) flag(t, `${node}: ${what} with no Node of that name`);
+    else if (repairOf.get(o.uid) === undefined)
+      flag(
+        t,
+        `${node}: ${what} on Node uid ${o.uid} (${o.providerID}), which has no repair of its own (re-created since the repair began?)`,
+      );
+  };
+  for (const e of h) {
+    if (e.kind === 'node') {
+      if (e.change === 'created') current.set(e.node, { uid: e.uid, providerID: e.providerID });
+      else current.delete(e.node);
+    } else if (e.kind === 'state') {
+      const o = current.get(e.node);
+      if (o === undefined) continue;
+      repairOf.set(o.uid, e.remediationId);
+      if (e.remediationId !== undefined) {
+        const first = repairOn.get(e.remediationId);
+        if (first === undefined) repairOn.set(e.remediationId, o.uid);
+        else if (first !== o.uid)
+          flag(
+            e.t,
+            `${e.node}: repair ${e.remediationId}, begun on Node uid ${first}, recorded on Node uid ${o.uid} (${o.providerID})`,
+          );
+      }
+      if (e.actionId !== undefined && !intentOn.has(e.actionId)) intentOn.set(e.actionId, o);
+    } else if (e.kind === 'mark' && e.by === 'controller' && e.change === 'added')
+      unrepaired(e.t, e.node, e.mark === 'cordon' ? 'cordon added' : `taint ${e.mark} added`);
+    else if (e.kind === 'evict') unrepaired(e.t, e.node, `pod ${e.pod} evicted`);
+    else if (e.kind === 'call') {
+      const o = intentOn.get(e.actionId);
+      if (o !== undefined && o.providerID !== e.machine)
+        flag(
+          e.t,
+          `${e.action} ${e.actionId} sent to ${e.machine}; its intent was persisted on Node uid ${o.uid}, whose machine is ${o.providerID}`,
+        );
+    }
+  }
+  return out;
+}
+
+/**
+ * (j) a repair climbs the ladder of the rule that started it: a repair that starts while the
  * node reports a condition (node-problem-detector's, recorded by the world) that the first
  * acting `unhealthyConditions` entry in policy order matches, past its wait, sends only
  * actions of that entry's ladder (or of the policy's, for an entry without one), the first
@@ -257,7 +323,7 @@ export function ruleLadderKept(h: readonly HistoryEntry[], policy: RepairPolicy)
       want.sent++;
       if (!ok)
         out.push({
-          invariant: 'i:rule-ladder-kept',
+          invariant: 'j:rule-ladder-kept',
           t: e.t,
           message: `repair ${rem} started by the rule ${want.rule} sent ${e.action} (${e.actionId}); its ladder is ${want.actions.join(', ')}`,
         });
@@ -276,6 +342,7 @@ export function checkAll(h: readonly HistoryEntry[], policy: RepairPolicy): Viol
     ...taintOnlyWhenFenced(h),
     ...keepOthersMarks(h),
     ...noRepairUnderHold(h, policy),
+    ...identity(h),
     ...ruleLadderKept(h, policy),
     ...repairedInTime(h, policy),
   ].sort((a, b) => a.t - b.t);

@@ -58,7 +58,7 @@ export interface LivenessJudgement {
 }
 
 type Of<K extends HistoryEntry['kind']> = Extract<HistoryEntry, { kind: K }>;
-const nodeOf = (machine: string) => machine.replace(/^sim:\/\//, '');
+const nodeOf = (machine: string) => machine.replace(/^sim:\/\//, '').replace(/~r\d+$/, '');
 
 /** The world's facts about each node, replayed up to a time. */
 class Fleet {
@@ -83,6 +83,7 @@ class Fleet {
     else if (e.kind === 'call' && e.answer === 'Rejected') this.failedAttempts.add(e.actionId);
     else if (e.kind === 'fault' && e.fault === 'kubelet hangs' && e.detail === 'cure=power-cycle')
       this.brokenSince.set(e.target ?? '', e.t);
+    else if (e.kind === 'node' && e.change === 'deleted') this.last.delete(e.node);
     else if (e.kind === 'state') {
       this.last.set(e.node, e);
       if (e.remediationId !== undefined && e.actionId !== undefined) {

@@ -14,7 +14,7 @@ export function report(r: RunResult, violations: readonly Violation[], full: boo
   lines.push(
     `provider: ${count('call')} calls, ${count('taint')} out-of-service taints, ${count('executed')} actions carried out; ${count('state')} state writes; ${count('error')} reconcile errors; apiserver refused ${JSON.stringify(r.kubeRefused)}`,
   );
-  if (violations.length === 0) lines.push('verdict: PASS (9 invariants, 0 violations)');
+  if (violations.length === 0) lines.push('verdict: PASS (10 invariants, 0 violations)');
   else {
     lines.push(`verdict: FAIL (${violations.length} violations)`);
     for (const v of violations)

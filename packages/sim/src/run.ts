@@ -54,6 +54,11 @@ export interface RunOptions {
   /** Wraps the drain port (cordon, evictions, taints) the executor uses (a mutant check). */
   wrapDrainPort?: (p: DrainPort) => DrainPort;
   /**
+   * The fault schedule to run instead of the one drawn from the seed (a shrunk schedule
+   * replayed: shrink.ts). The seed still drives the world's own draws as the run goes.
+   */
+  faults?: readonly Fault[];
+  /**
    * Virtual minutes run after `minutes` with no fault drawn in them (a person's late restart
    * or uncordon may still land there), so liveness (h) can be judged. Default QUIET_MINUTES.
    */
@@ -134,7 +139,10 @@ export async function runSim(opts: RunOptions): Promise<RunResult> {
   });
 
   for (const [i, name] of names.entries()) world.addNode(name, `zone-${i % 3}`);
-  const faults = drawSchedule(opts.seed, { nodes: names, minutes });
+  const faults =
+    opts.faults !== undefined
+      ? [...opts.faults]
+      : drawSchedule(opts.seed, { nodes: names, minutes });
   world.schedule(faults);
 
   // A crash aborts the process's signal and starts the next process (a new reconciler); the
@@ -152,6 +160,14 @@ export async function runSim(opts: RunOptions): Promise<RunResult> {
     for (const name of cache.names()) due.set(name, clock.now());
   });
   world.onCrash = (point) => crashes.arm(point);
+  // 410 Gone: the informer relists from the apiserver (a consistent read: fresh, not the
+  // lagging watch cache), failing while it is down.
+  world.onWatchExpired = (listMs) =>
+    cache.expire(
+      listMs,
+      () => (kube.faults.outage ? undefined : kube.all<KubeNode>('Node')),
+      (detail) => history.add({ kind: 'fault', fault: 'informer', detail }),
+    );
   const provider = crashes.wrap(opts.wrapProvider !== undefined ? opts.wrapProvider(cloud) : cloud);
   const client = opts.wrapClient !== undefined ? opts.wrapClient(kube) : kube;
   const drainPort = kubeDrainPort(client);

@@ -6,6 +6,8 @@
 // (and sometimes starting it again), the controller process crashing and restarting, watch events reaching the informer late;
 // then other actors' cordons and taints (others.ts), drawn on a stream of their own.
 import { drawOthers } from './others.js';
+import { drawReplacements } from './replacements.js';
+import { drawWatchExpiries } from './watch-gone.js';
 import { Prng } from './prng.js';
 
 /** One scheduled fault. Times are virtual ms since the start of the run. */
@@ -38,6 +40,25 @@ export type Fault =
       effect: 'NoSchedule' | 'NoExecute';
       removeAt?: number;
     }
+  /**
+   * Someone replaces the machine behind the Node during its repair (replacements.ts): the
+   * Node is deleted and re-registered under its name with a new uid (and, for `new-machine`,
+   * a new providerID). `on`: at once, or just before the controller's next write to that Node
+   * (`any-write`), or its next write that is not only the state annotation (`spec-write`: a
+   * cordon, a taint), so it lands between the controller's read and its write.
+   */
+  | {
+      at: number;
+      kind: 'node-replaced';
+      node: string;
+      variant: 'new-machine' | 'rebuild';
+      on: 'now' | 'any-write' | 'spec-write';
+    }
+  /**
+   * The informer's watch expires (410 Gone): it relists after `listMs` (watch-gone.ts), as
+   * the runtime's Reflector does; deliveries in flight are lost.
+   */
+  | { at: number; kind: 'watch-expired'; listMs: number }
   /**
    * The controller process dies and a new one starts with no memory: at once (`idle`), or at
    * its next provider call after `at`, just before the request leaves or just after Nova
@@ -111,6 +132,8 @@ export function drawSchedule(seed: number, shape: ScheduleShape): Fault[] {
       point: r.pick(['idle', 'before-send', 'after-send'] as const),
     });
   faults.push(...drawOthers(seed, shape, faults));
+  faults.push(...drawReplacements(seed, faults));
+  faults.push(...drawWatchExpiries(seed, shape, faults));
   return faults
     .map((f, i) => ({ f, i }))
     .sort((a, b) => a.f.at - b.f.at || a.i - b.i)

@@ -82,6 +82,11 @@ export class SimCloud implements MachineProvider {
     return m;
   }
 
+  /** Deletes a server (someone replaced the machine): Nova answers 404 for it from then on. */
+  delete(id: string): void {
+    this.machines.delete(id);
+  }
+
   async execute(req: ActionRequest): Promise<ProviderOutcome> {
     const answer = (a: CallAnswer) =>
       this.history.add({

@@ -68,6 +68,14 @@ export class SimKube implements KubeClient {
   /** Whether a pod marked for deletion goes at once (its kubelet is up); the world sets it. */
   kubeletConfirms: (pod: KubeObject) => boolean = () => true;
 
+  /**
+   * Called just before one of the controller's writes to a Node is applied (a patch, an
+   * update, a delete), with what it writes: `state` (a body that touches only metadata: the
+   * repair state's annotation) or `spec` (a cordon, a taint). A scheduled Node replacement
+   * lands here, between the controller's read and its write (world.ts).
+   */
+  beforeNodeWrite: (name: string, what: 'state' | 'spec' | 'delete') => void = () => undefined;
+
   /** Told of every eviction the API admits (the world records the drain's evictions). */
   onEvict: (pod: KubeObject) => void = () => undefined;
 
@@ -200,6 +208,7 @@ export class SimKube implements KubeClient {
       `${rt.kind} ${name}`,
       () => {
         const k = key(rt.kind, name, namespace);
+        if (rt.kind === 'Node') this.beforeNodeWrite(name, 'spec');
         this.maybeBump(k);
         const cur = this.objects.get(k);
         if (cur === undefined) throw notFound(rt, name);
@@ -228,6 +237,7 @@ export class SimKube implements KubeClient {
         if (p.type === 'json')
           throw new Error('SimKube: JSON patches are not used by the reconciler');
         const k = key(rt.kind, name, opts?.namespace);
+        if (rt.kind === 'Node') this.beforeNodeWrite(name, specOrState(p.body));
         if (p.resourceVersion !== undefined) this.maybeBump(k);
         const cur = this.objects.get(k);
         if (cur === undefined) throw notFound(rt, name);
@@ -255,6 +265,7 @@ export class SimKube implements KubeClient {
       `${rt.kind} ${name}`,
       () => {
         const k = key(rt.kind, name, opts?.namespace);
+        if (rt.kind === 'Node') this.beforeNodeWrite(name, 'delete');
         const cur = this.objects.get(k);
         if (cur === undefined) throw notFound(rt, name);
         const pre = opts?.preconditions;
@@ -296,6 +307,12 @@ export class SimKube implements KubeClient {
     );
   }
 
+  /** Deletes a Node as another actor would (a person's `kubectl delete node`): never faulted. */
+  removeNode(name: string): void {
+    if (!this.objects.delete(key('Node', name))) return;
+    this.emit(name, undefined);
+  }
+
   /** Deletes an object as another actor would (a kubelet, the pod GC): never faulted. */
   remove(kind: string, name: string, namespace?: string): void {
     this.objects.delete(key(kind, name, namespace));
@@ -316,6 +333,12 @@ export class SimKube implements KubeClient {
     this.refused['conflict'] = (this.refused['conflict'] ?? 0) + 1;
     this.put(k.split('|')[0]!, cur);
   }
+}
+
+/** What a patch body of a Node writes: only metadata (the state annotation), or more. */
+function specOrState(body: unknown): 'state' | 'spec' {
+  const keys = Object.keys((body ?? {}) as object);
+  return keys.every((k) => k === 'metadata') ? 'state' : 'spec';
 }
 
 function matchesNodeName(o: KubeObject, selector: string | undefined): boolean {

@@ -7,6 +7,7 @@ import type { MachineProvider } from '@noderepair/core/provider';
 import { formatEntry, type HistoryEntry } from './history.js';
 import {
   checkAll,
+  identity,
   keepOthersMarks,
   maxInFlight,
   neverPowerOnStopped,
@@ -24,10 +25,18 @@ import {
   outageAsRejection,
   replayUnderNewId,
 } from './mutants.js';
-import { blindToCordon, taintListReplaced } from './mutants-kube.js';
+import {
+  blindToCordon,
+  identityByName,
+  staleFleetList,
+  taintListReplaced,
+} from './mutants-kube.js';
 import { hardRebootFirstPolicyDoc, npdPolicyDoc, simPolicyDoc } from './policy.js';
 import { report } from './report.js';
 import { runSim, type RunOptions, type RunResult } from './run.js';
+import { drawSchedule, type Fault } from './schedule.js';
+import { shrink } from './shrink.js';
+import { InvestigatingTaint } from './others.js';
 
 const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);
 /**
@@ -101,6 +110,26 @@ describe('simulator: 20 seeds, 30 nodes, 2 virtual hours', () => {
       0,
     );
     expect(all.filter((e) => e.kind === 'evict').length).toBeGreaterThan(0);
+    // Watches expire (410 Gone) with deliveries in flight, and the informer relists.
+    const informer = all.filter((e) => e.kind === 'fault' && e.fault === 'informer');
+    expect(
+      informer.some(
+        (e) => e.kind === 'fault' && /^[1-9]\d* Nodes' deliveries/.test(e.detail ?? ''),
+      ),
+    ).toBe(true);
+    expect(informer.some((e) => e.kind === 'fault' && /^relisted/.test(e.detail ?? ''))).toBe(true);
+    // Machines are replaced during repairs (the Node re-created with a new uid), some of them
+    // between the controller's read and its write.
+    const replaced = all.filter((e) => e.kind === 'fault' && e.fault === 'person replaces machine');
+    expect(replaced.some((e) => e.kind === 'fault' && /new-machine/.test(e.detail ?? ''))).toBe(
+      true,
+    );
+    expect(replaced.some((e) => e.kind === 'fault' && /^rebuild/.test(e.detail ?? ''))).toBe(true);
+    expect(
+      replaced.some(
+        (e) => e.kind === 'fault' && /just before the controller's spec/.test(e.detail ?? ''),
+      ),
+    ).toBe(true);
   });
 
   it('liveness is judged, not skipped: every seed runs long enough after its faults for the bound', async () => {
@@ -142,7 +171,7 @@ describe('simulator: a HardReboot-first ladder, a person stops the machine durin
 /**
  * Per-condition rules (issue 46): node-problem-detector reports some hangs as
  * KernelDeadlock=True (DockerHung); its rule waits 1m and climbs its own ladder (HardReboot),
- * the other hangs climb the policy's (SoftReboot first). Invariant (i) checks each repair the
+ * the other hangs climb the policy's (SoftReboot first). Invariant (j) checks each repair the
  * rule started sent only its ladder's actions; a controller that ignored rule ladders (the
  * same world under a policy whose KernelDeadlock rule has no ladder) is caught by it.
  */
@@ -179,7 +208,7 @@ describe('simulator: POLICY=npd, a rule per condition', () => {
     },
   );
 
-  it('a controller that ignores the rule ladder is caught by (i)', async () => {
+  it('a controller that ignores the rule ladder is caught by (j)', async () => {
     const { ladder: _l, ...noLadder } = npdPolicyDoc.unhealthyConditions[0];
     const blind = {
       ...npdPolicyDoc,
@@ -201,13 +230,21 @@ describe('simulator: POLICY=npd, a rule per condition', () => {
   });
 });
 
-/** The first of SEEDS whose run through the mutant breaks the invariant (the rest are skipped). */
+/**
+ * The first of SEEDS whose run through the mutant breaks the invariant (the rest are skipped).
+ * `needs`: only the seeds whose schedule it accepts are run (the others cannot
+ * show this mutant: it keeps the test fast).
+ */
 async function firstCaught(
   mutant: ((p: MachineProvider) => MachineProvider) | Partial<RunOptions>,
   invariant: (h: readonly HistoryEntry[], policy: RepairPolicy) => unknown[],
+  needs?: (faults: Fault[]) => boolean,
 ): Promise<number | undefined> {
   const broken = typeof mutant === 'function' ? { wrapProvider: mutant } : mutant;
+  const names = Array.from({ length: shape.nodes }, (_, i) => `node-${String(i).padStart(2, '0')}`);
   for (const seed of SEEDS) {
+    if (needs !== undefined && !needs(drawSchedule(seed, { nodes: names, minutes: shape.minutes })))
+      continue;
     const r = await runSim({ seed, ...shape, ...broken });
     if (invariant(r.history.entries, r.policy).length > 0) return seed;
   }
@@ -232,7 +269,14 @@ describe('mutants: the invariants can fail', () => {
   });
 
   it('(f) catches a drain port that writes the taints it adds as the whole list', async () => {
-    expect(await firstCaught({ wrapDrainPort: taintListReplaced }, keepOthersMarks)).toBeDefined();
+    expect(
+      await firstCaught(
+        { wrapDrainPort: taintListReplaced },
+        keepOthersMarks,
+        // An operator's taint on a node about to hang (one the controller may then fence).
+        (fs) => fs.some((t) => t.kind === 'operator-taint' && t.key === InvestigatingTaint),
+      ),
+    ).toBeDefined();
   });
 
   it("(g) catches a client blind to a person's cordon", async () => {
@@ -243,9 +287,55 @@ describe('mutants: the invariants can fail', () => {
     expect(await firstCaught(acceptsButNeverActs, repairedInTime)).toBeDefined();
   });
 
+  it('(i) catches a drain port that knows Nodes by name alone (a replaced Node gets the old repair)', async () => {
+    expect(
+      await firstCaught(
+        { wrapDrainPort: identityByName },
+        identity,
+        // A replacement armed for the controller's next cordon or taint write.
+        (fs) => fs.some((f) => f.kind === 'node-replaced' && f.on === 'spec-write'),
+      ),
+    ).toBeDefined();
+  });
+
+  it('(d) catches a cache whose fleet list lags its get (the burst admits past maxInFlight)', async () => {
+    expect(await firstCaught({ wrapCache: staleFleetList() }, maxInFlight)).toBeDefined();
+  });
+
   it('(d) catches a policy bound tighter than the one the controller ran with', async () => {
     const r = await run(1);
     const tighter = { ...r.policy, stormGuard: { ...r.policy.stormGuard, maxInFlight: 1 } };
     expect(maxInFlight(r.history.entries, tighter).length).toBeGreaterThan(0);
+  });
+});
+
+describe('shrinking: a failing schedule cut down to the faults that matter', () => {
+  it('drops the faults (i) does not need and replays the rest to the same failure', async () => {
+    const MIN = 60_000;
+    // The two faults that break identityByName (a machine rebuilt just before the repair's
+    // cordon), among three that do not matter to it.
+    const faults: Fault[] = [
+      { at: 2 * MIN, kind: 'kube-conflicts', until: 20 * MIN, rate: 0.15 },
+      { at: 5 * MIN, kind: 'kubelet-hang', node: 'node-03', cure: 'power-cycle' },
+      { at: 6 * MIN, kind: 'node-replaced', node: 'node-03', variant: 'rebuild', on: 'spec-write' },
+      { at: 8 * MIN, kind: 'person-stop', node: 'node-07' },
+      { at: 9 * MIN, kind: 'cloud-outage', until: 12 * MIN },
+    ];
+    const opts = {
+      seed: 1,
+      nodes: 10,
+      minutes: 30,
+      quietMinutes: 15,
+      faults,
+      wrapDrainPort: identityByName,
+    };
+    const s = await shrink(opts);
+    expect(s?.invariant).toBe('i:identity');
+    expect(s?.faults.map((f) => f.kind)).toEqual(['kubelet-hang', 'node-replaced']);
+    // The shrunk schedule replays to the same failure; the real controller passes it.
+    const again = await runSim({ ...opts, faults: s!.faults });
+    expect(identity(again.history.entries).length).toBeGreaterThan(0);
+    const real = await runSim({ ...opts, faults: s!.faults, wrapDrainPort: undefined });
+    expect(checkAll(real.history.entries, real.policy)).toEqual([]);
   });
 });

@@ -33,8 +33,12 @@ interface Kubelet {
 
 const OutOfService = 'node.kubernetes.io/out-of-service';
 
-/** The machine behind a Node (its providerID). */
+/** The machine behind a Node when the run starts (its providerID). */
 export const machineOf = (node: string) => `sim://${node}`;
+
+/** The node a machine was made for: `sim://node-07`, or `sim://node-07~r1` after a replacement. */
+export const nodeOfMachine = (machine: string) =>
+  machine.replace(/^sim:\/\//, '').replace(/~r\d+$/, '');
 
 /** Nodes, kubelets and machines, and the faults applied to them. */
 export class World {
@@ -45,6 +49,8 @@ export class World {
   private lagMax = 0;
   /** Arms a controller crash (the run loop owns the controller); set by the run. */
   onCrash: (point: 'idle' | 'before-send' | 'after-send') => void = () => undefined;
+  /** Expires the informer's watch (410 Gone; the run owns the informer); set by the run. */
+  onWatchExpired: (listMs: number) => void = () => undefined;
   private pods = 0;
   /** Who is writing a Node now: the world's own actors say so; anything else is the controller. */
   private writer: Actor = 'controller';
@@ -57,6 +63,16 @@ export class World {
    * Off: Nodes carry their Ready condition only, as before.
    */
   npd = false;
+  /** The machine each Node's providerID names now (a replacement gives it another). */
+  private readonly machineIds = new Map<string, string>();
+  /** The uid of each Node object as last seen (its identity entries are recorded on change). */
+  private readonly uids = new Map<string, { uid: string; providerID: string }>();
+  /** Node replacements armed to land just before the controller's next write (replaceNode). */
+  private readonly armedReplacements = new Map<
+    string,
+    { variant: 'new-machine' | 'rebuild'; on: 'any-write' | 'spec-write' }
+  >();
+  private replacements = 0;
 
   constructor(
     private readonly kube: SimKube,
@@ -68,7 +84,8 @@ export class World {
     private readonly rand: () => number,
   ) {
     cloud.onPowerCycle = (m) => {
-      const node = m.id.replace(/^sim:\/\//, '');
+      const node = nodeOfMachine(m.id);
+      if (this.machine(node) !== m.id) return;
       const k = this.kubelets.get(node);
       if (k === undefined) return;
       if (k.hung && k.cure === 'power-cycle') {
@@ -104,17 +121,108 @@ export class World {
       const node = (pod as { spec?: { nodeName?: string } }).spec?.nodeName ?? '';
       this.history.add({ kind: 'evict', node, pod: pod.metadata?.name ?? '' });
     };
+    kube.beforeNodeWrite = (name, what) => {
+      const armed = this.armedReplacements.get(name);
+      if (armed === undefined || (armed.on === 'spec-write' && what === 'state')) return;
+      this.replaceNode(name, armed.variant, `just before the controller's ${what} write`);
+    };
     kube.onNodeChange((name, n) => {
+      this.identityChanged(name, n);
       this.marksChanged(name, n);
       this.taintChanged(name, n);
       if (n !== undefined && this.kubeletUp(name)) this.kubeletBack(name, n);
     });
   }
 
+  /** The machine the Node's providerID names now. */
+  machine(name: string): string {
+    return this.machineIds.get(name) ?? machineOf(name);
+  }
+
+  /** Records a Node object's identity when it appears under its name or leaves it. */
+  private identityChanged(name: string, n: KubeNode | undefined): void {
+    const before = this.uids.get(name);
+    const now =
+      n === undefined
+        ? undefined
+        : { uid: n.metadata?.uid ?? '', providerID: n.spec?.providerID ?? '' };
+    if (before?.uid === now?.uid) return;
+    if (before !== undefined)
+      this.history.add({ kind: 'node', node: name, change: 'deleted', ...before });
+    if (now === undefined) this.uids.delete(name);
+    else {
+      this.uids.set(name, now);
+      this.history.add({ kind: 'node', node: name, change: 'created', ...now });
+    }
+  }
+
+  /**
+   * Someone replaces the machine behind a Node during its repair, and the Node object with it:
+   * `new-machine`, the server deleted and a new one made (a new providerID); `rebuild`, the
+   * same server rebuilt (same providerID, booted fresh). Either way the Node is deleted (its
+   * pods with it: the pod GC) and re-registered by the new kubelet under the same name with a
+   * new uid, Ready, with no annotation, cordon or taint: a new object the old repair must not
+   * touch (the issue's rule 4).
+   */
+  replaceNode(name: string, variant: 'new-machine' | 'rebuild', when: string): void {
+    this.armedReplacements.delete(name);
+    const old = this.kube.peek<KubeNode>('Node', name);
+    if (old === undefined) return;
+    const oldMachine = this.machine(name);
+    let m = this.cloud.machines.get(oldMachine);
+    if (variant === 'new-machine' || m === undefined) {
+      this.cloud.delete(oldMachine);
+      const id = `sim://${name}~r${++this.replacements}`;
+      this.machineIds.set(name, id);
+      m = this.cloud.add(id);
+    } else {
+      m.power = 'On';
+      delete m.stoppedBy;
+      delete m.stoppedAt;
+      m.boots++;
+    }
+    this.history.add({
+      kind: 'fault',
+      fault: 'person replaces machine',
+      target: name,
+      detail: `${variant}: ${oldMachine} -> ${m.id} (${when})`,
+    });
+    const k = this.kubelets.get(name)!;
+    k.hung = false;
+    delete k.cure;
+    k.bootingUntil = 0;
+    delete k.notReadyAtBoot;
+    delete k.lastRenew;
+    this.writer = 'person';
+    try {
+      this.kube.removeNode(name);
+      for (const p of this.podsOn(name)) this.kube.remove('Pod', p.metadata!.name!, 'default');
+      const { uid: _u, resourceVersion: _rv, annotations: _a, ...meta } = old.metadata ?? {};
+      this.kube.put('Node', {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: {
+          ...meta,
+          annotations: {},
+          creationTimestamp: new Date(this.now()).toISOString(),
+        },
+        spec: { providerID: m.id },
+        status: {
+          conditions: [this.readyCondition(name, this.now())],
+          nodeInfo: { bootID: `${name}-boot-${m.boots}` },
+        },
+      } as KubeNode);
+    } finally {
+      this.writer = 'controller';
+    }
+    this.history.add({ kind: 'ready', node: name, ready: this.kubeletUp(name) });
+    this.post(name);
+  }
+
   /** The kubelet runs and posts: machine on, not hung, booted. */
   private kubeletUp(name: string): boolean {
     const k = this.kubelets.get(name);
-    const m = this.cloud.machines.get(machineOf(name));
+    const m = this.cloud.machines.get(this.machine(name));
     return k !== undefined && m?.power === 'On' && !k.hung && this.now() >= k.bootingUntil;
   }
 
@@ -153,7 +261,7 @@ export class World {
     }
     if (this.tainted.has(name)) return;
     this.tainted.add(name);
-    const m = this.cloud.machines.get(machineOf(name))!;
+    const m = this.cloud.machines.get(this.machine(name))!;
     const k = this.kubelets.get(name)!;
     const cycled = k.notReadyAtBoot !== undefined && m.boots > k.notReadyAtBoot;
     const fenced = m.power === 'Off' || cycled;
@@ -251,7 +359,7 @@ export class World {
   post(name: string): void {
     const n = this.kube.peek<KubeNode>('Node', name);
     if (n === undefined) return;
-    const m = this.cloud.machines.get(machineOf(name))!;
+    const m = this.cloud.machines.get(this.machine(name))!;
     const k = this.kubelets.get(name)!;
     if (this.kubeletUp(name)) {
       delete k.notReadyAtBoot;
@@ -442,18 +550,36 @@ export class World {
       case 'controller-crash':
         this.history.add({ kind: 'fault', fault: 'controller crash armed', detail: f.point });
         return this.onCrash(f.point);
+      case 'watch-expired':
+        this.history.add({ kind: 'fault', fault: 'watch expires (410 Gone)' });
+        return this.onWatchExpired(f.listMs);
+      case 'node-replaced':
+        if (f.on === 'now') return this.replaceNode(f.node, f.variant, 'between reconciles');
+        this.history.add({
+          kind: 'fault',
+          fault: 'machine replacement armed',
+          target: f.node,
+          detail: `${f.variant}, at the controller's next ${f.on}`,
+        });
+        this.armedReplacements.set(f.node, { variant: f.variant, on: f.on });
+        // Nobody waits for ever: it lands by itself 10 min later when no write came.
+        this.agenda.at(this.t0 + f.at + 10 * 60_000, () => {
+          if (this.armedReplacements.has(f.node))
+            this.replaceNode(f.node, f.variant, 'no controller write came');
+        });
+        return;
       case 'person-cordon':
         return this.personCordon(f.node, f.uncordonAt);
       case 'operator-taint':
         return this.operatorTaint(f.node, f.key, f.effect, f.removeAt);
       case 'person-stop': {
         this.history.add({ kind: 'fault', fault: 'person stops machine', target: f.node });
-        cloud.personStop(machineOf(f.node));
+        cloud.personStop(this.machine(f.node));
         this.post(f.node);
         if (f.startAt !== undefined)
           this.agenda.at(this.t0 + f.startAt, () => {
             this.history.add({ kind: 'fault', fault: 'person starts machine', target: f.node });
-            cloud.personStart(machineOf(f.node));
+            cloud.personStart(this.machine(f.node));
           });
         return;
       }

@@ -223,6 +223,32 @@ describe('zone storm', () => {
       'ok   `noderepair status` at 8.0s showed 2 of 2 held by the storm guard in zone-c with its counts',
     );
   });
+  it('takes the StormGuardHeld Event as the judgement when the poll missed the Unhealthy phase', () => {
+    // The annotation's Unhealthy phase lasted 3 s and the once-a-second poll never saw it.
+    const missed = (note: string) =>
+      buildRecord(
+        [
+          { t: 0, samples: nodes.map((n) => sample(n, 'False', 'Suspect')) },
+          { t: 20000, samples: nodes.map((n) => sample(n, 'True')) },
+        ],
+        nodes.map((n) => ev(6000, 'StormGuardHeld', 'noderepair', n, note)),
+      );
+    const judged = zoneStorm('zone-c', nodes, 5).verify(
+      missed(
+        'unhealthy (Ready=False for more than 8s) but held: storm guard: 2 of 5 nodes unhealthy',
+      ),
+    );
+    expect(judged.lines.join('\n')).toContain(
+      'ok   each was judged unhealthy (timeout passed) and still not repaired (2 of 2)',
+    );
+    const notJudged = zoneStorm('zone-c', nodes, 5).verify(
+      missed('storm guard: 2 of 5 nodes unhealthy'),
+    );
+    expect(notJudged.ok).toBe(false);
+    expect(notJudged.lines.join('\n')).toContain(
+      'FAIL each was judged unhealthy (timeout passed) and still not repaired (0 of 2)',
+    );
+  });
   it('fails when one was rebooted anyway', () => {
     const v = zoneStorm('zone-c', nodes, 5).verify(storm(true));
     expect(v.ok).toBe(false);

@@ -179,6 +179,39 @@ describe('per-condition rules: the strict decoder', () => {
       'unhealthyConditions[2].ladder: a NoAction rule starts no repair',
     );
   });
+
+  it('two entries with the same type, status, reason and messagePattern are an error naming the second', () => {
+    const err = errorOf({
+      unhealthyConditions: [
+        { type: 'Ready', status: 'Unknown' },
+        { type: 'Ready', status: 'False', timeout: '30m', ladder: [{ action: 'Replace' }] },
+        { type: 'KernelDeadlock', status: 'True', reason: 'DockerHung' },
+        {
+          type: 'Ready',
+          status: 'False',
+          timeout: '5m',
+          ladder: [{ action: 'SoftReboot' }, { action: 'HardReboot' }],
+        },
+      ],
+    });
+    expect(err).toContain(
+      'unhealthyConditions[3]: same type, status, reason and messagePattern as unhealthyConditions[1]; ',
+    );
+    expect(err).toContain('merge them into one entry');
+    // The same reason with another messagePattern, or another reason, is another key.
+    expect(
+      either.isRight(
+        resolveRepairPolicy({
+          unhealthyConditions: [
+            { type: 'KernelDeadlock', status: 'True', reason: 'DockerHung' },
+            { type: 'KernelDeadlock', status: 'True', reason: 'DockerHung', messagePattern: 'docker' },
+            { type: 'KernelDeadlock', status: 'True', reason: 'AUFSUmountHung' },
+            { type: 'KernelDeadlock', status: 'True' },
+          ],
+        }),
+      ),
+    ).toBe(true);
+  });
 });
 
 describe('per-condition rules: assessment', () => {

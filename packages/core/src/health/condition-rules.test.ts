@@ -9,7 +9,13 @@ import { decideRepair, recordOutcome } from './decide.js';
 import { decideFleet } from './fleet.js';
 import type { NodeConditionSnapshot } from './node.js';
 import { resolveRepairPolicy, type RepairPolicy } from './policy.js';
-import { parseRepairState, serializeRepairState, type RepairState } from './state.js';
+import {
+  initialRepairState,
+  parseRepairState,
+  serializeRepairState,
+  type ConditionRuleRef,
+  type RepairState,
+} from './state.js';
 import { iso } from './time.js';
 import { transitionEvents, EventReasons } from '../autorepair/events.js';
 
@@ -402,6 +408,70 @@ describe('per-condition rules: decisions', () => {
     const end = step(later, r.next, p, T0 + 6 * MIN + 30 * MIN + 2);
     expect(end.d.phase).toBe('Failed');
     expect(end.d.actions.some((a) => a.type === 'GiveUp')).toBe(true);
+  });
+
+  it('escalation stays in one ladder: a new repair by another rule starts at its first step', () => {
+    // A NotReady repair (the policy ladder) succeeded at its step 1 (HardReboot) 20m ago.
+    const after = (step: number, rule?: ConditionRuleRef): RepairState => ({
+      ...initialRepairState(T0),
+      lastRemediation: {
+        id: 'w1/1',
+        endedAt: T0 + MIN,
+        step,
+        result: 'Succeeded',
+        ...(rule !== undefined ? { rule } : {}),
+      },
+    });
+    const now = T0 + 21 * MIN;
+    // Read-only filesystem since T0 + 10m, past its 10m wait: its ladder is [Rebuild, Replace];
+    // step 1 + 1 of the policy ladder is no step of it: Rebuild, not Replace.
+    const ro = step(node([readonlyFs(T0 + 10 * MIN)]), after(1), p, now);
+    expect(ro.d.actions.find((a) => a.type === 'Remediate')).toMatchObject({ action: 'Rebuild' });
+    expect(ro.d.reason).not.toContain('escalating');
+    // An older state (no rule in lastRemediation) is a policy-ladder repair: the same.
+    const old = parseRepairState(serializeRepairState(after(1)));
+    expect(serializeRepairState(after(1))).not.toContain('"rule"');
+    const ro2 = step(
+      node([readonlyFs(T0 + 10 * MIN)]),
+      (old as either.Right<RepairState | undefined>).right,
+      p,
+      now,
+    );
+    expect(ro2.d.actions.find((a) => a.type === 'Remediate')).toMatchObject({ action: 'Rebuild' });
+    // The same rule failing again soon after: one step higher in its ladder (Replace).
+    const roRule = { type: 'ReadonlyFilesystem', status: 'True', messagePattern: 'read-only' };
+    const back = parseRepairState(serializeRepairState(after(0, roRule)));
+    const sameRule = step(
+      node([readonlyFs(T0 + 10 * MIN)]),
+      (back as either.Right<RepairState | undefined>).right,
+      p,
+      now,
+    );
+    expect(sameRule.d.actions.find((a) => a.type === 'Remediate')).toMatchObject({
+      action: 'Replace',
+    });
+    expect(sameRule.d.reason).toContain('escalating');
+    // The policy ladder after a policy-ladder repair still escalates (SoftReboot -> HardReboot).
+    const plain = step(node([], 'runtimeDown'), after(0), p, now);
+    expect(plain.d.actions.find((a) => a.type === 'Remediate')).toMatchObject({
+      action: 'HardReboot',
+    });
+    // ... but not after a rule-ladder repair (KernelDeadlock's HardReboot, step 0).
+    const afterRule = step(node([], 'runtimeDown'), after(0, roRule), p, now);
+    expect(afterRule.d.actions.find((a) => a.type === 'Remediate')).toMatchObject({
+      action: 'SoftReboot',
+    });
+  });
+
+  it('a repair that ends records its rule in lastRemediation', () => {
+    const { next } = step(node([deadlock(T0)]), undefined, p, T0 + 6 * MIN);
+    let s = next;
+    for (let m = 7; m <= 60 && s?.lastRemediation === undefined; m++)
+      s = decideRepair(node([noDeadlock(T0 + 6 * MIN)]), s, p, T0 + m * MIN).nextState;
+    expect(s?.lastRemediation).toMatchObject({
+      result: 'Succeeded',
+      rule: { type: 'KernelDeadlock', status: 'True' },
+    });
   });
 
   it('an older state without the rule field decodes and climbs the policy ladder', () => {

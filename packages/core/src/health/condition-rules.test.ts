@@ -279,14 +279,18 @@ describe('per-condition rules: assessment', () => {
     const only = assessNode(node([containerdRestarts(T0)]), undefined, p, T0 + 1);
     expect(only.signal).toBe('unhealthy');
     expect(only.reportOnly).toMatch(/NoAction/);
-    // With KernelDeadlock still inside its wait: reported, and looked at again at its deadline.
+    // With KernelDeadlock still inside its wait: suspect (the storm guard counts it), the
+    // NoAction condition still in the detail, looked at again at its deadline.
     const pending = assessNode(
       node([containerdRestarts(T0), deadlock(T0)]),
       undefined,
       p,
       T0 + 1 * MIN,
     );
-    expect(pending.reportOnly).toBeDefined();
+    expect(pending.signal).toBe('suspect');
+    expect(pending.reportOnly).toBeUndefined();
+    expect(pending.detail).toContain('FrequentContainerdRestart=True');
+    expect(pending.detail).toContain('NoAction');
     expect(pending.requeueAfterMs).toBe(4 * MIN + 1);
     // Past it, KernelDeadlock acts although the NoAction entry matched too.
     const acts = assessNode(
@@ -380,6 +384,42 @@ describe('per-condition rules: decisions', () => {
     expect(fleet.decisions[0]?.actions.find((a) => a.type === 'Remediate')).toMatchObject({
       action: 'HardReboot',
     });
+  });
+
+  it('NoAction nodes that also wait on an acting rule count: going NotReady together trips the guard', () => {
+    // A bad rollout: containerd restarting (NoAction) on 40 of 100 nodes, which then go
+    // NotReady (Ready=Unknown, 10m wait) together; 3 minutes in, all 40 are in that wait.
+    const npdPolicy = policy({
+      ...npd,
+      drain: { enabled: false },
+      stormGuard: { maxUnhealthy: '30%', minUnhealthyAllowed: 1 },
+    });
+    const notReadySince = T0 + 10 * MIN;
+    const member = (i: number, bad: boolean) => {
+      const name = `w${i}`;
+      return {
+        obs: {
+          nodeName: name,
+          node: buildNode({
+            name,
+            ready: bad ? 'unknown' : 'ready',
+            since: bad ? notReadySince : T0 - 60 * MIN,
+            extraConditions: bad ? [containerdRestarts(T0)] : [],
+          }),
+        },
+        state: undefined,
+      };
+    };
+    const fleet = Array.from({ length: 100 }, (_, i) => member(i, i < 40));
+    const waiting = decideFleet(fleet, npdPolicy, notReadySince + 3 * MIN);
+    expect(waiting.storm.unhealthy).toBe(40);
+    expect(waiting.storm.tripped).toBe(true);
+    // Past the wait (the heartbeat gone 11m): every NotReady node is held, none repaired.
+    const past = decideFleet(fleet, npdPolicy, notReadySince + 11 * MIN);
+    expect(past.storm.tripped).toBe(true);
+    expect(past.decisions.flatMap((d) => d.actions).some((a) => a.type === 'Remediate')).toBe(
+      false,
+    );
   });
 
   it('a manual trigger on a NoAction node repairs it with the policy ladder', () => {

@@ -27,7 +27,13 @@ export function applyAdvance(
       {
         ...notHealthy(s),
         remediation: remNoIntent,
-        lastRemediation: { id: rem.id, endedAt: now, step: rem.step, result: 'Failed' },
+        lastRemediation: {
+          id: rem.id,
+          endedAt: now,
+          step: rem.step,
+          result: 'Failed',
+          ...(rem.rule !== undefined ? { rule: rem.rule } : {}),
+        },
         history: appendHistory(
           s.history,
           historyEntry(rem, { action: endedAction, result: v.ended.result }, now),

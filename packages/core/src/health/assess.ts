@@ -333,6 +333,22 @@ function byConditions(
       ...flap,
     });
   }
+  // An acting entry still inside its wait comes before a NoAction one: the node is suspect
+  // (the storm guard counts it: nodes about to need a repair are what it must see coming);
+  // report-only stays in the detail. Reported as NoAction only when nothing acting waits.
+  if (suspect !== undefined) {
+    return withTrigger({
+      cause,
+      signal: 'suspect',
+      detail:
+        reportOnly !== undefined
+          ? `${suspect.text}; also ${reportOnly.text} (NoAction: reported, no repair)`
+          : suspect.text,
+      unhealthySince: suspect.since,
+      requeueAfterMs: suspect.requeue,
+      ...flap,
+    });
+  }
   if (reportOnly !== undefined) {
     return withTrigger({
       cause: reportOnly.condCause,
@@ -340,18 +356,6 @@ function byConditions(
       detail: reportOnly.text,
       unhealthySince: reportOnly.since,
       reportOnly: 'the policy says NoAction for it: reported, no repair',
-      // An acting entry still inside its wait: look again at its deadline.
-      ...(suspect !== undefined ? { requeueAfterMs: suspect.requeue } : {}),
-      ...flap,
-    });
-  }
-  if (suspect !== undefined) {
-    return withTrigger({
-      cause,
-      signal: 'suspect',
-      detail: suspect.text,
-      unhealthySince: suspect.since,
-      requeueAfterMs: suspect.requeue,
       ...flap,
     });
   }

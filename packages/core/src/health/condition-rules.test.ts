@@ -9,7 +9,13 @@ import { decideRepair, recordOutcome } from './decide.js';
 import { decideFleet } from './fleet.js';
 import type { NodeConditionSnapshot } from './node.js';
 import { resolveRepairPolicy, type RepairPolicy } from './policy.js';
-import { parseRepairState, serializeRepairState, type RepairState } from './state.js';
+import {
+  initialRepairState,
+  parseRepairState,
+  serializeRepairState,
+  type ConditionRuleRef,
+  type RepairState,
+} from './state.js';
 import { iso } from './time.js';
 import { transitionEvents, EventReasons } from '../autorepair/events.js';
 
@@ -179,6 +185,39 @@ describe('per-condition rules: the strict decoder', () => {
       'unhealthyConditions[2].ladder: a NoAction rule starts no repair',
     );
   });
+
+  it('two entries with the same type, status, reason and messagePattern are an error naming the second', () => {
+    const err = errorOf({
+      unhealthyConditions: [
+        { type: 'Ready', status: 'Unknown' },
+        { type: 'Ready', status: 'False', timeout: '30m', ladder: [{ action: 'Replace' }] },
+        { type: 'KernelDeadlock', status: 'True', reason: 'DockerHung' },
+        {
+          type: 'Ready',
+          status: 'False',
+          timeout: '5m',
+          ladder: [{ action: 'SoftReboot' }, { action: 'HardReboot' }],
+        },
+      ],
+    });
+    expect(err).toContain(
+      'unhealthyConditions[3]: same type, status, reason and messagePattern as unhealthyConditions[1]; ',
+    );
+    expect(err).toContain('merge them into one entry');
+    // The same reason with another messagePattern, or another reason, is another key.
+    expect(
+      either.isRight(
+        resolveRepairPolicy({
+          unhealthyConditions: [
+            { type: 'KernelDeadlock', status: 'True', reason: 'DockerHung' },
+            { type: 'KernelDeadlock', status: 'True', reason: 'DockerHung', messagePattern: 'docker' },
+            { type: 'KernelDeadlock', status: 'True', reason: 'AUFSUmountHung' },
+            { type: 'KernelDeadlock', status: 'True' },
+          ],
+        }),
+      ),
+    ).toBe(true);
+  });
 });
 
 describe('per-condition rules: assessment', () => {
@@ -240,14 +279,18 @@ describe('per-condition rules: assessment', () => {
     const only = assessNode(node([containerdRestarts(T0)]), undefined, p, T0 + 1);
     expect(only.signal).toBe('unhealthy');
     expect(only.reportOnly).toMatch(/NoAction/);
-    // With KernelDeadlock still inside its wait: reported, and looked at again at its deadline.
+    // With KernelDeadlock still inside its wait: suspect (the storm guard counts it), the
+    // NoAction condition still in the detail, looked at again at its deadline.
     const pending = assessNode(
       node([containerdRestarts(T0), deadlock(T0)]),
       undefined,
       p,
       T0 + 1 * MIN,
     );
-    expect(pending.reportOnly).toBeDefined();
+    expect(pending.signal).toBe('suspect');
+    expect(pending.reportOnly).toBeUndefined();
+    expect(pending.detail).toContain('FrequentContainerdRestart=True');
+    expect(pending.detail).toContain('NoAction');
     expect(pending.requeueAfterMs).toBe(4 * MIN + 1);
     // Past it, KernelDeadlock acts although the NoAction entry matched too.
     const acts = assessNode(
@@ -343,6 +386,42 @@ describe('per-condition rules: decisions', () => {
     });
   });
 
+  it('NoAction nodes that also wait on an acting rule count: going NotReady together trips the guard', () => {
+    // A bad rollout: containerd restarting (NoAction) on 40 of 100 nodes, which then go
+    // NotReady (Ready=Unknown, 10m wait) together; 3 minutes in, all 40 are in that wait.
+    const npdPolicy = policy({
+      ...npd,
+      drain: { enabled: false },
+      stormGuard: { maxUnhealthy: '30%', minUnhealthyAllowed: 1 },
+    });
+    const notReadySince = T0 + 10 * MIN;
+    const member = (i: number, bad: boolean) => {
+      const name = `w${i}`;
+      return {
+        obs: {
+          nodeName: name,
+          node: buildNode({
+            name,
+            ready: bad ? 'unknown' : 'ready',
+            since: bad ? notReadySince : T0 - 60 * MIN,
+            extraConditions: bad ? [containerdRestarts(T0)] : [],
+          }),
+        },
+        state: undefined,
+      };
+    };
+    const fleet = Array.from({ length: 100 }, (_, i) => member(i, i < 40));
+    const waiting = decideFleet(fleet, npdPolicy, notReadySince + 3 * MIN);
+    expect(waiting.storm.unhealthy).toBe(40);
+    expect(waiting.storm.tripped).toBe(true);
+    // Past the wait (the heartbeat gone 11m): every NotReady node is held, none repaired.
+    const past = decideFleet(fleet, npdPolicy, notReadySince + 11 * MIN);
+    expect(past.storm.tripped).toBe(true);
+    expect(past.decisions.flatMap((d) => d.actions).some((a) => a.type === 'Remediate')).toBe(
+      false,
+    );
+  });
+
   it('a manual trigger on a NoAction node repairs it with the policy ladder', () => {
     const obs = node([containerdRestarts(T0)]);
     obs.node.metadata!.annotations = { 'noderepair.io/repair-now': 'please' };
@@ -369,6 +448,70 @@ describe('per-condition rules: decisions', () => {
     const end = step(later, r.next, p, T0 + 6 * MIN + 30 * MIN + 2);
     expect(end.d.phase).toBe('Failed');
     expect(end.d.actions.some((a) => a.type === 'GiveUp')).toBe(true);
+  });
+
+  it('escalation stays in one ladder: a new repair by another rule starts at its first step', () => {
+    // A NotReady repair (the policy ladder) succeeded at its step 1 (HardReboot) 20m ago.
+    const after = (step: number, rule?: ConditionRuleRef): RepairState => ({
+      ...initialRepairState(T0),
+      lastRemediation: {
+        id: 'w1/1',
+        endedAt: T0 + MIN,
+        step,
+        result: 'Succeeded',
+        ...(rule !== undefined ? { rule } : {}),
+      },
+    });
+    const now = T0 + 21 * MIN;
+    // Read-only filesystem since T0 + 10m, past its 10m wait: its ladder is [Rebuild, Replace];
+    // step 1 + 1 of the policy ladder is no step of it: Rebuild, not Replace.
+    const ro = step(node([readonlyFs(T0 + 10 * MIN)]), after(1), p, now);
+    expect(ro.d.actions.find((a) => a.type === 'Remediate')).toMatchObject({ action: 'Rebuild' });
+    expect(ro.d.reason).not.toContain('escalating');
+    // An older state (no rule in lastRemediation) is a policy-ladder repair: the same.
+    const old = parseRepairState(serializeRepairState(after(1)));
+    expect(serializeRepairState(after(1))).not.toContain('"rule"');
+    const ro2 = step(
+      node([readonlyFs(T0 + 10 * MIN)]),
+      (old as either.Right<RepairState | undefined>).right,
+      p,
+      now,
+    );
+    expect(ro2.d.actions.find((a) => a.type === 'Remediate')).toMatchObject({ action: 'Rebuild' });
+    // The same rule failing again soon after: one step higher in its ladder (Replace).
+    const roRule = { type: 'ReadonlyFilesystem', status: 'True', messagePattern: 'read-only' };
+    const back = parseRepairState(serializeRepairState(after(0, roRule)));
+    const sameRule = step(
+      node([readonlyFs(T0 + 10 * MIN)]),
+      (back as either.Right<RepairState | undefined>).right,
+      p,
+      now,
+    );
+    expect(sameRule.d.actions.find((a) => a.type === 'Remediate')).toMatchObject({
+      action: 'Replace',
+    });
+    expect(sameRule.d.reason).toContain('escalating');
+    // The policy ladder after a policy-ladder repair still escalates (SoftReboot -> HardReboot).
+    const plain = step(node([], 'runtimeDown'), after(0), p, now);
+    expect(plain.d.actions.find((a) => a.type === 'Remediate')).toMatchObject({
+      action: 'HardReboot',
+    });
+    // ... but not after a rule-ladder repair (KernelDeadlock's HardReboot, step 0).
+    const afterRule = step(node([], 'runtimeDown'), after(0, roRule), p, now);
+    expect(afterRule.d.actions.find((a) => a.type === 'Remediate')).toMatchObject({
+      action: 'SoftReboot',
+    });
+  });
+
+  it('a repair that ends records its rule in lastRemediation', () => {
+    const { next } = step(node([deadlock(T0)]), undefined, p, T0 + 6 * MIN);
+    let s = next;
+    for (let m = 7; m <= 60 && s?.lastRemediation === undefined; m++)
+      s = decideRepair(node([noDeadlock(T0 + 6 * MIN)]), s, p, T0 + m * MIN).nextState;
+    expect(s?.lastRemediation).toMatchObject({
+      result: 'Succeeded',
+      rule: { type: 'KernelDeadlock', status: 'True' },
+    });
   });
 
   it('an older state without the rule field decodes and climbs the policy ladder', () => {

@@ -165,7 +165,13 @@ function followLadder(
         phase: 'Healthy',
         since: now,
         episodes: [], // a verified repair clears the flap memory; lastRemediation and history keep the past
-        lastRemediation: { id: rem.id, endedAt: now, step: rem.step, result: 'Succeeded' },
+        lastRemediation: {
+          id: rem.id,
+          endedAt: now,
+          step: rem.step,
+          result: 'Succeeded',
+          ...(rem.rule !== undefined ? { rule: rem.rule } : {}),
+        },
         history: appendHistory(
           s.history,
           historyEntry(rem, { action: current.action, result: 'Succeeded' }, now),

@@ -562,6 +562,26 @@ function resolveConditionRule(
   };
 }
 
+/**
+ * Two entries with the same key (type, status, reason, messagePattern) are refused: a repair
+ * records only that key (condition-rules.ts ruleRef), so it would find the first entry's
+ * ladder, never the second's.
+ */
+function duplicateConditionRules(ucs: readonly UnhealthyCondition[]): string[] {
+  const problems: string[] = [];
+  const seen = new Map<string, number>();
+  ucs.forEach((uc, i) => {
+    const key = JSON.stringify([uc.type, uc.status, uc.reason ?? null, uc.messagePattern ?? null]);
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, i);
+    else
+      problems.push(
+        `unhealthyConditions[${i}]: same type, status, reason and messagePattern as unhealthyConditions[${first}]; a node can match only one of them, so merge them into one entry (one timeout, one ladder or NoAction) or tell them apart by reason or messagePattern`,
+      );
+  });
+  return problems;
+}
+
 /** Validates a user policy and fills the defaults. Left carries a readable message naming the field. */
 export function resolveRepairPolicy(input: unknown): either.Either<string, RepairPolicy> {
   return pipe(
@@ -580,6 +600,7 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
       const unhealthyConditions =
         p.unhealthyConditions?.map((c, i) => resolveConditionRule(c, i, problems)) ??
         d.unhealthyConditions;
+      problems.push(...duplicateConditionRules(unhealthyConditions));
       const ladder =
         p.ladder === undefined ? d.ladder : resolveLadder(p.ladder, 'ladder', problems);
       const nodeStartupTimeoutMs = p.nodeStartupTimeout ?? d.nodeStartupTimeoutMs;

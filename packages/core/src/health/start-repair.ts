@@ -7,20 +7,39 @@ import { clipMessage } from './history.js';
 import { ladderIntent } from './ladder.js';
 import type { RepairPolicy } from './policy.js';
 import { actionIdFor, drainAction, identityOf, remediateAction } from './repair-actions.js';
-import type { DrainRecord, Remediation, RepairIntent, RepairState } from './state.js';
+import type {
+  ConditionRuleRef,
+  DrainRecord,
+  Remediation,
+  RepairIntent,
+  RepairState,
+} from './state.js';
 import { formatDuration } from './time.js';
 
-/** First ladder step for a new remediation: one higher than last time if the node failed again soon after a repair. */
+/** The same condition rule (both absent: both the policy's ladder)? Compares every field of the reference. */
+function sameRule(a: ConditionRuleRef | undefined, b: ConditionRuleRef | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  const ka = Object.keys(a) as (keyof ConditionRuleRef)[];
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}
+
+/**
+ * First ladder step for a new remediation: one higher than last time if the node failed
+ * again soon after a repair that climbed the same ladder (`rule`: the new repair's rule; a
+ * step of another rule's ladder means nothing in this one, so that starts at its first step).
+ */
 function firstStep(
   s: RepairState,
   policy: RepairPolicy,
   now: number,
+  rule: ConditionRuleRef | undefined,
 ): { step: number; why: string } {
   const last = s.lastRemediation;
   if (
     last !== undefined &&
     last.result === 'Succeeded' &&
-    now - last.endedAt <= policy.flap.escalateWithinMs
+    now - last.endedAt <= policy.flap.escalateWithinMs &&
+    sameRule(last.rule, rule)
   ) {
     const step = Math.min(last.step + 1, policy.ladder.length - 1);
     return {
@@ -54,7 +73,7 @@ function skipGuestSteps(
  */
 export function startRemediation(j: Judge, s: RepairState, ownsCordon: boolean): RepairDecision {
   const { obs, a, policy, now, dryRun } = j;
-  const first = firstStep(s, policy, now);
+  const first = firstStep(s, policy, now, a.rule);
   const { step: stepIndex, why } = a.poweredOff === true ? skipGuestSteps(first, policy) : first;
   const step = policy.ladder[stepIndex];
   if (step === undefined)

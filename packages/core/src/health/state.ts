@@ -190,13 +190,23 @@ export const Remediation = t.intersection([
 /** The remediation in progress (see the Remediation codec); times in epoch ms. */
 export type Remediation = t.TypeOf<typeof Remediation>;
 
-/** io-ts codec of the last remediation that ended: its id, end time, last step index and result. */
-export const LastRemediation = t.type({
-  id: t.string,
-  endedAt: IsoTime,
-  step: t.number,
-  result: t.keyof({ Succeeded: null, Failed: null }),
-});
+/**
+ * io-ts codec of the last remediation that ended: its id, end time, last step index and
+ * result, and the condition rule whose ladder that step belongs to (absent: the policy's
+ * ladder, also in a state written before the field).
+ */
+export const LastRemediation = t.intersection([
+  t.type({
+    id: t.string,
+    endedAt: IsoTime,
+    step: t.number,
+    result: t.keyof({ Succeeded: null, Failed: null }),
+  }),
+  t.partial({
+    /** The remediation's `rule`: which ladder `step` counts in (escalation stays in it). */
+    rule: ConditionRuleRef,
+  }),
+]);
 /** The last remediation that ended (see the LastRemediation codec); `endedAt` in epoch ms. */
 export type LastRemediation = t.TypeOf<typeof LastRemediation>;
 

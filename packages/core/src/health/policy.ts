@@ -71,7 +71,7 @@ const UnhealthyConditionInput = t.intersection([
   t.partial({
     timeout: DurationMs,
     reason: t.string,
-    messagePattern: t.string,
+    messageContains: t.string,
     ladder: t.array(LadderStepInput),
     action: ConditionRuleAction,
   }),
@@ -144,10 +144,11 @@ export interface UnhealthyCondition {
   /** Only a condition with exactly this reason matches (absent: any reason). */
   reason?: string;
   /**
-   * Only a condition whose message this regular expression finds (RegExp.test, unanchored)
-   * matches (absent: any message). Validated when the policy is decoded.
+   * Only a condition whose message contains this string (case-sensitive substring, not a
+   * regular expression: linear time on messages others write) matches (absent: any message).
+   * Non-empty.
    */
-  messagePattern?: string;
+  messageContains?: string;
   /**
    * The ladder a repair started by this rule climbs (validated as the top-level ladder is);
    * absent: the policy's `ladder`.
@@ -518,7 +519,7 @@ function resolveLadder(
 }
 
 /**
- * One `unhealthyConditions` entry validated: a message pattern must compile, a rule has a
+ * One `unhealthyConditions` entry validated: a message substring is non-empty, a rule has a
  * ladder or NoAction (or neither: the policy's ladder), never both.
  */
 function resolveConditionRule(
@@ -527,15 +528,10 @@ function resolveConditionRule(
   problems: string[],
 ): UnhealthyCondition {
   const at = `unhealthyConditions[${i}]`;
-  if (c.messagePattern !== undefined) {
-    try {
-      new RegExp(c.messagePattern);
-    } catch (e) {
-      problems.push(
-        `${at}.messagePattern: not a valid regular expression (${e instanceof Error ? e.message : String(e)})`,
-      );
-    }
-  }
+  if (c.messageContains !== undefined && c.messageContains === '')
+    problems.push(
+      `${at}.messageContains: expected a non-empty string the condition's message must contain`,
+    );
   if (c.reason !== undefined && c.reason.trim() === '')
     problems.push(`${at}.reason: expected the condition's reason, e.g. KernelHasNoDeadlock`);
   if (c.action === 'NoAction' && c.ladder !== undefined)
@@ -556,7 +552,7 @@ function resolveConditionRule(
     status: c.status,
     timeoutMs: c.timeout ?? 10 * MIN,
     ...(c.reason !== undefined ? { reason: c.reason } : {}),
-    ...(c.messagePattern !== undefined ? { messagePattern: c.messagePattern } : {}),
+    ...(c.messageContains !== undefined ? { messageContains: c.messageContains } : {}),
     ...(ladder !== undefined ? { ladder } : {}),
     ...(c.action !== undefined ? { action: c.action } : {}),
   };

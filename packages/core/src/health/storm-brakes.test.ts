@@ -193,6 +193,53 @@ describe('rate limit (maxStartsPerHour)', () => {
     const later = decideFleet(members, policy, NOW + 31 * MIN, emptyStormMemory);
     expect(later.decisions[2]?.held).toBeUndefined();
   });
+
+  it('a repair that gave up counts once: its remediation and its history entry are one start', () => {
+    const policy = resolve({
+      unhealthyConditions: [{ type: 'Ready', status: 'False', timeout: '10s' }],
+      stormGuard: { maxUnhealthy: '100%', maxInFlight: 10, maxStartsPerHour: 2 },
+    });
+    const startedAt = NOW - 30 * MIN;
+    // As applyAdvance leaves a repair that gave up: phase Failed, the remediation kept (same
+    // startedAt) and a history entry with that startedAt.
+    const failed: RepairState = {
+      v: 1,
+      phase: 'Failed',
+      since: startedAt + 20 * MIN,
+      episodes: [],
+      remediation: {
+        id: `a/${startedAt}`,
+        startedAt,
+        cause: 'NotReady',
+        step: 0,
+        attempt: 1,
+        cordoned: true,
+      },
+      history: [
+        {
+          id: `a/${startedAt}`,
+          cause: { kind: 'NotReady' },
+          startedAt,
+          endedAt: startedAt + 20 * MIN,
+          outcome: 'Failed',
+          steps: [{ action: 'SoftReboot', attempts: 1, result: 'TimedOut' }],
+        },
+      ],
+    };
+    const members: FleetMember[] = [
+      {
+        obs: { nodeName: 'a', node: buildNode({ name: 'a', ready: 'ready', since: 0 }) },
+        state: failed,
+      },
+      {
+        obs: { nodeName: 'c', node: buildNode({ name: 'c', ready: 'networkNotReady', since: 0 }) },
+      },
+      { obs: { nodeName: 'd', node: buildNode({ name: 'd', ready: 'ready', since: 0 }) } },
+    ];
+    const fleet = decideFleet(members, policy, NOW, emptyStormMemory);
+    expect(fleet.decisions[1]?.held).toBeUndefined();
+    expect(fleet.decisions[1]?.actions.some((x) => x.type === 'Cordon')).toBe(true);
+  });
 });
 
 describe('latch (stormGuard.latch)', () => {

@@ -82,7 +82,7 @@ export const policyFieldMeanings: Readonly<Record<string, string>> = {
   'stormGuard.maxStartsPerHour':
     "Rate limit over time: at most this many repairs started in the last hour (count, or percentage of the watched nodes rounded down, never below `minStartsPerHour`), per failure domain when `failureDomainLabel` is set, else for the fleet. Counted from the start times the nodes' repair states keep, so a restart does not reset it; a node whose state cannot be read makes the count unknown and holds every start in its scope. Unset: no rate limit.",
   'stormGuard.minStartsPerHour':
-    "Floor for a percentage `maxStartsPerHour` (GKE on VMware's rule is `maxStartsPerHour: 10%`, `minStartsPerHour: 3`) (integer ≥ 0).",
+    "Floor for a percentage `maxStartsPerHour` (GKE on VMware's rule is `maxStartsPerHour: 10%`, `minStartsPerHour: 3`) (integer ≥ 0). Set without a percentage `maxStartsPerHour` it is an error naming the field (it would be ignored).",
   'stormGuard.latch.afterHeldFor':
     "The latch (circuit breaker), off unless `latch` is written: once the storm guard has held this long without a break (fleet or any failure domain tripped; counted in the controller's memory, so a restart starts it again, while the latch itself is persisted), no new repair starts until a person resets it: `noderepair reset-latch`, or removing the `noderepair.io/latched` annotation from the Lease `<leader-election-id>-latch` (at least `1s`). Trade-off: a storm that outlasts it stops every repair until someone looks, also after the storm lifts.",
   'drain.enabled':

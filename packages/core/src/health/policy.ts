@@ -641,6 +641,15 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
           'stormGuard.maxUnhealthyPerDomain: needs stormGuard.failureDomainLabel (e.g. topology.kubernetes.io/zone)',
         );
       }
+      // The floor applies only to a percentage: anywhere else it would be silently ignored.
+      if (
+        sg.minStartsPerHour !== undefined &&
+        (stormGuard.maxStartsPerHour === undefined || !('percent' in stormGuard.maxStartsPerHour))
+      ) {
+        problems.push(
+          'stormGuard.minStartsPerHour: only a floor for a percentage stormGuard.maxStartsPerHour (e.g. "10%"); with a count or none it would be ignored',
+        );
+      }
       if (stormGuard.latch !== undefined && stormGuard.latch.afterHeldForMs < 1000)
         problems.push('stormGuard.latch.afterHeldFor: expected at least 1s');
       if (stormGuard.recheckIntervalMs < 1000)

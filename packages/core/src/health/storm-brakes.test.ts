@@ -78,6 +78,14 @@ describe('policy: maxStartsPerHour, minStartsPerHour, latch', () => {
     };
     expect(bad({ stormGuard: { maxStartsPerHour: -1 } })).toMatch(/stormGuard\.maxStartsPerHour/);
     expect(bad({ stormGuard: { minStartsPerHour: 1.5 } })).toMatch(/stormGuard\.minStartsPerHour/);
+    // A floor for a percentage only: with a count, or no rate limit, it would be ignored.
+    expect(bad({ stormGuard: { minStartsPerHour: 3 } })).toMatch(
+      /stormGuard\.minStartsPerHour: only a floor for a percentage/,
+    );
+    expect(bad({ stormGuard: { maxStartsPerHour: 5, minStartsPerHour: 3 } })).toMatch(
+      /stormGuard\.minStartsPerHour: only a floor for a percentage/,
+    );
+    expect(bad({ stormGuard: { maxStartsPerHour: '10%', minStartsPerHour: 3 } })).toBe('resolved');
     expect(bad({ stormGuard: { latch: { afterHeldFor: '0s' } } })).toMatch(
       /stormGuard\.latch\.afterHeldFor/,
     );

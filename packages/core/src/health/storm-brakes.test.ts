@@ -241,8 +241,12 @@ describe('rate limit (maxStartsPerHour)', () => {
       },
       {
         obs: { nodeName: 'c', node: buildNode({ name: 'c', ready: 'networkNotReady', since: 0 }) },
+        state: undefined,
       },
-      { obs: { nodeName: 'd', node: buildNode({ name: 'd', ready: 'ready', since: 0 }) } },
+      {
+        obs: { nodeName: 'd', node: buildNode({ name: 'd', ready: 'ready', since: 0 }) },
+        state: undefined,
+      },
     ];
     const fleet = decideFleet(members, policy, NOW, emptyStormMemory);
     expect(fleet.decisions[1]?.held).toBeUndefined();

@@ -15,8 +15,8 @@ export const policyFieldMeanings: Readonly<Record<string, string>> = {
     'Unhealthy once `lastTransitionTime + timeout < now` (strictly, as Cluster API does). For `Ready` `False`/`Unknown` the clock runs from the start of the NotReady episode: a flip between `Unknown` and `False` does not restart it.',
   'unhealthyConditions[].reason':
     "Only a condition with exactly this reason matches (e.g. node-problem-detector's `DockerHung` for `KernelDeadlock`); absent: any reason.",
-  'unhealthyConditions[].messagePattern':
-    'Only a condition whose message this regular expression finds matches (JavaScript syntax, unanchored: write `^...$` to match the whole message); absent: any message. A pattern that does not compile is an error naming the field.',
+  'unhealthyConditions[].messageContains':
+    'Only a condition whose message contains this string matches (case-sensitive substring, not a regular expression: matching stays linear in messages that others write); absent: any message. An empty string is an error naming the field.',
   'unhealthyConditions[].ladder':
     "This rule's own escalation ladder (same steps and checks as `ladder`, errors named e.g. `unhealthyConditions[2].ladder[0].action`); absent: the policy's `ladder`. `Command` and `Webhook` steps are not supported here yet (they are configured once, in the top-level `ladder`); `noderepair run` refuses a rule ladder its provider cannot execute. Which rule wins when several match: the node is unhealthy once ANY matching entry's `timeout` is over, and among the entries past their timeout the first in list order wins (a `NoAction` entry only when no other entry, nor the flap rule, makes the node unhealthy). A repair keeps the ladder it started with (recorded in the repair state) whatever the node's conditions do next, and across a restart; escalation still needs fresh evidence. Flapping, the startup timeout, a stale heartbeat and a manual trigger use the policy's `ladder`.",
   'unhealthyConditions[].ladder[].action': 'As `ladder[].action`.',
@@ -80,11 +80,11 @@ export const policyFieldMeanings: Readonly<Record<string, string>> = {
   'stormGuard.cooldown':
     'After a storm lifts (fleet or failure domain), a node the guard held waits this long before it may start a repair: storms end one node at a time, and the last to recover must not be rebooted the moment the count drops under the limit. A restarted controller counts its start as the end of a storm.',
   'stormGuard.maxStartsPerHour':
-    'Rate limit over time: at most this many repairs started in the last hour (count, or percentage of the watched nodes rounded down, never below `minStartsPerHour`), per failure domain when `failureDomainLabel` is set, else for the fleet. Counted from the start times the nodes\' repair states keep, so a restart does not reset it; a node whose state cannot be read makes the count unknown and holds every start in its scope. Unset: no rate limit.',
+    "Rate limit over time: at most this many repairs started in the last hour (count, or percentage of the watched nodes rounded down, never below `minStartsPerHour`), per failure domain when `failureDomainLabel` is set, else for the fleet. Counted from the start times the nodes' repair states keep, so a restart does not reset it; a node whose state cannot be read makes the count unknown and holds every start in its scope. Unset: no rate limit.",
   'stormGuard.minStartsPerHour':
-    'Floor for a percentage `maxStartsPerHour` (GKE on VMware\'s rule is `maxStartsPerHour: 10%`, `minStartsPerHour: 3`) (integer ≥ 0).',
+    "Floor for a percentage `maxStartsPerHour` (GKE on VMware's rule is `maxStartsPerHour: 10%`, `minStartsPerHour: 3`) (integer ≥ 0). Set without a percentage `maxStartsPerHour` it is an error naming the field (it would be ignored).",
   'stormGuard.latch.afterHeldFor':
-    'The latch (circuit breaker), off unless `latch` is written: once the storm guard has held this long without a break (fleet or any failure domain tripped; counted in the controller\'s memory, so a restart starts it again, while the latch itself is persisted), no new repair starts until a person resets it: `noderepair reset-latch`, or removing the `noderepair.io/latched` annotation from the Lease `<leader-election-id>-latch` (at least `1s`). Trade-off: a storm that outlasts it stops every repair until someone looks, also after the storm lifts.',
+    "The latch (circuit breaker), off unless `latch` is written: once the storm guard has held this long without a break (fleet or any failure domain tripped; counted in the controller's memory, so a restart starts it again, while the latch itself is persisted), no new repair starts until a person resets it: `noderepair reset-latch`, or removing the `noderepair.io/latched` annotation from the Lease `<leader-election-id>-latch` (at least `1s`). Trade-off: a storm that outlasts it stops every repair until someone looks, also after the storm lifts.",
   'drain.enabled':
     'Cordon and evict pods (honouring PodDisruptionBudgets) before the repair action.',
   'drain.timeout':

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { formatLatch, latchLeaseName, parseLatch } from './latch.js';
 import { latchLine, latchRefOf } from '../cli/status.js';
 import { runCli } from '../cli/noderepair.js';
+import { resetLatchCommand } from '../cli/reset-latch.js';
+import type { KubeClient } from '../kube/client.js';
+import { NotFoundError } from '../kube/errors.js';
 
 describe('the latch record (noderepair.io/latched)', () => {
   it('round-trips since and reason', () => {
@@ -62,5 +65,29 @@ describe('the latch record (noderepair.io/latched)', () => {
       await runCli(['reset-latch', '--help'], { ...io, stdout: (l: string) => out.push(l) }),
     ).toBe(0);
     expect(out.join('\n')).toMatch(/noderepair\.io\/latched/);
+  });
+
+  it('noderepair reset-latch: no latch Lease names the Lease it checked and exits 2, not "not set"', async () => {
+    const asked: string[] = [];
+    const client = {
+      get: async (_rt: unknown, name: string, opts?: { namespace?: string }) => {
+        asked.push(`${opts?.namespace}/${name}`);
+        throw new NotFoundError({ kind: 'Status', code: 404, reason: 'NotFound' });
+      },
+    } as unknown as KubeClient;
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = {
+      stdout: (l: string) => out.push(l),
+      stderr: (l: string) => err.push(l),
+      env: {},
+      client: async () => client,
+    };
+    // From a workstation: no $POD_NAMESPACE, no flag, so kube-system.
+    expect(await resetLatchCommand([], io)).toBe(2);
+    expect(asked).toEqual(['kube-system/noderepair-autorepair-latch']);
+    expect(out.join('\n')).not.toMatch(/not set/);
+    expect(err.join('\n')).toMatch(/no Lease kube-system\/noderepair-autorepair-latch/);
+    expect(err.join('\n')).toMatch(/--leader-election-namespace/);
   });
 });

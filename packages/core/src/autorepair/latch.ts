@@ -130,21 +130,16 @@ export class LatchStore {
 
   /**
    * Resets the latch (a person's act: `noderepair reset-latch`). Returns what was set, or
-   * undefined when it was not set.
+   * undefined when it was not set. Rejects with the NotFoundError when the Lease itself does
+   * not exist: most likely the wrong namespace or id, which "not set" would hide.
    */
   async reset(signal?: AbortSignal): Promise<LatchState | undefined> {
-    let was: LatchState | undefined;
-    try {
-      const lease = await this.client.get<LatchLease>(
-        LeaseResource,
-        this.ref.name,
-        this.opts(signal),
-      );
-      was = parseLatch(lease.metadata?.annotations?.[LatchAnnotation]);
-    } catch (e) {
-      if (e instanceof NotFoundError) return undefined;
-      throw e;
-    }
+    const lease = await this.client.get<LatchLease>(
+      LeaseResource,
+      this.ref.name,
+      this.opts(signal),
+    );
+    const was = parseLatch(lease.metadata?.annotations?.[LatchAnnotation]);
     if (was === undefined) return undefined;
     await this.client.patch(
       LeaseResource,

@@ -9,7 +9,7 @@ import { iso } from '../health/time.js';
 import { createKubeClient } from '../kube/client-node/index.js';
 import type { KubeClient } from '../kube/client.js';
 import { loadKubeConfig } from '../kube/config/load.js';
-import { ForbiddenError } from '../kube/errors.js';
+import { ForbiddenError, NotFoundError } from '../kube/errors.js';
 import { latchRefOf } from './status.js';
 
 export const resetLatchUsage = `usage: noderepair reset-latch [--kubeconfig <file>] [--leader-election-namespace <ns>]
@@ -40,7 +40,10 @@ export interface ResetLatchIo {
   client?: (kubeconfigPath: string | undefined) => Promise<KubeClient>;
 }
 
-/** `noderepair reset-latch`; resolves with the exit code (0 done or not set, 1 failed, 2 usage). */
+/**
+ * `noderepair reset-latch`; resolves with the exit code (0 done or not set, 1 failed, 2 usage
+ * or no such latch Lease: most likely the wrong namespace or id).
+ */
 export async function resetLatchCommand(
   args: readonly string[],
   io: ResetLatchIo,
@@ -84,6 +87,12 @@ export async function resetLatchCommand(
       io.stdout(`noderepair reset-latch: removed an unreadable latch (${where}): ${was.problem}`);
     return 0;
   } catch (e) {
+    if (e instanceof NotFoundError) {
+      io.stderr(
+        `noderepair reset-latch: no ${where}: the controller keeps its latch beside its leader-election Lease; is it running in another namespace (e.g. noderepair-system)? Pass --leader-election-namespace (and --leader-election-id if it has its own)`,
+      );
+      return 2;
+    }
     const why = e instanceof ForbiddenError ? 'missing permission: ' : '';
     io.stderr(
       `noderepair reset-latch: cannot reset the latch on ${where}: ${why}${(e as Error).message}`,

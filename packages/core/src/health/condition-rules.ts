@@ -8,23 +8,13 @@ import type { ConditionObservation } from './observation.js';
 import type { RepairPolicy, UnhealthyCondition } from './policy.js';
 import type { ConditionRuleRef, RepairState } from './state.js';
 
-const patterns = new Map<string, RegExp>();
-
-/** The compiled message pattern (validated when the policy was decoded), compiled once. */
-function pattern(source: string): RegExp {
-  let re = patterns.get(source);
-  if (re === undefined) {
-    re = new RegExp(source);
-    patterns.set(source, re);
-  }
-  return re;
-}
-
 /** Does the node's condition `c` match the entry: its status, and its reason and message if given? */
 export function conditionMatches(uc: UnhealthyCondition, c: ConditionObservation): boolean {
   if (c.status !== uc.status) return false;
   if (uc.reason !== undefined && c.reason !== uc.reason) return false;
-  if (uc.messagePattern !== undefined && !pattern(uc.messagePattern).test(c.message ?? ''))
+  // A substring, not a regular expression: linear time on messages others write (a
+  // backtracking pattern on a long kernel line would block the event loop and the lease).
+  if (uc.messageContains !== undefined && !(c.message ?? '').includes(uc.messageContains))
     return false;
   return true;
 }
@@ -35,7 +25,7 @@ export function ruleRef(uc: UnhealthyCondition): ConditionRuleRef {
     type: uc.type,
     status: uc.status,
     ...(uc.reason !== undefined ? { reason: uc.reason } : {}),
-    ...(uc.messagePattern !== undefined ? { messagePattern: uc.messagePattern } : {}),
+    ...(uc.messageContains !== undefined ? { messageContains: uc.messageContains } : {}),
   };
 }
 
@@ -49,7 +39,7 @@ export function findRule(
       uc.type === ref.type &&
       uc.status === ref.status &&
       uc.reason === ref.reason &&
-      uc.messagePattern === ref.messagePattern,
+      uc.messageContains === ref.messageContains,
   );
 }
 

@@ -238,8 +238,10 @@ function startsOf(
   holds: HealthObservation['actorHolds'],
 ): Pick<StormEntry, 'startedAt' | 'startsUnknown'> {
   if (holds?.some((h) => h.actor === 'Unreadable') === true) return { startsUnknown: true };
-  const starts = (state?.history ?? []).map((h) => h.startedAt);
+  const starts = new Set((state?.history ?? []).map((h) => h.startedAt));
+  // A repair that gave up keeps its remediation (phase Failed) beside its history entry:
+  // both carry its startedAt, and it is one start (a Set counts each start time once).
   const current = state?.remediation?.startedAt;
-  if (current !== undefined) starts.push(current);
-  return starts.length > 0 ? { startedAt: starts } : {};
+  if (current !== undefined) starts.add(current);
+  return starts.size > 0 ? { startedAt: [...starts] } : {};
 }

@@ -71,7 +71,7 @@ const UnhealthyConditionInput = t.intersection([
   t.partial({
     timeout: DurationMs,
     reason: t.string,
-    messagePattern: t.string,
+    messageContains: t.string,
     ladder: t.array(LadderStepInput),
     action: ConditionRuleAction,
   }),
@@ -144,10 +144,11 @@ export interface UnhealthyCondition {
   /** Only a condition with exactly this reason matches (absent: any reason). */
   reason?: string;
   /**
-   * Only a condition whose message this regular expression finds (RegExp.test, unanchored)
-   * matches (absent: any message). Validated when the policy is decoded.
+   * Only a condition whose message contains this string (case-sensitive substring, not a
+   * regular expression: linear time on messages others write) matches (absent: any message).
+   * Non-empty.
    */
-  messagePattern?: string;
+  messageContains?: string;
   /**
    * The ladder a repair started by this rule climbs (validated as the top-level ladder is);
    * absent: the policy's `ladder`.
@@ -518,7 +519,7 @@ function resolveLadder(
 }
 
 /**
- * One `unhealthyConditions` entry validated: a message pattern must compile, a rule has a
+ * One `unhealthyConditions` entry validated: a message substring is non-empty, a rule has a
  * ladder or NoAction (or neither: the policy's ladder), never both.
  */
 function resolveConditionRule(
@@ -527,15 +528,10 @@ function resolveConditionRule(
   problems: string[],
 ): UnhealthyCondition {
   const at = `unhealthyConditions[${i}]`;
-  if (c.messagePattern !== undefined) {
-    try {
-      new RegExp(c.messagePattern);
-    } catch (e) {
-      problems.push(
-        `${at}.messagePattern: not a valid regular expression (${e instanceof Error ? e.message : String(e)})`,
-      );
-    }
-  }
+  if (c.messageContains !== undefined && c.messageContains === '')
+    problems.push(
+      `${at}.messageContains: expected a non-empty string the condition's message must contain`,
+    );
   if (c.reason !== undefined && c.reason.trim() === '')
     problems.push(`${at}.reason: expected the condition's reason, e.g. KernelHasNoDeadlock`);
   if (c.action === 'NoAction' && c.ladder !== undefined)
@@ -556,14 +552,14 @@ function resolveConditionRule(
     status: c.status,
     timeoutMs: c.timeout ?? 10 * MIN,
     ...(c.reason !== undefined ? { reason: c.reason } : {}),
-    ...(c.messagePattern !== undefined ? { messagePattern: c.messagePattern } : {}),
+    ...(c.messageContains !== undefined ? { messageContains: c.messageContains } : {}),
     ...(ladder !== undefined ? { ladder } : {}),
     ...(c.action !== undefined ? { action: c.action } : {}),
   };
 }
 
 /**
- * Two entries with the same key (type, status, reason, messagePattern) are refused: a repair
+ * Two entries with the same key (type, status, reason, messageContains) are refused: a repair
  * records only that key (condition-rules.ts ruleRef), so it would find the first entry's
  * ladder, never the second's.
  */
@@ -571,12 +567,12 @@ function duplicateConditionRules(ucs: readonly UnhealthyCondition[]): string[] {
   const problems: string[] = [];
   const seen = new Map<string, number>();
   ucs.forEach((uc, i) => {
-    const key = JSON.stringify([uc.type, uc.status, uc.reason ?? null, uc.messagePattern ?? null]);
+    const key = JSON.stringify([uc.type, uc.status, uc.reason ?? null, uc.messageContains ?? null]);
     const first = seen.get(key);
     if (first === undefined) seen.set(key, i);
     else
       problems.push(
-        `unhealthyConditions[${i}]: same type, status, reason and messagePattern as unhealthyConditions[${first}]; a node can match only one of them, so merge them into one entry (one timeout, one ladder or NoAction) or tell them apart by reason or messagePattern`,
+        `unhealthyConditions[${i}]: same type, status, reason and messageContains as unhealthyConditions[${first}]; a node can match only one of them, so merge them into one entry (one timeout, one ladder or NoAction) or tell them apart by reason or messageContains`,
       );
   });
   return problems;
@@ -664,6 +660,15 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
       ) {
         problems.push(
           'stormGuard.maxUnhealthyPerDomain: needs stormGuard.failureDomainLabel (e.g. topology.kubernetes.io/zone)',
+        );
+      }
+      // The floor applies only to a percentage: anywhere else it would be silently ignored.
+      if (
+        sg.minStartsPerHour !== undefined &&
+        (stormGuard.maxStartsPerHour === undefined || !('percent' in stormGuard.maxStartsPerHour))
+      ) {
+        problems.push(
+          'stormGuard.minStartsPerHour: only a floor for a percentage stormGuard.maxStartsPerHour (e.g. "10%"); with a count or none it would be ignored',
         );
       }
       if (stormGuard.latch !== undefined && stormGuard.latch.afterHeldForMs < 1000)

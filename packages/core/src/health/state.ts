@@ -144,7 +144,7 @@ export type ReplaceRecord = t.TypeOf<typeof ReplaceRecord>;
  */
 export const ConditionRuleRef = t.intersection([
   t.type({ type: t.string, status: t.string }),
-  t.partial({ reason: t.string, messagePattern: t.string }),
+  t.partial({ reason: t.string, messageContains: t.string }),
 ]);
 /** Which condition rule started a repair (see the ConditionRuleRef codec). */
 export type ConditionRuleRef = t.TypeOf<typeof ConditionRuleRef>;

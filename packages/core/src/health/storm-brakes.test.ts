@@ -78,6 +78,14 @@ describe('policy: maxStartsPerHour, minStartsPerHour, latch', () => {
     };
     expect(bad({ stormGuard: { maxStartsPerHour: -1 } })).toMatch(/stormGuard\.maxStartsPerHour/);
     expect(bad({ stormGuard: { minStartsPerHour: 1.5 } })).toMatch(/stormGuard\.minStartsPerHour/);
+    // A floor for a percentage only: with a count, or no rate limit, it would be ignored.
+    expect(bad({ stormGuard: { minStartsPerHour: 3 } })).toMatch(
+      /stormGuard\.minStartsPerHour: only a floor for a percentage/,
+    );
+    expect(bad({ stormGuard: { maxStartsPerHour: 5, minStartsPerHour: 3 } })).toMatch(
+      /stormGuard\.minStartsPerHour: only a floor for a percentage/,
+    );
+    expect(bad({ stormGuard: { maxStartsPerHour: '10%', minStartsPerHour: 3 } })).toBe('resolved');
     expect(bad({ stormGuard: { latch: { afterHeldFor: '0s' } } })).toMatch(
       /stormGuard\.latch\.afterHeldFor/,
     );
@@ -192,6 +200,57 @@ describe('rate limit (maxStartsPerHour)', () => {
     // An hour after a's start, one slot is free.
     const later = decideFleet(members, policy, NOW + 31 * MIN, emptyStormMemory);
     expect(later.decisions[2]?.held).toBeUndefined();
+  });
+
+  it('a repair that gave up counts once: its remediation and its history entry are one start', () => {
+    const policy = resolve({
+      unhealthyConditions: [{ type: 'Ready', status: 'False', timeout: '10s' }],
+      stormGuard: { maxUnhealthy: '100%', maxInFlight: 10, maxStartsPerHour: 2 },
+    });
+    const startedAt = NOW - 30 * MIN;
+    // As applyAdvance leaves a repair that gave up: phase Failed, the remediation kept (same
+    // startedAt) and a history entry with that startedAt.
+    const failed: RepairState = {
+      v: 1,
+      phase: 'Failed',
+      since: startedAt + 20 * MIN,
+      episodes: [],
+      remediation: {
+        id: `a/${startedAt}`,
+        startedAt,
+        cause: 'NotReady',
+        step: 0,
+        attempt: 1,
+        cordoned: true,
+      },
+      history: [
+        {
+          id: `a/${startedAt}`,
+          cause: { kind: 'NotReady' },
+          startedAt,
+          endedAt: startedAt + 20 * MIN,
+          outcome: 'Failed',
+          steps: [{ action: 'SoftReboot', attempts: 1, result: 'TimedOut' }],
+        },
+      ],
+    };
+    const members: FleetMember[] = [
+      {
+        obs: { nodeName: 'a', node: buildNode({ name: 'a', ready: 'ready', since: 0 }) },
+        state: failed,
+      },
+      {
+        obs: { nodeName: 'c', node: buildNode({ name: 'c', ready: 'networkNotReady', since: 0 }) },
+        state: undefined,
+      },
+      {
+        obs: { nodeName: 'd', node: buildNode({ name: 'd', ready: 'ready', since: 0 }) },
+        state: undefined,
+      },
+    ];
+    const fleet = decideFleet(members, policy, NOW, emptyStormMemory);
+    expect(fleet.decisions[1]?.held).toBeUndefined();
+    expect(fleet.decisions[1]?.actions.some((x) => x.type === 'Cordon')).toBe(true);
   });
 });
 

@@ -67,10 +67,17 @@ export function envWithNode(base: NodeJS.ProcessEnv, nodeBin: string): NodeJS.Pr
 
 /** The newest published version of `name` that `range` admits, as the registry reports it. */
 export function newestMatching(name: string, range: string, env: NodeJS.ProcessEnv): string {
-  const out = execFileSync('npm', ['view', `${name}@${range}`, 'version', '--json'], {
-    encoding: 'utf8',
-    env,
-  });
+  // --prefer-offline, as the consumer's `npm install`: both read the same cached registry
+  // metadata. Without it, a release published after the cache was filled (client-node 2.0.2)
+  // made this say 2.0.2 while the install, from the cache, got 2.0.1 (a clean-clone rehearsal).
+  const out = execFileSync(
+    'npm',
+    ['view', `${name}@${range}`, 'version', '--json', '--prefer-offline'],
+    {
+      encoding: 'utf8',
+      env,
+    },
+  );
   const v = JSON.parse(out) as string | string[];
   // npm lists the matches in the registry's order, not by version: sort them.
   const parts = (x: string) => x.split('.').map(Number);

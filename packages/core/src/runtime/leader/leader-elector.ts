@@ -58,6 +58,7 @@ export interface LeaderElectionOptions extends Partial<LeaseTimings> {
  */
 export class LeaderElector {
   private readonly timings: LeaseTimings;
+  private abandoned = false;
   private readonly clock: Clock;
   private readonly log: RuntimeLogger;
   private readonly random: () => number;
@@ -130,8 +131,18 @@ export class LeaderElector {
       this.log.warn({ outcome }, 'stopped leading: the Lease could not be renewed in time');
     else this.log.info({ outcome: 'stopped' }, 'stopped leading: shutting down');
     this.opts.onStoppedLeading?.();
-    if (outcome === 'aborted' && (this.opts.releaseOnCancel ?? true)) await this.release();
+    if (outcome === 'aborted' && (this.opts.releaseOnCancel ?? true) && !this.abandoned)
+      await this.release();
     return outcome;
+  }
+
+  /**
+   * Makes the next abort of run() end the term WITHOUT releasing the Lease: the manager calls it
+   * when leader work outlived the graceful shutdown timeout. Releasing would let a successor
+   * start while that work may still act; the Lease must expire on its own instead.
+   */
+  abandon(): void {
+    this.abandoned = true;
   }
 
   private async acquire(signal: AbortSignal): Promise<void> {

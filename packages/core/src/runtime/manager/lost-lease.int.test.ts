@@ -70,8 +70,10 @@ function replica(
   marks: Mark[],
   action: (signal: AbortSignal) => Promise<void>,
   exit?: (code: number) => void,
+  gracefulShutdownTimeoutMs?: number,
 ) {
   const m = new Manager({
+    ...(gracefulShutdownTimeoutMs !== undefined ? { gracefulShutdownTimeoutMs } : {}),
     name: identity,
     logger: silentLogger,
     probes: false,
@@ -186,6 +188,62 @@ describe('a lost Lease stops in-flight actions before a successor can start', ()
     );
     expect(exit).toHaveBeenCalledWith(1);
     const exited = at(marks, 'old:exit')!;
+    expect(exited).toBeLessThan(expires);
+    expect(exited).toBeLessThan(at(marks, 'successor:start')!);
+  });
+});
+
+describe('a stop whose in-flight call ignores its signal past the graceful timeout', () => {
+  it('stops renewing without releasing the Lease, and exits (code 1) before a successor can start', async () => {
+    const ns = await env.namespace('stuck-stop');
+    const admin = createKubeClient(env.kubeConfig);
+    const marks: Mark[] = [];
+    let release = () => {};
+    const exit = vi.fn((code: number) => {
+      // Stands in for process.exit: the process, and the call with it, ends here.
+      void code;
+      marks.push({ what: 'old:exit', at: Date.now() });
+      release();
+    });
+    const old = replica(
+      env.kubeConfig,
+      ns,
+      'old',
+      marks,
+      () => new Promise<void>((resolve) => (release = resolve)),
+      exit,
+      1000,
+    );
+    const oldRun = old.start();
+    await vi.waitFor(() => expect(at(marks, 'old:start')).toBeDefined(), { timeout: 20_000 });
+    const successor = replica(
+      env.kubeConfig,
+      ns,
+      'successor',
+      marks,
+      (s) => new Promise<void>((r) => s.addEventListener('abort', () => r(), { once: true })),
+    );
+    const successorRun = successor.start();
+    old.stop();
+    const stoppedAt = Date.now();
+    // Past the grace period the Lease is neither renewed nor released: still ours, unchanged.
+    await new Promise((r) => setTimeout(r, 1500));
+    const frozen = await admin.get<KubeLease>(LeaseResource, 'act', { namespace: ns });
+    expect(frozen.spec?.holderIdentity).toBe('old');
+    await new Promise((r) => setTimeout(r, 1000));
+    const later = await admin.get<KubeLease>(LeaseResource, 'act', { namespace: ns });
+    expect(later.spec?.renewTime).toBe(frozen.spec?.renewTime);
+    const expires = Date.parse(frozen.spec!.renewTime!) + timings.leaseDurationMs;
+    await vi.waitFor(() => expect(at(marks, 'successor:start')).toBeDefined(), {
+      timeout: 20_000,
+      interval: 50,
+    });
+    await oldRun;
+    successor.stop();
+    await successorRun;
+    expect(exit).toHaveBeenCalledWith(1);
+    const exited = at(marks, 'old:exit')!;
+    expect(exited).toBeGreaterThan(stoppedAt);
     expect(exited).toBeLessThan(expires);
     expect(exited).toBeLessThan(at(marks, 'successor:start')!);
   });

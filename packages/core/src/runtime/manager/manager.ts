@@ -64,7 +64,8 @@ export interface ManagerOptions {
   handleSignals?: boolean;
   /**
    * How long in-flight work gets to finish on shutdown before the manager stops waiting; default
-   * 30000 ms.
+   * 30000 ms. Leader work still running then keeps the Lease (no release, no more renewals) and
+   * the process exits before the Lease could be taken over.
    */
   gracefulShutdownTimeoutMs?: number;
   /** Time source for timeouts; default the system clock (tests pass a fake). */
@@ -188,8 +189,9 @@ export class Manager {
   }
 
   /**
-   * After a lost Lease: the leader-only runnables (already aborted with the term) must have
-   * returned before a successor could hold the Lease, else the process exits.
+   * After a lost Lease, or a stop whose leader work outlived the graceful timeout (renewals
+   * stopped): the leader-only runnables (already aborted) must have returned before a successor
+   * could hold the Lease, else the process exits.
    */
   private async stopBeforeTakeover(
     elector: LeaderElector,
@@ -206,7 +208,7 @@ export class Manager {
     if (r !== 'timeout') return;
     this.log.error(
       { leftMs },
-      'in-flight work did not stop before the lost Lease could be taken over; exiting',
+      'in-flight work did not stop before the Lease could be taken over; exiting',
     );
     (this.opts.exit ?? ((code: number) => process.exit(code)))(1);
   }
@@ -262,6 +264,9 @@ export class Manager {
     const alwaysRuns = runAll(always, stop.signal);
     let leaderRuns: Promise<void>[] = [];
     let electionDone: Promise<unknown> = Promise.resolve();
+    // Aborted once the leader-only runnables returned (then the elector releases the Lease), or
+    // when they outlived the graceful timeout (then it stops renewing without releasing).
+    const electionStop = new AbortController();
     if (this.opts.leaderElection) {
       const le = this.opts.leaderElection;
       const leaseName = `${le.namespace}/${le.name}`;
@@ -277,7 +282,6 @@ export class Manager {
       this.metrics.leaderStatus(le.name, false);
       // The elector releases the Lease on abort, but only after controllers stopped: it is
       // aborted from the shutdown sequence below, not directly by stop.
-      const electionStop = new AbortController();
       stop.signal.addEventListener(
         'abort',
         () => {
@@ -307,8 +311,21 @@ export class Manager {
       await Promise.all([...leaderRuns, ...alwaysRuns]);
       await electionDone;
     })();
-    if ((await withTimeout(this.clock, graceful, timeout)) === 'timeout')
+    if ((await withTimeout(this.clock, graceful, timeout)) === 'timeout') {
       this.log.warn({ timeoutMs: timeout }, 'graceful shutdown timed out');
+      const elector = this.elector;
+      if (elector && !electionStop.signal.aborted) {
+        // Leader work ignored its abort for the whole grace period. Renewing on would keep the
+        // Lease after start() returns (for ever, if the work never ends); releasing it would let
+        // a successor start while the work may still act. So: stop renewing, keep the Lease
+        // until it expires, and end the process before it could be taken over, as after a
+        // lost Lease.
+        elector.abandon();
+        electionStop.abort();
+        await electionDone;
+        await this.stopBeforeTakeover(elector, leaderRuns, Infinity);
+      }
+    }
     informersStop.abort();
     await withTimeout(this.clock, Promise.all(informerRuns), 5000);
     if (this.server) {

@@ -1,4 +1,6 @@
-// Row "latch survives SIGKILL" (issue 46): `noderepair run` as a real process (a
+// Rows of the brakes over time (issue 46).
+//
+// Row "latch survives SIGKILL": `noderepair run` as a real process (a
 // ServiceAccount token bound to examples/standalone/rbac.yaml, the FAKE recording provider by
 // `--provider-module`) with `stormGuard.latch`. Two of three nodes fail at once (over
 // maxUnhealthy 1): the storm guard holds, and after afterHeldFor it latches, persisting the
@@ -6,14 +8,26 @@
 // Role must allow it). The process is SIGKILLed, the storm lifts while it is down, and a new
 // process finds one broken node: it must stay held (the latch survived) until a person
 // removes the annotation, then be repaired once.
+//
+// Row "rate limit survives SIGKILL": five nodes fail at once with maxStartsPerHour 2 (the
+// storm guard itself is not tripped: maxUnhealthy 100%). Exactly two repairs start, counted
+// from the provider's own record; the other three are held with NodeRepairHeld=RateLimit and
+// a StormGuardHeld Event naming the rate limit. The two repaired nodes come back, their
+// repairs end (history only), the controller is SIGKILLed, and a new process, with no memory
+// of those starts but the nodes' persisted histories, holds the three again by the rate
+// limit and starts nothing.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import {
   createKubeClient,
+  EventResource,
   LeaseResource,
+  NodeResource,
   type KubeClient,
+  type KubeEvent,
+  type KubeNode,
   type KubeObject,
 } from '@noderepair/core/kube';
 import {
@@ -197,6 +211,217 @@ describe('latch survives SIGKILL', () => {
     expect(JSON.parse(set)).toMatchObject({ reason: expect.stringMatching(/afterHeldFor/) });
     expect(whileLatched).toEqual([]);
     expect(all.map((r) => r.node)).toEqual([NODES[0]]);
+    expect(doubles.details).toEqual([]);
+    expect(crashes).toBe(0);
+  });
+});
+
+const RATE_SCOPE = 'chaos.noderepair.dev/rate';
+const RATE_NODES = ['rate-0', 'rate-1', 'rate-2', 'rate-3', 'rate-4'];
+const STATE = 'noderepair.io/repair-state';
+
+const RATE_POLICY = {
+  unhealthyConditions: [{ type: 'Ready', status: 'False', timeout: '2s' }],
+  ladder: [{ action: 'SoftReboot', timeout: '10m', attempts: 1 }],
+  minHealthyPeriod: '1s',
+  retryBackoff: '1s',
+  drain: { enabled: false },
+  stormGuard: {
+    maxUnhealthy: '100%',
+    maxInFlight: 10,
+    recheckInterval: '1s',
+    cooldown: '1s',
+    maxStartsPerHour: 2,
+  },
+};
+
+describe('rate limit survives SIGKILL', () => {
+  let cp: ControlPlane;
+  let client: KubeClient;
+  let core: CoreV1Api;
+  let kubeconfig: string;
+  let policyPath: string;
+  const procs: ControllerProcess[] = [];
+  const kubelets = new Map<string, FakeKubelet>();
+
+  function startController(i: number): ControllerProcess {
+    return ControllerProcess.start({
+      name: `noderepair-rate-${i}`,
+      entry: noderepairCliMain,
+      args: [
+        'run',
+        '--kubeconfig',
+        kubeconfig,
+        '--policy',
+        policyPath,
+        '--provider-module',
+        fakeRecordingProviderModule,
+        '--label-selector',
+        RATE_SCOPE,
+        '--metrics-bind-address',
+        '0',
+        '--health-probe-bind-address',
+        '0',
+        // The 'decided' lines (node, reason) say what the restarted process judged.
+        '--log-level',
+        'debug',
+      ],
+      env: { POD_NAME: `noderepair-rate-${i}`, POD_NAMESPACE: NS },
+      logFile: join(chaosDir(), 'rate.log'),
+    });
+  }
+
+  const heldReason = async (name: string) =>
+    (await core.readNode({ name })).status?.conditions?.find(
+      (c) => c.type === 'NodeRepairHeld' && c.status === 'True',
+    )?.reason;
+
+  const stateOf = async (name: string) => {
+    const raw = (await client.get<KubeNode>(NodeResource, name)).metadata?.annotations?.[STATE];
+    return raw ? (JSON.parse(raw) as { phase?: string; history?: unknown[] }) : undefined;
+  };
+
+  /** The reasons this process decided `node` with, from its debug 'decided' lines. */
+  const decidedReasons = (proc: ControllerProcess, node: string): string[] =>
+    proc.lines.flatMap((line) => {
+      if (!line.includes('"decided"')) return [];
+      try {
+        const j = JSON.parse(line) as { node?: string; reason?: string; msg?: string };
+        return j.node === node && j.msg === 'decided' && j.reason !== undefined ? [j.reason] : [];
+      } catch {
+        return [];
+      }
+    });
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chaos-rate-'));
+    cp = await startControlPlane({ startTimeoutMs: 120_000 });
+    client = createKubeClient(cp.kubeConfig);
+    core = cp.kubeConfig.makeApiClient(CoreV1Api);
+    const rbac = YAML.parseAllDocuments(
+      readFileSync(join(repoRoot, 'examples', 'standalone', 'rbac.yaml'), 'utf8'),
+    )
+      .map((d) => d.toJS() as ManifestObject | null)
+      .filter((o): o is ManifestObject => o !== null);
+    await applyObjects(cp.kubeConfig, rbac);
+    const token = await serviceAccountToken(cp.kubeConfig, NS, 'noderepair');
+    kubeconfig = tokenKubeconfig(join(dir, 'kubeconfig'), cp.server, cp.caPem, token, 'noderepair');
+    for (const name of RATE_NODES)
+      kubelets.set(
+        name,
+        await startFakeKubelet(cp.kubeConfig, {
+          name,
+          labels: { [RATE_SCOPE]: 'yes' },
+          heartbeatSeconds: 2,
+          providerID: `test:///${name}`,
+        }),
+      );
+    policyPath = join(dir, 'policy.yaml');
+    writeFileSync(policyPath, YAML.stringify(RATE_POLICY));
+  });
+
+  afterAll(async () => {
+    for (const p of procs) await p.stop().catch(() => undefined);
+    for (const k of kubelets.values()) await k.stop().catch(() => undefined);
+    await cp?.stop();
+  });
+
+  it('two of five failing nodes are repaired; the rest stay held by the rate limit across a SIGKILL', async () => {
+    const first = startController(0);
+    procs.push(first);
+    for (const name of RATE_NODES) await kubelets.get(name)!.setNotReady();
+
+    // Two repairs start (the provider's record says which), the other three are held.
+    const repaired = await until(
+      'two repairs recorded by the provider',
+      () => {
+        const nodes = [...new Set(recordedRequests(first.lines).map((r) => r.node))];
+        return nodes.length >= 2 ? nodes : undefined;
+      },
+      120_000,
+      250,
+    );
+    const heldNodes = RATE_NODES.filter((n) => !repaired.includes(n));
+    await until(
+      'the three others held by the rate limit (NodeRepairHeld=RateLimit)',
+      async () => {
+        for (const n of heldNodes) if ((await heldReason(n)) !== 'RateLimit') return undefined;
+        return true;
+      },
+      60_000,
+      250,
+    );
+    // The repaired nodes come back: their repairs end, only their histories keep the starts.
+    for (const n of repaired) await kubelets.get(n)!.setReady();
+    await until(
+      'the two repairs ended (Healthy, one history entry each)',
+      async () => {
+        for (const n of repaired) {
+          const s = await stateOf(n);
+          if (s?.phase !== 'Healthy' || (s.history?.length ?? 0) < 1) return undefined;
+        }
+        return true;
+      },
+      120_000,
+      250,
+    );
+    const beforeKill = recordedRequests(first.lines);
+
+    await first.kill();
+    const second = startController(1);
+    procs.push(second);
+    // The new process (no memory of the starts) judges each held node by the rate limit; one
+    // that starts a repair instead ends the wait at once (and fails the row below).
+    await until(
+      'the restarted controller holds the three by the rate limit, or starts a repair',
+      () =>
+        recordedRequests(second.lines).length > 0 ||
+        heldNodes.every((n) => decidedReasons(second, n).some((r) => /rate limit/.test(r))),
+      120_000,
+      250,
+    );
+    await sleep(3000);
+
+    const events = (await client.list<KubeEvent>(EventResource, { namespace: 'default' })).items;
+    const heldEvent = (n: string) =>
+      events.some(
+        (e) =>
+          e.reason === 'StormGuardHeld' &&
+          e.regarding?.name === n &&
+          /rate limit: \d+ repairs started in the last hour \(maxStartsPerHour 2\)/.test(
+            e.note ?? '',
+          ),
+      );
+    const withEvent = heldNodes.filter(heldEvent);
+    const stillHeld: string[] = [];
+    for (const n of heldNodes) if ((await heldReason(n)) === 'RateLimit') stillHeld.push(n);
+    const all = recordedRequests([...first.lines, ...second.lines]);
+    const afterRestart = recordedRequests(second.lines);
+    const startedNodes = [...new Set(all.map((r) => r.node))].sort();
+    const doubles = doubleActions(all);
+    const crashes = (first.crashed ? 1 : 0) + (second.crashed ? 1 : 0);
+    const ok =
+      startedNodes.length === 2 &&
+      afterRestart.length === 0 &&
+      withEvent.length === heldNodes.length &&
+      stillHeld.length === heldNodes.length &&
+      doubles.doubles === 0 &&
+      crashes === 0;
+    record({
+      fault: 'rate limit (stormGuard.maxStartsPerHour)',
+      variant: '5 of 5 nodes fail, maxStartsPerHour 2, SIGKILL after both repairs ended',
+      injected: 1,
+      survived: ok ? 1 : 0,
+      doubleReboots: doubles.doubles,
+      crashes,
+      fuzzInputs: 0,
+      note: `started: ${startedNodes.join(', ')} (provider requests ${all.length}, ${beforeKill.length} before the kill, ${afterRestart.length} after the restart); held by RateLimit: ${stillHeld.length}/${heldNodes.length}, with a StormGuardHeld rate-limit Event: ${withEvent.length}/${heldNodes.length}`,
+    });
+    expect(startedNodes).toEqual([...repaired].sort());
+    expect(startedNodes).toHaveLength(2);
+    expect(afterRestart).toEqual([]);
+    expect(withEvent).toEqual(heldNodes);
+    expect(stillHeld).toEqual(heldNodes);
     expect(doubles.details).toEqual([]);
     expect(crashes).toBe(0);
   });

@@ -382,3 +382,72 @@ describe('noderepair status: marks of other actors it cannot read', () => {
     expect(out[1]).toMatch(/^b-down\s.*held: .*kured lock .* unreadable: not JSON/);
   });
 });
+
+describe('noderepair status: the latch names its Lease and how to reset it', () => {
+  const latchPolicy = [
+    'unhealthyConditions:',
+    '  - { type: Ready, status: "False", timeout: 10s }',
+    'stormGuard: { maxUnhealthy: 5, recheckInterval: 30s, latch: { afterHeldFor: 10m } }',
+  ].join('\n');
+  const since = NOW - 3600 * S;
+
+  async function runLatched(args: string[], latch: StatusSource['latch']) {
+    const out: string[] = [];
+    const code = await statusCommand(['--policy', 'policy.yaml', ...args], {
+      stdout: (l) => out.push(l),
+      stderr: () => undefined,
+      readFile: () => Promise.resolve(latchPolicy),
+      env: { POD_NAMESPACE: 'noderepair-system' },
+      now: () => NOW,
+      read: (): Promise<StatusSource> =>
+        Promise.resolve({
+          nodes: [node('a-ok', false), node('b-down', true)],
+          leaseRenewTimes: new Map(),
+          warnings: [],
+          ...(latch !== undefined ? { latch } : {}),
+        }),
+    });
+    return { code, out };
+  }
+
+  it('the table: the latch line names the Lease, its annotation and the reset command', async () => {
+    const r = await runLatched([], { kind: 'latched', since, reason: 'held too long' });
+    expect(r.code).toBe(0);
+    expect(r.out[0]).toBe(
+      `storm guard latch SET since ${new Date(since).toISOString()} (annotation noderepair.io/latched on Lease noderepair-system/noderepair-autorepair-latch): held too long. No repair starts until a person resets it: noderepair reset-latch --leader-election-namespace noderepair-system`,
+    );
+    expect(r.out.find((l) => l.startsWith('b-down'))).toMatch(/held: latch set/);
+  });
+
+  it('--leader-election-namespace/-id: the Lease and the command follow them', async () => {
+    const r = await runLatched(
+      ['--leader-election-namespace', 'ops', '--leader-election-id', 'nr'],
+      {
+        kind: 'unreadable',
+        problem: 'not JSON',
+      },
+    );
+    expect(r.out[0]).toContain('on Lease ops/nr-latch');
+    expect(r.out[0]).toContain(
+      'noderepair reset-latch --leader-election-namespace ops --leader-election-id nr',
+    );
+  });
+
+  it('--json: the latch and each latch hold carry the Lease, the annotation and the command', async () => {
+    const r = await runLatched(['--json'], { kind: 'latched', since, reason: 'held too long' });
+    const doc = JSON.parse(r.out[0]!);
+    const where = {
+      lease: { namespace: 'noderepair-system', name: 'noderepair-autorepair-latch' },
+      annotation: 'noderepair.io/latched',
+      reset: 'noderepair reset-latch --leader-election-namespace noderepair-system',
+    };
+    expect(doc.latch).toEqual({
+      set: true,
+      since: new Date(since).toISOString(),
+      reason: 'held too long',
+      ...where,
+    });
+    const held = doc.nodes.find((n: { name: string }) => n.name === 'b-down');
+    expect(held.hold).toMatchObject({ kind: 'latch', scope: 'latch', ...where });
+  });
+});

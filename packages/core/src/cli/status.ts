@@ -24,7 +24,7 @@ import {
   type ActorSnapshot,
 } from '../autorepair/actor-source.js';
 import { isInFlight, type LatchState } from '../health/storm-guard.js';
-import { LatchStore, latchLeaseName, type LatchRef } from '../autorepair/latch.js';
+import { LatchAnnotation, LatchStore, latchLeaseName, type LatchRef } from '../autorepair/latch.js';
 import { LegacyDisruptionLeaseHolder } from '../autorepair/lease-keeper.js';
 import { loadKubeConfig } from '../kube/config/load.js';
 import { listAll } from '../kube/pagination.js';
@@ -191,12 +191,49 @@ export function latchRefOf(
   };
 }
 
-/** The line saying the latch is set, or cannot be read; undefined when it is not set (pure). */
-export function latchLine(latch: LatchState | undefined): string | undefined {
+/**
+ * Where the latch is and how a person resets it: its Lease, its annotation, and the
+ * `noderepair reset-latch` command that finds the same Lease (the namespace always spelt out,
+ * the id when it is not the default), so the line can be pasted as it is (pure).
+ */
+export interface LatchWhere {
+  /** The latch Lease (`<leader-election-id>-latch` in the leader-election namespace). */
+  lease: LatchRef;
+  /** The annotation on it that holds the latch (noderepair.io/latched). */
+  annotation: string;
+  /** The command that resets it. */
+  reset: string;
+}
+
+/** The latch's LatchWhere for status flags `cfg` (pure). */
+export function latchWhereOf(
+  cfg: Pick<StatusConfig, 'leaderElectionNamespace' | 'leaderElectionId'>,
+  env: Record<string, string | undefined>,
+): LatchWhere {
+  const lease = latchRefOf(cfg, env);
+  const id =
+    cfg.leaderElectionId !== undefined ? ` --leader-election-id ${cfg.leaderElectionId}` : '';
+  return {
+    lease,
+    annotation: LatchAnnotation,
+    reset: `noderepair reset-latch --leader-election-namespace ${lease.namespace}${id}`,
+  };
+}
+
+/**
+ * The line saying the latch is set, or cannot be read, naming its Lease and how to reset it;
+ * undefined when it is not set (pure).
+ */
+export function latchLine(latch: LatchState | undefined, where?: LatchWhere): string | undefined {
   if (latch === undefined) return undefined;
+  const lease =
+    where !== undefined
+      ? ` (annotation ${where.annotation} on Lease ${where.lease.namespace}/${where.lease.name})`
+      : '';
+  const reset = where?.reset ?? 'noderepair reset-latch';
   return latch.kind === 'latched'
-    ? `storm guard latch SET since ${iso(latch.since)}: ${latch.reason}. No repair starts until a person resets it: noderepair reset-latch`
-    : `storm guard latch cannot be read (${latch.problem}): no repair starts until it can`;
+    ? `storm guard latch SET since ${iso(latch.since)}${lease}: ${latch.reason}. No repair starts until a person resets it: ${reset}`
+    : `storm guard latch cannot be read${lease} (${latch.problem}): no repair starts until it can, or a person removes it: ${reset}`;
 }
 
 function stepText(s: NodeStatus): string {
@@ -333,9 +370,18 @@ export const STATUS_JSON_SCHEMA_VERSION = 1;
 export function statusJson(
   report: StatusReport,
   nodes: readonly NodeStatus[],
-  extra: { leaseHolder?: string; problems?: readonly string[]; latch?: LatchState } = {},
+  extra: {
+    leaseHolder?: string;
+    problems?: readonly string[];
+    latch?: LatchState;
+    /** Where the latch is and how to reset it (named with `latch` and each latch hold). */
+    latchWhere?: LatchWhere;
+  } = {},
 ): string {
   const t = (ms: number | undefined) => (ms !== undefined ? iso(ms) : undefined);
+  const w = extra.latchWhere;
+  const latchWhereJson =
+    w !== undefined ? { lease: { ...w.lease }, annotation: w.annotation, reset: w.reset } : {};
   return JSON.stringify({
     // The document's shape (packages/core/README.md, "noderepair status --json"): raised when a
     // field changes meaning or goes away; new fields may appear without it.
@@ -348,10 +394,12 @@ export function statusJson(
     storm: report.storm,
     ...(extra.latch !== undefined
       ? {
-          latch:
-            extra.latch.kind === 'latched'
+          latch: {
+            ...(extra.latch.kind === 'latched'
               ? { set: true, since: iso(extra.latch.since), reason: extra.latch.reason }
-              : { set: true, unreadable: extra.latch.problem },
+              : { set: true, unreadable: extra.latch.problem }),
+            ...latchWhereJson,
+          },
         }
       : {}),
     nodes: nodes.map((s) => ({
@@ -361,7 +409,9 @@ export function statusJson(
       ...(s.hold?.kind === 'rate' && s.hold.until !== undefined
         ? { hold: { ...s.hold, until: iso(s.hold.until) } }
         : {}),
-      ...(s.hold?.kind === 'latch' ? { hold: { ...s.hold, since: iso(s.hold.since) } } : {}),
+      ...(s.hold?.kind === 'latch'
+        ? { hold: { ...s.hold, since: iso(s.hold.since), ...latchWhereJson } }
+        : {}),
       ...(s.hold?.kind === 'actor' && s.hold.until !== undefined
         ? { hold: { ...s.hold, until: iso(s.hold.until) } }
         : {}),
@@ -476,16 +526,18 @@ export async function statusCommand(args: readonly string[], io: StatusIo): Prom
     );
     return 1;
   }
+  // Where `noderepair run` with the same flags keeps the latch: named with a latch hold.
+  const latchWhere = latchWhereOf(c, io.env ?? process.env);
   if (c.json)
     io.stdout(
       statusJson(report, shown, {
         leaseHolder,
         problems,
-        ...(source.latch !== undefined ? { latch: source.latch } : {}),
+        ...(source.latch !== undefined ? { latch: source.latch, latchWhere } : {}),
       }),
     );
   else {
-    const latch = latchLine(source.latch);
+    const latch = latchLine(source.latch, latchWhere);
     if (latch !== undefined) io.stdout(latch);
     for (const line of formatStatusTable(shown, now)) io.stdout(line);
     for (const line of leaseLines(actors, shown, leaseHolder)) io.stdout(line);

@@ -116,11 +116,16 @@ export function assessObserved(
   const triggerValue = obs.annotations.get(policy.annotations.trigger);
   const newTrigger =
     triggerValue !== undefined && triggerValue !== state?.handledTrigger ? triggerValue : undefined;
+  // A person's trigger repairs with the policy's ladder (as the docs say), never with the
+  // ladder of whichever condition rule happens to be past its wait at that moment: a minute
+  // earlier there was none, and a rule's ladder may start with Rebuild or Replace. What a
+  // person asks for must not depend on the second they ask. The rule is dropped, so none is
+  // recorded in the remediation and the repair climbs the policy ladder to its end.
   const withTrigger = (a: Assessment): Assessment =>
     newTrigger === undefined
       ? a
       : {
-          ...withoutReportOnly(a),
+          ...withoutRule(withoutReportOnly(a)),
           signal: 'unhealthy',
           detail: `manual trigger ${policy.annotations.trigger}=${JSON.stringify(newTrigger)}`,
           unhealthySince: a.unhealthySince ?? now,
@@ -170,6 +175,11 @@ export function assessObserved(
 
 function withoutReportOnly(a: Assessment): Assessment {
   const { reportOnly: _r, ...rest } = a;
+  return rest;
+}
+
+function withoutRule(a: Assessment): Assessment {
+  const { rule: _r, ...rest } = a;
   return rest;
 }
 

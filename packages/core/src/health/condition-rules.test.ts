@@ -216,7 +216,12 @@ describe('per-condition rules: the strict decoder', () => {
         resolveRepairPolicy({
           unhealthyConditions: [
             { type: 'KernelDeadlock', status: 'True', reason: 'DockerHung' },
-            { type: 'KernelDeadlock', status: 'True', reason: 'DockerHung', messageContains: 'docker' },
+            {
+              type: 'KernelDeadlock',
+              status: 'True',
+              reason: 'DockerHung',
+              messageContains: 'docker',
+            },
             { type: 'KernelDeadlock', status: 'True', reason: 'AUFSUmountHung' },
             { type: 'KernelDeadlock', status: 'True' },
           ],
@@ -449,6 +454,27 @@ describe('per-condition rules: decisions', () => {
     obs.node.metadata!.annotations = { 'noderepair.io/repair-now': 'please' };
     const { d } = step(obs, undefined, p, T0 + MIN);
     expect(d.actions.find((a) => a.type === 'Remediate')).toMatchObject({ action: 'SoftReboot' });
+  });
+
+  it("a manual trigger on a node a rule's ladder would repair uses the policy ladder, as documented", () => {
+    // ReadonlyFilesystem past its 10m: its rule's ladder starts with Rebuild (a reinstall).
+    const bare = step(node([readonlyFs(T0)]), undefined, p, T0 + 11 * MIN);
+    expect(bare.d.actions.find((a) => a.type === 'Remediate')).toMatchObject({
+      action: 'Rebuild',
+    });
+    // A person's trigger gets the policy's ladder whatever rule is past its wait at that
+    // moment (a minute earlier no rule was): SoftReboot first, and no rule recorded, so the
+    // repair climbs the policy ladder to its end.
+    for (const at of [T0 + MIN, T0 + 11 * MIN]) {
+      const obs = node([readonlyFs(T0)]);
+      obs.node.metadata!.annotations = { 'noderepair.io/repair-now': 'please' };
+      const { d, next } = step(obs, undefined, p, at);
+      expect(d.actions.find((a) => a.type === 'Remediate')).toMatchObject({
+        action: 'SoftReboot',
+      });
+      expect(next?.remediation).toBeDefined();
+      expect(next?.remediation?.rule).toBeUndefined();
+    }
   });
 
   it('keeps its ladder when the condition changes mid-repair and across a restart (state round trip)', () => {

@@ -90,7 +90,9 @@ describe('control-plane nodes, by default', () => {
       scope: 'actor',
       hold: { kind: 'actor', actor: 'ControlPlane' },
     });
-    expect(d.reason).toContain(`control plane: a control-plane node (label ${LabelNodeRoleControlPlane})`);
+    expect(d.reason).toContain(
+      `control plane: a control-plane node (label ${LabelNodeRoleControlPlane})`,
+    );
     expect(d.reason).toContain("the policy's controlPlane.repair is false");
     // Not a storm: nothing to cool down from.
     expect(d.nextState?.heldByStormSince).toBeUndefined();
@@ -277,6 +279,37 @@ describe('Replace is never used on a control-plane node', () => {
     expect(either.isLeft(r) && r.left).toContain(
       'controlPlane.repair: the ladder has no step but Replace, which is never used on a control-plane node',
     );
+  });
+
+  it("a condition rule's ladder of Replace only is refused too, naming the rule's field", () => {
+    const rules = [
+      { type: 'Ready', status: 'False', timeout: '10s' },
+      { type: 'KernelDeadlock', status: 'True', timeout: '5m', ladder: [{ action: 'HardReboot' }] },
+      {
+        type: 'ReadonlyFilesystem',
+        status: 'True',
+        timeout: '5m',
+        ladder: [{ action: 'Replace' }],
+      },
+    ];
+    const r = resolveRepairPolicy({ controlPlane: { repair: true }, unhealthyConditions: rules });
+    expect(either.isLeft(r) && r.left).toContain(
+      'unhealthyConditions[2].ladder: has no step but Replace, which is never used on a control-plane node',
+    );
+    // Only that rule: the others and the top-level ladder are fine.
+    expect(either.isLeft(r) && r.left).not.toContain('unhealthyConditions[1]');
+    expect(either.isLeft(r) && r.left).not.toContain('controlPlane.repair: the ladder');
+    // Without controlPlane.repair a control-plane node is left alone: nothing to refuse.
+    expect(either.isRight(resolveRepairPolicy({ unhealthyConditions: rules }))).toBe(true);
+    // A step before Replace is something a control-plane node may get.
+    const withStep = rules.map((c, i) =>
+      i === 2 ? { ...c, ladder: [{ action: 'HardReboot' }, { action: 'Replace' }] } : c,
+    );
+    const ok = resolveRepairPolicy({
+      controlPlane: { repair: true },
+      unhealthyConditions: withStep,
+    });
+    expect(either.isRight(ok)).toBe(true);
   });
 });
 

@@ -51,18 +51,33 @@ export function controlPlaneLabel(
   return undefined;
 }
 
-/** The resolved section, pushing what is wrong onto `problems` (each naming its field). */
+/**
+ * The resolved section, pushing what is wrong onto `problems` (each naming its field).
+ * `rules` are the resolved `unhealthyConditions`: a rule's own ladder is climbed by a
+ * control-plane node it matches (policyForNode drops Replace from it too), so it is checked
+ * as the top-level ladder is.
+ */
 export function resolveControlPlane(
   p: ControlPlaneInput | undefined,
   ladder: RepairPolicy['ladder'],
   problems: string[],
+  rules: RepairPolicy['unhealthyConditions'] = [],
 ): ControlPlanePolicy {
   const repair = p?.repair ?? defaultControlPlanePolicy.repair;
   // Opted in with nothing a control-plane node may get: every one would give up at once.
-  if (repair && ladder.length > 0 && ladder.every((s) => s.action === 'Replace'))
+  const onlyReplace = (l: RepairPolicy['ladder']) =>
+    l.length > 0 && l.every((s) => s.action === 'Replace');
+  if (repair && onlyReplace(ladder))
     problems.push(
       'controlPlane.repair: the ladder has no step but Replace, which is never used on a control-plane node',
     );
+  if (repair)
+    rules.forEach((r, i) => {
+      if (r.ladder !== undefined && onlyReplace(r.ladder))
+        problems.push(
+          `unhealthyConditions[${i}].ladder: has no step but Replace, which is never used on a control-plane node, and controlPlane.repair is true: a control-plane node this rule matches would give up at once (add a step before Replace)`,
+        );
+    });
   return { repair };
 }
 

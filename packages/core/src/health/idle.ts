@@ -97,10 +97,27 @@ export function judgeIdle(
       const verdict = storm ?? { admitted: true, reason: 'no storm guard verdict given' };
       if (!verdict.admitted) {
         // Remember a storm hold (written with the move to Unhealthy, so no extra write): the
-        // node then waits out the cooldown when the storm lifts. A maxInFlight hold is a queue,
-        // not a storm: it starts as soon as a slot frees; so does a node another actor held.
+        // node then waits out the cooldown when the storm lifts, and the NotReady period it was
+        // held through leaves its flap memory when it is Ready again (withoutStormEpisode).
+        // The latch and the hourly rate limit are fleet brakes too, remembered the same way:
+        // - The latch is checked before the storm limits, so its verdict hides a storm still
+        //   tripped around the node; it sets only after a storm held long enough. Not
+        //   remembered, a node that failed in that storm started the moment a person reset the
+        //   latch, with no cooldown, and every period the latch held it through stayed in its
+        //   flap memory: a few and it was "flapping", unhealthy the moment it next turned
+        //   NotReady, so the condition timeout that lets the guard see a storm whole was skipped.
+        // - A rate hold: the node would have been repaired (a verified repair clears the flap
+        //   memory) had other nodes not used the hour's starts; its wait is the fleet's, not
+        //   its flapping. The cooldown reads when a storm was last seen tripped, so a rate-held
+        //   node waits one only after a storm (or a controller restart: it cannot know).
+        // Erring this way delays a repair by at most the cooldown; the other way repairs early.
+        // A maxInFlight hold is a queue, not a storm: it starts as soon as a slot frees; so does
+        // a node another actor held.
         const held =
-          (verdict.scope === 'fleet' || verdict.scope === 'failure-domain') &&
+          (verdict.scope === 'fleet' ||
+            verdict.scope === 'failure-domain' ||
+            verdict.scope === 'latch' ||
+            verdict.scope === 'rate') &&
           idle.heldByStormSince === undefined
             ? { heldByStormSince: now }
             : {};
@@ -126,8 +143,8 @@ export function judgeIdle(
 }
 
 /**
- * A NotReady period the storm guard held the node through (for a storm, not for maxInFlight)
- * was its fleet's or failure domain's, not this node's flapping: it leaves the flap memory
+ * A NotReady period the storm guard held the node through (for a storm, the latch or the rate
+ * limit; not for maxInFlight) was its fleet's or failure domain's, not this node's flapping: it leaves the flap memory
  * when the node is Ready again. Counted, a few zone storms within the flap window would make
  * each of the zone's nodes "flapping", unhealthy the moment it next turns NotReady, and the
  * first one reconciled would be admitted before the informer shows the rest of its zone

@@ -702,7 +702,7 @@ export function resolveRepairPolicy(input: unknown): either.Either<string, Repai
         },
         shutdown: resolveShutdown(p.shutdown, problems),
         coordination: resolveCoordination(p.coordination, problems),
-        controlPlane: resolveControlPlane(p.controlPlane, ladder, problems),
+        controlPlane: resolveControlPlane(p.controlPlane, ladder, problems, unhealthyConditions),
       };
       return problems.length > 0
         ? either.left(`invalid repair policy: ${problems.join('; ')}`)

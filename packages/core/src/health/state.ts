@@ -261,9 +261,10 @@ export const RepairState = t.intersection(
       /** Value of the manual trigger annotation already acted upon (so it fires once per value). */
       handledTrigger: t.string,
       /**
-       * When the storm guard first held this node for a storm (not for maxInFlight). Such a
-       * node waits out stormGuard.cooldown after the storm lifts; cleared when it recovers or
-       * a repair starts.
+       * When the storm guard first held this node for a storm, the latch or the rate limit
+       * (not for maxInFlight). Such a node waits out stormGuard.cooldown after a storm lifts,
+       * and the NotReady period it was held through is not a flap episode; cleared when it
+       * recovers or a repair starts.
        */
       heldByStormSince: IsoTime,
       /**

@@ -327,7 +327,7 @@ describe('NodeReconciler', () => {
     expect(r).toEqual({ requeueAfter: 30_000 });
     const ev = s.events.find((e) => e.node === 'a1' && e.ev.reason === 'StormGuardHeld');
     expect(ev?.ev.note).toMatch(
-      /the storm in the fleet has lifted; the nodes it held wait the 60s cooldown/,
+      /held before this controller started at .*; the nodes held then wait the 60s cooldown from the start/,
     );
     s.clock.now += 30_000;
     await s.reconciler.reconcile({ name: 'a1' }, s.ctx);
@@ -375,7 +375,9 @@ describe('NodeReconciler', () => {
     // state would have the simulator reboot a1 at once while the controller waits).
     expect(repairedAt).toBeGreaterThan(0);
     expect(simA1[repairedAt]!.at).toBe(start + 60_000);
-    expect(simA1[0]!.reason).toMatch(/has lifted; .* wait the 60s cooldown/);
+    expect(simA1[0]!.reason).toMatch(
+      /held before this controller started at .*; the nodes held then wait the 60s cooldown/,
+    );
 
     // The controller, reconciling a1 at the simulator's times (up to the decision after the
     // repair's outcome), does what the simulator printed and asks to be requeued when the

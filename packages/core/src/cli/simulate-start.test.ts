@@ -74,7 +74,9 @@ describe('noderepair simulate: nodes that carry a repair state at the start', ()
       T0,
     ).decision;
     expect(first.actions).toEqual([]);
-    expect(first.reason).toMatch(/has lifted; .* wait the 60s cooldown/);
+    expect(first.reason).toMatch(
+      /held before this controller started at .*; the nodes held then wait the 60s cooldown/,
+    );
 
     // Held, nothing done, the phase unchanged: the simulator prints nothing for w1 until the
     // cooldown (from the start) is over, then the repair starts.

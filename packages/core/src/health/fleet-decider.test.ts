@@ -94,7 +94,9 @@ describe('newFleetDecider', () => {
     const started = out.find((d) => d.node === 'a' && d.phase === 'Remediating');
     // Held at the start (the cooldown runs from the start, as after a controller restart),
     // started at the recheck (every 10 s) where the 60 s cooldown is over.
-    expect(out.find((d) => d.node === 'a')?.reason).toMatch(/has lifted; .* wait the 60s cooldown/);
+    expect(out.find((d) => d.node === 'a')?.reason).toMatch(
+      /held before this controller started at .*; the nodes held then wait the 60s cooldown/,
+    );
     expect(started?.at).toBe(T0 + 60 * S);
   });
 });

@@ -129,6 +129,11 @@ export interface StormMemory {
    * In memory only: a restart starts it again (the latch itself is persisted).
    */
   heldSince?: number;
+  /**
+   * The controller's start (stormMemoryAtStart): while the fleet's last trip is still this
+   * instant, a cooldown comes from the restart, not from a storm this process saw end.
+   */
+  startedAt?: number;
 }
 
 /** No storm remembered: no held node waits out a cooldown. */
@@ -136,7 +141,7 @@ export const emptyStormMemory: StormMemory = { lastTrippedAt: {} };
 
 /** Memory for a controller that starts at `now`: as if a storm had just lifted. */
 export function stormMemoryAtStart(now: number): StormMemory {
-  return { lastTrippedAt: { '': now } };
+  return { lastTrippedAt: { '': now }, startedAt: now };
 }
 
 /**
@@ -371,7 +376,12 @@ export function stormGuard(
         admitted: false,
         scope: cool.scope,
         // Stable wording (no running seconds): the event recorder folds repeats into a series.
-        reason: `storm guard: the storm ${cool.scope === 'fleet' ? 'in the fleet' : `in ${domainKey(domainOf(e))}`} has lifted; the nodes it held wait the ${Math.round(policy.cooldownMs / 1000)}s cooldown, until ${iso(cool.at + policy.cooldownMs)}`,
+        reason:
+          cool.scope === 'fleet' && cool.at === memory.startedAt
+            ? // Not seen as a storm: held by an earlier process (a storm, the latch or the
+              // rate limit), which this one cannot see end; say so, not "the storm has lifted".
+              `storm guard: held before this controller started at ${iso(cool.at)}; the nodes held then wait the ${Math.round(policy.cooldownMs / 1000)}s cooldown from the start, until ${iso(cool.at + policy.cooldownMs)}`
+            : `storm guard: the storm ${cool.scope === 'fleet' ? 'in the fleet' : `in ${domainKey(domainOf(e))}`} has lifted; the nodes it held wait the ${Math.round(policy.cooldownMs / 1000)}s cooldown, until ${iso(cool.at + policy.cooldownMs)}`,
         hold: {
           kind: 'cooldown',
           until: cool.at + policy.cooldownMs,
@@ -427,6 +437,7 @@ export function stormGuard(
     memory: {
       lastTrippedAt,
       ...(brakes.heldSince !== undefined ? { heldSince: brakes.heldSince } : {}),
+      ...(memory.startedAt !== undefined ? { startedAt: memory.startedAt } : {}),
     },
     ...(brakes.latched !== undefined ? { latched: brakes.latched } : {}),
     ...(brakes.latchNow !== undefined ? { latchNow: brakes.latchNow } : {}),

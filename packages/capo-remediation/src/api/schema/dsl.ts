@@ -6,7 +6,14 @@
 // a document a user wrote, where pruning would silently drop a misspelt field.
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { arrayShape, objectShape, recordShape, shapeOf, withShape } from '@noderepair/core/codec';
+import {
+  arrayShape,
+  expectedOf,
+  objectShape,
+  recordShape,
+  shapeOf,
+  withShape,
+} from '@noderepair/core/codec';
 import type { JSONSchemaProps, ValidationRule } from './openapi.js';
 
 /**
@@ -102,13 +109,21 @@ export function enumOf<const V extends readonly [string, ...string[]]>(
   o: Common = {},
 ): Node<V[number]> {
   const allowed = new Set<string>(values);
+  const asKeyof = t.keyof(Object.fromEntries(values.map((v) => [v, null])));
   return node<V[number]>(
     values.join(' | '),
     withCommon({ type: 'string', enum: [...values] }, o),
-    (u, c) =>
-      typeof u === 'string' && allowed.has(u)
-        ? t.success(u as V[number])
-        : t.failure(u, c, `must be one of ${values.join(', ')}`),
+    (u, c) => {
+      if (typeof u === 'string' && allowed.has(u)) return t.success(u as V[number]);
+      // A YAML boolean or number (an unquoted True): its kind, and what to write (core's rule;
+      // never the value itself, as every error here).
+      const { got, hint } = expectedOf(asKeyof, u);
+      return t.failure(
+        u,
+        c,
+        `must be one of ${values.join(', ')}${got === undefined ? '' : `, got a ${typeof u}`}${hint === undefined ? '' : `; ${hint}`}`,
+      );
+    },
   );
 }
 

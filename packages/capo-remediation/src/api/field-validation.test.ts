@@ -92,3 +92,25 @@ describe('enum errors in a template a person wrote', () => {
     );
   });
 });
+
+// retries counts the tries after the first, core's ladder[].attempts every try (issue 47): an
+// error about a bad value says which, whatever is wrong with it.
+describe('an error about retries says what it counts', () => {
+  const meaning =
+    "the further tries of this step after the first, before the next step (retries: 2 tries it 3 times in all; noderepair's ladder[].attempts counts the first try too)";
+  const withRetries = (retries: unknown) => {
+    const t = exampleRemediationTemplate() as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    t.spec.template.spec.steps = [{ type: 'HardReboot', retries }];
+    return left(decodeOpenStackRemediationTemplate(t));
+  };
+  const prefix =
+    'invalid remediation.noderepair.dev/v1alpha1 OpenStackRemediationTemplate: object.spec.template.spec.steps[0].retries: ';
+
+  it.each([
+    [11, 'must be <= 10'],
+    [-1, 'must be >= 0'],
+    ['2', 'expected an integer'],
+  ])('retries: %j', (retries, what) => {
+    expect(withRetries(retries)).toBe(`${prefix}${what}: ${meaning}`);
+  });
+});

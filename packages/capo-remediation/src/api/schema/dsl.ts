@@ -135,6 +135,11 @@ export interface IntegerOptions extends Common {
   readonly maximum?: number;
   /** The schema's format (default int32); the codec does not check the range it implies. */
   readonly format?: 'int32' | 'int64';
+  /**
+   * What the number means, added to every error about a bad value (not to the schema), where a
+   * person could take it for something else: `retries`, the tries after the first.
+   */
+  readonly meaning?: string;
 }
 
 /** An integer node (a JSON number without fraction) with the given bounds. */
@@ -148,11 +153,12 @@ export function integer(o: IntegerOptions = {}): Node<number> {
     },
     o,
   );
+  const fail = (u: unknown, c: t.Context, what: string) =>
+    t.failure<number>(u, c, o.meaning === undefined ? what : `${what}: ${o.meaning}`);
   return node<number>('integer', props, (u, c) => {
-    if (typeof u !== 'number' || !Number.isInteger(u))
-      return t.failure(u, c, 'expected an integer');
-    if (o.minimum !== undefined && u < o.minimum) return t.failure(u, c, `must be >= ${o.minimum}`);
-    if (o.maximum !== undefined && u > o.maximum) return t.failure(u, c, `must be <= ${o.maximum}`);
+    if (typeof u !== 'number' || !Number.isInteger(u)) return fail(u, c, 'expected an integer');
+    if (o.minimum !== undefined && u < o.minimum) return fail(u, c, `must be >= ${o.minimum}`);
+    if (o.maximum !== undefined && u > o.maximum) return fail(u, c, `must be <= ${o.maximum}`);
     return t.success(u);
   });
 }

@@ -12,7 +12,9 @@ type Literal = string | number | boolean;
 const tagOf = (type: t.Decoder<unknown, unknown>): string | undefined => (type as Tagged)._tag;
 
 /** The values an enum codec allows, or undefined when the codec is not an enum. */
-export function enumValues(type: t.Decoder<unknown, unknown>): readonly Literal[] | undefined {
+export function enumValues(
+  type: t.Decoder<unknown, unknown>,
+): readonly (string | number | boolean)[] | undefined {
   if (tagOf(type) === 'KeyofType') return Object.keys((type as unknown as { keys: object }).keys);
   if (tagOf(type) === 'UnionType') {
     const members = (type as unknown as { types: readonly t.Decoder<unknown, unknown>[] }).types;

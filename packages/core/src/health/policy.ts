@@ -49,14 +49,21 @@ const ConditionStatus = t.keyof({ True: null, False: null, Unknown: null }, 'Con
  * What `attempts` counts, in every error about it: not capo-remediation's `retries`, which counts
  * only the further tries (issue 47).
  */
-const ATTEMPTS_MEANING =
-  "the tries of this step in all, the first included (attempts: 3 tries it 3 times; capo-remediation's steps[].retries counts only the further tries)";
+const ATTEMPTS_EXPECTED =
+  "an integer >= 1, the tries of this step in all, the first included (attempts: 3 tries it 3 times; capo-remediation's steps[].retries counts only the further tries)";
 
-/** A number, named for its errors: "expected an integer >= 1, the tries of this step ..., got ...". */
+/** A number whose error says what it counts (the integer >= 1 check is resolveLadder's). */
 const AttemptsInput = new t.Type<number, number, unknown>(
-  `an integer >= 1, ${ATTEMPTS_MEANING}`,
+  'Attempts',
   t.number.is,
-  t.number.validate,
+  (u, c) =>
+    typeof u === 'number'
+      ? t.success(u)
+      : t.failure(
+          u,
+          c,
+          `expected ${ATTEMPTS_EXPECTED}, got ${(JSON.stringify(u) ?? String(u)).slice(0, 60)}`,
+        ),
   t.identity,
 );
 
@@ -516,7 +523,7 @@ function resolveLadder(
     const attempts = s.attempts ?? 1;
     const ok = Number.isInteger(attempts) && attempts >= 1;
     if (!ok)
-      problems.push(`${field}[${i}].attempts: expected ${AttemptsInput.name}, got ${attempts}`);
+      problems.push(`${field}[${i}].attempts: expected ${ATTEMPTS_EXPECTED}, got ${attempts}`);
     return {
       action: s.action,
       timeoutMs: s.timeout ?? 10 * MIN,

@@ -33,6 +33,7 @@ function describeLeaf(c: Tagged): string {
       break;
     default:
       if (c.name === 'Duration') return 'duration';
+      if (c.name === 'Attempts') return 'number';
   }
   throw new Error(`policy reference: no description for codec ${c.name} (${c._tag ?? 'untagged'})`);
 }

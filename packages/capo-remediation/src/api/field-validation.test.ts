@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { exampleRemediation, exampleRemediationTemplate } from './examples.js';
 import { decodeOpenStackRemediation } from './openstack-remediation.js';
 import { decodeOpenStackRemediationTemplate } from './openstack-remediation-template.js';
+import { kindDecoder } from './field-validation.js';
+import { s } from './schema/index.js';
 
 const left = (e: E.Either<string, unknown>): string => {
   if (E.isRight(e)) throw new Error('expected an error');
@@ -53,5 +55,62 @@ describe('fieldValidation', () => {
     expect(decodeOpenStackRemediation(o, { fieldValidation: 'Ignore' })).toEqual(
       E.right(exampleRemediation()),
     );
+  });
+});
+
+// Enum errors list what is allowed (issue 47), and a YAML boolean or number where a string enum
+// goes says so and what to write (core's rule; these errors never print a value).
+describe('enum errors in a template a person wrote', () => {
+  const withStep = (step: Record<string, unknown>) => {
+    const t = exampleRemediationTemplate() as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    t.spec.template.spec.steps = [step];
+    return left(decodeOpenStackRemediationTemplate(t));
+  };
+  const prefix =
+    'invalid remediation.noderepair.dev/v1alpha1 OpenStackRemediationTemplate: object.spec.template.spec.steps[0].type: ';
+
+  it('a step type that is not one of them lists the allowed ones', () => {
+    expect(withStep({ type: 'Reboot' })).toBe(`${prefix}must be one of SoftReboot, HardReboot, Rebuild`);
+  });
+
+  it('a boolean or number (unquoted YAML) says so', () => {
+    expect(withStep({ type: true })).toBe(
+      `${prefix}must be one of SoftReboot, HardReboot, Rebuild, got a boolean`,
+    );
+    expect(withStep({ type: 1 })).toBe(
+      `${prefix}must be one of SoftReboot, HardReboot, Rebuild, got a number`,
+    );
+  });
+
+  it('a condition status that YAML read as a boolean: quote it, and how', () => {
+    const status = s.object({
+      status: s.required(s.enumOf(['True', 'False', 'Unknown'] as const)),
+    });
+    const r = kindDecoder('Probe', status.codec)({ status: false });
+    expect(left(r)).toBe(
+      'invalid remediation.noderepair.dev/v1alpha1 Probe: object.status: must be one of True, False, Unknown, got a boolean; quote it: "False"',
+    );
+  });
+});
+
+// retries counts the tries after the first, core's ladder[].attempts every try (issue 47): an
+// error about a bad value says which, whatever is wrong with it.
+describe('an error about retries says what it counts', () => {
+  const meaning =
+    "the further tries of this step after the first, before the next step (retries: 2 tries it 3 times in all; noderepair's ladder[].attempts counts the first try too)";
+  const withRetries = (retries: unknown) => {
+    const t = exampleRemediationTemplate() as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    t.spec.template.spec.steps = [{ type: 'HardReboot', retries }];
+    return left(decodeOpenStackRemediationTemplate(t));
+  };
+  const prefix =
+    'invalid remediation.noderepair.dev/v1alpha1 OpenStackRemediationTemplate: object.spec.template.spec.steps[0].retries: ';
+
+  it.each([
+    [11, 'must be <= 10'],
+    [-1, 'must be >= 0'],
+    ['2', 'expected an integer'],
+  ])('retries: %j', (retries, what) => {
+    expect(withRetries(retries)).toBe(`${prefix}${what}: ${meaning}`);
   });
 });

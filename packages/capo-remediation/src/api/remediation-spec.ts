@@ -31,6 +31,8 @@ export const stepNode = s.object(
         maximum: 10,
         description:
           'Further attempts of this step after the first one failed, before escalating to the next step.',
+        meaning:
+          "the further tries of this step after the first, before the next step (retries: 2 tries it 3 times in all; noderepair's ladder[].attempts counts the first try too)",
       }),
       0,
     ),

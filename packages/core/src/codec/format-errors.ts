@@ -1,7 +1,7 @@
 // io-ts's PathReporter prints the offending value. Our inputs carry passwords and tokens, so
 // this reporter names the field and what was expected and never prints a value.
 import type * as t from 'io-ts';
-import { expectedOf, failedType } from './expected.js';
+import { expectedOf, failedType, refineError } from './expected.js';
 
 type Tagged = { readonly _tag?: string };
 
@@ -29,14 +29,17 @@ function pathOf(err: t.ValidationError, root: string): string {
 /** One line per distinct failing field: `<root>.a.b: expected <type>`. */
 export function formatErrors(errors: t.Errors, root = 'value'): string[] {
   const lines = new Set<string>();
-  for (const e of errors) {
+  for (const raw of errors) {
+    const e = refineError(raw);
     const last = e.context[e.context.length - 1];
-    const { expected, hint } = expectedOf(failedType(e.context), e.value);
+    const { expected, got, hint } = expectedOf(failedType(e.context), e.value);
+    // Never the value (it may be a secret): for a boolean or number where a string goes, its
+    // kind, and the allowed value it stands for when there is one.
     const what =
       e.message ??
       (e.value === undefined
         ? `is required (${last ? last.type.name : 'a valid value'})`
-        : `${expected}${hint === undefined ? '' : `; ${hint}`}`);
+        : `${expected}${got === undefined ? '' : `, got a ${typeof e.value}`}${hint === undefined ? '' : `; ${hint}`}`);
     lines.add(`${pathOf(e, root)}: ${what}`);
   }
   return [...lines];

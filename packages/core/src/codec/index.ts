@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 export { formatErrors } from './format-errors.js';
+export { expectedOf, failedType, refineError } from './expected.js';
 export { strict, decodeStrict, unknownFieldError } from './strict.js';
 export {
   shapeOf,

@@ -1,7 +1,7 @@
 // Turns io-ts validation errors into one readable line per problem: the path of the field
 // and what was expected, never a dump of the whole input (it may hold unrelated secrets).
 import type * as t from 'io-ts';
-import { expectedOf, failedType } from '../codec/expected.js';
+import { expectedOf, failedType, refineError } from '../codec/expected.js';
 
 function isCombinator(type: t.Decoder<unknown, unknown>): boolean {
   const tag = (type as { _tag?: string })._tag;
@@ -26,14 +26,14 @@ export function errorPath(e: t.ValidationError): string {
 }
 
 export function formatValidationErrors(errors: t.Errors, root = ''): string {
-  const lines = errors.map((e) => {
+  const lines = errors.map(refineError).map((e) => {
     const path = [root, errorPath(e)].filter((p) => p !== '').join('.');
     // Custom codecs (durations, timestamps) write their own message, naming what they got.
     if (e.message !== undefined) return `${path || '(root)'}: ${e.message}`;
-    const got = e.value === undefined ? 'nothing' : short(e.value);
     // An enum lists its values; a boolean or number where a string enum goes says to quote it.
-    const { expected, hint } = expectedOf(failedType(e.context), e.value);
-    return `${path || '(root)'}: ${expected}, got ${got}${hint === undefined ? '' : `; ${hint}`}`;
+    const { expected, got, hint } = expectedOf(failedType(e.context), e.value);
+    const value = got ?? (e.value === undefined ? 'nothing' : short(e.value));
+    return `${path || '(root)'}: ${expected}, got ${value}${hint === undefined ? '' : `; ${hint}`}`;
   });
   return [...new Set(lines)].join('; ');
 }

@@ -76,6 +76,30 @@ describe('repair policy', () => {
     );
   });
 
+  // attempts counts every try, capo-remediation's retries only the further ones (issue 47): an
+  // error about a bad value says which, whether the value is out of range or not a number.
+  it('an error about attempts says what it counts, and that capo-remediation counts retries', () => {
+    const meaning =
+      "an integer >= 1, the tries of this step in all, the first included (attempts: 3 tries it 3 times; capo-remediation's steps[].retries counts only the further tries)";
+    expect(left(resolveRepairPolicy({ ladder: [{ action: 'SoftReboot', attempts: 0 }] }))).toBe(
+      `invalid repair policy: ladder[0].attempts: expected ${meaning}, got 0`,
+    );
+    expect(left(resolveRepairPolicy({ ladder: [{ action: 'SoftReboot', attempts: '3' }] }))).toBe(
+      `invalid repair policy: ladder[0].attempts: expected ${meaning}, got "3"`,
+    );
+    expect(
+      left(
+        resolveRepairPolicy({
+          unhealthyConditions: [
+            { type: 'Ready', status: 'False', ladder: [{ action: 'HardReboot', attempts: 1.5 }] },
+          ],
+        }),
+      ),
+    ).toBe(
+      `invalid repair policy: unhealthyConditions[0].ladder[0].attempts: expected ${meaning}, got 1.5`,
+    );
+  });
+
   it('percentages round down', () => {
     expect(scaleCountOrPercent({ percent: 40 }, 7)).toBe(2);
     expect(scaleCountOrPercent({ percent: 40 }, 2)).toBe(0);

@@ -45,11 +45,33 @@ export type RemediationStepKind = t.TypeOf<typeof RemediationStepKind>;
 
 const ConditionStatus = t.keyof({ True: null, False: null, Unknown: null }, 'ConditionStatus');
 
+/**
+ * What `attempts` counts, in every error about it: not capo-remediation's `retries`, which counts
+ * only the further tries (issue 47).
+ */
+const ATTEMPTS_EXPECTED =
+  "an integer >= 1, the tries of this step in all, the first included (attempts: 3 tries it 3 times; capo-remediation's steps[].retries counts only the further tries)";
+
+/** A number whose error says what it counts (the integer >= 1 check is resolveLadder's). */
+const AttemptsInput = new t.Type<number, number, unknown>(
+  'Attempts',
+  t.number.is,
+  (u, c) =>
+    typeof u === 'number'
+      ? t.success(u)
+      : t.failure(
+          u,
+          c,
+          `expected ${ATTEMPTS_EXPECTED}, got ${(JSON.stringify(u) ?? String(u)).slice(0, 60)}`,
+        ),
+  t.identity,
+);
+
 const LadderStepInput = t.intersection([
   t.type({ action: RemediationStepKind }),
   t.partial({
     timeout: DurationMs,
-    attempts: t.number,
+    attempts: AttemptsInput,
     image: t.string,
     command: t.array(t.string),
     commandTimeout: DurationMs,
@@ -500,7 +522,8 @@ function resolveLadder(
   const written: LadderStep[] = input.map((s, i) => {
     const attempts = s.attempts ?? 1;
     const ok = Number.isInteger(attempts) && attempts >= 1;
-    if (!ok) problems.push(`${field}[${i}].attempts: expected an integer >= 1, got ${attempts}`);
+    if (!ok)
+      problems.push(`${field}[${i}].attempts: expected ${ATTEMPTS_EXPECTED}, got ${attempts}`);
     return {
       action: s.action,
       timeoutMs: s.timeout ?? 10 * MIN,

@@ -4,6 +4,7 @@ import { either } from 'fp-ts';
 import type { Either } from 'fp-ts/Either';
 import * as t from 'io-ts';
 import { parseDocument } from 'yaml';
+import { expectedOf, failedType, refineError } from '@noderepair/core/codec';
 import type { ConfigError } from './errors.js';
 import { RawConfig } from './codec.js';
 import type { OverlayConfig } from './types.js';
@@ -14,7 +15,8 @@ function fieldOf(context: t.Context): string {
   context.forEach((entry, i) => {
     const parent = context[i - 1]?.type;
     // Intersections and unions add their member index to the path; a person never wrote it.
-    if (entry.key === '' || parent instanceof t.IntersectionType || parent instanceof t.UnionType) return;
+    if (entry.key === '' || parent instanceof t.IntersectionType || parent instanceof t.UnionType)
+      return;
     out += /^[0-9]+$/.test(entry.key) ? `[${entry.key}]` : out === '' ? entry.key : `.${entry.key}`;
   });
   return out === '' ? '(top level)' : out;
@@ -30,10 +32,15 @@ function describe(value: unknown): string {
 export function decodeErrors(errors: t.Errors): ConfigError[] {
   const seen = new Set<string>();
   const out: ConfigError[] = [];
-  for (const e of errors) {
+  for (const raw of errors) {
+    // core's rules, as every noderepair input: an enum lists its values (a tagged union's tag
+    // too: check.type), and a YAML boolean or number where a string enum goes says to quote it.
+    const e = refineError(raw);
     const field = fieldOf(e.context);
-    const last = e.context[e.context.length - 1];
-    const message = e.message ?? `expected ${last?.type.name ?? 'a value'}, got ${describe(e.value)}`;
+    const { expected, got, hint } = expectedOf(failedType(e.context), e.value);
+    const message =
+      e.message ??
+      `${expected}, got ${got ?? describe(e.value)}${hint === undefined ? '' : `; ${hint}`}`;
     const key = `${field}|${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -53,7 +60,13 @@ export function decodeConfig(value: unknown): Either<readonly ConfigError[], Ove
 export function parseConfig(text: string): Either<readonly ConfigError[], OverlayConfig> {
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
-    return either.left(doc.errors.map((e) => ({ field: '(file)', rule: 'syntax', message: e.message.split('\n')[0] ?? e.message })));
+    return either.left(
+      doc.errors.map((e) => ({
+        field: '(file)',
+        rule: 'syntax',
+        message: e.message.split('\n')[0] ?? e.message,
+      })),
+    );
   }
   return decodeConfig(doc.toJS());
 }

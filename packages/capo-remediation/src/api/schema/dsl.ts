@@ -6,7 +6,14 @@
 // a document a user wrote, where pruning would silently drop a misspelt field.
 import * as E from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import { arrayShape, objectShape, recordShape, shapeOf, withShape } from '@noderepair/core/codec';
+import {
+  arrayShape,
+  expectedOf,
+  objectShape,
+  recordShape,
+  shapeOf,
+  withShape,
+} from '@noderepair/core/codec';
 import type { JSONSchemaProps, ValidationRule } from './openapi.js';
 
 /**
@@ -102,13 +109,21 @@ export function enumOf<const V extends readonly [string, ...string[]]>(
   o: Common = {},
 ): Node<V[number]> {
   const allowed = new Set<string>(values);
+  const asKeyof = t.keyof(Object.fromEntries(values.map((v) => [v, null])));
   return node<V[number]>(
     values.join(' | '),
     withCommon({ type: 'string', enum: [...values] }, o),
-    (u, c) =>
-      typeof u === 'string' && allowed.has(u)
-        ? t.success(u as V[number])
-        : t.failure(u, c, `must be one of ${values.join(', ')}`),
+    (u, c) => {
+      if (typeof u === 'string' && allowed.has(u)) return t.success(u as V[number]);
+      // A YAML boolean or number (an unquoted True): its kind, and what to write (core's rule;
+      // never the value itself, as every error here).
+      const { got, hint } = expectedOf(asKeyof, u);
+      return t.failure(
+        u,
+        c,
+        `must be one of ${values.join(', ')}${got === undefined ? '' : `, got a ${typeof u}`}${hint === undefined ? '' : `; ${hint}`}`,
+      );
+    },
   );
 }
 
@@ -120,6 +135,11 @@ export interface IntegerOptions extends Common {
   readonly maximum?: number;
   /** The schema's format (default int32); the codec does not check the range it implies. */
   readonly format?: 'int32' | 'int64';
+  /**
+   * What the number means, added to every error about a bad value (not to the schema), where a
+   * person could take it for something else: `retries`, the tries after the first.
+   */
+  readonly meaning?: string;
 }
 
 /** An integer node (a JSON number without fraction) with the given bounds. */
@@ -133,11 +153,12 @@ export function integer(o: IntegerOptions = {}): Node<number> {
     },
     o,
   );
+  const fail = (u: unknown, c: t.Context, what: string) =>
+    t.failure<number>(u, c, o.meaning === undefined ? what : `${what}: ${o.meaning}`);
   return node<number>('integer', props, (u, c) => {
-    if (typeof u !== 'number' || !Number.isInteger(u))
-      return t.failure(u, c, 'expected an integer');
-    if (o.minimum !== undefined && u < o.minimum) return t.failure(u, c, `must be >= ${o.minimum}`);
-    if (o.maximum !== undefined && u > o.maximum) return t.failure(u, c, `must be <= ${o.maximum}`);
+    if (typeof u !== 'number' || !Number.isInteger(u)) return fail(u, c, 'expected an integer');
+    if (o.minimum !== undefined && u < o.minimum) return fail(u, c, `must be >= ${o.minimum}`);
+    if (o.maximum !== undefined && u > o.maximum) return fail(u, c, `must be <= ${o.maximum}`);
     return t.success(u);
   });
 }

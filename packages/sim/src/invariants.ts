@@ -345,7 +345,10 @@ export function ruleLadderKept(h: readonly HistoryEntry[], policy: RepairPolicy)
   const expected = new Map<string, { rule: string; actions: string[]; sent: number }>();
   const started = new Set<string>();
   for (const e of h) {
-    if (e.kind === 'condition') {
+    // A re-created Node starts with no condition of the old object's (its first post of a
+    // condition is not a change, so not recorded).
+    if (e.kind === 'node') conds.delete(e.node);
+    else if (e.kind === 'condition') {
       const m = conds.get(e.node) ?? new Map();
       m.set(e.type, { status: e.status, reason: e.reason, since: e.t });
       conds.set(e.node, m);

@@ -3,6 +3,7 @@
 // QUIET the fault-free tail after MINUTES (liveness is judged in it);
 // POLICY=hard-first runs a HardReboot-first ladder (policy.ts); POLICY=npd per-condition
 // rules with node-problem-detector's KernelDeadlock on some hung nodes (policy.ts, World.npd);
+// POLICY=replace ladders that end in Replace (and a KernelDeadlock rule of Replace alone);
 // SEEDS=1-50 runs a range and prints one summary line per seed (the developers' longer mode).
 // MUTANT=<name> runs a deliberately broken variant (mutant-registry.ts). SHRINK=1 (one seed
 // that fails) shrinks its fault schedule and writes it to shrunk-<seed>.json (or SHRINK=<file>);
@@ -12,7 +13,7 @@ import { formatEntry } from './history.js';
 import { checkAll } from './invariants.js';
 import { mutants } from './mutant-registry.js';
 import { shrink, type ScheduleFile } from './shrink.js';
-import { namedPolicyDocs } from './policy.js';
+import { namedPolicyDocs, npdPolicies } from './policy.js';
 import { report } from './report.js';
 import { runSim } from './run.js';
 
@@ -50,7 +51,7 @@ for (const seed of seeds) {
     minutes,
     policyDoc,
     ...(quietMinutes !== undefined ? { quietMinutes } : {}),
-    ...(policyName === 'npd' ? { npd: true } : {}),
+    ...(npdPolicies.has(policyName) ? { npd: true } : {}),
     ...(replay !== undefined ? { faults: replay.faults } : {}),
     ...mutant?.options,
   });
@@ -72,6 +73,7 @@ if (env['SHRINK'] !== undefined && seeds.length === 1 && failed > 0) {
     nodes,
     minutes,
     policyDoc,
+    ...(npdPolicies.has(policyName) ? { npd: true } : {}),
     ...(quietMinutes !== undefined ? { quietMinutes } : {}),
     ...(replay !== undefined ? { faults: replay.faults } : {}),
     ...mutant?.options,

@@ -47,6 +47,8 @@ export type HistoryEntry =
       step?: number;
       attempt?: number;
       actionId?: string;
+      /** The intent's action (SoftReboot, HardReboot, Replace ...). */
+      action?: string;
       completed?: boolean;
       result?: string;
       /** The apiserver or the provider was in an outage when the write was accepted. */
@@ -62,7 +64,16 @@ export type HistoryEntry =
    * and who wrote it: the world knows which of its actors writes; every other write is the
    * controller's.
    */
-  | { t: number; kind: 'mark'; node: string; mark: string; change: 'added' | 'removed'; by: Actor }
+  | {
+      t: number;
+      kind: 'mark';
+      node: string;
+      mark: string;
+      change: 'added' | 'removed';
+      by: Actor;
+      /** Removed because the Node object was deleted (its marks with it). */
+      withNode?: boolean;
+    }
   /** A condition node-problem-detector posts changed (POLICY=npd: KernelDeadlock). */
   | { t: number; kind: 'condition'; node: string; type: string; status: string; reason: string }
   /** A Node's Ready condition changed (the kubelet's post, or the lifecycle controller's). */
@@ -82,6 +93,43 @@ export type HistoryEntry =
       uid: string;
       providerID: string;
     }
+  /**
+   * A Node object was deleted by an actor other than the world's own (the controller, e.g. the
+   * DeleteNode step after a Replace): recorded just before its `node` entry, with the world's
+   * truth at that moment (`fenced`: the machine is off or deleted, or was power-cycled since the
+   * Node went NotReady; `why` says which), the same truth as the out-of-service taint's.
+   */
+  | {
+      t: number;
+      kind: 'node-delete';
+      node: string;
+      uid: string;
+      providerID: string;
+      fenced: boolean;
+      why: string;
+      by: Actor;
+    }
+  /**
+   * A pod was deleted without its kubelet's confirmation (its containers may still run on the
+   * machine): the pod GC under node.kubernetes.io/out-of-service, the pod GC freeing the pods of
+   * a deleted Node, or a delete (or eviction) with gracePeriodSeconds 0. `by`: who caused it
+   * (whose taint, whose Node deletion, whose delete call); `fenced` and `why` as above.
+   */
+  | {
+      t: number;
+      kind: 'force-pod';
+      node: string;
+      pod: string;
+      cause: 'out-of-service' | 'node-deleted' | 'grace-0';
+      fenced: boolean;
+      why: string;
+      by: Actor;
+    }
+  /**
+   * Nova deleted a server (the controller's Replace, once its deletion finished) or a new one
+   * was made (the node group's owner recreating the capacity after a Replace).
+   */
+  | { t: number; kind: 'server'; machine: string; change: 'deleted' | 'created'; by: string }
   /** The run ended here (liveness is judged at this moment). */
   | { t: number; kind: 'end' }
   /** A reconcile ended in an error (thrown to the controller's rate limiter). */

@@ -91,7 +91,10 @@ export function outageNeverCounts(h: readonly HistoryEntry[]): Violation[] {
   return out;
 }
 
-/** (c) A machine someone else powered off is never powered on by the controller. */
+/**
+ * (c) A machine someone else powered off is never powered on by the controller, nor deleted by
+ * its Replace (the stop is theirs to undo).
+ */
 export function neverPowerOnStopped(h: readonly HistoryEntry[]): Violation[] {
   const out: Violation[] = [];
   const stoppedByPerson = new Set<string>();
@@ -107,7 +110,7 @@ export function neverPowerOnStopped(h: readonly HistoryEntry[]): Violation[] {
       out.push({
         invariant: 'c:never-power-on-stopped',
         t: e.t,
-        message: `${e.action} ${e.actionId} powered on ${e.machine}, which a person had stopped`,
+        message: `${e.action} ${e.actionId} ${e.action === 'Replace' ? 'deleted' : 'powered on'} ${e.machine}, which a person had stopped`,
       });
     if (e.action === 'PowerOff') stoppedByPerson.delete(e.machine);
   }
@@ -136,24 +139,44 @@ export function maxInFlight(h: readonly HistoryEntry[], policy: RepairPolicy): V
 }
 
 /**
- * (e) No node.kubernetes.io/out-of-service taint on a machine that is not really fenced: at
- * the moment it appears, the machine is off or was power-cycled since its Node went NotReady
- * (the world's truth, not what the provider said).
+ * (e) Nothing is forced off a machine that is not really fenced (the issue's rule 1): no
+ * node.kubernetes.io/out-of-service taint, no Node deletion and no forced pod deletion (the
+ * pod GC's, under the taint or for a deleted Node, or a delete with gracePeriodSeconds 0) that
+ * the controller caused, unless at that moment the machine is off or deleted, or was
+ * power-cycled since its Node went NotReady (the world's truth, not what the provider said; a
+ * server Nova is still deleting runs). Another actor's taint or deletion is theirs.
  */
 export function taintOnlyWhenFenced(h: readonly HistoryEntry[]): Violation[] {
-  return h
-    .filter((e): e is Of<'taint'> => e.kind === 'taint' && e.by === 'controller' && !e.fenced)
-    .map((e) => ({
-      invariant: 'e:taint-only-when-fenced',
-      t: e.t,
-      message: `out-of-service taint on ${e.node} while ${e.why}`,
-    }));
+  const out: Violation[] = [];
+  for (const e of h) {
+    if (e.kind === 'taint' && e.by === 'controller' && !e.fenced)
+      out.push({
+        invariant: 'e:taint-only-when-fenced',
+        t: e.t,
+        message: `out-of-service taint on ${e.node} while ${e.why}`,
+      });
+    else if (e.kind === 'node-delete' && e.by === 'controller' && !e.fenced)
+      out.push({
+        invariant: 'e:node-delete-only-when-fenced',
+        t: e.t,
+        message: `Node ${e.node} (uid ${e.uid}, ${e.providerID}) deleted while ${e.why}`,
+      });
+    else if (e.kind === 'force-pod' && e.by === 'controller' && !e.fenced)
+      out.push({
+        invariant: 'e:force-only-when-fenced',
+        t: e.t,
+        message: `pod ${e.pod} force-deleted from ${e.node} (${e.cause}) while ${e.why}`,
+      });
+  }
+  return out;
 }
 
 /**
  * (f) Nothing we did not add is removed: a cordon or a taint someone else put on a Node (a
  * person, an operator) is never removed by the controller. Who added each mark is the
  * world's record (marks.ts), not the controller's own `cordoned`/`taintAdded` bookkeeping.
+ * The marks of a Node the controller deletes (after a Replace) go with it: that deletion is
+ * judged by (e) and (i), not here.
  */
 export function keepOthersMarks(h: readonly HistoryEntry[]): Violation[] {
   const out: Violation[] = [];
@@ -165,7 +188,7 @@ export function keepOthersMarks(h: readonly HistoryEntry[]): Violation[] {
     else {
       const who = owner.get(k);
       owner.delete(k);
-      if (e.by === 'controller' && who !== undefined && who !== 'controller')
+      if (e.by === 'controller' && e.withNode !== true && who !== undefined && who !== 'controller')
         out.push({
           invariant: 'f:keep-others-marks',
           t: e.t,
@@ -227,7 +250,11 @@ export function noRepairUnderHold(h: readonly HistoryEntry[], policy: RepairPoli
  *   a Node object whose own state names a repair (a replaced Node, re-created with a new uid,
  *   has none until the controller starts one on it);
  * - every power call goes to the machine named by the providerID of the Node object on which
- *   its intent (the action id) was persisted.
+ *   its intent (the action id) was persisted;
+ * - a Node the controller deletes is the object (uid) on which the repair that deletes it was
+ *   recorded, and a Replace of that repair was persisted on that same object (the delete's uid
+ *   precondition is the one of the object the Replace was decided about, not of whatever
+ *   holds the name now).
  */
 export function identity(h: readonly HistoryEntry[]): Violation[] {
   const out: Violation[] = [];
@@ -236,6 +263,8 @@ export function identity(h: readonly HistoryEntry[]): Violation[] {
   const repairOn = new Map<string, string>();
   const repairOf = new Map<string, string | undefined>();
   const intentOn = new Map<string, Obj>();
+  /** Remediation id -> the Node uids a Replace intent of it was persisted on. */
+  const replaceOn = new Map<string, Set<string>>();
   const flag = (t: number, message: string) => out.push({ invariant: 'i:identity', t, message });
   const unrepaired = (t: number, node: string, what: string) => {
     const o = current.get(node);
@@ -264,6 +293,28 @@ export function identity(h: readonly HistoryEntry[]): Violation[] {
           );
       }
       if (e.actionId !== undefined && !intentOn.has(e.actionId)) intentOn.set(e.actionId, o);
+      if (e.action === 'Replace' && e.remediationId !== undefined)
+        replaceOn.set(
+          e.remediationId,
+          (replaceOn.get(e.remediationId) ?? new Set<string>()).add(o.uid),
+        );
+    } else if (e.kind === 'node-delete' && e.by === 'controller') {
+      const rem = repairOf.get(e.uid);
+      if (rem === undefined)
+        flag(
+          e.t,
+          `${e.node}: Node uid ${e.uid} (${e.providerID}) deleted, but no repair was recorded on that object`,
+        );
+      else if (repairOn.get(rem) !== e.uid)
+        flag(
+          e.t,
+          `${e.node}: Node uid ${e.uid} deleted for repair ${rem}, which began on Node uid ${repairOn.get(rem)}`,
+        );
+      else if (replaceOn.get(rem)?.has(e.uid) !== true)
+        flag(
+          e.t,
+          `${e.node}: Node uid ${e.uid} deleted for repair ${rem}, which persisted no Replace on that object`,
+        );
     } else if (e.kind === 'mark' && e.by === 'controller' && e.change === 'added')
       unrepaired(e.t, e.node, e.mark === 'cordon' ? 'cordon added' : `taint ${e.mark} added`);
     else if (e.kind === 'evict') unrepaired(e.t, e.node, `pod ${e.pod} evicted`);
@@ -294,7 +345,10 @@ export function ruleLadderKept(h: readonly HistoryEntry[], policy: RepairPolicy)
   const expected = new Map<string, { rule: string; actions: string[]; sent: number }>();
   const started = new Set<string>();
   for (const e of h) {
-    if (e.kind === 'condition') {
+    // A re-created Node starts with no condition of the old object's (its first post of a
+    // condition is not a change, so not recorded).
+    if (e.kind === 'node') conds.delete(e.node);
+    else if (e.kind === 'condition') {
       const m = conds.get(e.node) ?? new Map();
       m.set(e.type, { status: e.status, reason: e.reason, since: e.t });
       conds.set(e.node, m);

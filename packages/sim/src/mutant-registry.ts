@@ -2,9 +2,11 @@
 // MUTANT=<name>, to print or shrink a seed a mutant fails), with the invariant meant to
 // catch it.
 import type { RunOptions } from './run.js';
+import { replacePolicyDoc } from './policy.js';
 import {
   acceptsButNeverActs,
   blindToPersonStop,
+  deleteBeforeFence,
   fenceWithoutLooking,
   outageAsRejection,
   replayUnderNewId,
@@ -28,6 +30,11 @@ export const mutants: Record<string, NamedMutant> = {
   blindToPersonStop: { options: { wrapProvider: blindToPersonStop }, invariant: 'c' },
   staleFleetList: { options: { wrapCache: staleFleetList() }, invariant: 'd' },
   fenceWithoutLooking: { options: { wrapProvider: fenceWithoutLooking }, invariant: 'e' },
+  // Needs a ladder with Replace: it runs under POLICY=replace whatever the CLI's POLICY.
+  deleteBeforeFence: {
+    options: { wrapProvider: deleteBeforeFence, policyDoc: replacePolicyDoc, npd: true },
+    invariant: 'e',
+  },
   taintListReplaced: { options: { wrapDrainPort: taintListReplaced }, invariant: 'f' },
   blindToCordon: { options: { wrapClient: blindToCordon }, invariant: 'g' },
   acceptsButNeverActs: { options: { wrapProvider: acceptsButNeverActs }, invariant: 'h' },

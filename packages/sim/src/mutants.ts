@@ -91,3 +91,22 @@ export function acceptsButNeverActs(p: MachineProvider): MachineProvider {
     ...(p.powerState !== undefined ? { powerState: p.powerState.bind(p) } : {}),
   };
 }
+
+/**
+ * MUTANT: a provider that reports a machine fenced as soon as Nova accepted its DELETE (an
+ * adapter that takes the 204 for the deletion, or the task `deleting` for a deleted server):
+ * the controller's DeleteNode step deletes the Node, and the pod GC force-deletes its pods,
+ * while the server still runs. Invariant (e).
+ */
+export function deleteBeforeFence(p: MachineProvider): MachineProvider {
+  return {
+    name: `${p.name}+delete-before-fence`,
+    actions: p.actions,
+    execute: (req, ctx) => p.execute(req, ctx),
+    fence: async (q, ctx) =>
+      q.action === 'Replace'
+        ? { kind: 'Fenced', how: 'Deleted', evidence: 'mutant: DELETE accepted (204)' }
+        : p.fence(q, ctx),
+    ...(p.powerState !== undefined ? { powerState: p.powerState.bind(p) } : {}),
+  };
+}

@@ -56,9 +56,41 @@ export const npdPolicyDoc = {
   ],
 } as const;
 
+/**
+ * Replace (issue 41, harm rule 1 for Node deletion), as the standalone controller supports it
+ * (docs/providers.md: a ladder opts in by ending in Replace; health/replace.ts): the policy
+ * ladder climbs SoftReboot, HardReboot, then Replace; node-problem-detector's KernelDeadlock
+ * (World.npd, on the even-numbered hung nodes) has a rule whose ladder is Replace alone, so
+ * many repairs reach it. After an accepted Replace the controller deletes the Node only once
+ * the provider reports the machine fenced (Nova's deletion done), with a uid precondition; the
+ * node group's owner's new machine then registers a Node under the name (World). `POLICY=replace`.
+ */
+export const replacePolicyDoc = {
+  ...simPolicyDoc,
+  unhealthyConditions: [
+    {
+      type: 'KernelDeadlock',
+      status: 'True',
+      reason: 'DockerHung',
+      timeout: '1m',
+      ladder: [{ action: 'Replace', timeout: '5m', attempts: 1 }],
+    },
+    ...simPolicyDoc.unhealthyConditions,
+  ],
+  ladder: [
+    { action: 'SoftReboot', timeout: '5m', attempts: 1 },
+    { action: 'HardReboot', timeout: '5m', attempts: 1 },
+    { action: 'Replace', timeout: '5m', attempts: 1 },
+  ],
+} as const;
+
 /** The policies the CLI runs by name (POLICY=...). */
 export const namedPolicyDocs: Record<string, unknown> = {
   default: simPolicyDoc,
   'hard-first': hardRebootFirstPolicyDoc,
   npd: npdPolicyDoc,
+  replace: replacePolicyDoc,
 };
+
+/** The named policies whose rules read node-problem-detector's conditions (World.npd on). */
+export const npdPolicies: ReadonlySet<string> = new Set(['npd', 'replace']);

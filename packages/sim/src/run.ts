@@ -263,6 +263,7 @@ function recordState(
           ...(rem.intent !== undefined
             ? {
                 actionId: rem.intent.actionId,
+                action: rem.intent.action,
                 completed: rem.intent.completedAt !== undefined,
                 ...(rem.intent.result !== undefined ? { result: rem.intent.result } : {}),
               }

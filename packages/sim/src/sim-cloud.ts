@@ -8,6 +8,12 @@
 // reply (Nova acted, the call throws), a 5xx after forwarding (Nova may or may not have
 // acted: Unavailable, maybeSent), a reboot accepted whose instance action ends in error
 // (nothing happened: not fenced), a person stopping or starting a machine.
+// Replace (the standalone controller's, docs/providers.md; openstack/src/server-delete.ts):
+// DELETE /servers/{id}; Nova takes 5-60 s, during which the server still runs (task
+// `deleting`: not fenced); then it is gone, and Nova keeps it in this project's records as a
+// deleted server (os-instance-actions with deleted servers, microversion 2.21): only then does
+// fence() say Fenced (Deleted). A bare 404 (no such server in this project's records: another
+// project's, a wrong region) is NotFenced, never Deleted.
 // Every execute() is logged with the answer the controller got; every action Nova carried
 // out is logged once: the invariants compare the two.
 import type {
@@ -31,6 +37,8 @@ export interface Machine {
   stoppedAt?: number;
   /** Bumped by every power cycle (the Node's bootID follows it). */
   boots: number;
+  /** A DELETE Nova accepted is under way (task `deleting`): the server runs until it is done. */
+  deleting?: boolean;
 }
 
 /** The fault switches of the simulated cloud; the scheduler flips them. */
@@ -52,6 +60,7 @@ export class SimCloud implements MachineProvider {
     'SoftReboot',
     'HardReboot',
     'PowerOff',
+    'Replace',
   ]);
   readonly machines = new Map<string, Machine>();
   readonly faults: CloudFaults = {
@@ -65,9 +74,18 @@ export class SimCloud implements MachineProvider {
     string,
     { action: ProviderAction; machine: string; at: number; failed: boolean }
   >();
+  /**
+   * Servers deleted, by id: what Nova still knows of this project's deleted servers (a 404 with
+   * such a record is a deletion; a 404 without one proves nothing).
+   */
+  private readonly deleted = new Map<string, { at: number; by: 'controller' | 'person' }>();
   private personActs = 0;
   /** Called after a power cycle Nova carried out (the world restarts the kubelet). */
   onPowerCycle: (machine: Machine) => void = () => undefined;
+  /** Called when Nova finished deleting a server the controller's Replace asked it to delete. */
+  onServerDeleted: (machine: Machine) => void = () => undefined;
+  /** Runs `fn` at virtual time `at` (the world's agenda; set by the world). */
+  later: (at: number, fn: () => void) => void = () => undefined;
 
   constructor(
     private readonly history: History,
@@ -84,7 +102,9 @@ export class SimCloud implements MachineProvider {
 
   /** Deletes a server (someone replaced the machine): Nova answers 404 for it from then on. */
   delete(id: string): void {
-    this.machines.delete(id);
+    if (!this.machines.delete(id)) return;
+    this.deleted.set(id, { at: this.now(), by: 'person' });
+    this.history.add({ kind: 'server', machine: id, change: 'deleted', by: 'person' });
   }
 
   async execute(req: ActionRequest): Promise<ProviderOutcome> {
@@ -107,6 +127,16 @@ export class SimCloud implements MachineProvider {
       return { kind: 'Accepted', message: `already done: ${req.actionId}`, ref: req.actionId };
     }
     const m = this.machines.get(req.providerID);
+    // Replace of a server Nova lists as deleted, or being deleted: nothing to send (the
+    // provider asks Nova first and never sends a second DELETE: server-delete.ts).
+    if (req.action === 'Replace' && (m?.deleting === true || this.deleted.has(req.providerID))) {
+      answer('Accepted');
+      return {
+        kind: 'Accepted',
+        message: `server ${req.providerID} is deleted or being deleted: no DELETE sent`,
+        ref: req.actionId,
+      };
+    }
     if (m === undefined) {
       answer('Rejected');
       return { kind: 'Rejected', message: `server ${req.providerID} not found (404)` };
@@ -144,6 +174,8 @@ export class SimCloud implements MachineProvider {
   private refusal(action: ProviderAction, m: Machine): string | undefined {
     if (action === 'SoftReboot' && m.power === 'Off')
       return `Cannot 'reboot' instance ${m.id} while it is in vm_state stopped (409)`;
+    if (m.deleting === true)
+      return `Cannot '${action}' instance ${m.id} while it is in task_state deleting (409)`;
     if (!this.actions.has(action)) return `${action} is not supported (400)`;
     return undefined;
   }
@@ -169,6 +201,18 @@ export class SimCloud implements MachineProvider {
       ...(failed ? { failed } : {}),
     });
     if (failed) return;
+    if (action === 'Replace') {
+      // DELETE accepted: the server runs on (task deleting) until Nova is done.
+      m.deleting = true;
+      this.later(this.now() + 5_000 + Math.floor(this.rand() * 55_000), () => {
+        if (this.machines.get(m.id) !== m) return;
+        this.machines.delete(m.id);
+        this.deleted.set(m.id, { at: this.now(), by });
+        this.history.add({ kind: 'server', machine: m.id, change: 'deleted', by });
+        this.onServerDeleted(m);
+      });
+      return;
+    }
     if (action === 'PowerOff') {
       m.power = 'Off';
       m.stoppedBy = by;
@@ -201,13 +245,31 @@ export class SimCloud implements MachineProvider {
   async fence(q: FenceQuery): Promise<FenceStatus> {
     if (this.faults.outage) return { kind: 'Unavailable', reason: 'Nova: 503 (simulated outage)' };
     const m = this.machines.get(q.providerID);
-    if (m === undefined) return { kind: 'Fenced', how: 'Deleted', evidence: 'server 404' };
+    if (m === undefined) {
+      const gone = this.deleted.get(q.providerID);
+      return gone !== undefined
+        ? {
+            kind: 'Fenced',
+            how: 'Deleted',
+            evidence: `server 404; Nova lists it as a deleted server of this project`,
+            at: gone.at,
+          }
+        : {
+            kind: 'NotFenced',
+            reason: `server ${q.providerID} not found and Nova has no records of it in this project: not taken as deleted`,
+          };
+    }
     if (m.power === 'Off')
       return {
         kind: 'Fenced',
         how: 'PoweredOff',
         evidence: 'status SHUTOFF',
         ...(m.stoppedAt !== undefined ? { at: m.stoppedAt } : {}),
+      };
+    if (m.deleting === true)
+      return {
+        kind: 'NotFenced',
+        reason: `server ${m.id} is ACTIVE (task deleting), not deleted yet`,
       };
     const d = this.done.get(q.actionId);
     if (d !== undefined && d.failed)

@@ -79,6 +79,12 @@ export class SimKube implements KubeClient {
   /** Told of every eviction the API admits (the world records the drain's evictions). */
   onEvict: (pod: KubeObject) => void = () => undefined;
 
+  /**
+   * A pod deleted (or evicted) with gracePeriodSeconds 0: removed at once, whatever its
+   * kubelet says. The world records it with its truth and removes it.
+   */
+  onForceDelete: (pod: KubeObject) => void = () => undefined;
+
   /** `rand` is the run's PRNG (timeouts and injected conflicts are drawn from it). */
   constructor(
     private readonly rand: () => number,
@@ -275,6 +281,7 @@ export class SimKube implements KubeClient {
             pre.resourceVersion !== cur.metadata?.resourceVersion)
         )
           throw conflict(rt, name);
+        if (rt.kind === 'Pod') return this.deletePod(k, cur, opts?.gracePeriodSeconds);
         this.objects.delete(k);
         if (rt.kind === 'Node') this.emit(name, undefined);
       },
@@ -295,16 +302,32 @@ export class SimKube implements KubeClient {
         const k = key('Pod', podName, namespace);
         const pod = this.objects.get(k);
         if (pod === undefined) throw notFound({ plural: 'pods' } as ResourceType, podName);
-        if (pod.metadata?.deletionTimestamp !== undefined) return;
+        const grace = opts?.deleteOptions?.gracePeriodSeconds;
+        if (pod.metadata?.deletionTimestamp !== undefined && grace !== 0) return;
         this.onEvict(pod);
-        const marked = this.put('Pod', {
-          ...pod,
-          metadata: { ...pod.metadata, deletionTimestamp: new Date(this.now()).toISOString() },
-        });
-        if (this.kubeletConfirms(marked)) this.remove('Pod', podName, namespace);
+        this.deletePod(k, pod, grace);
       },
       opts?.signal,
     );
+  }
+
+  /**
+   * A pod's deletion: with gracePeriodSeconds 0 it is forced (gone at once, recorded by the
+   * world); otherwise it gets a deletionTimestamp and goes when its kubelet confirms, else
+   * stays Terminating on the node.
+   */
+  private deletePod(k: string, pod: KubeObject, grace: number | undefined): void {
+    if (grace === 0) {
+      this.onForceDelete(pod);
+      this.objects.delete(k);
+      return;
+    }
+    if (pod.metadata?.deletionTimestamp !== undefined) return;
+    const marked = this.put('Pod', {
+      ...pod,
+      metadata: { ...pod.metadata, deletionTimestamp: new Date(this.now()).toISOString() },
+    });
+    if (this.kubeletConfirms(marked)) this.objects.delete(k);
   }
 
   /** Deletes a Node as another actor would (a person's `kubectl delete node`): never faulted. */

@@ -21,6 +21,7 @@ import { judgeLiveness, repairedInTime } from './liveness.js';
 import {
   acceptsButNeverActs,
   blindToPersonStop,
+  deleteBeforeFence,
   fenceWithoutLooking,
   outageAsRejection,
   replayUnderNewId,
@@ -31,7 +32,14 @@ import {
   staleFleetList,
   taintListReplaced,
 } from './mutants-kube.js';
-import { hardRebootFirstPolicyDoc, npdPolicyDoc, simPolicyDoc } from './policy.js';
+import {
+  hardRebootFirstPolicyDoc,
+  npdPolicyDoc,
+  replacePolicyDoc,
+  simPolicyDoc,
+} from './policy.js';
+import { SimCloud } from './sim-cloud.js';
+import { History } from './history.js';
 import { report } from './report.js';
 import { runSim, type RunOptions, type RunResult } from './run.js';
 import { drawSchedule, type Fault } from './schedule.js';
@@ -231,6 +239,68 @@ describe('simulator: POLICY=npd, a rule per condition', () => {
 });
 
 /**
+ * POLICY=replace (issue 41, harm rule 1 for Node deletion): ladders that end in Replace, and a
+ * KernelDeadlock rule of Replace alone. Fixed seeds pass every invariant, and in them the
+ * controller really deletes Nodes after Replace (each one judged by (e) and (i)), the pod GC
+ * frees their pods, and the node group's owner registers a new Node under the name.
+ */
+describe('simulator: POLICY=replace, ladders that end in Replace', () => {
+  it.each([1, 2, 3])(
+    'seed %i passes every invariant; Nodes are deleted only after Nova deleted the machine',
+    async (seed) => {
+      const r = await runSim({ seed, ...shape, policyDoc: replacePolicyDoc, npd: true });
+      const v = checkAll(r.history.entries, r.policy);
+      expect(v, report(r, v, false)).toEqual([]);
+      const h = r.history.entries;
+      const deletes = h.filter(
+        (e): e is Extract<HistoryEntry, { kind: 'node-delete' }> =>
+          e.kind === 'node-delete' && e.by === 'controller',
+      );
+      expect(deletes.length).toBeGreaterThan(0);
+      // Each one after the server's deletion was recorded (not while Nova was deleting it).
+      for (const d of deletes) {
+        expect(d.fenced).toBe(true);
+        const gone = h.findIndex(
+          (e) => e.kind === 'server' && e.change === 'deleted' && e.machine === d.providerID,
+        );
+        expect(gone).toBeGreaterThanOrEqual(0);
+        expect(gone).toBeLessThan(h.indexOf(d));
+      }
+      expect(h.some((e) => e.kind === 'force-pod' && e.cause === 'node-deleted')).toBe(true);
+      expect(h.some((e) => e.kind === 'server' && e.change === 'created')).toBe(true);
+      expect(judgeLiveness(h, r.policy).skipped).toBeUndefined();
+    },
+  );
+
+  it('SimCloud: a bare 404 is not a fence; a server Nova deleted is, once the deletion is done', async () => {
+    let now = 0;
+    const later: { at: number; fn: () => void }[] = [];
+    const cloud = new SimCloud(
+      new History(() => now),
+      () => 0.5,
+      () => now,
+    );
+    cloud.later = (at, fn) => later.push({ at, fn });
+    cloud.add('sim://a');
+    const q = (providerID: string) => ({
+      node: 'a',
+      providerID,
+      actionId: 'a/1/Replace-1',
+      action: 'Replace' as const,
+      issuedAt: 0,
+    });
+    expect((await cloud.fence(q('sim://elsewhere'))).kind).toBe('NotFenced');
+    const r = await cloud.execute({ ...q('sim://a'), replay: false });
+    expect(r.kind).toBe('Accepted');
+    // Accepted, still deleting: the server runs.
+    expect((await cloud.fence(q('sim://a'))).kind).toBe('NotFenced');
+    now = later[0]!.at;
+    later[0]!.fn();
+    expect(await cloud.fence(q('sim://a'))).toMatchObject({ kind: 'Fenced', how: 'Deleted' });
+  });
+});
+
+/**
  * The first of SEEDS whose run through the mutant breaks the invariant (the rest are skipped).
  * `needs`: only the seeds whose schedule it accepts are run (the others cannot
  * show this mutant: it keeps the test fast).
@@ -277,6 +347,57 @@ describe('mutants: the invariants can fail', () => {
         (fs) => fs.some((t) => t.kind === 'operator-taint' && t.key === InvestigatingTaint),
       ),
     ).toBeDefined();
+  });
+
+  it('(e) catches a provider that reports a machine fenced once Nova accepted its DELETE (POLICY=replace)', async () => {
+    expect(
+      await firstCaught(
+        { wrapProvider: deleteBeforeFence, policyDoc: replacePolicyDoc, npd: true },
+        (h) =>
+          taintOnlyWhenFenced(h).filter((v) => v.invariant === 'e:node-delete-only-when-fenced'),
+      ),
+    ).toBeDefined();
+  });
+
+  it('(i) judges a Node deletion by the object the repair and its Replace were recorded on', () => {
+    const at = (t: number, e: Record<string, unknown>) => ({ t, ...e }) as HistoryEntry;
+    const base: HistoryEntry[] = [
+      at(0, { kind: 'node', node: 'n', change: 'created', uid: 'u1', providerID: 'sim://n' }),
+      at(1, {
+        kind: 'state',
+        node: 'n',
+        phase: 'Remediating',
+        remediationId: 'n/1',
+        step: 0,
+        attempt: 1,
+        actionId: 'n/1/Replace-1',
+        action: 'Replace',
+        completed: true,
+      }),
+    ];
+    const del = (uid: string) =>
+      at(3, {
+        kind: 'node-delete',
+        node: 'n',
+        uid,
+        providerID: 'sim://n',
+        fenced: true,
+        why: 'machine deleted',
+        by: 'controller',
+      });
+    expect(identity([...base, del('u1')])).toEqual([]);
+    // The name now holds another object (re-created since), which has no repair of its own.
+    const recreated = [
+      ...base,
+      at(2, { kind: 'node', node: 'n', change: 'deleted', uid: 'u1', providerID: 'sim://n' }),
+      at(2, { kind: 'node', node: 'n', change: 'created', uid: 'u2', providerID: 'sim://n' }),
+    ];
+    expect(identity([...recreated, del('u2')]).map((v) => v.invariant)).toEqual(['i:identity']);
+    // A repair that never persisted a Replace on the object does not delete it.
+    const noReplace = base.map((e) =>
+      e.kind === 'state' ? { ...e, action: 'HardReboot', actionId: 'n/1/HardReboot-1' } : e,
+    );
+    expect(identity([...noReplace, del('u1')]).map((v) => v.invariant)).toEqual(['i:identity']);
   });
 
   it("(g) catches a client blind to a person's cordon", async () => {

@@ -16,7 +16,7 @@ import { BOOT_MS } from './model.js';
 import type { Fault } from './schedule.js';
 import type { Actor, History } from './history.js';
 import { diffMarks, marksOf } from './marks.js';
-import type { SimCloud } from './sim-cloud.js';
+import type { Machine, SimCloud } from './sim-cloud.js';
 import type { SimKube } from './sim-kube.js';
 
 export { BOOT_MS } from './model.js';
@@ -73,6 +73,13 @@ export class World {
     { variant: 'new-machine' | 'rebuild'; on: 'any-write' | 'spec-write' }
   >();
   private replacements = 0;
+  /**
+   * Names whose machine a Replace deleted, and when the node group's owner's new machine has
+   * booted: its kubelet registers a new Node under the name once the old Node object is gone.
+   */
+  private readonly capacity = new Map<string, number>();
+  /** The metadata each Node was first made with (name, labels): a new Node gets it again. */
+  private readonly baseMeta = new Map<string, NonNullable<KubeNode['metadata']>>();
 
   constructor(
     private readonly kube: SimKube,
@@ -117,6 +124,12 @@ export class World {
       const node = (pod as { spec?: { nodeName?: string } }).spec?.nodeName ?? '';
       return this.kubeletUp(node);
     };
+    cloud.later = (at, fn) => this.agenda.at(at, fn);
+    cloud.onServerDeleted = (m) => this.serverDeleted(m.id);
+    kube.onForceDelete = (pod) => {
+      const node = (pod as { spec?: { nodeName?: string } }).spec?.nodeName ?? '';
+      this.forced(node, pod.metadata?.name ?? '', 'grace-0', this.writer);
+    };
     kube.onEvict = (pod) => {
       const node = (pod as { spec?: { nodeName?: string } }).spec?.nodeName ?? '';
       this.history.add({ kind: 'evict', node, pod: pod.metadata?.name ?? '' });
@@ -147,6 +160,23 @@ export class World {
         ? undefined
         : { uid: n.metadata?.uid ?? '', providerID: n.spec?.providerID ?? '' };
     if (before?.uid === now?.uid) return;
+    if (before !== undefined && now === undefined && this.writer !== 'person') {
+      // Someone other than the world's own actors deleted the Node (the controller's DeleteNode
+      // step): judged against the truth; then the pod GC frees its pods (forced: no kubelet
+      // confirms them) and a node group owner's new machine may register under the name.
+      this.history.add({
+        kind: 'node-delete',
+        node: name,
+        ...before,
+        ...this.fenceTruth(name),
+        by: this.writer,
+      });
+      for (const p of this.podsOn(name))
+        this.forced(name, p.metadata!.name!, 'node-deleted', this.writer);
+      const due = this.capacity.get(name);
+      if (due !== undefined)
+        this.agenda.at(Math.max(due, this.now()), () => this.registerNew(name));
+    }
     if (before !== undefined)
       this.history.add({ kind: 'node', node: name, change: 'deleted', ...before });
     if (now === undefined) this.uids.delete(name);
@@ -168,9 +198,11 @@ export class World {
     this.armedReplacements.delete(name);
     const old = this.kube.peek<KubeNode>('Node', name);
     if (old === undefined) return;
+    this.capacity.delete(name);
     const oldMachine = this.machine(name);
     let m = this.cloud.machines.get(oldMachine);
-    if (variant === 'new-machine' || m === undefined) {
+    // A server Nova is deleting cannot be rebuilt: the person makes a new one.
+    if (variant === 'new-machine' || m === undefined || m.deleting === true) {
       this.cloud.delete(oldMachine);
       const id = `sim://${name}~r${++this.replacements}`;
       this.machineIds.set(name, id);
@@ -187,6 +219,27 @@ export class World {
       target: name,
       detail: `${variant}: ${oldMachine} -> ${m.id} (${when})`,
     });
+    this.writer = 'person';
+    try {
+      this.kube.removeNode(name);
+      for (const p of this.podsOn(name)) this.kube.remove('Pod', p.metadata!.name!, 'default');
+    } finally {
+      this.writer = 'controller';
+    }
+    const { uid: _u, resourceVersion: _rv, annotations: _a, ...meta } = old.metadata ?? {};
+    this.registerNode(name, m, meta);
+  }
+
+  /**
+   * A new kubelet registers a Node under the name for machine `m`: a new object (new uid),
+   * Ready, with no annotation, cordon or taint (a person's replacement, or the node group's
+   * owner's new machine after a Replace).
+   */
+  private registerNode(
+    name: string,
+    m: Machine,
+    meta: Omit<NonNullable<KubeNode['metadata']>, 'uid' | 'resourceVersion' | 'annotations'>,
+  ): void {
     const k = this.kubelets.get(name)!;
     k.hung = false;
     delete k.cure;
@@ -195,9 +248,6 @@ export class World {
     delete k.lastRenew;
     this.writer = 'person';
     try {
-      this.kube.removeNode(name);
-      for (const p of this.podsOn(name)) this.kube.remove('Pod', p.metadata!.name!, 'default');
-      const { uid: _u, resourceVersion: _rv, annotations: _a, ...meta } = old.metadata ?? {};
       this.kube.put('Node', {
         apiVersion: 'v1',
         kind: 'Node',
@@ -219,6 +269,67 @@ export class World {
     this.post(name);
   }
 
+  /**
+   * Nova finished deleting the server a Replace asked it to delete: the kubelet is gone with
+   * it (the Node goes NotReady if it was not), and the node group's owner (Cluster Autoscaler,
+   * Magnum, Heat) makes a new machine, whose kubelet registers 2-5 min later, once the old Node
+   * object is gone (deleted by the controller's DeleteNode step).
+   */
+  private serverDeleted(machine: string): void {
+    const name = nodeOfMachine(machine);
+    if (this.machine(name) !== machine) return;
+    this.post(name);
+    const due = this.now() + 2 * 60_000 + Math.floor(this.rand() * 3 * 60_000);
+    this.capacity.set(name, due);
+    this.agenda.at(due, () => this.registerNew(name));
+  }
+
+  /** The node group owner's new machine registers its Node, if the old one is gone by now. */
+  private registerNew(name: string): void {
+    const due = this.capacity.get(name);
+    if (due === undefined || due > this.now()) return;
+    if (this.kube.peek<KubeNode>('Node', name) !== undefined) return;
+    this.capacity.delete(name);
+    const id = `sim://${name}~r${++this.replacements}`;
+    this.machineIds.set(name, id);
+    const m = this.cloud.add(id);
+    this.history.add({ kind: 'server', machine: id, change: 'created', by: 'node group owner' });
+    this.registerNode(name, m, this.baseMeta.get(name) ?? { name });
+  }
+
+  /**
+   * The world's truth about the machine behind the Node now: fenced when it is off or deleted,
+   * or was power-cycled since its Node went NotReady (its old containers are gone). A machine
+   * Nova is still deleting runs.
+   */
+  private fenceTruth(name: string): { fenced: boolean; why: string } {
+    const m = this.cloud.machines.get(this.machine(name));
+    if (m === undefined) return { fenced: true, why: `machine ${this.machine(name)} deleted` };
+    const k = this.kubelets.get(name)!;
+    const cycled = k.notReadyAtBoot !== undefined && m.boots > k.notReadyAtBoot;
+    if (m.power === 'Off') return { fenced: true, why: 'machine off' };
+    if (cycled)
+      return {
+        fenced: true,
+        why: `power-cycled since NotReady (boot ${k.notReadyAtBoot} -> ${m.boots})`,
+      };
+    return {
+      fenced: false,
+      why: `machine on${m.deleting === true ? ' (Nova still deleting it)' : ''}, not power-cycled since ${k.notReadyAtBoot !== undefined ? 'NotReady' : 'the run began (Ready)'} (boot ${m.boots})`,
+    };
+  }
+
+  /** A pod deleted without its kubelet's confirmation: recorded with the truth, then gone. */
+  private forced(
+    node: string,
+    pod: string,
+    cause: 'out-of-service' | 'node-deleted' | 'grace-0',
+    by: Actor,
+  ): void {
+    this.history.add({ kind: 'force-pod', node, pod, cause, ...this.fenceTruth(node), by });
+    this.kube.remove('Pod', pod, 'default');
+  }
+
   /** The kubelet runs and posts: machine on, not hung, booted. */
   private kubeletUp(name: string): boolean {
     const k = this.kubelets.get(name);
@@ -229,8 +340,15 @@ export class World {
   /** Records each cordon or taint the write added or removed, and whose write it was. */
   private marksChanged(name: string, n: KubeNode | undefined): void {
     const after = marksOf(n);
+    // A deleted Node's marks go with it (`withNode`): judged as the Node's deletion ((e), (i)).
     for (const d of diffMarks(this.marks.get(name) ?? new Set(), after))
-      this.history.add({ kind: 'mark', node: name, ...d, by: this.writer });
+      this.history.add({
+        kind: 'mark',
+        node: name,
+        ...d,
+        by: this.writer,
+        ...(n === undefined ? { withNode: true } : {}),
+      });
     this.marks.set(name, after);
   }
 
@@ -261,18 +379,9 @@ export class World {
     }
     if (this.tainted.has(name)) return;
     this.tainted.add(name);
-    const m = this.cloud.machines.get(this.machine(name))!;
-    const k = this.kubelets.get(name)!;
-    const cycled = k.notReadyAtBoot !== undefined && m.boots > k.notReadyAtBoot;
-    const fenced = m.power === 'Off' || cycled;
-    const why =
-      m.power === 'Off'
-        ? 'machine off'
-        : cycled
-          ? `power-cycled since NotReady (boot ${k.notReadyAtBoot} -> ${m.boots})`
-          : `machine on, not power-cycled since NotReady (boot ${m.boots})`;
-    this.history.add({ kind: 'taint', node: name, fenced, why, by: this.writer });
-    for (const p of this.podsOn(name)) this.kube.remove('Pod', p.metadata!.name!, 'default');
+    this.history.add({ kind: 'taint', node: name, ...this.fenceTruth(name), by: this.writer });
+    for (const p of this.podsOn(name))
+      this.forced(name, p.metadata!.name!, 'out-of-service', this.writer);
   }
 
   private podsOn(name: string): KubeObject[] {
@@ -321,12 +430,14 @@ export class World {
   addNode(name: string, zone: string): void {
     this.cloud.add(machineOf(name));
     this.kubelets.set(name, { hung: false, bootingUntil: 0 });
+    const labels = { 'topology.kubernetes.io/zone': zone, 'kubernetes.io/hostname': name };
+    this.baseMeta.set(name, { name, labels });
     const node: KubeNode = {
       apiVersion: 'v1',
       kind: 'Node',
       metadata: {
         name,
-        labels: { 'topology.kubernetes.io/zone': zone, 'kubernetes.io/hostname': name },
+        labels,
         annotations: {},
         creationTimestamp: new Date(this.t0 - 24 * 3600_000).toISOString(),
       },
@@ -359,20 +470,22 @@ export class World {
   post(name: string): void {
     const n = this.kube.peek<KubeNode>('Node', name);
     if (n === undefined) return;
-    const m = this.cloud.machines.get(this.machine(name))!;
+    // Undefined once Nova deleted the server (a Replace): its kubelet is gone with it.
+    const m = this.cloud.machines.get(this.machine(name));
+    const boots = m?.boots ?? 0;
     const k = this.kubelets.get(name)!;
     if (this.kubeletUp(name)) {
       delete k.notReadyAtBoot;
       delete k.lastRenew;
       this.kubeletBack(name, n);
     } else {
-      k.notReadyAtBoot ??= m.boots;
+      k.notReadyAtBoot ??= boots;
       k.lastRenew ??= this.now() - (this.now() % 10_000);
     }
     // The bootID is the kubelet's to post: a hung or booting kubelet posts nothing.
     const bootID = this.kubeletUp(name)
-      ? `${name}-boot-${m.boots}`
-      : (n.status?.nodeInfo?.bootID ?? `${name}-boot-${m.boots}`);
+      ? `${name}-boot-${boots}`
+      : (n.status?.nodeInfo?.bootID ?? `${name}-boot-${boots}`);
     const cur = n.status?.conditions?.find((c) => c.type === 'Ready');
     const want = readyTexts[this.readyText(name)];
     const npd = this.npdCondition(name, n);

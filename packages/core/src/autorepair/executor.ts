@@ -162,11 +162,44 @@ export async function executeActions(
   target: ExecuteTarget,
   deps: ExecutorDeps,
 ): Promise<ExecuteSummary> {
+  const progress: Progress = { remediated: false };
+  try {
+    return await runActions(actions, target, deps, progress);
+  } catch (e) {
+    // A step's record (target.record*) found the Node gone or re-created since the decision
+    // (a rebuild keeps the providerID): what comes after was decided about another machine,
+    // so none of it runs. The next reconcile judges the Node that is there now.
+    if (e instanceof NodeReplacedError && progress.current !== undefined)
+      return nodeReplaced(
+        e,
+        progress.current,
+        deps,
+        deps.log.child({ node: target.node }),
+        progress.remediated,
+      );
+    throw e;
+  }
+}
+
+/** How far runActions got: what nodeReplaced reports when a record stops it. */
+interface Progress {
+  current?: RepairAction['type'];
+  remediated: boolean;
+}
+
+async function runActions(
+  actions: readonly RepairAction[],
+  target: ExecuteTarget,
+  deps: ExecutorDeps,
+  progress: Progress,
+): Promise<ExecuteSummary> {
   let remediated = false;
   let retryAfterMs: number | undefined;
   let replaced = false;
   const log = deps.log.child({ node: target.node });
   for (const [i, action] of actions.entries()) {
+    progress.current = action.type;
+    progress.remediated = remediated;
     // Stopping (shutdown or lost leadership): leave the rest to the next leader, which
     // re-issues an unfinished Remediate with the same id from the persisted intent.
     if (target.signal.aborted) return { remediated, aborted: true };
@@ -309,6 +342,7 @@ export async function executeActions(
         // Unavailable: nothing is recorded, so the intent stays open, no attempt is used and no
         // deadline runs.
         if (result.kind !== 'Unavailable') {
+          progress.remediated = true; // sent, even if its record stops here
           await target.recordOutcome({
             actionId: action.actionId,
             result: result.kind === 'Accepted' ? 'Succeeded' : 'Failed',
@@ -451,7 +485,7 @@ type DrainStep =
  */
 async function nodeReplaced(
   e: NodeReplacedError,
-  action: 'Cordon' | 'Drain',
+  action: RepairAction['type'],
   deps: ExecutorDeps,
   log: RuntimeLogger,
   remediated: boolean,

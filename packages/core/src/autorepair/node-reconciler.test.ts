@@ -423,3 +423,49 @@ describe('NodeReconciler', () => {
     });
   });
 });
+
+describe('NodeReconciler: a Node re-created while a step is recorded', () => {
+  // Found by the simulator (POLICY=replace, seed 162): the drain's end was written, the write
+  // conflicted, and its retry read the Node re-created by a rebuild (same providerID, new uid,
+  // no repair state). The record returned as if written, and the Replace went to the freshly
+  // rebuilt machine. Now the record stops the decision: nothing after it runs.
+  it('sends no action after a step whose record finds another Node object under the name', async () => {
+    const s = setup({ ...policyDoc, drain: { enabled: true } });
+    s.addNode('r1', 'unknown', 'r');
+    const n = s.api.nodes.get('r1')!;
+    s.api.put({ ...n, metadata: { ...n.metadata, uid: 'uid-old' } });
+    const patch = s.api.client.patch.bind(s.api.client);
+    let recreated = false;
+    s.api.client.patch = (async (rt, name, p) => {
+      const body = JSON.stringify((p as { body?: unknown }).body ?? {});
+      if (!recreated && name === 'r1' && body.includes('endedAt')) {
+        // A rebuild re-registers the Node between our read and our write.
+        recreated = true;
+        s.api.put({
+          apiVersion: 'v1',
+          kind: 'Node',
+          ...(buildNode({
+            name: 'r1',
+            ready: 'ready',
+            since: s.clock.now,
+            labels: { zone: 'r' },
+          }) as KubeNode),
+          metadata: {
+            ...(buildNode({ name: 'r1', ready: 'ready', since: s.clock.now }) as KubeNode).metadata,
+            uid: 'uid-new',
+          },
+        });
+        s.api.conflictOn.add('r1');
+      }
+      return patch(rt, name, p);
+    }) as typeof s.api.client.patch;
+    await s.reconciler.reconcile({ name: 'r1' }, s.ctx).catch(() => undefined);
+    expect(recreated).toBe(true);
+    expect(s.calls).toEqual([]);
+    expect(s.api.nodes.get('r1')?.metadata?.uid).toBe('uid-new');
+    expect(s.stateOf('r1')).toBeUndefined();
+    expect(s.events.map((e) => e.ev.note ?? '').join('\n')).toMatch(
+      /no further action of this repair runs: Node r1 is another object now \(uid uid-new, not uid-old\)/,
+    );
+  });
+});

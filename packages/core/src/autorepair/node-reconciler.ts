@@ -12,6 +12,7 @@
 import * as either from 'fp-ts/lib/Either.js';
 import type { KubeClient } from '../kube/client.js';
 import { ConflictError, NotFoundError } from '../kube/errors.js';
+import { NodeReplacedError } from '../drain/port.js';
 import { LeaseResource, NodeResource } from '../kube/resource.js';
 import type { KubeLease, KubeNode } from '../kube/types.js';
 import type { FleetMember } from '../health/fleet.js';
@@ -313,6 +314,8 @@ export class NodeReconciler {
     // Uncordon ran before the Healthy state was persisted (see decideAndPersist).
     const actions = decision.actions.filter((a) => a.type !== 'Uncordon');
     if (actions.length === 0) return this.requeue(decision);
+    const uid = node.metadata?.uid;
+    const sig = ctx.signal;
     const summary = await executeActions(
       actions,
       {
@@ -321,15 +324,13 @@ export class NodeReconciler {
         // since then is another machine, and gets no cordon or taint meant for this one.
         ...(node.metadata?.uid !== undefined ? { uid: node.metadata.uid } : {}),
         ...(node.spec?.providerID !== undefined ? { providerID: node.spec.providerID } : {}),
-        recordOutcome: (o) =>
-          this.persistOnState(req.name, (st) => recordOutcome(st, o), ctx.signal),
+        recordOutcome: (o) => this.persistOnState(req.name, uid, (st) => recordOutcome(st, o), sig),
         recordFence: (f: FenceRecord) =>
-          this.persistOnState(req.name, (st) => recordFence(st, f), ctx.signal),
-        recordDrain: (d) => this.persistOnState(req.name, (st) => recordDrain(st, d), ctx.signal),
-        recordReplace: (r) =>
-          this.persistOnState(req.name, (st) => recordReplace(st, r), ctx.signal),
+          this.persistOnState(req.name, uid, (st) => recordFence(st, f), sig),
+        recordDrain: (d) => this.persistOnState(req.name, uid, (st) => recordDrain(st, d), sig),
+        recordReplace: (r) => this.persistOnState(req.name, uid, (st) => recordReplace(st, r), sig),
         recordUnavailable: (r) =>
-          this.persistOnState(req.name, (st) => recordUnavailable(st, r), ctx.signal),
+          this.persistOnState(req.name, uid, (st) => recordUnavailable(st, r), sig),
         signal: ctx.signal,
       },
       { ...this.deps, event },
@@ -877,11 +878,17 @@ export class NodeReconciler {
    */
   private async persistOnState(
     name: string,
+    uid: string | undefined,
     update: (st: RepairState) => RepairState,
     signal: AbortSignal,
   ): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       const node = await this.getNode(name, signal);
+      // Gone or re-created since the decision (a conflict's re-read finds another object): the
+      // actions after this one were decided about a machine this Node is not (a rebuild keeps
+      // the providerID), so none of them may run. The executor stops on this error.
+      if (uid !== undefined && node?.metadata?.uid !== uid)
+        throw new NodeReplacedError(name, uid, node?.metadata?.uid);
       if (node === undefined) return;
       const read = this.deps.store.read(node);
       // Unreadable since the decision: stop here (the actions after this one assume it was
@@ -889,7 +896,11 @@ export class NodeReconciler {
       if (either.isLeft(read))
         throw new Error(`cannot record on ${name}'s repair state: ${read.left}`);
       const state = read.right;
-      if (state === undefined) return;
+      // Removed since the decision (not by us): what follows assumes it was recorded, so stop.
+      if (state === undefined)
+        throw new Error(
+          `cannot record on ${name}'s repair state: it was removed since the decision; not acting`,
+        );
       const next = update(state);
       if (next === state) return; // not the current intent any more: nothing to record
       try {

@@ -272,6 +272,34 @@ describe('simulator: POLICY=replace, ladders that end in Replace', () => {
     },
   );
 
+  // The seeds that found A and B (README): fixed in core, they pass every invariant now.
+  // A (29, 52, 87): an apiserver outage over the end of the fence wait no longer fails the
+  // Replace (liveness). B (162): no action goes out for an intent whose Node object was deleted
+  // before the call (a rebuild re-created it under the name), checked here over each history.
+  it.each([29, 52, 87, 162])(
+    'seed %i (findings A and B): every invariant, and no action for an intent on a deleted Node object',
+    async (seed) => {
+      const r = await runSim({ seed, ...shape, policyDoc: replacePolicyDoc, npd: true });
+      const v = checkAll(r.history.entries, r.policy);
+      expect(v, report(r, v, false)).toEqual([]);
+      const uidNow = new Map<string, string>();
+      const intentOn = new Map<string, string>();
+      const deleted = new Set<string>();
+      const late: string[] = [];
+      for (const e of r.history.entries) {
+        if (e.kind === 'node' && e.change === 'created') uidNow.set(e.node, e.uid);
+        if (e.kind === 'node' && e.change === 'deleted') deleted.add(e.uid);
+        if (e.kind === 'state' && e.actionId !== undefined && !intentOn.has(e.actionId))
+          intentOn.set(e.actionId, uidNow.get(e.node) ?? '');
+        if (e.kind === 'executed' && e.by === 'controller') {
+          const on = intentOn.get(e.actionId);
+          if (on !== undefined && deleted.has(on)) late.push(`${e.actionId} on ${on}`);
+        }
+      }
+      expect(late).toEqual([]);
+    },
+  );
+
   it('SimCloud: a bare 404 is not a fence; a server Nova deleted is, once the deletion is done', async () => {
     let now = 0;
     const later: { at: number; fn: () => void }[] = [];

@@ -112,6 +112,23 @@ describe('the DeleteNode step after an accepted Replace', () => {
     expect(await s.replaced()).toBe(0);
   });
 
+  it('a "not fenced" answer asked at or after the deadline is reported as notFencedAt (it lets the step time out); one before it is not', async () => {
+    const s = setup();
+    await executeActions([step({ deadline: 6000 })], s.target, s.deps); // now 5000
+    await executeActions([step({ deadline: 5000 })], s.target, s.deps);
+    s.provider.answer = { kind: 'Unavailable', reason: 'HTTP 503' };
+    await executeActions([step({ deadline: 5000 })], s.target, s.deps);
+    // The identity check refusing past the deadline is such an answer too.
+    s.nodes.node = { uid: 'uid-2', providerID: 'openstack:///other' };
+    await executeActions([step({ deadline: 5000 })], s.target, s.deps);
+    expect(s.reports).toEqual([
+      { actionId: 'n1/1/Replace-1', unavailable: false },
+      { actionId: 'n1/1/Replace-1', unavailable: false, notFencedAt: 5000 },
+      { actionId: 'n1/1/Replace-1', unavailable: { at: 5000 } },
+      { actionId: 'n1/1/Replace-1', unavailable: false, notFencedAt: 5000 },
+    ]);
+  });
+
   it('an unreachable provider (or one that throws) is recorded as unavailable, never as fenced', async () => {
     const s = setup();
     s.provider.answer = { kind: 'Unavailable', reason: 'HTTP 503', retryAfterMs: 7000 };

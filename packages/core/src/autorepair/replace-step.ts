@@ -129,7 +129,14 @@ export async function runReplaceStep(
       action: 'DeleteNode',
       note: `Node not deleted: ${reason}`,
     });
-    await target.recordReplace?.({ actionId: action.actionId, unavailable: false });
+    // A fresh look past the deadline that cannot delete: as a "not fenced" answer, it lets the
+    // step time out (replace.ts).
+    const at = deps.now();
+    await target.recordReplace?.({
+      actionId: action.actionId,
+      unavailable: false,
+      ...(action.deadline !== undefined && at >= action.deadline ? { notFencedAt: at } : {}),
+    });
     return { kind: 'Withheld', reason };
   }
   let fenced = action.fenced;
@@ -148,9 +155,15 @@ export async function runReplaceStep(
     if (target.signal.aborted) return { kind: 'Withheld', reason: 'stopping' };
     const verdict = judgeFence({ action: action.action, provider: status });
     if (!verdict.fenced) {
+      const at = deps.now();
+      const answered = status.kind !== 'Unavailable';
       await target.recordReplace?.({
         actionId: action.actionId,
-        unavailable: status.kind === 'Unavailable' ? { at: deps.now() } : false,
+        unavailable: answered ? false : { at },
+        // Asked past the deadline: the answer that lets the step time out (replace.ts).
+        ...(answered && action.deadline !== undefined && at >= action.deadline
+          ? { notFencedAt: at }
+          : {}),
       });
       await deps.event({
         type: 'Normal',

@@ -84,10 +84,22 @@ describe('after an accepted Replace', () => {
     }
   });
 
-  it('not fenced by the step timeout: Failed, the node stays cordoned, no DeleteNode', () => {
+  it('not fenced by the step timeout: asked once more, then Failed, the node stays cordoned, no DeleteNode', () => {
     const p = policy();
-    const { state, acceptedAt } = accepted(p);
-    const d = decideRepair(obs('unknown', T0), state, p, acceptedAt + 15 * MIN);
+    const { state, actionId, acceptedAt } = accepted(p);
+    // At the deadline, no answer asked since it: one more ask (DeleteNode), not a failure yet.
+    const ask = decideRepair(obs('unknown', T0), state, p, acceptedAt + 15 * MIN);
+    expect(ask.phase).toBe('Verifying');
+    expect(deleteNodes(ask.actions)).toEqual([
+      expect.objectContaining({ actionId, deadline: acceptedAt + 15 * MIN }),
+    ]);
+    expect(ask.reason).toMatch(/timeout passed at .*; the provider is asked once more/);
+    const late = recordReplace(state, {
+      actionId,
+      unavailable: false,
+      notFencedAt: acceptedAt + 15 * MIN,
+    });
+    const d = decideRepair(obs('unknown', T0), late, p, acceptedAt + 15 * MIN + 1);
     expect(d.phase).toBe('Failed');
     expect(d.actions.map((a) => a.type)).toEqual(['GiveUp']);
     expect(d.actions[0]?.reason).toMatch(/not known fenced 15m after Replace.*not deleted/);
@@ -143,11 +155,44 @@ describe('after an accepted Replace', () => {
     expect(held.phase).toBe('Verifying');
     expect(held.actions.map((a) => a.type)).toEqual(['DeleteNode']);
     expect(held.reason).toMatch(/could not be asked.*an outage is not a failure/);
-    const answered = recordReplace(down, { actionId, unavailable: false });
-    expect(answered.remediation?.replace).toEqual({ actionId });
-    expect(recordReplace(answered, { actionId, unavailable: false })).toBe(answered);
+    const answered = recordReplace(down, {
+      actionId,
+      unavailable: false,
+      notFencedAt: acceptedAt + 41 * MIN,
+    });
+    expect(answered.remediation?.replace).toEqual({ actionId, notFencedAt: acceptedAt + 41 * MIN });
+    // The first late answer is kept: a later one writes nothing.
+    expect(
+      recordReplace(answered, { actionId, unavailable: false, notFencedAt: acceptedAt + 42 * MIN }),
+    ).toBe(answered);
     const gaveUp = decideRepair(obs('unknown', T0), answered, p, acceptedAt + 41 * MIN);
     expect(gaveUp.phase).toBe('Failed');
+  });
+
+  // Found by the simulator (POLICY=replace, seeds 29, 52, 87): the provider said "not fenced"
+  // while Nova was still deleting the server, then an apiserver outage kept every reconcile away
+  // past the step's deadline; the first reconcile after it failed the step on that old answer,
+  // though the server had been gone for minutes. An outage is never a failed attempt.
+  it('an apiserver outage over the deadline: the last answer before it does not fail the step; a fresh ask decides', () => {
+    const p = policy();
+    const { state, actionId, acceptedAt } = accepted(p);
+    // Asked at 14 min: not fenced yet (answered, so nothing unavailable is recorded).
+    const before = recordReplace(state, { actionId, unavailable: false });
+    expect(before).toBe(state);
+    // The outage ends at 21 min: the first reconcile asks again instead of giving up.
+    const after = decideRepair(obs('unknown', T0), before, p, acceptedAt + 21 * MIN);
+    expect(after.phase).toBe('Verifying');
+    expect(after.actions.some((a) => a.type === 'GiveUp')).toBe(false);
+    expect(deleteNodes(after.actions)).toHaveLength(1);
+    // That ask finds the machine deleted: fenced, and the Node is deleted.
+    const fenced = recordReplace(before, {
+      actionId,
+      fenced: { at: acceptedAt + 21 * MIN, how: 'Deleted', evidence: 'the server is gone' },
+    });
+    const del = decideRepair(obs('unknown', T0), fenced, p, acceptedAt + 21 * MIN);
+    expect(deleteNodes(del.actions)).toEqual([
+      expect.objectContaining({ fenced: { how: 'Deleted', evidence: 'the server is gone' } }),
+    ]);
   });
 
   it('a report about another action id, or a Replace not accepted, is ignored', () => {

@@ -42,6 +42,11 @@ export interface DeleteNodeAction {
   providerID?: string;
   /** Already found fenced (persisted): delete without asking the provider again. */
   fenced?: { how: string; evidence: string };
+  /**
+   * The step's deadline, in epoch ms: a "not fenced" answer asked at or after it is reported
+   * (ReplaceReport.notFencedAt), and only that answer lets the step time out.
+   */
+  deadline?: number;
 }
 
 /** An intent whose Replace the provider accepted (the only case this file decides). */
@@ -126,15 +131,21 @@ export function decideAfterReplace(input: AfterReplaceInput): AfterReplaceVerdic
   }
   const deadline = intent.completedAt + input.timeoutMs;
   const unavailableSince = record?.unavailableSince;
-  if (now >= deadline && unavailableSince === undefined)
+  // Timed out only on an answer asked past the deadline: the last answer before it may be
+  // minutes old when an apiserver outage kept every reconcile away (the deletion may have
+  // finished meanwhile), and an outage is a reason to wait, never a failed attempt.
+  const answeredLate = record?.notFencedAt !== undefined && record.notFencedAt >= deadline;
+  if (now >= deadline && unavailableSince === undefined && answeredLate)
     return { kind: 'TimedOut', timeoutMs: input.timeoutMs };
   const reason =
     now < deadline
       ? `${intent.action} ${intent.actionId} accepted: the Node is deleted once the machine is known fenced (gives up at ${iso(deadline)} if it is not)`
-      : `${intent.action} ${intent.actionId}: the provider could not be asked about the fence since ${iso(unavailableSince ?? now)}; the step's ${formatDuration(input.timeoutMs)} timeout waits for an answer (an outage is not a failure)`;
+      : unavailableSince !== undefined
+        ? `${intent.action} ${intent.actionId}: the provider could not be asked about the fence since ${iso(unavailableSince)}; the step's ${formatDuration(input.timeoutMs)} timeout waits for an answer (an outage is not a failure)`
+        : `${intent.action} ${intent.actionId}: the step's ${formatDuration(input.timeoutMs)} timeout passed at ${iso(deadline)}; the provider is asked once more before the step fails`;
   return {
     kind: 'DeleteNode',
-    action: { ...base, reason },
+    action: { ...base, deadline, reason },
     requeueAfterMs: Math.min(
       now < deadline ? deadline - now : Infinity,
       ReplaceFencePollMs,
@@ -152,6 +163,8 @@ export interface ReplaceReport {
   fenced?: { at: number; how: string; evidence: string };
   /** The provider could not be asked (since `at`), or `false`: it answered (not fenced). */
   unavailable?: { at: number } | false;
+  /** It answered "not fenced" at `at`, at or after the step's deadline (the first such answer is kept). */
+  notFencedAt?: number;
 }
 
 /**
@@ -171,16 +184,18 @@ export function recordReplace(state: RepairState, report: ReplaceReport): Repair
       remediation: { ...rem, replace: { actionId: report.actionId, fenced: report.fenced } },
     };
   if (report.unavailable === undefined) return state;
+  const late = prev?.notFencedAt ?? (report.unavailable === false ? report.notFencedAt : undefined);
+  const kept = late !== undefined ? { notFencedAt: late } : {};
   if (report.unavailable === false) {
-    if (prev?.unavailableSince === undefined) return state;
-    return { ...state, remediation: { ...rem, replace: { actionId: report.actionId } } };
+    if (prev?.unavailableSince === undefined && prev?.notFencedAt === late) return state;
+    return { ...state, remediation: { ...rem, replace: { actionId: report.actionId, ...kept } } };
   }
   if (prev?.unavailableSince !== undefined) return state;
   return {
     ...state,
     remediation: {
       ...rem,
-      replace: { actionId: report.actionId, unavailableSince: report.unavailable.at },
+      replace: { actionId: report.actionId, unavailableSince: report.unavailable.at, ...kept },
     },
   };
 }

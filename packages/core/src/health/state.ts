@@ -123,13 +123,17 @@ export type DrainRecord = t.TypeOf<typeof DrainRecord>;
  * machine fenced (deleted, powered off), persisted BEFORE the Node is deleted; from then on the
  * Node is deleted, through any outage, and the step cannot time out. `unavailableSince`: the
  * provider's latest answer about the fence was "could not ask"; while it is set the step's
- * timeout waits (an outage is not a failure). Written only when one of them changes.
+ * timeout waits (an outage is not a failure). `notFencedAt`: the provider's first "not fenced"
+ * answer asked at or after the step's deadline; only with it can the step time out, so an
+ * apiserver outage over the deadline (no reconcile, no ask) never fails it on an answer older
+ * than the deadline. Written only when one of them changes.
  */
 export const ReplaceRecord = t.intersection([
   t.type({ actionId: t.string }),
   t.partial({
     fenced: t.type({ at: IsoTime, how: t.string, evidence: t.string }),
     unavailableSince: IsoTime,
+    notFencedAt: IsoTime,
   }),
 ]);
 /** What followed an accepted Replace (see the ReplaceRecord codec); times in epoch ms. */

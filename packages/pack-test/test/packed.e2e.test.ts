@@ -34,6 +34,13 @@ import {
   sharedLibraries,
 } from './consumer.js';
 import {
+  SNIPPET_OUT,
+  shippedMarkdown,
+  shippedSnippets,
+  snippetDiagnostics,
+  writeSnippetProject,
+} from './shipped-docs.js';
+import {
   bareImports,
   entryPointTargets,
   tarballFiles,
@@ -302,6 +309,11 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
                 // @kubernetes/client-node's declarations import 'ws' (through isomorphic-ws)
                 // without shipping its types; a consumer that checks library declarations needs these.
                 '@types/ws': '8.18.2',
+                // The shipped docs' vitest blocks import it (envtest's optional peer, as its
+                // README's Install says).
+                ...(end.shippedDocs && {
+                  vitest: packed.get('@noderepair/envtest')!.manifest.peerDependencies!['vitest'],
+                }),
               },
             },
             null,
@@ -427,6 +439,66 @@ console.log(JSON.stringify(${JSON.stringify(names)}.map((n) => {
         );
         expect(readdirSync(join(app, 'dist')).sort()).toEqual(['controller.js', 'main.js']);
       });
+
+      if (end.shippedDocs) {
+        // The docs a user reads in node_modules (and on the registry's page): every TypeScript
+        // block compiled as this consumer's own module, against the installed packages only.
+        let modules = new Map<string, { file: string; line: number; run: boolean }>();
+
+        it('compiles every TypeScript block of the docs the packages ship as its own module (strictest settings, library declarations checked)', async () => {
+          const files = shippedMarkdown(app, [...packed.keys()]);
+          for (const name of packed.keys())
+            expect(files, `${name} ships its README`).toContain(
+              join('node_modules', name, 'README.md'),
+            );
+          const snippets = shippedSnippets(app, files);
+          const written = writeSnippetProject(app, snippets);
+          modules = written;
+          // Each README's blocks are in (a parser that found none would prove nothing).
+          const perFile = new Map<string, number>();
+          for (const s of written.values()) perFile.set(s.file, (perFile.get(s.file) ?? 0) + 1);
+          expect(
+            ['core', 'capo-remediation', 'overlayfs-gen', 'envtest', 'openstack'].filter(
+              (p) => !perFile.has(join('node_modules', '@noderepair', p, 'README.md')),
+            ),
+            'shipped READMEs without a checked TypeScript block',
+          ).toEqual([]);
+          const tsc = join(app, 'node_modules', 'typescript', 'bin', 'tsc');
+          let output = '';
+          try {
+            await run(node, [tsc, '-p', 'tsconfig.snippets.json'], {
+              cwd: app,
+              env,
+              timeout: 300_000,
+              maxBuffer: 64 * 1024 * 1024,
+            });
+          } catch (err) {
+            const e = err as Error & { stdout?: string; stderr?: string };
+            output = `${e.stdout ?? ''}${e.stderr ?? ''}` || e.message;
+          }
+          expect(snippetDiagnostics(output, written), 'file:line, TS code, message').toEqual([]);
+        });
+
+        it('runs the blocks the shipped docs mark `ts run`, compiled, on this Node: exit 0, nothing on stderr', async () => {
+          const runnable = [...modules].filter(([, s]) => s.run);
+          expect(runnable.length).toBeGreaterThanOrEqual(4);
+          const failed: string[] = [];
+          for (const [mod, s] of runnable) {
+            try {
+              const { stderr } = await run(node, [join(SNIPPET_OUT, `${mod}.js`)], {
+                cwd: app,
+                env,
+                timeout: 60_000,
+              });
+              if (stderr !== '') failed.push(`${s.file}:${s.line}: stderr\n${stderr}`);
+            } catch (err) {
+              const e = err as Error & { stderr?: string };
+              failed.push(`${s.file}:${s.line}: ${e.message.split('\n')[0]}\n${e.stderr ?? ''}`);
+            }
+          }
+          expect(failed).toEqual([]);
+        });
+      }
 
       it('runs the compiled controller on envtest: Unknown node -> Nova HARD reboot -> Healthy', async () => {
         const overlay = join(repo, 'examples', 'overlay', 'kubeadm-node.yaml');

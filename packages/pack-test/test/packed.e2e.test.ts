@@ -9,7 +9,7 @@
 // Needs: the packages built (`pnpm run build`; CI does it first), the npm registry (npm's
 // cache makes later runs quick), the envtest binaries in ~/.cache/noderepair and the Node 22
 // binary (scripts/node22.mjs, run by CI's setup step; the test fetches it when missing).
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -35,6 +35,8 @@ import {
 } from './consumer.js';
 import {
   SNIPPET_OUT,
+  section,
+  shellCommands,
   shippedMarkdown,
   shippedSnippets,
   snippetDiagnostics,
@@ -497,6 +499,177 @@ console.log(JSON.stringify(${JSON.stringify(names)}.map((n) => {
             }
           }
           expect(failed).toEqual([]);
+        });
+
+        // The five tasks of a first hour (issue 47), each from the section of a shipped README
+        // a user follows: its blocks are the ones compiled (and run) above, or run here as the
+        // section says.
+        const readme = (pkg: string) =>
+          readFileSync(join(app, 'node_modules', '@noderepair', pkg, 'README.md'), 'utf8');
+        const shippedSection = (pkg: string, title: string) => {
+          const sec = section(readme(pkg), title);
+          if (sec === undefined)
+            throw new Error(`node_modules/@noderepair/${pkg}/README.md has no section "${title}"`);
+          return sec;
+        };
+        const tsBlock = (pkg: string, title: string) => {
+          const sec = shippedSection(pkg, title);
+          const file = join('node_modules', '@noderepair', pkg, 'README.md');
+          const found = [...modules].find(
+            ([, s]) => s.file === file && sec.blocks.some((b) => b.line === s.line),
+          );
+          if (!found) throw new Error(`${file} "${title}": no TypeScript block`);
+          return { module: found[0], snippet: found[1] };
+        };
+
+        it('has a shipped section for each task: a pure decision and overlay generation as a library run above', () => {
+          // (a) a pure decision, (c) the library: blocks marked `ts run`, which the test above ran.
+          expect(tsBlock('core', 'A repair decision, pure (`health/`)').snippet.run).toBe(true);
+          expect(tsBlock('overlayfs-gen', 'Library').snippet.run).toBe(true);
+        });
+
+        it("(c) generates an overlay with the CLI as the overlayfs-gen README's Quick start says", async () => {
+          const sh = shippedSection('overlayfs-gen', 'Quick start').blocks.filter((b) =>
+            /^(sh|bash)\b/.test(b.info),
+          );
+          expect(sh).toHaveLength(1);
+          const dir = join(app, 'quick-start');
+          mkdirSync(dir);
+          const outputs: string[] = [];
+          for (const cmd of shellCommands(sh[0]!.code)) {
+            const { stdout, stderr } = await run('bash', ['-euo', 'pipefail', '-c', cmd], {
+              cwd: dir,
+              env,
+              timeout: 60_000,
+            }).catch((e: Error & { stderr?: string }) => {
+              throw new Error(`${cmd}\n${e.message}\n${e.stderr ?? ''}`);
+            });
+            outputs.push(stdout + stderr);
+          }
+          expect(outputs.join('')).toMatch(/node\.yaml is valid: \d+ volatile/);
+          for (const f of ['cloud-init.yaml', 'kubeadm-config-template.yaml'])
+            expect(existsSync(join(dir, 'out', f)), `out/${f}`).toBe(true);
+          expect(readFileSync(join(dir, 'out', 'kubeadm-config-template.yaml'), 'utf8')).toContain(
+            'kind: KubeadmConfigTemplate',
+          );
+        });
+
+        it('(e) says in each README what its manifest says: entry points, engines, peer ranges', () => {
+          const problems: string[] = [];
+          for (const [name, p] of packed) {
+            const text = readme(name.replace('@noderepair/', ''));
+            const installed = readJson<Manifest>(join(app, 'node_modules', name, 'package.json'));
+            for (const sub of Object.keys(installed.exports ?? {})) {
+              if (sub === './package.json') continue;
+              const spec = sub === '.' ? name : `${name}${sub.slice(1)}`;
+              if (!text.includes(`\`${spec}\``)) problems.push(`${name}: entry point ${spec}`);
+            }
+            const engine = /^>=(\d+\.\d+)/.exec(installed.engines?.['node'] ?? '')?.[1];
+            if (engine === undefined || !text.includes(`**Node** ${engine} or later`))
+              problems.push(`${name}: engines.node ${installed.engines?.['node']}`);
+            for (const [dep, range] of Object.entries(installed.peerDependencies ?? {})) {
+              const optional = installed.peerDependenciesMeta?.[dep]?.optional === true;
+              const said = `**\`${dep}\`** (${optional ? 'optional peer' : 'peer'}, \`${range}\`)`;
+              if (!text.includes(said)) problems.push(`${name}: ${said}`);
+            }
+            expect(p.manifest.version).toBe(installed.version);
+          }
+          expect(problems, 'what the manifests say that the shipped READMEs do not').toEqual([]);
+        });
+
+        it("(b, d) runs the core README's embedded controller (own provider, leader election) on envtest, and noderepair status --json as its section says", async () => {
+          const embed = tsBlock('core', 'Embedding the auto-repair controller');
+          const status = shippedSection('core', '`noderepair status --json`');
+          const statusSh = status.blocks.filter((b) => /^(sh|bash)\b/.test(b.info));
+          expect(statusSh).toHaveLength(1);
+          // The fields the shipped table names: `schemaVersion`, `nodes[].phase`, ...
+          const documented = new Set(
+            [...status.text.matchAll(/^\| `([\w[\].]+)` \|/gm)].map((m) => m[1]!),
+          );
+          // A control plane from the installed envtest: the test's own harness, not a doc.
+          writeFileSync(
+            join(app, 'envtest-harness.mjs'),
+            `import { startControlPlane, startFakeKubelet } from '@noderepair/envtest';
+const cp = await startControlPlane({});
+const kubelet = await startFakeKubelet(cp.kubeConfig, { name: 'worker-1', providerID: 'my-cloud://worker-1', heartbeatSeconds: 2 });
+console.log(JSON.stringify({ kubeconfig: cp.kubeconfigPath }));
+process.stdin.resume();
+process.stdin.on('end', async () => { await kubelet.stop(); await cp.stop(); process.exit(0); });
+`,
+          );
+          const children: ReturnType<typeof spawn>[] = [];
+          const started = (cmd: string, args: string[], extra: NodeJS.ProcessEnv) => {
+            const child = spawn(cmd, args, { cwd: app, env: { ...env, ...extra } });
+            children.push(child);
+            let out = '';
+            child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+            child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+            const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+            const until = async (what: RegExp, ms: number) => {
+              const end = Date.now() + ms;
+              while (!what.test(out)) {
+                if (child.exitCode !== null || Date.now() > end)
+                  throw new Error(
+                    `${args.join(' ')}: no ${what} (exit ${child.exitCode}):\n${out.slice(-3000)}`,
+                  );
+                await new Promise((r) => setTimeout(r, 200));
+              }
+            };
+            return { child, exited, until, out: () => out };
+          };
+          try {
+            const harness = started(node, ['envtest-harness.mjs'], {});
+            await harness.until(/"kubeconfig":/, 120_000);
+            const kubeconfig = (
+              JSON.parse(/^\{"kubeconfig":.*$/m.exec(harness.out())![0]) as { kubeconfig: string }
+            ).kubeconfig;
+            const envOfCluster = {
+              KUBECONFIG: kubeconfig,
+              POD_NAMESPACE: 'default',
+              PROBE_PORT: '0',
+            };
+            const operator = started(node, [join(SNIPPET_OUT, `${embed.module}.js`)], envOfCluster);
+            await operator.until(/"msg":"became leader"/, 60_000);
+            await operator.until(
+              /"msg":"auto-repair on".*"provider":"my-cloud"|"provider":"my-cloud".*"msg":"auto-repair on"/,
+              60_000,
+            );
+
+            // (d) each command of the section's block, as written, against the same cluster.
+            writeFileSync(join(app, 'policy.yaml'), '{}\n'); // "your policy": the defaults
+            const reports: Record<string, unknown>[] = [];
+            for (const cmd of shellCommands(statusSh[0]!.code)) {
+              const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', cmd], {
+                cwd: app,
+                env: { ...env, ...envOfCluster },
+                timeout: 60_000,
+              }).catch((e: Error & { stderr?: string }) => {
+                throw new Error(`${cmd}\n${e.message}\n${e.stderr ?? ''}`);
+              });
+              reports.push(JSON.parse(stdout) as Record<string, unknown>);
+            }
+            expect(reports.length).toBeGreaterThanOrEqual(2);
+            const undocumented = new Set<string>();
+            for (const r of reports) {
+              expect(r['schemaVersion']).toBe(1);
+              const nodes = r['nodes'] as Record<string, unknown>[];
+              expect(nodes.map((n) => n['name'])).toContain('worker-1');
+              for (const k of Object.keys(r)) if (!documented.has(k)) undocumented.add(k);
+              for (const n of nodes)
+                for (const k of Object.keys(n))
+                  if (!documented.has(`nodes[].${k}`)) undocumented.add(`nodes[].${k}`);
+            }
+            expect([...undocumented], 'printed fields the shipped table does not name').toEqual([]);
+
+            // SIGTERM, as the section says: stopped leading, exit 0.
+            operator.child.kill('SIGTERM');
+            expect(await operator.exited, operator.out().slice(-3000)).toBe(0);
+            expect(operator.out()).toContain('"msg":"stopped leading: shutting down"');
+            harness.child.stdin!.end();
+            expect(await harness.exited).toBe(0);
+          } finally {
+            for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+          }
         });
       }
 

@@ -117,3 +117,74 @@ export function snippetDiagnostics(
   }
   return out;
 }
+
+export interface Block {
+  /** The fence's language and flags (`ts run`, `sh`, ...). */
+  readonly info: string;
+  /** 1-based line of the opening fence. */
+  readonly line: number;
+  readonly code: string;
+}
+
+/**
+ * The section of a Markdown text under the heading `title` (any level, up to the next heading
+ * of the same or a higher level) and its fenced blocks; undefined when no heading has that title.
+ */
+export function section(
+  markdown: string,
+  title: string,
+): { text: string; blocks: Block[] } | undefined {
+  const lines = markdown.split('\n');
+  let start = -1;
+  let level = 0;
+  let fence: string | undefined;
+  const blocks: Block[] = [];
+  let open: { info: string; line: number; body: string[] } | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const text = lines[i]!;
+    const f = /^(`{3,}|~{3,})\s*(.*)$/.exec(text);
+    if (f && fence === undefined) {
+      fence = f[1]!;
+      if (start >= 0) open = { info: f[2]!.trim(), line: i + 1, body: [] };
+      continue;
+    }
+    if (fence !== undefined) {
+      if (f && f[1]!.startsWith(fence) && f[2] === '') {
+        fence = undefined;
+        if (open) blocks.push({ info: open.info, line: open.line, code: open.body.join('\n') });
+        open = undefined;
+      } else open?.body.push(text);
+      continue;
+    }
+    const h = /^(#{1,6})\s+(.*?)\s*$/.exec(text);
+    if (!h) continue;
+    if (start >= 0 && h[1]!.length <= level)
+      return { text: lines.slice(start, i).join('\n'), blocks };
+    if (start < 0 && h[2] === title) {
+      start = i;
+      level = h[1]!.length;
+    }
+  }
+  return start < 0 ? undefined : { text: lines.slice(start).join('\n'), blocks };
+}
+
+/** The commands of a shell block: one per line, comments and blank lines dropped, heredocs kept whole. */
+export function shellCommands(code: string): string[] {
+  const out: string[] = [];
+  const lines = code.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i]!;
+    if (line.trim() === '' || line.trim().startsWith('#')) continue;
+    const heredoc = /<<'?(\w+)'?/.exec(line);
+    if (heredoc) {
+      const body = [line];
+      while (i + 1 < lines.length && lines[i + 1] !== heredoc[1]) body.push(lines[++i]!);
+      body.push(lines[++i] ?? heredoc[1]!);
+      out.push(body.join('\n'));
+      continue;
+    }
+    line = line.replace(/\s+#\s.*$/, '');
+    out.push(line);
+  }
+  return out;
+}

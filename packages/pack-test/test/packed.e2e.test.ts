@@ -449,10 +449,11 @@ console.log(JSON.stringify(${JSON.stringify(names)}.map((n) => {
 
         it('compiles every TypeScript block of the docs the packages ship as its own module (strictest settings, library declarations checked)', async () => {
           const files = shippedMarkdown(app, [...packed.keys()]);
-          for (const name of packed.keys())
-            expect(files, `${name} ships its README`).toContain(
-              join('node_modules', name, 'README.md'),
-            );
+          // The READMEs are all the Markdown the tarballs ship, and the ones whose links
+          // docs/tools/links.test.ts checks; a package that ships another .md must be added there.
+          expect(files, 'the Markdown files the packages ship').toEqual(
+            [...packed.keys()].map((n) => join('node_modules', n, 'README.md')).sort(),
+          );
           const snippets = shippedSnippets(app, files);
           const written = writeSnippetProject(app, snippets);
           modules = written;
@@ -811,6 +812,71 @@ process.stdin.on('end', async () => { await kubelet.stop(); await cp.stop(); pro
 
     it('still imports @noderepair/core, which does not load client-node', async () => {
       expect(await importError('@noderepair/core')).toBeUndefined();
+    });
+  });
+
+  // KFC after 3.11.6 needs Node >= 22.19 (its engines, and its exact undici 8.10.0 pin); npm
+  // installs it on Node 20 anyway when asked (EBADENGINE is a warning). The core README's
+  // Install says what then happens, and that core's client-node check does not catch it: the
+  // import fails inside undici. This pins that statement to what npm and Node really do.
+  describe('a consumer on Node 20 that installed the newest kubernetes-fluent-client', () => {
+    const app = join(work, 'consumer-node20-newest-kfc');
+    let npmOutput = '';
+    let kfc = '';
+
+    beforeAll(async () => {
+      mkdirSync(app);
+      const core = packed.get('@noderepair/core')!;
+      kfc = newestMatching(Kfc, core.source.peerDependencies![Kfc]!, cleanEnv);
+      writeFileSync(
+        join(app, 'package.json'),
+        JSON.stringify({
+          name: 'newest-kfc-on-node-20',
+          private: true,
+          type: 'module',
+          dependencies: {
+            [ClientNode]: core.source.devDependencies![ClientNode]!,
+            [Kfc]: kfc,
+            '@noderepair/core': `file:${relative(app, core.tgz)}`,
+          },
+          // The pin the registry lacks (test/consumer.ts), overridden as the README says.
+          overrides: ends.find((e) => e.overrides)!.overrides,
+        }),
+      );
+      const r = await sh(
+        'npm',
+        ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline'],
+        app,
+        600_000,
+      );
+      npmOutput = r.stdout + r.stderr;
+    });
+
+    it('installs with npm warning EBADENGINE for KFC (node >=22.19.0)', () => {
+      expect(installedVersion(app, Kfc, readJson)).toBe(kfc);
+      expect(readJson<Manifest>(join(app, 'node_modules', Kfc, 'package.json')).engines).toEqual({
+        node: '>=22.19.0',
+      });
+      expect(npmOutput).toMatch(/EBADENGINE[\s\S]*package: 'kubernetes-fluent-client@/);
+    });
+
+    it("fails to import @noderepair/core/kfc with undici's TypeError, as the core README says", async () => {
+      const code = `import('@noderepair/core/kfc').then(() => console.log(JSON.stringify('imported')), (e) => { console.log(JSON.stringify(String(e?.message ?? e))); process.exit(3); });`;
+      const out = await run(process.execPath, ['-e', code], {
+        cwd: app,
+        env: cleanEnv,
+        timeout: 60_000,
+      }).then(
+        (r) => r.stdout,
+        (e: Error & { stdout?: string }) => e.stdout ?? '',
+      );
+      const message = JSON.parse(out.trim().split('\n')[0] ?? '""') as string;
+      expect(message).toBe('webidl.util.markAsUncloneable is not a function');
+      const readme = readFileSync(
+        join(app, 'node_modules', '@noderepair', 'core', 'README.md'),
+        'utf8',
+      );
+      expect(readme).toContain(`undici's \`TypeError: ${message}\``);
     });
   });
 });

@@ -37,6 +37,7 @@ import {
   SNIPPET_OUT,
   section,
   shellCommands,
+  extractSnippets,
   shippedMarkdown,
   shippedSnippets,
   snippetDiagnostics,
@@ -455,7 +456,26 @@ console.log(JSON.stringify(${JSON.stringify(names)}.map((n) => {
             [...packed.keys()].map((n) => join('node_modules', n, 'README.md')).sort(),
           );
           const snippets = shippedSnippets(app, files);
-          const written = writeSnippetProject(app, snippets);
+          // Canaries compiled in the same run: blocks that compile only inside the workspace (a
+          // repository path, a workspace-only package, a file the tarball does not export)
+          // must fail here, each named by its file and line.
+          const canaries = extractSnippets(
+            'canary/workspace-only.md',
+            [
+              '# Canaries',
+              '```ts',
+              "import { decideRepair } from '../../packages/core/src/health/index.js';",
+              '```',
+              '```ts',
+              "import { runTrace } from '@noderepair/sim';",
+              '```',
+              '```ts',
+              "import { main } from '@noderepair/core/dist/cli/index.js';",
+              '```',
+              '',
+            ].join('\n'),
+          );
+          const written = writeSnippetProject(app, [...snippets, ...canaries]);
           modules = written;
           // Each README's blocks are in (a parser that found none would prove nothing).
           const perFile = new Map<string, number>();
@@ -479,11 +499,26 @@ console.log(JSON.stringify(${JSON.stringify(names)}.map((n) => {
             const e = err as Error & { stdout?: string; stderr?: string };
             output = `${e.stdout ?? ''}${e.stderr ?? ''}` || e.message;
           }
-          expect(snippetDiagnostics(output, written), 'file:line, TS code, message').toEqual([]);
+          const diagnostics = snippetDiagnostics(output, written);
+          expect(
+            diagnostics.filter((d) => d.startsWith('canary/')).map((d) => d.split(': TS')[0]),
+            diagnostics.join('\n'),
+          ).toEqual([
+            'canary/workspace-only.md:3 (snippet at line 2)',
+            'canary/workspace-only.md:6 (snippet at line 5)',
+            'canary/workspace-only.md:9 (snippet at line 8)',
+          ]);
+          expect(
+            diagnostics.filter((d) => d.startsWith('canary/')).every((d) => d.includes('TS2307')),
+          ).toBe(true);
+          expect(
+            diagnostics.filter((d) => !d.startsWith('canary/')),
+            'file:line, TS code, message',
+          ).toEqual([]);
         });
 
         it('runs the blocks the shipped docs mark `ts run`, compiled, on this Node: exit 0, nothing on stderr', async () => {
-          const runnable = [...modules].filter(([, s]) => s.run);
+          const runnable = [...modules].filter(([, s]) => s.run && !s.file.startsWith('canary/'));
           expect(runnable.length).toBeGreaterThanOrEqual(4);
           const failed: string[] = [];
           for (const [mod, s] of runnable) {

@@ -8,6 +8,8 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { consumerOptions, extractSnippets, type Snippet } from '../../../docs/tools/snippets.js';
 
+export { extractSnippets };
+
 /** Every .md file an installed package holds (outside its own node_modules), relative to `app`. */
 export function shippedMarkdown(app: string, packages: readonly string[]): string[] {
   const out: string[] = [];

@@ -571,8 +571,16 @@ console.log(JSON.stringify(${JSON.stringify(names)}.map((n) => {
           expect(sh).toHaveLength(1);
           const dir = join(app, 'quick-start');
           mkdirSync(dir);
+          // What a project that installed the package can run: its bin through npx, and the
+          // config file the section writes. Anything else (a checkout's `pnpm install`, a
+          // repository path) is refused before it runs: it would also rewrite this consumer.
+          const commands = shellCommands(sh[0]!.code);
+          expect(
+            commands.filter((c) => !/^npx overlayfs-gen |^cat > [\w.-]+ <<'?YAML'?\n/.test(c)),
+            'Quick start commands an npm user cannot run in their project',
+          ).toEqual([]);
           const outputs: string[] = [];
-          for (const cmd of shellCommands(sh[0]!.code)) {
+          for (const cmd of commands) {
             const { stdout, stderr } = await run('bash', ['-euo', 'pipefail', '-c', cmd], {
               cwd: dir,
               env,
@@ -674,7 +682,12 @@ process.stdin.on('end', async () => { await kubelet.stop(); await cp.stop(); pro
             // (d) each command of the section's block, as written, against the same cluster.
             writeFileSync(join(app, 'policy.yaml'), '{}\n'); // "your policy": the defaults
             const reports: Record<string, unknown>[] = [];
-            for (const cmd of shellCommands(statusSh[0]!.code)) {
+            const commands = shellCommands(statusSh[0]!.code);
+            expect(
+              commands.filter((c) => !/^npx noderepair status .*--json/.test(c)),
+              'status commands other than npx noderepair status --json',
+            ).toEqual([]);
+            for (const cmd of commands) {
               const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', cmd], {
                 cwd: app,
                 env: { ...env, ...envOfCluster },

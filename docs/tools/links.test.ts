@@ -157,6 +157,29 @@ describe('README links', () => {
     }
   });
 
+  it('checks all the Markdown the packages ship: their READMEs (no package lists another .md in "files")', () => {
+    // npm ships README.md itself, and whatever "files" names; a .md found there would carry
+    // links this check does not read (the pack test checks the same in the installed tarballs).
+    const more: string[] = [];
+    const walk = (abs: string): string[] =>
+      statSync(abs).isDirectory()
+        ? readdirSync(abs).flatMap((e) => (e === 'node_modules' ? [] : walk(join(abs, e))))
+        : [abs];
+    for (const f of shipped) {
+      const dir = join(repoRoot, dirname(f));
+      const { files = [] } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        files?: string[];
+      };
+      for (const entry of files.filter((e) => !e.startsWith('!') && !/[*?]/.test(e))) {
+        if (!existsSync(join(dir, entry))) continue;
+        for (const abs of walk(join(dir, entry)))
+          if (abs.toLowerCase().endsWith('.md') && abs !== join(dir, 'README.md'))
+            more.push(abs.slice(repoRoot.length));
+      }
+    }
+    expect(more).toEqual([]);
+  });
+
   it.each(shipped)(
     '%s (shipped in its package) links the repository, not relative paths, and every link resolves',
     (f) => {

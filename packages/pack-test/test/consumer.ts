@@ -18,6 +18,11 @@ export interface ConsumerEnd {
   nodeMajor: number;
   /** npm `overrides` of the consumer's package.json (a transitive pin the registry lacks). */
   overrides?: Record<string, string>;
+  /**
+   * This end also compiles (and runs) the TypeScript blocks of the docs the installed packages
+   * ship (test/shipped-docs.ts); it installs what those blocks import (vitest, an optional peer).
+   */
+  shippedDocs?: true;
 }
 
 const ClientNode = '@kubernetes/client-node';
@@ -34,6 +39,7 @@ export const ends: ConsumerEnd[] = [
       '@types/node': root.devDependencies!['@types/node']!,
     }),
     nodeMajor: 20,
+    shippedDocs: true,
   },
   {
     id: 'node22-high',

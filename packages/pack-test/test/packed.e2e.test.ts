@@ -9,7 +9,7 @@
 // Needs: the packages built (`pnpm run build`; CI does it first), the npm registry (npm's
 // cache makes later runs quick), the envtest binaries in ~/.cache/noderepair and the Node 22
 // binary (scripts/node22.mjs, run by CI's setup step; the test fetches it when missing).
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -33,6 +33,16 @@ import {
   newestMatching,
   sharedLibraries,
 } from './consumer.js';
+import {
+  SNIPPET_OUT,
+  section,
+  shellCommands,
+  extractSnippets,
+  shippedMarkdown,
+  shippedSnippets,
+  snippetDiagnostics,
+  writeSnippetProject,
+} from './shipped-docs.js';
 import {
   bareImports,
   entryPointTargets,
@@ -302,6 +312,11 @@ describe('the packed packages, installed from tarballs into a fresh project', ()
                 // @kubernetes/client-node's declarations import 'ws' (through isomorphic-ws)
                 // without shipping its types; a consumer that checks library declarations needs these.
                 '@types/ws': '8.18.2',
+                // The shipped docs' vitest blocks import it (envtest's optional peer, as its
+                // README's Install says).
+                ...(end.shippedDocs && {
+                  vitest: packed.get('@noderepair/envtest')!.manifest.peerDependencies!['vitest'],
+                }),
               },
             },
             null,
@@ -427,6 +442,285 @@ console.log(JSON.stringify(${JSON.stringify(names)}.map((n) => {
         );
         expect(readdirSync(join(app, 'dist')).sort()).toEqual(['controller.js', 'main.js']);
       });
+
+      if (end.shippedDocs) {
+        // The docs a user reads in node_modules (and on the registry's page): every TypeScript
+        // block compiled as this consumer's own module, against the installed packages only.
+        let modules = new Map<string, { file: string; line: number; run: boolean }>();
+
+        it('compiles every TypeScript block of the docs the packages ship as its own module (strictest settings, library declarations checked)', async () => {
+          const files = shippedMarkdown(app, [...packed.keys()]);
+          // The READMEs are all the Markdown the tarballs ship, and the ones whose links
+          // docs/tools/links.test.ts checks; a package that ships another .md must be added there.
+          expect(files, 'the Markdown files the packages ship').toEqual(
+            [...packed.keys()].map((n) => join('node_modules', n, 'README.md')).sort(),
+          );
+          const snippets = shippedSnippets(app, files);
+          // Canaries compiled in the same run: blocks that compile only inside the workspace (a
+          // repository path, a workspace-only package, a file the tarball does not export)
+          // must fail here, each named by its file and line.
+          const canaries = extractSnippets(
+            'canary/workspace-only.md',
+            [
+              '# Canaries',
+              '```ts',
+              "import { decideRepair } from '../../packages/core/src/health/index.js';",
+              '```',
+              '```ts',
+              "import { runTrace } from '@noderepair/sim';",
+              '```',
+              '```ts',
+              "import { main } from '@noderepair/core/dist/cli/index.js';",
+              '```',
+              '',
+            ].join('\n'),
+          );
+          const written = writeSnippetProject(app, [...snippets, ...canaries]);
+          modules = written;
+          // Each README's blocks are in (a parser that found none would prove nothing).
+          const perFile = new Map<string, number>();
+          for (const s of written.values()) perFile.set(s.file, (perFile.get(s.file) ?? 0) + 1);
+          expect(
+            ['core', 'capo-remediation', 'overlayfs-gen', 'envtest', 'openstack'].filter(
+              (p) => !perFile.has(join('node_modules', '@noderepair', p, 'README.md')),
+            ),
+            'shipped READMEs without a checked TypeScript block',
+          ).toEqual([]);
+          const tsc = join(app, 'node_modules', 'typescript', 'bin', 'tsc');
+          let output = '';
+          try {
+            await run(node, [tsc, '-p', 'tsconfig.snippets.json'], {
+              cwd: app,
+              env,
+              timeout: 300_000,
+              maxBuffer: 64 * 1024 * 1024,
+            });
+          } catch (err) {
+            const e = err as Error & { stdout?: string; stderr?: string };
+            output = `${e.stdout ?? ''}${e.stderr ?? ''}` || e.message;
+          }
+          const diagnostics = snippetDiagnostics(output, written);
+          expect(
+            diagnostics.filter((d) => d.startsWith('canary/')).map((d) => d.split(': TS')[0]),
+            diagnostics.join('\n'),
+          ).toEqual([
+            'canary/workspace-only.md:3 (snippet at line 2)',
+            'canary/workspace-only.md:6 (snippet at line 5)',
+            'canary/workspace-only.md:9 (snippet at line 8)',
+          ]);
+          expect(
+            diagnostics.filter((d) => d.startsWith('canary/')).every((d) => d.includes('TS2307')),
+          ).toBe(true);
+          expect(
+            diagnostics.filter((d) => !d.startsWith('canary/')),
+            'file:line, TS code, message',
+          ).toEqual([]);
+        });
+
+        it('runs the blocks the shipped docs mark `ts run`, compiled, on this Node: exit 0, nothing on stderr', async () => {
+          const runnable = [...modules].filter(([, s]) => s.run && !s.file.startsWith('canary/'));
+          expect(runnable.length).toBeGreaterThanOrEqual(4);
+          const failed: string[] = [];
+          for (const [mod, s] of runnable) {
+            try {
+              const { stderr } = await run(node, [join(SNIPPET_OUT, `${mod}.js`)], {
+                cwd: app,
+                env,
+                timeout: 60_000,
+              });
+              if (stderr !== '') failed.push(`${s.file}:${s.line}: stderr\n${stderr}`);
+            } catch (err) {
+              const e = err as Error & { stderr?: string };
+              failed.push(`${s.file}:${s.line}: ${e.message.split('\n')[0]}\n${e.stderr ?? ''}`);
+            }
+          }
+          expect(failed).toEqual([]);
+        });
+
+        // The five tasks of a first hour (issue 47), each from the section of a shipped README
+        // a user follows: its blocks are the ones compiled (and run) above, or run here as the
+        // section says.
+        const readme = (pkg: string) =>
+          readFileSync(join(app, 'node_modules', '@noderepair', pkg, 'README.md'), 'utf8');
+        const shippedSection = (pkg: string, title: string) => {
+          const sec = section(readme(pkg), title);
+          if (sec === undefined)
+            throw new Error(`node_modules/@noderepair/${pkg}/README.md has no section "${title}"`);
+          return sec;
+        };
+        const tsBlock = (pkg: string, title: string) => {
+          const sec = shippedSection(pkg, title);
+          const file = join('node_modules', '@noderepair', pkg, 'README.md');
+          const found = [...modules].find(
+            ([, s]) => s.file === file && sec.blocks.some((b) => b.line === s.line),
+          );
+          if (!found) throw new Error(`${file} "${title}": no TypeScript block`);
+          return { module: found[0], snippet: found[1] };
+        };
+
+        it('has a shipped section for each task: a pure decision and overlay generation as a library run above', () => {
+          // (a) a pure decision, (c) the library: blocks marked `ts run`, which the test above ran.
+          expect(tsBlock('core', 'A repair decision, pure (`health/`)').snippet.run).toBe(true);
+          expect(tsBlock('overlayfs-gen', 'Library').snippet.run).toBe(true);
+        });
+
+        it("(c) generates an overlay with the CLI as the overlayfs-gen README's Quick start says", async () => {
+          const sh = shippedSection('overlayfs-gen', 'Quick start').blocks.filter((b) =>
+            /^(sh|bash)\b/.test(b.info),
+          );
+          expect(sh).toHaveLength(1);
+          const dir = join(app, 'quick-start');
+          mkdirSync(dir);
+          // What a project that installed the package can run: its bin through npx, and the
+          // config file the section writes. Anything else (a checkout's `pnpm install`, a
+          // repository path) is refused before it runs: it would also rewrite this consumer.
+          const commands = shellCommands(sh[0]!.code);
+          expect(
+            commands.filter((c) => !/^npx overlayfs-gen |^cat > [\w.-]+ <<'?YAML'?\n/.test(c)),
+            'Quick start commands an npm user cannot run in their project',
+          ).toEqual([]);
+          const outputs: string[] = [];
+          for (const cmd of commands) {
+            const { stdout, stderr } = await run('bash', ['-euo', 'pipefail', '-c', cmd], {
+              cwd: dir,
+              env,
+              timeout: 60_000,
+            }).catch((e: Error & { stderr?: string }) => {
+              throw new Error(`${cmd}\n${e.message}\n${e.stderr ?? ''}`);
+            });
+            outputs.push(stdout + stderr);
+          }
+          expect(outputs.join('')).toMatch(/node\.yaml is valid: \d+ volatile/);
+          for (const f of ['cloud-init.yaml', 'kubeadm-config-template.yaml'])
+            expect(existsSync(join(dir, 'out', f)), `out/${f}`).toBe(true);
+          expect(readFileSync(join(dir, 'out', 'kubeadm-config-template.yaml'), 'utf8')).toContain(
+            'kind: KubeadmConfigTemplate',
+          );
+        });
+
+        it('(e) says in each README what its manifest says: entry points, engines, peer ranges', () => {
+          const problems: string[] = [];
+          for (const [name, p] of packed) {
+            const text = readme(name.replace('@noderepair/', ''));
+            const installed = readJson<Manifest>(join(app, 'node_modules', name, 'package.json'));
+            for (const sub of Object.keys(installed.exports ?? {})) {
+              if (sub === './package.json') continue;
+              const spec = sub === '.' ? name : `${name}${sub.slice(1)}`;
+              if (!text.includes(`\`${spec}\``)) problems.push(`${name}: entry point ${spec}`);
+            }
+            const engine = /^>=(\d+\.\d+)/.exec(installed.engines?.['node'] ?? '')?.[1];
+            if (engine === undefined || !text.includes(`**Node** ${engine} or later`))
+              problems.push(`${name}: engines.node ${installed.engines?.['node']}`);
+            for (const [dep, range] of Object.entries(installed.peerDependencies ?? {})) {
+              const optional = installed.peerDependenciesMeta?.[dep]?.optional === true;
+              const said = `**\`${dep}\`** (${optional ? 'optional peer' : 'peer'}, \`${range}\`)`;
+              if (!text.includes(said)) problems.push(`${name}: ${said}`);
+            }
+            expect(p.manifest.version).toBe(installed.version);
+          }
+          expect(problems, 'what the manifests say that the shipped READMEs do not').toEqual([]);
+        });
+
+        it("(b, d) runs the core README's embedded controller (own provider, leader election) on envtest, and noderepair status --json as its section says", async () => {
+          const embed = tsBlock('core', 'Embedding the auto-repair controller');
+          const status = shippedSection('core', '`noderepair status --json`');
+          const statusSh = status.blocks.filter((b) => /^(sh|bash)\b/.test(b.info));
+          expect(statusSh).toHaveLength(1);
+          // The fields the shipped table names: `schemaVersion`, `nodes[].phase`, ...
+          const documented = new Set(
+            [...status.text.matchAll(/^\| `([\w[\].]+)` \|/gm)].map((m) => m[1]!),
+          );
+          // A control plane from the installed envtest: the test's own harness, not a doc.
+          writeFileSync(
+            join(app, 'envtest-harness.mjs'),
+            `import { startControlPlane, startFakeKubelet } from '@noderepair/envtest';
+const cp = await startControlPlane({});
+const kubelet = await startFakeKubelet(cp.kubeConfig, { name: 'worker-1', providerID: 'my-cloud://worker-1', heartbeatSeconds: 2 });
+console.log(JSON.stringify({ kubeconfig: cp.kubeconfigPath }));
+process.stdin.resume();
+process.stdin.on('end', async () => { await kubelet.stop(); await cp.stop(); process.exit(0); });
+`,
+          );
+          const children: ReturnType<typeof spawn>[] = [];
+          const started = (cmd: string, args: string[], extra: NodeJS.ProcessEnv) => {
+            const child = spawn(cmd, args, { cwd: app, env: { ...env, ...extra } });
+            children.push(child);
+            let out = '';
+            child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+            child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+            const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+            const until = async (what: RegExp, ms: number) => {
+              const end = Date.now() + ms;
+              while (!what.test(out)) {
+                if (child.exitCode !== null || Date.now() > end)
+                  throw new Error(
+                    `${args.join(' ')}: no ${what} (exit ${child.exitCode}):\n${out.slice(-3000)}`,
+                  );
+                await new Promise((r) => setTimeout(r, 200));
+              }
+            };
+            return { child, exited, until, out: () => out };
+          };
+          try {
+            const harness = started(node, ['envtest-harness.mjs'], {});
+            await harness.until(/"kubeconfig":/, 120_000);
+            const kubeconfig = (
+              JSON.parse(/^\{"kubeconfig":.*$/m.exec(harness.out())![0]) as { kubeconfig: string }
+            ).kubeconfig;
+            const envOfCluster = {
+              KUBECONFIG: kubeconfig,
+              POD_NAMESPACE: 'default',
+              PROBE_PORT: '0',
+            };
+            const operator = started(node, [join(SNIPPET_OUT, `${embed.module}.js`)], envOfCluster);
+            await operator.until(/"msg":"became leader"/, 60_000);
+            await operator.until(
+              /"msg":"auto-repair on".*"provider":"my-cloud"|"provider":"my-cloud".*"msg":"auto-repair on"/,
+              60_000,
+            );
+
+            // (d) each command of the section's block, as written, against the same cluster.
+            writeFileSync(join(app, 'policy.yaml'), '{}\n'); // "your policy": the defaults
+            const reports: Record<string, unknown>[] = [];
+            const commands = shellCommands(statusSh[0]!.code);
+            expect(
+              commands.filter((c) => !/^npx noderepair status .*--json/.test(c)),
+              'status commands other than npx noderepair status --json',
+            ).toEqual([]);
+            for (const cmd of commands) {
+              const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', cmd], {
+                cwd: app,
+                env: { ...env, ...envOfCluster },
+                timeout: 60_000,
+              }).catch((e: Error & { stderr?: string }) => {
+                throw new Error(`${cmd}\n${e.message}\n${e.stderr ?? ''}`);
+              });
+              reports.push(JSON.parse(stdout) as Record<string, unknown>);
+            }
+            expect(reports.length).toBeGreaterThanOrEqual(2);
+            const undocumented = new Set<string>();
+            for (const r of reports) {
+              expect(r['schemaVersion']).toBe(1);
+              const nodes = r['nodes'] as Record<string, unknown>[];
+              expect(nodes.map((n) => n['name'])).toContain('worker-1');
+              for (const k of Object.keys(r)) if (!documented.has(k)) undocumented.add(k);
+              for (const n of nodes)
+                for (const k of Object.keys(n))
+                  if (!documented.has(`nodes[].${k}`)) undocumented.add(`nodes[].${k}`);
+            }
+            expect([...undocumented], 'printed fields the shipped table does not name').toEqual([]);
+
+            // SIGTERM, as the section says: stopped leading, exit 0.
+            operator.child.kill('SIGTERM');
+            expect(await operator.exited, operator.out().slice(-3000)).toBe(0);
+            expect(operator.out()).toContain('"msg":"stopped leading: shutting down"');
+            harness.child.stdin!.end();
+            expect(await harness.exited).toBe(0);
+          } finally {
+            for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+          }
+        });
+      }
 
       it('runs the compiled controller on envtest: Unknown node -> Nova HARD reboot -> Healthy', async () => {
         const overlay = join(repo, 'examples', 'overlay', 'kubeadm-node.yaml');
@@ -566,6 +860,71 @@ console.log(JSON.stringify(${JSON.stringify(names)}.map((n) => {
 
     it('still imports @noderepair/core, which does not load client-node', async () => {
       expect(await importError('@noderepair/core')).toBeUndefined();
+    });
+  });
+
+  // KFC after 3.11.6 needs Node >= 22.19 (its engines, and its exact undici 8.10.0 pin); npm
+  // installs it on Node 20 anyway when asked (EBADENGINE is a warning). The core README's
+  // Install says what then happens, and that core's client-node check does not catch it: the
+  // import fails inside undici. This pins that statement to what npm and Node really do.
+  describe('a consumer on Node 20 that installed the newest kubernetes-fluent-client', () => {
+    const app = join(work, 'consumer-node20-newest-kfc');
+    let npmOutput = '';
+    let kfc = '';
+
+    beforeAll(async () => {
+      mkdirSync(app);
+      const core = packed.get('@noderepair/core')!;
+      kfc = newestMatching(Kfc, core.source.peerDependencies![Kfc]!, cleanEnv);
+      writeFileSync(
+        join(app, 'package.json'),
+        JSON.stringify({
+          name: 'newest-kfc-on-node-20',
+          private: true,
+          type: 'module',
+          dependencies: {
+            [ClientNode]: core.source.devDependencies![ClientNode]!,
+            [Kfc]: kfc,
+            '@noderepair/core': `file:${relative(app, core.tgz)}`,
+          },
+          // The pin the registry lacks (test/consumer.ts), overridden as the README says.
+          overrides: ends.find((e) => e.overrides)!.overrides,
+        }),
+      );
+      const r = await sh(
+        'npm',
+        ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline'],
+        app,
+        600_000,
+      );
+      npmOutput = r.stdout + r.stderr;
+    });
+
+    it('installs with npm warning EBADENGINE for KFC (node >=22.19.0)', () => {
+      expect(installedVersion(app, Kfc, readJson)).toBe(kfc);
+      expect(readJson<Manifest>(join(app, 'node_modules', Kfc, 'package.json')).engines).toEqual({
+        node: '>=22.19.0',
+      });
+      expect(npmOutput).toMatch(/EBADENGINE[\s\S]*package: 'kubernetes-fluent-client@/);
+    });
+
+    it("fails to import @noderepair/core/kfc with undici's TypeError, as the core README says", async () => {
+      const code = `import('@noderepair/core/kfc').then(() => console.log(JSON.stringify('imported')), (e) => { console.log(JSON.stringify(String(e?.message ?? e))); process.exit(3); });`;
+      const out = await run(process.execPath, ['-e', code], {
+        cwd: app,
+        env: cleanEnv,
+        timeout: 60_000,
+      }).then(
+        (r) => r.stdout,
+        (e: Error & { stdout?: string }) => e.stdout ?? '',
+      );
+      const message = JSON.parse(out.trim().split('\n')[0] ?? '""') as string;
+      expect(message).toBe('webidl.util.markAsUncloneable is not a function');
+      const readme = readFileSync(
+        join(app, 'node_modules', '@noderepair', 'core', 'README.md'),
+        'utf8',
+      );
+      expect(readme).toContain(`undici's \`TypeError: ${message}\``);
     });
   });
 });

@@ -20,6 +20,8 @@ export interface Manifest {
   exports?: ExportsMap;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  engines?: Record<string, string>;
   devDependencies?: Record<string, string>;
   publishConfig?: { exports?: ExportsMap };
 }

@@ -546,7 +546,7 @@ systemctl daemon-reload && systemctl restart kubelet.service`,
     // The example policy's trace and its comment have the same texts; the test's rule (as the
     // example's) matches the real condition.
     expect(deadlockTexts(hung)).toEqual(traceDeadlock('True'));
-    expect(examplePolicy).toContain(`(reason ${deadlock(hung)?.reason}, the kernel's line as message`);
+    expect(examplePolicy).toContain(`(reason ${deadlock(hung)?.reason}, the`);
     expect(examplePolicy).toContain(`"${deadlock(hung)?.message}"`);
     const rule = resolveRepairPolicy({ unhealthyConditions: [{ type: 'KernelDeadlock', status: 'True', reason: 'DockerHung' }] });
     if (either.isLeft(rule)) throw new Error(rule.left);
@@ -556,6 +556,10 @@ systemctl daemon-reload && systemctl restart kubelet.service`,
     // Ready and broken: the kubelet sees nothing wrong.
     expect(isReady(hung)).toBe(true);
     expect(docRow('ConditionUnhealthy')).toContain('`KernelDeadlock=True`');
+    // core's docs quote both texts (the rule-per-condition section).
+    const prose = causesDoc.replace(/\s+/g, ' ');
+    expect(prose).toContain(`reason \`${deadlock(hung)?.reason}\`, the kernel's line as message (\`${deadlock(hung)?.message}\``);
+    expect(prose).toContain(`\`${deadlock(before)?.reason}\`, "${deadlock(before)?.message}"`);
 
     // The repair: per the KernelDeadlock rule, one HardReboot through the test hypervisor.
     const action = await waitFor(

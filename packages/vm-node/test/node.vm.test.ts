@@ -595,10 +595,13 @@ systemctl daemon-reload && systemctl restart kubelet.service`,
     expect(new Date(deadlock(repaired)?.lastTransitionTime ?? 0).getTime()).toBeGreaterThan(reset.at - 5_000);
     // Exactly one action, per the KernelDeadlock rule.
     expect(hv.actions(NAME).slice(actionsBefore).map((a) => a.action)).toEqual(['HardReboot']);
+    // This repair's Events, by their last occurrence: an Event whose reason and note repeat an
+    // earlier one within 30 min (scenario 4's Uncordoned) is that Event's series, not a new one.
+    const lastSeen = (e: EventsV1Event) => (e.series?.lastObservedTime ? new Date(e.series.lastObservedTime).getTime() : eventTime(e));
     const events = await waitFor(
       'RepairSucceeded',
       async () => {
-        const ev = (await repairEvents()).filter((e) => eventTime(e) >= tHung - 1000);
+        const ev = (await repairEvents()).filter((e) => lastSeen(e) >= tHung - 1000).sort((a, b) => lastSeen(a) - lastSeen(b));
         return ev.some((e) => e.reason === 'RepairSucceeded') ? ev : undefined;
       },
       120_000,
@@ -615,7 +618,7 @@ systemctl daemon-reload && systemctl restart kubelet.service`,
     const at = (t: number | undefined) => (t === undefined ? null : Math.round((t - tHung) / 100) / 10);
     const evAt = (reason: string) => {
       const e = events.find((x) => x.reason === reason);
-      return e === undefined ? null : at(eventTime(e));
+      return e === undefined ? null : at(lastSeen(e));
     };
     const npdTimeline = {
       benchmark: 'vm-node/npd-kernel-deadlock',
@@ -627,7 +630,9 @@ systemctl daemon-reload && systemctl restart kubelet.service`,
       resetObserved: at(reset.at),
       ReadyAgain: at(seen.ReadyAgain),
       conditionCleared: at(seen.conditionCleared),
+      Uncordoned: evAt('Uncordoned'),
       RepairSucceeded: evAt('RepairSucceeded'),
+      events: events.map((e) => e.reason),
       reason: deadlock(hung)?.reason,
       message: deadlock(hung)?.message,
     };

@@ -4,9 +4,10 @@
 // output. What the kubelet and the controller manager write is read back from the API and fed
 // to core's classifier: the messages the fake kubelet and the docs use are checked against the
 // real ones here. From scenario 4 on, `noderepair run` (the standalone controller, as a process)
-// watches the node and repairs it through the test hypervisor.
+// watches the node and repairs it through the test hypervisor; scenario 5 has node-problem-detector
+// (built from its module, running in the guest) report a kernel deadlock that it repairs.
 import { AppsV1Api, CoordinationV1Api, CoreV1Api, EventsV1Api, type EventsV1Event, type V1Node } from '@kubernetes/client-node';
-import { classifyNode, decideRepair, resolveRepairPolicy, TaintOutOfService, type HealthObservation } from '@noderepair/core/health';
+import { classifyNode, conditionMatches, decideRepair, readStateAnnotation, resolveRepairPolicy, TaintOutOfService, type HealthObservation } from '@noderepair/core/health';
 import type { ActionRequest, MachineProvider } from '@noderepair/core/provider';
 import { readyTexts } from '@noderepair/core/testing';
 import { KUBERNETES_VERSION, KubeletNotReadyMessages, startControlPlane, waitFor, type ControlPlane } from '@noderepair/envtest';
@@ -17,7 +18,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureNodeImage, HOST_FROM_GUEST, joinTargetOf, KubeNode, PAUSE_IMAGE, POD_SUBNET } from '../src/node/index.js';
+import { ensureNodeImage, HOST_FROM_GUEST, joinTargetOf, KubeNode, NPD_UNIT, NPD_VERSION, PAUSE_IMAGE, POD_SUBNET } from '../src/node/index.js';
 import { TestHypervisor, testHypervisorProvider } from '../src/test-hypervisor/index.js';
 import { NoderepairRun, TEST_HYPERVISOR_PROVIDER } from './support/noderepair-run.js';
 
@@ -31,11 +32,28 @@ const UNHEALTHY_S = 45;
 /** The wrong change of scenario 4: a kubelet drop-in with a mistyped flag, in the overlaid /etc. */
 const BROKEN_DROPIN = '/etc/systemd/system/kubelet.service.d/90-max-pods.conf';
 const WORKLOAD = 'workload';
+/** How long node-problem-detector's KernelDeadlock=True may last before `noderepair run` repairs (5m in the example policy). */
+const DEADLOCK_S = 20;
+/**
+ * Scenario 5's kernel line: the hung-task report that node-problem-detector's kernel monitor
+ * (its config/kernel-monitor.json) maps to the permanent KernelDeadlock=True, reason DockerHung
+ * (pattern `task docker:\w+ blocked for more than \w+ seconds\.`). Its generic `task ...
+ * blocked` rule is only a temporary TaskHung Event. The line of examples/policies' trace.
+ */
+const HUNG_TASK_LINE = 'task docker:1231 blocked for more than 120 seconds.';
 // The standalone controller's policy: the example policy's shape with the test's short timeouts,
-// and one step, a HardReboot, which fences (a soft reboot never does).
+// and one step, a HardReboot, which fences (a soft reboot never does). node-problem-detector's
+// KernelDeadlock (scenario 5) has its own rule and ladder, as in
+// examples/policies/node-problem-detector.yaml.
 const POLICY = `unhealthyConditions:
   - { type: Ready, status: "False", timeout: ${UNHEALTHY_S}s }
   - { type: Ready, status: Unknown, timeout: ${UNHEALTHY_S}s }
+  - type: KernelDeadlock
+    status: "True"
+    reason: DockerHung
+    timeout: ${DEADLOCK_S}s
+    ladder:
+      - { action: HardReboot, timeout: 10m, attempts: 1 }
 minHealthyPeriod: 10s
 ladder:
   - { action: HardReboot, timeout: 10m, attempts: 1 }
@@ -176,8 +194,40 @@ function docRow(cause: string): string {
   if (row === undefined) throw new Error(`packages/core/docs/health.md has no row for ${cause}`);
   return row;
 }
+/**
+ * node-problem-detector's KernelDeadlock texts as examples/policies/kernel-deadlock.jsonl (the
+ * trace the example policy is replayed on) has them, by status: checked against the real ones.
+ */
+const npdTrace = readFileSync(new URL('../../../examples/policies/kernel-deadlock.jsonl', import.meta.url), 'utf8');
+function traceDeadlock(status: 'True' | 'False') {
+  for (const line of npdTrace.split('\n')) {
+    if (line.trim() === '' || line.startsWith('#')) continue;
+    const conditions = (JSON.parse(line) as { conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> }).conditions ?? [];
+    const c = conditions.find((x) => x.type === 'KernelDeadlock' && x.status === status);
+    if (c !== undefined) return { status: c.status, reason: c.reason, message: c.message };
+  }
+  throw new Error(`examples/policies/kernel-deadlock.jsonl has no KernelDeadlock=${status}`);
+}
+const examplePolicy = readFileSync(new URL('../../../examples/policies/node-problem-detector.yaml', import.meta.url), 'utf8');
+function deadlock(n: V1Node) {
+  return n.status?.conditions?.find((c) => c.type === 'KernelDeadlock');
+}
+const deadlockTexts = (n: V1Node) => ({ status: deadlock(n)?.status, reason: deadlock(n)?.reason, message: deadlock(n)?.message });
 /** The Ready condition's status, reason and message: what core's readyTexts fixtures hold. */
 const texts = (n: V1Node) => ({ status: ready(n)?.status, reason: ready(n)?.reason, message: ready(n)?.message });
+/** Starts `noderepair run` with the test's policy (scenario 4 does; a narrowed run may skip it). */
+function startController(): NoderepairRun {
+  const policyPath = join(hvDir, 'policy.yaml');
+  writeFileSync(policyPath, POLICY);
+  return new NoderepairRun([
+    '--kubeconfig', cp.kubeconfigPath,
+    '--policy', policyPath,
+    '--provider-module', TEST_HYPERVISOR_PROVIDER,
+    '--provider-opt', `control=${hv.controlSocket}`,
+    '--metrics-bind-address', '0',
+    '--health-probe-bind-address', '0',
+  ]);
+}
 function observation(n: V1Node): HealthObservation {
   return { nodeName: NAME, node: n as HealthObservation['node'] };
 }
@@ -381,16 +431,7 @@ describe('a real kubelet and containerd in a VM, joined to the test control plan
       2000,
     );
 
-    const policyPath = join(hvDir, 'policy.yaml');
-    writeFileSync(policyPath, POLICY);
-    controller = new NoderepairRun([
-      '--kubeconfig', cp.kubeconfigPath,
-      '--policy', policyPath,
-      '--provider-module', TEST_HYPERVISOR_PROVIDER,
-      '--provider-opt', `control=${hv.controlSocket}`,
-      '--metrics-bind-address', '0',
-      '--health-probe-bind-address', '0',
-    ]);
+    controller = startController();
     const actionsBefore = hv.actions(NAME).length;
 
     // The wrong change, on a boot whose /etc is overlayfs-gen's overlay (its upper is tmpfs):
@@ -474,6 +515,134 @@ systemctl daemon-reload && systemctl restart kubelet.service`,
     process.stdout.write(
       `${JSON.stringify({ benchmark: 'vm-node/real-node-repair', from: 'the broken change', Unknown: transition(unknown), ...repairTimeline, ReadyAgain: transition(repaired), fenced: events.find((e) => e.reason === 'Fenced')?.note })}\n`,
     );
+  });
+
+  // Issue 46: a node can be Ready and still broken. node-problem-detector (built from its module,
+  // its kernel monitor on /dev/kmsg, reporting as the kubelet's identity) sets KernelDeadlock=True
+  // on a hung-task line; the policy's rule for it (its own wait and ladder) hard-reboots the node
+  // through the test hypervisor; NPD starts again with the node and resets the condition.
+  it('node-problem-detector sets KernelDeadlock=True (DockerHung) on a hung-task kernel line while the node stays Ready; noderepair run hard-reboots it per its KernelDeadlock rule; Ready with a new bootID, the condition cleared', async () => {
+    controller ??= startController();
+    const ctl = controller;
+    // NPD is the one built here, and runs: its defaults on the Node, the docs' trace texts.
+    expect((await node.vm.ok('/usr/local/bin/node-problem-detector --version')).trim()).toBe(NPD_VERSION);
+    expect((await node.vm.ok(`systemctl is-active ${NPD_UNIT}`)).trim()).toBe('active');
+    const before = await waitForNode("node-problem-detector's KernelDeadlock=False", (n) => deadlock(n)?.status === 'False', 300);
+    expect(deadlockTexts(before)).toEqual({ status: 'False', reason: 'KernelHasNoDeadlock', message: 'kernel has no deadlock' });
+    expect(deadlockTexts(before)).toEqual(traceDeadlock('False'));
+    expect(isReady(before)).toBe(true);
+    const actionsBefore = hv.actions(NAME).length;
+
+    const tHung = Date.now();
+    // As the kernel's hung-task detector would print it (a user write to /dev/kmsg lands in the
+    // same ring buffer NPD's kmsg watcher reads).
+    await node.vm.ok(`printf '%s\\n' '${HUNG_TASK_LINE}' > /dev/kmsg`);
+    mark('hungTaskLine');
+    const hung = await waitForNode('KernelDeadlock=True from node-problem-detector', (n) => deadlock(n)?.status === 'True', 120);
+    const tSet = Date.now();
+    mark('kernelDeadlockSet');
+    // NPD's exact texts: the permanent rule's reason, the kernel's line as the message.
+    expect(deadlockTexts(hung)).toEqual({ status: 'True', reason: 'DockerHung', message: HUNG_TASK_LINE });
+    // The example policy's trace and its comment have the same texts; the test's rule (as the
+    // example's) matches the real condition.
+    expect(deadlockTexts(hung)).toEqual(traceDeadlock('True'));
+    expect(examplePolicy).toContain(`(reason ${deadlock(hung)?.reason}, the`);
+    expect(examplePolicy).toContain(`"${deadlock(hung)?.message}"`);
+    const rule = resolveRepairPolicy({ unhealthyConditions: [{ type: 'KernelDeadlock', status: 'True', reason: 'DockerHung' }] });
+    if (either.isLeft(rule)) throw new Error(rule.left);
+    const uc = rule.right.unhealthyConditions[0];
+    if (uc === undefined) throw new Error('no rule');
+    expect(conditionMatches(uc, { type: 'KernelDeadlock', status: 'True', reason: deadlock(hung)?.reason, message: deadlock(hung)?.message, transitionAt: undefined, heartbeatAt: undefined })).toBe(true);
+    // Ready and broken: the kubelet sees nothing wrong.
+    expect(isReady(hung)).toBe(true);
+    expect(docRow('ConditionUnhealthy')).toContain('`KernelDeadlock=True`');
+    // core's docs quote both texts (the rule-per-condition section).
+    const prose = causesDoc.replace(/\s+/g, ' ');
+    expect(prose).toContain(`reason \`${deadlock(hung)?.reason}\`, the kernel's line as message (\`${deadlock(hung)?.message}\``);
+    expect(prose).toContain(`\`${deadlock(before)?.reason}\`, "${deadlock(before)?.message}"`);
+
+    // The repair: per the KernelDeadlock rule, one HardReboot through the test hypervisor.
+    const action = await waitFor(
+      "the controller's action in the hypervisor's records",
+      async () => hv.actions(NAME)[actionsBefore],
+      (DEADLOCK_S + 240) * 1000,
+      1000,
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}\n${ctl.tail()}`);
+    });
+    mark('deadlockRebootExecuted');
+    expect(action.action).toBe('HardReboot');
+    const newBoot = await node.vm.waitForBoot(bootId, 600_000);
+    expect(newBoot).not.toBe(bootId);
+    // Ready with the new boot, and the condition cleared (NPD resets it when it starts): seen
+    // in whichever order they come, each at its first sighting.
+    const seen: Record<string, number> = {};
+    const repaired = await waitForNode(
+      'Ready with the new bootID, KernelDeadlock=False, uncordoned',
+      (n) => {
+        const now = Date.now();
+        if (isReady(n) && n.status?.nodeInfo?.bootID === newBoot) seen.ReadyAgain ??= now;
+        if (deadlock(n)?.status === 'False') seen.conditionCleared ??= now;
+        return seen.ReadyAgain !== undefined && seen.conditionCleared !== undefined && n.spec?.unschedulable !== true && !hasOutOfService(n);
+      },
+      600,
+    );
+    mark('deadlockRepaired');
+    bootId = newBoot;
+    expect(deadlockTexts(repaired)).toEqual({ status: 'False', reason: 'KernelHasNoDeadlock', message: 'kernel has no deadlock' });
+    const reset = hv.events(NAME).slice(action.eventSeq).find((e) => e.event === 'RESET');
+    if (reset === undefined) throw new Error(`no RESET after the action: ${JSON.stringify(hv.events(NAME).slice(action.eventSeq))}`);
+    expect(new Date(deadlock(repaired)?.lastTransitionTime ?? 0).getTime()).toBeGreaterThan(reset.at - 5_000);
+    // Exactly one action, per the KernelDeadlock rule.
+    expect(hv.actions(NAME).slice(actionsBefore).map((a) => a.action)).toEqual(['HardReboot']);
+    // This repair's Events, by their last occurrence: an Event whose reason and note repeat an
+    // earlier one within 30 min (scenario 4's Uncordoned) is that Event's series, not a new one.
+    const lastSeen = (e: EventsV1Event) => (e.series?.lastObservedTime ? new Date(e.series.lastObservedTime).getTime() : eventTime(e));
+    const events = await waitFor(
+      'RepairSucceeded',
+      async () => {
+        const ev = (await repairEvents()).filter((e) => lastSeen(e) >= tHung - 1000).sort((a, b) => lastSeen(a) - lastSeen(b));
+        return ev.some((e) => e.reason === 'RepairSucceeded') ? ev : undefined;
+      },
+      120_000,
+      2000,
+    );
+    const order = ['RepairStarted', 'Cordoned', 'ActionAccepted', 'Uncordoned', 'RepairSucceeded'];
+    expect(events.map((e) => e.reason ?? '').filter((r) => order.includes(r))).toEqual(order);
+    expect(events.find((e) => e.reason === 'RepairStarted')?.note).toContain('KernelDeadlock');
+    // The repair climbed the rule's ladder: what the state annotation recorded when it ended.
+    const state = readStateAnnotation(repaired as Parameters<typeof readStateAnnotation>[0], 'noderepair.io/repair-state');
+    if (either.isLeft(state)) throw new Error(state.left);
+    expect(state.right?.lastRemediation).toMatchObject({ result: 'Succeeded', rule: { type: 'KernelDeadlock', status: 'True', reason: 'DockerHung' } });
+
+    const at = (t: number | undefined) => (t === undefined ? null : Math.round((t - tHung) / 100) / 10);
+    const evAt = (reason: string) => {
+      const e = events.find((x) => x.reason === reason);
+      return e === undefined ? null : at(lastSeen(e));
+    };
+    const npdTimeline = {
+      benchmark: 'vm-node/npd-kernel-deadlock',
+      from: 'the hung-task line',
+      conditionSet: at(tSet),
+      conditionSetAt: at(new Date(deadlock(hung)?.lastTransitionTime ?? 0).getTime()),
+      RepairStarted: evAt('RepairStarted'),
+      ActionAccepted: evAt('ActionAccepted'),
+      resetObserved: at(reset.at),
+      ReadyAgain: at(seen.ReadyAgain),
+      conditionCleared: at(seen.conditionCleared),
+      Uncordoned: evAt('Uncordoned'),
+      RepairSucceeded: evAt('RepairSucceeded'),
+      events: events.map((e) => e.reason),
+      reason: deadlock(hung)?.reason,
+      message: deadlock(hung)?.message,
+    };
+    process.stdout.write(`${JSON.stringify(npdTimeline)}\n`);
+    // The timeline's order where it is causal.
+    const t = (x: number | null) => x ?? Number.NaN;
+    expect(t(npdTimeline.RepairStarted)).toBeGreaterThanOrEqual(t(npdTimeline.conditionSet) - 2);
+    expect(t(npdTimeline.resetObserved)).toBeGreaterThan(t(npdTimeline.RepairStarted) - 1);
+    expect(t(npdTimeline.ReadyAgain)).toBeGreaterThan(t(npdTimeline.resetObserved));
+    expect(t(npdTimeline.conditionCleared)).toBeGreaterThan(t(npdTimeline.resetObserved));
   });
 
   // Issue 42: a machine someone powered off without any announcement (a maintenance, an

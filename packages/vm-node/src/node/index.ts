@@ -3,7 +3,19 @@
 // booted and joined to a test control plane.
 export { ensureCrictl, CRICTL_VERSION } from './crictl.js';
 export { ensureNodeImage, NODE_PACKAGES, type NodeImageOptions } from './image.js';
-export { NODE_FILES, PAUSE_ARCHIVE, POD_SUBNET } from './node-files.js';
+export {
+  NODE_FILES,
+  NPD_KERNEL_MONITOR_CONFIG,
+  NPD_UNIT,
+  PAUSE_ARCHIVE,
+  POD_SUBNET,
+} from './node-files.js';
+export {
+  ensureNodeProblemDetector,
+  NPD_BUILD_TAGS,
+  NPD_VERSION,
+  type NodeProblemDetector,
+} from './npd.js';
 export {
   HOST_FROM_GUEST,
   joinTargetOf,

@@ -1,11 +1,17 @@
 // What makes the VM a Kubernetes node, beside the packages (image.ts): containerd's config, the
-// pod network, the kubelet's config and unit, and the import of the locally built pause image.
-// The kubelet's identity is not here: join() writes it per control plane (node.ts).
+// pod network, the kubelet's config and unit, node-problem-detector's unit, and the import of
+// the locally built pause image. The kubelet's identity is not here: join() writes it per
+// control plane (node.ts).
 import type { GuestFile } from '@noderepair/vm';
 import { PAUSE_IMAGE } from './pause-image.js';
 
 /** Where the image keeps the pause archive until the first boot imports it. */
 export const PAUSE_ARCHIVE = '/usr/local/share/noderepair/pause-image.tar';
+/** Where the image keeps node-problem-detector's kernel monitor config (NPD's own, npd.ts). */
+export const NPD_KERNEL_MONITOR_CONFIG = '/etc/node-problem-detector/kernel-monitor.json';
+/** node-problem-detector's unit: started by join() with the kubelet, by itself after a reboot. */
+export const NPD_UNIT = 'node-problem-detector.service';
+
 /** Pods' network: a bridge on the node (one node, so no routes between nodes are needed). */
 export const POD_SUBNET = '10.88.0.0/16';
 
@@ -86,6 +92,28 @@ EnvironmentFile=/etc/kubernetes/kubelet.env
 ExecStart=/usr/local/bin/kubelet --config=/var/lib/kubelet/config.yaml --kubeconfig=/etc/kubernetes/kubelet.conf --hostname-override=\${NODE_NAME} --provider-id=\${PROVIDER_ID} --v=1
 Restart=always
 RestartSec=2
+
+[Install]
+WantedBy=multi-user.target
+`),
+  // node-problem-detector with its kernel monitor only (kmsg: /dev/kmsg), reporting to the API
+  // server as the kubelet's identity (system:node:<name>): the Node authorizer and
+  // NodeRestriction let exactly that identity patch its own Node's status and create Events,
+  // which is all NPD's Kubernetes exporter does; no other credential is on the node. With
+  // inClusterConfig=false and auth=<kubeconfig>, NPD takes the server, its CA and TLS name
+  // from that kubeconfig (NPD reads the URI's host only without auth, so none is given: the
+  // kubelet's kubeconfig is written per control plane by join()). Its HTTP server (/healthz,
+  // /conditions) and Prometheus endpoint stay on 127.0.0.1, NPD's defaults.
+  '/etc/systemd/system/node-problem-detector.service': file(`[Unit]
+Description=node-problem-detector (kernel monitor)
+After=kubelet.service
+ConditionPathExists=/etc/kubernetes/kubelet.env
+
+[Service]
+EnvironmentFile=/etc/kubernetes/kubelet.env
+ExecStart=/usr/local/bin/node-problem-detector --hostname-override=\${NODE_NAME} --config.system-log-monitor=${NPD_KERNEL_MONITOR_CONFIG} --apiserver-override=?inClusterConfig=false&auth=/etc/kubernetes/kubelet.conf
+Restart=always
+RestartSec=5
 
 [Install]
 WantedBy=multi-user.target

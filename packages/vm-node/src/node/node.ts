@@ -2,6 +2,7 @@
 // kubelet joined to a control plane on this host. The host talks to the guest through the VM's
 // test agent (../vm); the kubelet talks to the API server over the guest's network.
 import { Vm, type VmImage } from '@noderepair/vm';
+import { NPD_UNIT } from './node-files.js';
 
 /**
  * The host as the guest sees it: qemu's user network forwards 10.0.2.2 to the host's loopback,
@@ -60,7 +61,8 @@ export class KubeNode {
 
   /**
    * Writes the kubelet's kubeconfig and identity (kept across reboots: /etc/kubernetes is a
-   * persistent path) and starts the kubelet. The kubelet registers the Node itself.
+   * persistent path) and starts the kubelet and node-problem-detector. The kubelet registers
+   * the Node itself.
    */
   async join(target: JoinTarget): Promise<void> {
     const port = new URL(target.server).port;
@@ -93,7 +95,8 @@ export class KubeNode {
         `printf %s ${b64(kubeconfig)} | base64 -d > /etc/kubernetes/kubelet.conf`,
         'chmod 600 /etc/kubernetes/kubelet.conf',
         `printf %s ${b64(env)} | base64 -d > /etc/kubernetes/kubelet.env`,
-        'systemctl start kubelet.service',
+        // node-problem-detector reports with the same identity (node-files.ts).
+        `systemctl start kubelet.service ${NPD_UNIT}`,
       ].join(' && '),
     );
     if (r.rc !== 0)

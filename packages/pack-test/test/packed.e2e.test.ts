@@ -459,18 +459,21 @@ console.log(JSON.stringify(${JSON.stringify(names)}.map((n) => {
           // Canaries compiled in the same run: blocks that compile only inside the workspace (a
           // repository path, a workspace-only package, a file the tarball does not export)
           // must fail here, each named by its file and line.
+          // (The quote is spliced in so that examples/test/imports.test.ts, which reads this
+          // file's own imports, does not take the canaries' text for them.)
+          const q = "'";
           const canaries = extractSnippets(
             'canary/workspace-only.md',
             [
               '# Canaries',
               '```ts',
-              "import { decideRepair } from '../../packages/core/src/health/index.js';",
+              `import { decideRepair } from ${q}../../packages/core/src/health/index.js${q};`,
               '```',
               '```ts',
-              "import { runTrace } from '@noderepair/sim';",
+              `import { runTrace } from ${q}@noderepair/sim${q};`,
               '```',
               '```ts',
-              "import { main } from '@noderepair/core/dist/cli/index.js';",
+              `import { main } from ${q}@noderepair/core/dist/cli/index.js${q};`,
               '```',
               '',
             ].join('\n'),

@@ -155,7 +155,8 @@ function message(e: unknown): string {
  * Runs a decision's actions in order and returns when they ran, one waits (a drain with pods left,
  * an unavailable provider) or the signal aborts. A Remediate outcome is persisted through
  * `target.recordOutcome` before the next action; an unavailable provider records nothing, so no
- * attempt is used. Throws when an uncordon or a persist fails (the decision is retried).
+ * attempt is used. Throws when an uncordon or a persist fails (the decision is retried); a
+ * persist that finds the Node gone or re-created since the decision stops the decision instead.
  */
 export async function executeActions(
   actions: readonly RepairAction[],
@@ -169,21 +170,22 @@ export async function executeActions(
     // A step's record (target.record*) found the Node gone or re-created since the decision
     // (a rebuild keeps the providerID): what comes after was decided about another machine,
     // so none of it runs. The next reconcile judges the Node that is there now.
-    if (e instanceof NodeReplacedError && progress.current !== undefined)
-      return nodeReplaced(
-        e,
-        progress.current,
-        deps,
-        deps.log.child({ node: target.node }),
-        progress.remediated,
-      );
-    throw e;
+    if (!(e instanceof NodeReplacedError) || progress.current === undefined) throw e;
+    const log = deps.log.child({ node: target.node });
+    // Simply gone (a cloud-controller-manager deletes the Nodes of deleted servers, as after
+    // a Replace): nothing failed; stop quietly. The next reconcile finds it gone.
+    if (e.actualUid === undefined) {
+      log.info(errorFields(e), 'the Node is gone: nothing more of this decision runs');
+      return { remediated: progress.remediated, aborted: false };
+    }
+    return nodeReplaced(e, progress.current, deps, log, progress.remediated);
   }
 }
 
 /** How far runActions got: what nodeReplaced reports when a record stops it. */
 interface Progress {
-  current?: RepairAction['type'];
+  /** The action running (its metrics label: a Remediate's own action, e.g. Replace). */
+  current?: string;
   remediated: boolean;
 }
 
@@ -198,7 +200,7 @@ async function runActions(
   let replaced = false;
   const log = deps.log.child({ node: target.node });
   for (const [i, action] of actions.entries()) {
-    progress.current = action.type;
+    progress.current = action.type === 'Remediate' ? action.action : action.type;
     progress.remediated = remediated;
     // Stopping (shutdown or lost leadership): leave the rest to the next leader, which
     // re-issues an unfinished Remediate with the same id from the persisted intent.
@@ -396,6 +398,8 @@ async function runActions(
               retryAfterMs = Math.min(retryAfterMs ?? r.retryAfterMs, r.retryAfterMs);
           }
         } catch (e) {
+          // A record that found the Node gone or re-created: stop (executeActions says so).
+          if (e instanceof NodeReplacedError) throw e;
           // Not fenced as far as we know: the taint stays off; the decision asks again.
           log.warn(errorFields(e), 'fence check failed');
         }
@@ -404,6 +408,15 @@ async function runActions(
       case 'DeleteNode': {
         if (deps.nodes === undefined) {
           log.warn({ actionId: action.actionId }, 'no Node port wired: the Node is not deleted');
+          // Nothing can ever be deleted: past the deadline this is the step's late "not
+          // fenced" answer, so it times out (replace.ts) instead of asking for ever.
+          const at = deps.now();
+          if (action.deadline !== undefined && at >= action.deadline)
+            await target.recordReplace?.({
+              actionId: action.actionId,
+              unavailable: false,
+              notFencedAt: at,
+            });
           break;
         }
         try {
@@ -412,6 +425,7 @@ async function runActions(
           else if (r.retryAfterMs !== undefined)
             retryAfterMs = Math.min(retryAfterMs ?? r.retryAfterMs, r.retryAfterMs);
         } catch (e) {
+          if (e instanceof NodeReplacedError) throw e;
           // An apiserver error: nothing was deleted, or the delete's answer was lost and the
           // next step finds the Node gone. Either way the decision asks again.
           deps.metrics.actions.inc({ action: 'DeleteNode', result: 'Failed' });
@@ -485,7 +499,7 @@ type DrainStep =
  */
 async function nodeReplaced(
   e: NodeReplacedError,
-  action: RepairAction['type'],
+  action: string,
   deps: ExecutorDeps,
   log: RuntimeLogger,
   remediated: boolean,

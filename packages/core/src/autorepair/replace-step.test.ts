@@ -129,6 +129,45 @@ describe('the DeleteNode step after an accepted Replace', () => {
     ]);
   });
 
+  it('a Node re-created under the name with the same providerID (a rebuild) is never deleted, even with the fence persisted', async () => {
+    const s = setup();
+    s.nodes.node = { uid: 'uid-2', providerID: 'openstack:///abc' };
+    const fenced = { how: 'Deleted', evidence: 'server gone' };
+    const r = await executeActions([step({ fenced })], { ...s.target, uid: 'uid-1' }, s.deps);
+    expect(r.replaced).toBeUndefined();
+    expect(s.log.filter((l) => l.startsWith('delete'))).toEqual([]);
+    expect(s.events.map((e) => e.reason)).toEqual(['NodeDeleteWithheld']);
+    expect(s.events[0]?.note).toMatch(/another object now \(uid uid-2, not uid-1/);
+  });
+
+  it('a record that finds the Node re-created stops the decision with a Warning; one that finds it gone stops quietly', async () => {
+    const { NodeReplacedError } = await import('../drain/port.js');
+    const s = setup();
+    s.provider.answer = { kind: 'Fenced', how: 'Deleted', evidence: 'server gone' };
+    const recreated = {
+      ...s.target,
+      recordReplace: async () => {
+        throw new NodeReplacedError('n1', 'uid-1', 'uid-2');
+      },
+    };
+    const r = await executeActions([step()], recreated, s.deps);
+    expect(r.replaced).toBeUndefined();
+    expect(s.log.filter((l) => l.startsWith('delete'))).toEqual([]);
+    expect(s.events.map((e) => e.reason)).toEqual(['ActionFailed']);
+    expect(s.events[0]?.note).toMatch(
+      /no further action of this repair runs: Node n1 is another object now/,
+    );
+    s.events.length = 0;
+    const gone = {
+      ...s.target,
+      recordReplace: async () => {
+        throw new NodeReplacedError('n1', 'uid-1', undefined);
+      },
+    };
+    await executeActions([step()], gone, s.deps);
+    expect(s.events).toEqual([]);
+  });
+
   it('an unreachable provider (or one that throws) is recorded as unavailable, never as fenced', async () => {
     const s = setup();
     s.provider.answer = { kind: 'Unavailable', reason: 'HTTP 503', retryAfterMs: 7000 };

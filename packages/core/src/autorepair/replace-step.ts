@@ -88,6 +88,11 @@ export interface ReplaceStepTarget {
   signal: AbortSignal;
   /** Persists what the step learnt (recordReplace + write); the fence BEFORE the delete. */
   recordReplace?: (report: ReplaceReport) => Promise<void>;
+  /**
+   * The uid of the Node the decision was made on: a Node re-created under the name since then
+   * (a rebuild keeps the providerID) is another object and is never deleted.
+   */
+  uid?: string;
 }
 
 /**
@@ -118,11 +123,14 @@ export async function runReplaceStep(
   if (node === undefined) return nodeGoneAfterReplace(action, target.node, deps);
   // Identity before every write: the Node must still be the machine the Replace went to.
   const expected = action.providerID ?? '';
-  if (expected === '' || node.providerID !== expected) {
+  const otherObject = target.uid !== undefined && node.uid !== target.uid;
+  if (expected === '' || node.providerID !== expected || otherObject) {
     const reason =
       expected === ''
         ? `no providerID was recorded with ${action.action} ${action.actionId}, so this Node cannot be proven to be the replaced machine`
-        : `the Node now has providerID ${node.providerID || '(none)'}, not ${expected} that ${action.action} ${action.actionId} went to`;
+        : node.providerID !== expected
+          ? `the Node now has providerID ${node.providerID || '(none)'}, not ${expected} that ${action.action} ${action.actionId} went to`
+          : `the Node is another object now (uid ${node.uid}, not ${target.uid ?? ''} that the repair was decided on): deleted and re-created under the same name`;
     await deps.event({
       type: 'Warning',
       reason: EventReasons.NodeDeleteWithheld,

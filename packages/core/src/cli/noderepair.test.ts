@@ -167,7 +167,7 @@ describe('noderepair simulate on the example traces', () => {
       '01:35:01 w3 Fence',
       '01:50:00 w3 Replace',
       '01:50:01 w3 DeleteNode',
-      '02:20:00 w3 GiveUp',
+      '02:20:05 w3 GiveUp',
       '02:30:00 w3 Forget',
     ]);
     expect(ds.filter((d) => d.node === 'w4')).toEqual([]);

@@ -95,3 +95,21 @@ describe('noderepair simulate: nodes that carry a repair state at the start', ()
     });
   });
 });
+
+describe('noderepair simulate: a ladder that ends in Replace', () => {
+  it('a trace cannot say fenced: the DeleteNode step asks once past its timeout and the repair gives up, as the controller would', () => {
+    const p = policy({ ladder: [{ action: 'Replace', timeout: '5m' }] });
+    const text = JSON.stringify({
+      time: iso(T0),
+      node: 'w3',
+      createdAt: iso(T0 - 60 * MIN),
+      conditions: [{ type: 'Ready', status: 'Unknown', lastTransitionTime: iso(T0) }],
+    });
+    const t = parseTrace(text);
+    if (either.isLeft(t)) throw new Error(t.left);
+    const lines = simulate(p, t.right, { horizonMs: 60 * MIN });
+    const last = lines[lines.length - 1];
+    expect(last).toMatchObject({ node: 'w3', phase: 'Failed', action: 'GiveUp' });
+    expect(lines.some((d) => d.action === 'DeleteNode')).toBe(true);
+  });
+});

@@ -36,7 +36,9 @@ export class NodeReplacedError extends Error {
     readonly actualUid: string | undefined,
   ) {
     super(
-      `Node ${node} is another object now (uid ${actualUid ?? '(none)'}, not ${expectedUid}): deleted and re-created under the same name; not written`,
+      actualUid === undefined
+        ? `Node ${node} (uid ${expectedUid}) was deleted; not written`
+        : `Node ${node} is another object now (uid ${actualUid}, not ${expectedUid}): deleted and re-created under the same name; not written`,
     );
     this.name = 'NodeReplacedError';
   }

@@ -169,6 +169,13 @@ describe('after an accepted Replace', () => {
     expect(gaveUp.phase).toBe('Failed');
   });
 
+  it('a dry run (its DeleteNode step is never run, so nothing asks) times out at the deadline, as a preview should', () => {
+    const p = policy({ dryRun: true });
+    const { state, acceptedAt } = accepted(p);
+    const d = decideRepair(obs('unknown', T0), state, p, acceptedAt + 15 * MIN);
+    expect(d.phase).toBe('Failed');
+  });
+
   // Found by the simulator (POLICY=replace, seeds 29, 52, 87): the provider said "not fenced"
   // while Nova was still deleting the server, then an apiserver outage kept every reconcile away
   // past the step's deadline; the first reconcile after it failed the step on that old answer,

@@ -134,7 +134,10 @@ export function decideAfterReplace(input: AfterReplaceInput): AfterReplaceVerdic
   // Timed out only on an answer asked past the deadline: the last answer before it may be
   // minutes old when an apiserver outage kept every reconcile away (the deletion may have
   // finished meanwhile), and an outage is a reason to wait, never a failed attempt.
-  const answeredLate = record?.notFencedAt !== undefined && record.notFencedAt >= deadline;
+  // A dry run never asks (its DeleteNode step is skipped): the deadline alone decides, as the
+  // preview of a controller whose provider never says fenced.
+  const answeredLate =
+    input.dryRun || (record?.notFencedAt !== undefined && record.notFencedAt >= deadline);
   if (now >= deadline && unavailableSince === undefined && answeredLate)
     return { kind: 'TimedOut', timeoutMs: input.timeoutMs };
   const reason =

@@ -19,6 +19,7 @@ import {
   type RepairDecision,
 } from './decide.js';
 import { newFleetDecider, stateAtStart, type FleetDecider } from './fleet-decider.js';
+import { recordReplace } from './replace.js';
 import type { FleetMember } from './fleet.js';
 import type { HealthObservation } from './node.js';
 import type { RepairPolicy } from './policy.js';
@@ -121,6 +122,17 @@ export function runRepairLoop(opts: RepairLoopOptions): Observable<RepairDecisio
                 remediationId: action.remediationId,
                 ended: { at: t, outcome: 'Drained' },
               });
+              continue;
+            }
+            // A trace cannot say whether a machine is fenced: the DeleteNode step's ask past
+            // its deadline is answered "not fenced", so the step times out as it would.
+            if (action.type === 'DeleteNode') {
+              if (action.deadline !== undefined && t >= action.deadline)
+                st = recordReplace(st, {
+                  actionId: action.actionId,
+                  unavailable: false,
+                  notFencedAt: t,
+                });
               continue;
             }
             if (action.type !== 'Remediate') continue;

@@ -99,8 +99,12 @@ export function refineError(e: t.ValidationError): t.ValidationError {
   if (e.message !== undefined || last === undefined) return e;
   const tagged = unionTag(last.type);
   const value: unknown = e.value;
-  if (tagged === undefined || typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return e;
+  if (tagged === undefined) return e;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    // Not an object at all (`check: http`): name the shape, not the union's type name.
+    const shape = `an object with ${tagged.tag}: one of ${tagged.values.map(String).join(', ')}`;
+    const named = new t.Type(shape, last.type.is, last.type.validate, last.type.encode);
+    return { ...e, context: [...e.context.slice(0, -1), { ...last, type: named }] };
   }
   const tagValue = (value as Record<string, unknown>)[tagged.tag];
   const tagType = t.union(

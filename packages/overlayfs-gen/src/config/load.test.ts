@@ -81,6 +81,10 @@ describe('parseConfig', () => {
     expect(messages(monitor('{type: true, url: "http://x/"}'))).toEqual([
       'healthMonitors[0].check.type: expected the string "http", "crictl" or "exec", got the boolean true [rule: type]',
     ]);
+    // Not an object at all: the shape is named, not the union's type name (HealthCheck).
+    expect(messages(monitor('http'))).toEqual([
+      'healthMonitors[0].check: expected an object with type: one of http, crictl, exec, got "http" [rule: type]',
+    ]);
   });
 
   it('reports YAML syntax errors and duplicate keys', () => {

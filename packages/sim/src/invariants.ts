@@ -250,7 +250,11 @@ export function noRepairUnderHold(h: readonly HistoryEntry[], policy: RepairPoli
  *   a Node object whose own state names a repair (a replaced Node, re-created with a new uid,
  *   has none until the controller starts one on it);
  * - every power call goes to the machine named by the providerID of the Node object on which
- *   its intent (the action id) was persisted;
+ *   its intent (the action id) was persisted, and that object still exists when it is sent: a
+ *   Node deleted (and maybe re-created by a rebuild, same providerID) since the intent was
+ *   written is another machine's now, and the controller's own writes in between tell it so
+ *   (POLICY=replace seed 162 before ae1562e: the drain's end met the re-created Node, the
+ *   Replace went to the rebuilt server);
  * - a Node the controller deletes is the object (uid) on which the repair that deletes it was
  *   recorded, and a Replace of that repair was persisted on that same object (the delete's uid
  *   precondition is the one of the object the Replace was decided about, not of whatever
@@ -263,6 +267,7 @@ export function identity(h: readonly HistoryEntry[]): Violation[] {
   const repairOn = new Map<string, string>();
   const repairOf = new Map<string, string | undefined>();
   const intentOn = new Map<string, Obj>();
+  const deletedUids = new Set<string>();
   /** Remediation id -> the Node uids a Replace intent of it was persisted on. */
   const replaceOn = new Map<string, Set<string>>();
   const flag = (t: number, message: string) => out.push({ invariant: 'i:identity', t, message });
@@ -278,7 +283,10 @@ export function identity(h: readonly HistoryEntry[]): Violation[] {
   for (const e of h) {
     if (e.kind === 'node') {
       if (e.change === 'created') current.set(e.node, { uid: e.uid, providerID: e.providerID });
-      else current.delete(e.node);
+      else {
+        current.delete(e.node);
+        deletedUids.add(e.uid);
+      }
     } else if (e.kind === 'state') {
       const o = current.get(e.node);
       if (o === undefined) continue;
@@ -324,6 +332,11 @@ export function identity(h: readonly HistoryEntry[]): Violation[] {
         flag(
           e.t,
           `${e.action} ${e.actionId} sent to ${e.machine}; its intent was persisted on Node uid ${o.uid}, whose machine is ${o.providerID}`,
+        );
+      else if (o !== undefined && deletedUids.has(o.uid))
+        flag(
+          e.t,
+          `${e.action} ${e.actionId} sent to ${e.machine}; its intent was persisted on Node uid ${o.uid}, deleted before the call`,
         );
     }
   }

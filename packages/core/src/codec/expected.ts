@@ -103,7 +103,11 @@ export function refineError(e: t.ValidationError): t.ValidationError {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     // Not an object at all (`check: http`): name the shape, not the union's type name.
     const shape = `an object with ${tagged.tag}: one of ${tagged.values.map(String).join(', ')}`;
-    const named = new t.Type(shape, last.type.is, last.type.validate, last.type.encode);
+    const named: t.Decoder<unknown, unknown> = {
+      name: shape,
+      validate: (u, c) => last.type.validate(u, c),
+      decode: (u) => last.type.decode(u),
+    };
     return { ...e, context: [...e.context.slice(0, -1), { ...last, type: named }] };
   }
   const tagValue = (value as Record<string, unknown>)[tagged.tag];

@@ -77,38 +77,118 @@ const POLICY = {
   },
 };
 
+/** What each row boots: its own control plane with the shipped RBAC, and fake kubelets. */
+interface Row {
+  cp: ControlPlane;
+  client: KubeClient;
+  core: CoreV1Api;
+  /** A kubeconfig with the `noderepair` ServiceAccount's token (least privilege). */
+  kubeconfig: string;
+  policyPath: string;
+}
+
+async function bootRow(
+  prefix: string,
+  scope: string,
+  nodes: readonly string[],
+  policy: object,
+  kubelets: Map<string, FakeKubelet>,
+): Promise<Row> {
+  const dir = mkdtempSync(join(tmpdir(), `chaos-${prefix}-`));
+  const cp = await startControlPlane({ startTimeoutMs: 120_000 });
+  const rbac = YAML.parseAllDocuments(
+    readFileSync(join(repoRoot, 'examples', 'standalone', 'rbac.yaml'), 'utf8'),
+  )
+    .map((d) => d.toJS() as ManifestObject | null)
+    .filter((o): o is ManifestObject => o !== null);
+  await applyObjects(cp.kubeConfig, rbac);
+  const token = await serviceAccountToken(cp.kubeConfig, NS, 'noderepair');
+  const kubeconfig = tokenKubeconfig(
+    join(dir, 'kubeconfig'),
+    cp.server,
+    cp.caPem,
+    token,
+    'noderepair',
+  );
+  for (const name of nodes)
+    kubelets.set(
+      name,
+      await startFakeKubelet(cp.kubeConfig, {
+        name,
+        labels: { [scope]: 'yes' },
+        heartbeatSeconds: 2,
+        providerID: `test:///${name}`,
+      }),
+    );
+  const policyPath = join(dir, 'policy.yaml');
+  writeFileSync(policyPath, YAML.stringify(policy));
+  return {
+    cp,
+    client: createKubeClient(cp.kubeConfig),
+    core: cp.kubeConfig.makeApiClient(CoreV1Api),
+    kubeconfig,
+    policyPath,
+  };
+}
+
+async function stopRow(
+  row: Row | undefined,
+  procs: readonly ControllerProcess[],
+  kubelets: Map<string, FakeKubelet>,
+): Promise<void> {
+  for (const p of procs) await p.stop().catch(() => undefined);
+  for (const k of kubelets.values()) await k.stop().catch(() => undefined);
+  await row?.cp.stop();
+}
+
+/** `noderepair run` as an operator starts it, with the FAKE recording provider. */
+function runController(
+  row: Row,
+  name: string,
+  scope: string,
+  logFile: string,
+  extra: string[] = [],
+): ControllerProcess {
+  return ControllerProcess.start({
+    name,
+    entry: noderepairCliMain,
+    args: [
+      'run',
+      '--kubeconfig',
+      row.kubeconfig,
+      '--policy',
+      row.policyPath,
+      '--provider-module',
+      fakeRecordingProviderModule,
+      '--label-selector',
+      scope,
+      '--metrics-bind-address',
+      '0',
+      '--health-probe-bind-address',
+      '0',
+      ...extra,
+    ],
+    // The latch Lease is in the leader-election namespace: $POD_NAMESPACE, as in deploy.yaml.
+    env: { POD_NAME: name, POD_NAMESPACE: NS },
+    logFile: join(chaosDir(), logFile),
+  });
+}
+
+/** The reason of the node's NodeRepairHeld=True condition, if any. */
+const heldReasonOf = async (core: CoreV1Api, name: string) =>
+  (await core.readNode({ name })).status?.conditions?.find(
+    (c) => c.type === 'NodeRepairHeld' && c.status === 'True',
+  )?.reason;
+
 describe('latch survives SIGKILL', () => {
-  let cp: ControlPlane;
   let client: KubeClient;
   let core: CoreV1Api;
-  let kubeconfig: string;
-  let policyPath: string;
   const procs: ControllerProcess[] = [];
   const kubelets = new Map<string, FakeKubelet>();
 
+  let row: Row | undefined;
   function startController(i: number): ControllerProcess {
-    return ControllerProcess.start({
-      name: `noderepair-brakes-${i}`,
-      entry: noderepairCliMain,
-      args: [
-        'run',
-        '--kubeconfig',
-        kubeconfig,
-        '--policy',
-        policyPath,
-        '--provider-module',
-        fakeRecordingProviderModule,
-        '--label-selector',
-        SCOPE,
-        '--metrics-bind-address',
-        '0',
-        '--health-probe-bind-address',
-        '0',
-      ],
-      // The latch Lease is in the leader-election namespace: $POD_NAMESPACE, as in deploy.yaml.
-      env: { POD_NAME: `noderepair-brakes-${i}`, POD_NAMESPACE: NS },
-      logFile: join(chaosDir(), 'brakes.log'),
-    });
+    return runController(row!, `noderepair-brakes-${i}`, SCOPE, 'brakes.log');
   }
 
   const latchValue = async () =>
@@ -120,43 +200,14 @@ describe('latch survives SIGKILL', () => {
         .catch(() => undefined)
     )?.metadata?.annotations?.[LATCHED];
 
-  const heldReason = async (name: string) =>
-    (await core.readNode({ name })).status?.conditions?.find(
-      (c) => c.type === 'NodeRepairHeld' && c.status === 'True',
-    )?.reason;
+  const heldReason = (name: string) => heldReasonOf(core, name);
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'chaos-brakes-'));
-    cp = await startControlPlane({ startTimeoutMs: 120_000 });
-    client = createKubeClient(cp.kubeConfig);
-    core = cp.kubeConfig.makeApiClient(CoreV1Api);
-    const rbac = YAML.parseAllDocuments(
-      readFileSync(join(repoRoot, 'examples', 'standalone', 'rbac.yaml'), 'utf8'),
-    )
-      .map((d) => d.toJS() as ManifestObject | null)
-      .filter((o): o is ManifestObject => o !== null);
-    await applyObjects(cp.kubeConfig, rbac);
-    const token = await serviceAccountToken(cp.kubeConfig, NS, 'noderepair');
-    kubeconfig = tokenKubeconfig(join(dir, 'kubeconfig'), cp.server, cp.caPem, token, 'noderepair');
-    for (const name of NODES)
-      kubelets.set(
-        name,
-        await startFakeKubelet(cp.kubeConfig, {
-          name,
-          labels: { [SCOPE]: 'yes' },
-          heartbeatSeconds: 2,
-          providerID: `test:///${name}`,
-        }),
-      );
-    policyPath = join(dir, 'policy.yaml');
-    writeFileSync(policyPath, YAML.stringify(POLICY));
+    row = await bootRow('brakes', SCOPE, NODES, POLICY, kubelets);
+    ({ client, core } = row);
   });
 
-  afterAll(async () => {
-    for (const p of procs) await p.stop().catch(() => undefined);
-    for (const k of kubelets.values()) await k.stop().catch(() => undefined);
-    await cp?.stop();
-  });
+  afterAll(() => stopRow(row, procs, kubelets));
 
   it('the latch set before a SIGKILL holds the restarted controller until a person removes it', async () => {
     procs.push(startController(0));
@@ -236,45 +287,21 @@ const RATE_POLICY = {
 };
 
 describe('rate limit survives SIGKILL', () => {
-  let cp: ControlPlane;
   let client: KubeClient;
   let core: CoreV1Api;
-  let kubeconfig: string;
-  let policyPath: string;
   const procs: ControllerProcess[] = [];
   const kubelets = new Map<string, FakeKubelet>();
 
+  let row: Row | undefined;
   function startController(i: number): ControllerProcess {
-    return ControllerProcess.start({
-      name: `noderepair-rate-${i}`,
-      entry: noderepairCliMain,
-      args: [
-        'run',
-        '--kubeconfig',
-        kubeconfig,
-        '--policy',
-        policyPath,
-        '--provider-module',
-        fakeRecordingProviderModule,
-        '--label-selector',
-        RATE_SCOPE,
-        '--metrics-bind-address',
-        '0',
-        '--health-probe-bind-address',
-        '0',
-        // The 'decided' lines (node, reason) say what the restarted process judged.
-        '--log-level',
-        'debug',
-      ],
-      env: { POD_NAME: `noderepair-rate-${i}`, POD_NAMESPACE: NS },
-      logFile: join(chaosDir(), 'rate.log'),
-    });
+    // The 'decided' lines (node, reason) say what the restarted process judged.
+    return runController(row!, `noderepair-rate-${i}`, RATE_SCOPE, 'rate.log', [
+      '--log-level',
+      'debug',
+    ]);
   }
 
-  const heldReason = async (name: string) =>
-    (await core.readNode({ name })).status?.conditions?.find(
-      (c) => c.type === 'NodeRepairHeld' && c.status === 'True',
-    )?.reason;
+  const heldReason = (name: string) => heldReasonOf(core, name);
 
   const stateOf = async (name: string) => {
     const raw = (await client.get<KubeNode>(NodeResource, name)).metadata?.annotations?.[STATE];
@@ -294,37 +321,11 @@ describe('rate limit survives SIGKILL', () => {
     });
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'chaos-rate-'));
-    cp = await startControlPlane({ startTimeoutMs: 120_000 });
-    client = createKubeClient(cp.kubeConfig);
-    core = cp.kubeConfig.makeApiClient(CoreV1Api);
-    const rbac = YAML.parseAllDocuments(
-      readFileSync(join(repoRoot, 'examples', 'standalone', 'rbac.yaml'), 'utf8'),
-    )
-      .map((d) => d.toJS() as ManifestObject | null)
-      .filter((o): o is ManifestObject => o !== null);
-    await applyObjects(cp.kubeConfig, rbac);
-    const token = await serviceAccountToken(cp.kubeConfig, NS, 'noderepair');
-    kubeconfig = tokenKubeconfig(join(dir, 'kubeconfig'), cp.server, cp.caPem, token, 'noderepair');
-    for (const name of RATE_NODES)
-      kubelets.set(
-        name,
-        await startFakeKubelet(cp.kubeConfig, {
-          name,
-          labels: { [RATE_SCOPE]: 'yes' },
-          heartbeatSeconds: 2,
-          providerID: `test:///${name}`,
-        }),
-      );
-    policyPath = join(dir, 'policy.yaml');
-    writeFileSync(policyPath, YAML.stringify(RATE_POLICY));
+    row = await bootRow('rate', RATE_SCOPE, RATE_NODES, RATE_POLICY, kubelets);
+    ({ client, core } = row);
   });
 
-  afterAll(async () => {
-    for (const p of procs) await p.stop().catch(() => undefined);
-    for (const k of kubelets.values()) await k.stop().catch(() => undefined);
-    await cp?.stop();
-  });
+  afterAll(() => stopRow(row, procs, kubelets));
 
   it('two of five failing nodes are repaired; the rest stay held by the rate limit across a SIGKILL', async () => {
     const first = startController(0);

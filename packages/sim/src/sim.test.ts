@@ -332,6 +332,25 @@ async function firstCaught(
   return undefined;
 }
 
+/** A hand-written history entry at virtual time `t`. */
+const at = (t: number, e: Record<string, unknown>) => ({ t, ...e }) as HistoryEntry;
+
+/** Node n created as uid u1 (sim://n), then a Replace intent of repair n/1 persisted on it. */
+const replaceIntentOnU1 = (completed: boolean): HistoryEntry[] => [
+  at(0, { kind: 'node', node: 'n', change: 'created', uid: 'u1', providerID: 'sim://n' }),
+  at(1, {
+    kind: 'state',
+    node: 'n',
+    phase: 'Remediating',
+    remediationId: 'n/1',
+    step: 0,
+    attempt: 1,
+    actionId: 'n/1/Replace-1',
+    action: 'Replace',
+    completed,
+  }),
+];
+
 describe('mutants: the invariants can fail', () => {
   it('(a) catches a provider that replays a lost request under a new id', async () => {
     expect(await firstCaught(replayUnderNewId, noDoubleAction)).toBeDefined();
@@ -371,21 +390,7 @@ describe('mutants: the invariants can fail', () => {
   });
 
   it('(i) judges a Node deletion by the object the repair and its Replace were recorded on', () => {
-    const at = (t: number, e: Record<string, unknown>) => ({ t, ...e }) as HistoryEntry;
-    const base: HistoryEntry[] = [
-      at(0, { kind: 'node', node: 'n', change: 'created', uid: 'u1', providerID: 'sim://n' }),
-      at(1, {
-        kind: 'state',
-        node: 'n',
-        phase: 'Remediating',
-        remediationId: 'n/1',
-        step: 0,
-        attempt: 1,
-        actionId: 'n/1/Replace-1',
-        action: 'Replace',
-        completed: true,
-      }),
-    ];
+    const base = replaceIntentOnU1(true);
     const del = (uid: string) =>
       at(3, {
         kind: 'node-delete',
@@ -412,21 +417,7 @@ describe('mutants: the invariants can fail', () => {
   });
 
   it('(i) judges an action sent for an intent whose Node object was deleted before the call (finding B)', () => {
-    const at = (t: number, e: Record<string, unknown>) => ({ t, ...e }) as HistoryEntry;
-    const intent: HistoryEntry[] = [
-      at(0, { kind: 'node', node: 'n', change: 'created', uid: 'u1', providerID: 'sim://n' }),
-      at(1, {
-        kind: 'state',
-        node: 'n',
-        phase: 'Remediating',
-        remediationId: 'n/1',
-        step: 0,
-        attempt: 1,
-        actionId: 'n/1/Replace-1',
-        action: 'Replace',
-        completed: false,
-      }),
-    ];
+    const intent = replaceIntentOnU1(false);
     const call = at(3, {
       kind: 'call',
       actionId: 'n/1/Replace-1',

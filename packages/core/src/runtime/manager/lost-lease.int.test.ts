@@ -105,6 +105,16 @@ afterEach(async () => {
   relay = undefined;
 });
 
+/** A second candidate, straight to the API server, whose action runs until its term ends. */
+const successorOf = (ns: string, marks: Mark[]) =>
+  replica(
+    env.kubeConfig,
+    ns,
+    'successor',
+    marks,
+    (s) => new Promise<void>((r) => s.addEventListener('abort', () => r(), { once: true })),
+  );
+
 async function freezeLeaderMidAction(
   leaderAction: (signal: AbortSignal, marks: Mark[]) => Promise<void>,
   exit?: (code: number) => void,
@@ -120,13 +130,7 @@ async function freezeLeaderMidAction(
     (e: unknown) => e,
   );
   await vi.waitFor(() => expect(at(marks, 'old:start')).toBeDefined(), { timeout: 20_000 });
-  const successor = replica(
-    env.kubeConfig,
-    ns,
-    'successor',
-    marks,
-    (s) => new Promise<void>((r) => s.addEventListener('abort', () => r(), { once: true })),
-  );
+  const successor = successorOf(ns, marks);
   const successorRun = successor.start();
   await new Promise((r) => setTimeout(r, 1000)); // the successor sees the Lease renewed
   relay.frozen = true;
@@ -216,13 +220,7 @@ describe('a stop whose in-flight call ignores its signal past the graceful timeo
     );
     const oldRun = old.start();
     await vi.waitFor(() => expect(at(marks, 'old:start')).toBeDefined(), { timeout: 20_000 });
-    const successor = replica(
-      env.kubeConfig,
-      ns,
-      'successor',
-      marks,
-      (s) => new Promise<void>((r) => s.addEventListener('abort', () => r(), { once: true })),
-    );
+    const successor = successorOf(ns, marks);
     const successorRun = successor.start();
     old.stop();
     const stoppedAt = Date.now();
